@@ -1,0 +1,21 @@
+//! The sans-IO bookkeeping core: no Vulkan, no clock, no OS. Inputs are events ("image 2
+//! acquired", "serial 7 completed"), outputs are decisions ("wait for serial 5", "destroy
+//! swapchain G"). Generic over handle types, so tests drive it with plain integers.
+#![forbid(unsafe_code)]
+
+mod acquire_semaphores;
+mod error;
+mod pacer;
+mod present_history;
+mod presenter;
+mod retire_queue;
+mod serial;
+mod swapchain_state;
+
+pub use error::CoreError;
+pub use pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
+pub use present_history::{ImageHistory, PresentRecord, PresentSemaphoreChoice};
+pub use presenter::{
+    Action, FrameGate, FrameSemaphores, PresentOutcome, Presenter, PresenterConfig, PresenterStats,
+};
+pub use serial::Serial;

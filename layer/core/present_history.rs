@@ -1,0 +1,180 @@
+//! Per-image present-semaphore history.
+//!
+//! Without `VK_EXT_swapchain_maintenance1` nothing reports when the presentation engine has
+//! finished waiting on a present's semaphore, and the semaphore may not be signalled again or
+//! destroyed before that (`VUID-vkQueueSubmit-pSignalSemaphores-00067`: a signalled semaphore
+//! "must be unsignaled"; `VUID-vkDestroySemaphore-semaphore-01137`). The proof we use (seed 004,
+//! generalized in GUIDE section 2): the presentation engine hands image *i* back, signalling a
+//! later acquire's semaphore, only after it has processed the previous present of *i*, including
+//! its wait. So once a submission that waited on a *later* acquire of image *i* has completed,
+//! every earlier present semaphore of *i* is free.
+//!
+//! With the CPU at most N frames ahead, at most N presents of an image are unproven or proven
+//! by an incomplete submission when a new present semaphore is needed, so a history N+1 deep
+//! always has a free oldest entry. The depth cap also bounds an image that is never acquired
+//! again: its history simply stays as it is until its swapchain retires.
+
+use std::collections::VecDeque;
+
+use super::serial::Serial;
+
+/// One past present of an image.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PresentRecord<S> {
+    /// The semaphore the present waited on.
+    pub semaphore: S,
+    /// The serial of a submission that waited on a later acquire of the same image: once it is
+    /// complete the present's wait has been consumed.
+    pub proven_by: Option<Serial>,
+    /// The present failed in a way that may leave its wait never executed (for example
+    /// `VK_ERROR_OUT_OF_HOST_MEMORY`): never signal this semaphore again, destroy it when free.
+    pub poisoned: bool,
+}
+
+impl<S> PresentRecord<S> {
+    /// Whether the present's wait is provably consumed.
+    #[must_use]
+    pub fn is_free(&self, completed: Serial) -> bool {
+        self.proven_by.is_some_and(|s| s.is_complete(completed))
+    }
+}
+
+/// What to do for the next present semaphore of an image.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum PresentSemaphoreChoice<S> {
+    /// Reuse this semaphore: the present that waited on it provably consumed the wait.
+    Reuse(S),
+    /// Create a new semaphore (the history has room).
+    Create,
+    /// The history is full and its oldest entry is not yet provably free: wait for this serial
+    /// and ask again. Never happens while N stays fixed; can after N is lowered at run time.
+    WaitFor(Serial),
+}
+
+/// The present history of one swapchain image.
+#[derive(Debug, Clone)]
+pub struct ImageHistory<S> {
+    records: VecDeque<PresentRecord<S>>,
+}
+
+impl<S: Copy> ImageHistory<S> {
+    /// An empty history with room for `depth` records.
+    pub fn with_depth(depth: usize) -> Self {
+        Self {
+            records: VecDeque::with_capacity(depth),
+        }
+    }
+
+    /// Number of records (present semaphores this image holds).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether the image holds no present semaphore.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// A submission with `serial` waited on a new acquire of this image: it proves every earlier
+    /// present of the image. Returns whether any record was newly proven.
+    pub fn prove_previous(&mut self, serial: Serial) -> bool {
+        let mut any = false;
+        for r in self.records.iter_mut().filter(|r| r.proven_by.is_none()) {
+            r.proven_by = Some(serial);
+            any = true;
+        }
+        any
+    }
+
+    /// Picks the semaphore for the next present of this image. A reused or poisoned-and-free
+    /// oldest record is removed; a poisoned one is returned through `destroy`.
+    pub fn choose(
+        &mut self,
+        depth: usize,
+        completed: Serial,
+        mut destroy: impl FnMut(S),
+    ) -> PresentSemaphoreChoice<S> {
+        while let Some(oldest) = self.records.front().copied() {
+            if oldest.is_free(completed) {
+                self.records.pop_front();
+                if oldest.poisoned {
+                    destroy(oldest.semaphore);
+                    continue;
+                }
+                return PresentSemaphoreChoice::Reuse(oldest.semaphore);
+            }
+            if self.records.len() >= depth {
+                // Only reachable when the oldest is proven by an incomplete serial or unproven.
+                return match oldest.proven_by {
+                    Some(s) => PresentSemaphoreChoice::WaitFor(s),
+                    // Unproven and full: only the newest record can be unproven under pacing,
+                    // so this means depth 1 or a broken call order; waiting cannot help.
+                    None => PresentSemaphoreChoice::Create,
+                };
+            }
+            break;
+        }
+        PresentSemaphoreChoice::Create
+    }
+
+    /// Records a present that waited on `semaphore`.
+    pub fn push(&mut self, semaphore: S, poisoned: bool) {
+        self.records.push_back(PresentRecord {
+            semaphore,
+            proven_by: None,
+            poisoned,
+        });
+    }
+
+    /// Iterates over the records, oldest first.
+    pub fn records(&self) -> impl Iterator<Item = &PresentRecord<S>> {
+        self.records.iter()
+    }
+
+    /// Removes every record, yielding its semaphore and whether it is poisoned.
+    pub fn drain(&mut self) -> impl Iterator<Item = PresentRecord<S>> + '_ {
+        self.records.drain(..)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oldest_reused_once_a_later_acquire_completes() {
+        let mut h = ImageHistory::with_depth(3);
+        assert_eq!(
+            h.choose(3, Serial::NONE, |_| {}),
+            PresentSemaphoreChoice::Create
+        );
+        h.push(1u32, false);
+        // Not proven: a new one is created.
+        assert_eq!(h.choose(3, Serial(9), |_| {}), PresentSemaphoreChoice::Create);
+        assert!(h.prove_previous(Serial(4)));
+        h.push(2, false);
+        assert_eq!(h.choose(3, Serial(3), |_| {}), PresentSemaphoreChoice::Create);
+        assert!(h.prove_previous(Serial(5)));
+        h.push(3, false);
+        assert_eq!(h.choose(3, Serial(3), |_| {}), PresentSemaphoreChoice::WaitFor(Serial(4)));
+        assert_eq!(h.choose(3, Serial(4), |_| {}), PresentSemaphoreChoice::Reuse(1));
+        assert_eq!(h.len(), 2);
+    }
+
+    #[test]
+    fn poisoned_records_are_destroyed_not_reused() {
+        let mut h = ImageHistory::with_depth(3);
+        h.push(1u32, true);
+        h.prove_previous(Serial(1));
+        let mut destroyed = vec![];
+        assert_eq!(
+            h.choose(3, Serial(1), |s| destroyed.push(s)),
+            PresentSemaphoreChoice::Create
+        );
+        assert_eq!(destroyed, vec![1]);
+        assert!(h.is_empty());
+    }
+}

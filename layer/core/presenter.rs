@@ -1,0 +1,606 @@
+//! The presenter: the sans-IO state machine that composes pacing, the acquire ring, the
+//! per-image present histories and the retire queue.
+//!
+//! # Call order
+//!
+//! Inputs are method calls; outputs are return values and [`Action`]s polled with
+//! [`Presenter::poll_action`] after every input. Per frame:
+//!
+//! 1. [`Presenter::begin_frame`]: `WaitFor(s)` means wait until serial `s` completed, report it
+//!    with [`Presenter::serial_completed`], and ask again.
+//! 2. If [`Presenter::frame`] is `Some` an image is still held from a frame that was not
+//!    submitted: use it again. Otherwise acquire: [`Presenter::take_acquire_semaphore`] (or a new
+//!    semaphore registered with [`Presenter::acquire_semaphore_created`]), then
+//!    [`Presenter::image_acquired`] or [`Presenter::acquire_failed`].
+//! 3. [`Presenter::choose_present_semaphore`]; on `Create` pass the new one to
+//!    [`Presenter::present_semaphore_created`]; on `WaitFor(s)` wait and ask again.
+//! 4. Submit work that waits on the acquire semaphore and signals the present semaphore, then
+//!    [`Presenter::frame_submitted`] with its serial, then present and
+//!    [`Presenter::frame_presented`].
+//!
+//! On recreation: [`Presenter::swapchain_created`] retires the old swapchain; if it returns a
+//! semaphore, submit a batch that waits on it and report it with
+//! [`Presenter::consume_submitted`]. Check [`Presenter::retired_over_cap`] after recreation.
+//! At shutdown: [`Presenter::release_held`], then wait for [`Presenter::last_submitted`] and the
+//! queue, then [`Presenter::shutdown_waited`].
+//!
+//! # Example
+//!
+//! ```
+//! use vkpace::core::{Presenter, PresenterConfig, FrameGate, PresentSemaphoreChoice, Serial,
+//!     PresentOutcome};
+//! # fn main() -> Result<(), vkpace::core::CoreError> {
+//! // Handles are plain integers here; the Vulkan shell uses `vk::Semaphore` and its swapchains.
+//! let mut p: Presenter<u32, &str> = Presenter::new(PresenterConfig::default())?;
+//! let _ = p.swapchain_created("swapchain A", 3)?;
+//! assert_eq!(p.begin_frame(), FrameGate::Ready);
+//! let acquire = p.take_acquire_semaphore().unwrap_or(10);
+//! p.acquire_semaphore_created(acquire);
+//! p.image_acquired(acquire, 1)?;
+//! let present = match p.choose_present_semaphore()? {
+//!     PresentSemaphoreChoice::Reuse(s) => s,
+//!     _ => { p.present_semaphore_created(20)?; 20 }
+//! };
+//! assert_eq!(present, 20);
+//! p.frame_submitted(Serial(1))?;
+//! p.frame_presented(PresentOutcome::Queued)?;
+//! p.serial_completed(Serial(1))?;
+//! assert!(p.poll_action().is_none());
+//! # Ok(()) }
+//! ```
+
+use std::collections::VecDeque;
+
+use super::acquire_semaphores::AcquireSemaphores;
+use super::error::CoreError;
+use super::pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
+use super::present_history::PresentSemaphoreChoice;
+use super::retire_queue::{RetireQueue, Retired};
+use super::serial::Serial;
+use super::swapchain_state::SwapchainState;
+
+/// Settings of a [`Presenter`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PresenterConfig {
+    /// Frames the CPU may queue ahead of the GPU, 1..=3. Default 2.
+    pub frames_in_flight: usize,
+    /// Retired swapchains allowed to wait for proof before [`Presenter::retired_over_cap`] asks
+    /// for the bounded fallback wait. Default 5, as ANGLE (some drivers refuse a new swapchain
+    /// past about 20 alive).
+    pub max_retired_swapchains: usize,
+}
+
+impl Default for PresenterConfig {
+    fn default() -> Self {
+        Self {
+            frames_in_flight: 2,
+            max_retired_swapchains: 5,
+        }
+    }
+}
+
+/// Something the shell must carry out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Action<S, W> {
+    /// Destroy this semaphore: it has no pending signal or wait, and the core dropped it.
+    DestroySemaphore(S),
+    /// Destroy this retired swapchain (and what the shell made for it, such as image views).
+    DestroySwapchain(W),
+}
+
+/// Whether the next frame may begin.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum FrameGate {
+    /// Go on.
+    Ready,
+    /// Wait until this serial completes (report it with [`Presenter::serial_completed`]).
+    WaitFor(Serial),
+}
+
+/// How a `vkQueuePresentKHR` ended, as far as its semaphore wait is concerned.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PresentOutcome {
+    /// `VK_SUCCESS`.
+    Queued,
+    /// `VK_SUBOPTIMAL_KHR`, `VK_ERROR_OUT_OF_DATE_KHR` or `VK_ERROR_SURFACE_LOST_KHR`: the spec
+    /// says the queue operations, semaphore waits included, are still enqueued (*vkQueuePresentKHR*,
+    /// "the set of queue operations are still considered to be enqueued"). Recreate next frame.
+    QueuedStale,
+    /// Any other error: the wait may never execute. The semaphore is destroyed, never reused.
+    Failed,
+}
+
+/// The image and semaphores of the frame in progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FrameSemaphores<S> {
+    /// The acquired image index.
+    pub image: u32,
+    /// Signalled by the acquire; the frame's submission waits on it.
+    pub acquire: S,
+    /// Signalled by the frame's submission; the present waits on it (once chosen).
+    pub present: Option<S>,
+    /// The serial of the frame's submission, once submitted.
+    pub submitted: Option<Serial>,
+}
+
+/// Counters a shell reports (all since creation).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PresenterStats {
+    /// The most retired swapchains pending at once.
+    pub retired_max_pending: usize,
+    /// Times the retired-swapchain cap forced the fallback wait.
+    pub fallback_waits: u64,
+    /// Semaphores the core handed back through [`Action::DestroySemaphore`].
+    pub semaphores_destroyed: u64,
+}
+
+/// The sans-IO presentation bookkeeping, generic over semaphore (`S`) and swapchain (`W`)
+/// handles.
+#[derive(Debug)]
+pub struct Presenter<S, W> {
+    pacer: FramePacer,
+    max_retired: usize,
+    completed: Serial,
+    last_submitted: Serial,
+    acquire: AcquireSemaphores<S>,
+    current: Option<SwapchainState<S, W>>,
+    generation: u64,
+    retired: RetireQueue<S, W>,
+    /// Present semaphores known unsignalled with nothing pending, shared across swapchains.
+    pool: Vec<S>,
+    frame: Option<FrameSemaphores<S>>,
+    actions: VecDeque<Action<S, W>>,
+    stats: PresenterStats,
+}
+
+impl<S, W> Presenter<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + std::fmt::Debug,
+{
+    /// A presenter with no swapchain yet.
+    pub fn new(config: PresenterConfig) -> Result<Self, CoreError> {
+        let pacer = FramePacer::new(config.frames_in_flight)?;
+        let max_retired = config.max_retired_swapchains.max(1);
+        Ok(Self {
+            pacer,
+            max_retired,
+            completed: Serial::NONE,
+            last_submitted: Serial::NONE,
+            acquire: AcquireSemaphores::with_capacity(MAX_FRAMES_IN_FLIGHT + max_retired + 2),
+            current: None,
+            generation: 0,
+            retired: RetireQueue::with_capacity(max_retired + 2),
+            pool: Vec::with_capacity(Self::pool_cap_for(MAX_FRAMES_IN_FLIGHT)),
+            frame: None,
+            actions: VecDeque::with_capacity(64),
+            stats: PresenterStats::default(),
+        })
+    }
+
+    /// Free present semaphores kept for the next swapchain: enough for its first N+1 frames
+    /// twice over, so a resize storm does not create and destroy semaphores every frame.
+    fn pool_cap_for(frames_in_flight: usize) -> usize {
+        2 * (frames_in_flight + 1)
+    }
+
+    fn depth(&self) -> usize {
+        self.pacer.frames_in_flight() + 1
+    }
+
+    // ----- inputs: configuration -------------------------------------------------------------
+
+    /// Changes frames in flight (1..=3). Lowering it makes the next frame wait longer; the
+    /// present histories keep working because their proofs are serials, not frame counts.
+    pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) -> Result<(), CoreError> {
+        self.pacer.set_frames_in_flight(frames_in_flight)
+    }
+
+    // ----- inputs: swapchain lifetime ---------------------------------------------------------
+
+    /// A new swapchain was created (with the current one, if any, as `oldSwapchain`): the old one
+    /// is retired. Returns the acquire semaphore of an image that was acquired from the old
+    /// swapchain but not presented; the shell must submit a batch waiting on it and report that
+    /// with [`Presenter::consume_submitted`] (a pending signal must be waited on before the
+    /// semaphore can be reused, `VUID-vkAcquireNextImageKHR-semaphore-01286`).
+    pub fn swapchain_created(&mut self, handle: W, image_count: u32) -> Result<Option<S>, CoreError> {
+        if image_count == 0 {
+            return Err(CoreError::NoImages);
+        }
+        if self.frame.is_some_and(|f| f.submitted.is_some()) {
+            return Err(CoreError::OutOfOrder(
+                "swapchain recreated between frame_submitted and frame_presented",
+            ));
+        }
+        let consume = self.release_held();
+        if let Some(old) = self.current.take() {
+            self.retired.retire(old, consume);
+        }
+        self.generation += 1;
+        let depth = self.depth();
+        self.current = Some(SwapchainState::new(handle, self.generation, image_count, depth));
+        self.stats.retired_max_pending = self.stats.retired_max_pending.max(self.retired.len());
+        self.collect_retired();
+        Ok(consume)
+    }
+
+    /// A batch waiting on `semaphore` (returned by [`Presenter::swapchain_created`] or
+    /// [`Presenter::release_held`]) was submitted with `serial`.
+    pub fn consume_submitted(&mut self, semaphore: S, serial: Serial) -> Result<(), CoreError> {
+        self.record_submission(serial)?;
+        if !self.acquire.waited_by(semaphore, serial) {
+            return Err(CoreError::OutOfOrder("consume_submitted: unknown acquire semaphore"));
+        }
+        if !self.retired.consume_submitted(semaphore, serial) {
+            if let Some(cur) = self.current.as_mut() {
+                cur.last_serial = cur.last_serial.max(serial);
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives up an acquired image that was not submitted: returns its acquire semaphore, which
+    /// has a pending signal, for the shell to consume (see [`Presenter::consume_submitted`]). The
+    /// present semaphore chosen for it, never signalled, goes back to the pool.
+    pub fn release_held(&mut self) -> Option<S> {
+        let frame = self.frame?;
+        if frame.submitted.is_some() {
+            return None;
+        }
+        self.frame = None;
+        if let Some(p) = frame.present {
+            self.recycle_present_semaphore(p, false);
+        }
+        Some(frame.acquire)
+    }
+
+    // ----- inputs: per frame ------------------------------------------------------------------
+
+    /// Whether the next frame may begin (pacing: frame F waits for frame F-N's submission).
+    pub fn begin_frame(&self) -> FrameGate {
+        if self.frame.is_some() {
+            // A held image already passed the gate when its frame began.
+            return FrameGate::Ready;
+        }
+        let needed = self.pacer.serial_to_wait();
+        if needed.is_complete(self.completed) {
+            FrameGate::Ready
+        } else {
+            FrameGate::WaitFor(needed)
+        }
+    }
+
+    /// A free acquire semaphore, marked as handed to an acquire; `None` means create one and
+    /// register it with [`Presenter::acquire_semaphore_created`].
+    pub fn take_acquire_semaphore(&mut self) -> Option<S> {
+        self.acquire.take(self.completed)
+    }
+
+    /// Registers a semaphore the shell created for an acquire.
+    pub fn acquire_semaphore_created(&mut self, semaphore: S) {
+        self.acquire.start_new(semaphore);
+    }
+
+    /// The acquire returned no image (error, timeout, not ready): nothing was signalled.
+    pub fn acquire_failed(&mut self, semaphore: S) -> Result<(), CoreError> {
+        if self.acquire.acquire_failed(semaphore) {
+            Ok(())
+        } else {
+            Err(CoreError::OutOfOrder("acquire_failed: unknown acquire semaphore"))
+        }
+    }
+
+    /// The acquire returned `image` and will signal `semaphore`.
+    pub fn image_acquired(&mut self, semaphore: S, image: u32) -> Result<(), CoreError> {
+        if self.frame.is_some() {
+            return Err(CoreError::OutOfOrder("image_acquired while a frame is in progress"));
+        }
+        let count = self.current.as_ref().ok_or(CoreError::NoSwapchain)?.images.len();
+        if image as usize >= count {
+            // The semaphore will be signalled anyway; keep the ring consistent.
+            self.acquire.acquired(semaphore);
+            return Err(CoreError::ImageOutOfRange {
+                index: image,
+                count: u32::try_from(count).unwrap_or(u32::MAX),
+            });
+        }
+        if !self.acquire.acquired(semaphore) {
+            return Err(CoreError::OutOfOrder("image_acquired: unknown acquire semaphore"));
+        }
+        self.frame = Some(FrameSemaphores {
+            image,
+            acquire: semaphore,
+            present: None,
+            submitted: None,
+        });
+        Ok(())
+    }
+
+    /// The frame in progress (acquired, maybe submitted), or an image held from a frame that
+    /// was not submitted.
+    #[must_use]
+    pub fn frame(&self) -> Option<FrameSemaphores<S>> {
+        self.frame
+    }
+
+    /// Picks the present semaphore of the frame in progress.
+    pub fn choose_present_semaphore(&mut self) -> Result<PresentSemaphoreChoice<S>, CoreError> {
+        let frame = self
+            .frame
+            .ok_or(CoreError::OutOfOrder("choose_present_semaphore without an image"))?;
+        if let Some(p) = frame.present {
+            return Ok(PresentSemaphoreChoice::Reuse(p));
+        }
+        let depth = self.depth();
+        let completed = self.completed;
+        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
+        let history = &mut cur.images[frame.image as usize];
+        let actions = &mut self.actions;
+        let stats = &mut self.stats;
+        let mut choice = history.choose(depth, completed, |s| {
+            stats.semaphores_destroyed += 1;
+            actions.push_back(Action::DestroySemaphore(s));
+        });
+        if choice == PresentSemaphoreChoice::Create {
+            if let Some(s) = self.pool.pop() {
+                choice = PresentSemaphoreChoice::Reuse(s);
+            }
+        }
+        if let PresentSemaphoreChoice::Reuse(s) = choice {
+            if let Some(f) = self.frame.as_mut() {
+                f.present = Some(s);
+            }
+        }
+        Ok(choice)
+    }
+
+    /// Registers a present semaphore the shell created after [`PresentSemaphoreChoice::Create`].
+    pub fn present_semaphore_created(&mut self, semaphore: S) -> Result<(), CoreError> {
+        match self.frame.as_mut() {
+            Some(f) if f.present.is_none() => {
+                f.present = Some(semaphore);
+                Ok(())
+            }
+            _ => Err(CoreError::OutOfOrder("present_semaphore_created without a choice")),
+        }
+    }
+
+    /// The frame's submission (waiting on its acquire semaphore, signalling its present
+    /// semaphore) was made with `serial`.
+    pub fn frame_submitted(&mut self, serial: Serial) -> Result<(), CoreError> {
+        let frame = self
+            .frame
+            .ok_or(CoreError::OutOfOrder("frame_submitted without an image"))?;
+        if frame.present.is_none() || frame.submitted.is_some() {
+            return Err(CoreError::OutOfOrder(
+                "frame_submitted needs a chosen present semaphore and no earlier submit",
+            ));
+        }
+        self.record_submission(serial)?;
+        self.acquire.waited_by(frame.acquire, serial);
+        self.pacer.frame_submitted(serial);
+        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
+        cur.last_serial = serial;
+        // This submission waited on a new acquire of the image: it proves the image's earlier
+        // presents, and (presents being processed in order) every present to older swapchains.
+        if cur.images[frame.image as usize].prove_previous(serial) {
+            self.retired.prove_all(serial);
+        }
+        if let Some(f) = self.frame.as_mut() {
+            f.submitted = Some(serial);
+        }
+        Ok(())
+    }
+
+    /// The frame was handed to `vkQueuePresentKHR`.
+    pub fn frame_presented(&mut self, outcome: PresentOutcome) -> Result<(), CoreError> {
+        let frame = match self.frame {
+            Some(f) if f.submitted.is_some() => f,
+            _ => return Err(CoreError::OutOfOrder("frame_presented before frame_submitted")),
+        };
+        let present = frame
+            .present
+            .ok_or(CoreError::OutOfOrder("frame_presented without a present semaphore"))?;
+        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
+        cur.images[frame.image as usize].push(present, outcome == PresentOutcome::Failed);
+        cur.presented = true;
+        self.frame = None;
+        Ok(())
+    }
+
+    /// Every submission up to `serial` has completed (a fence of `serial` signalled).
+    pub fn serial_completed(&mut self, serial: Serial) -> Result<(), CoreError> {
+        if serial > self.last_submitted {
+            return Err(CoreError::CompletedUnsubmitted {
+                given: serial,
+                last: self.last_submitted,
+            });
+        }
+        if serial > self.completed {
+            self.completed = serial;
+            self.collect_retired();
+        }
+        Ok(())
+    }
+
+    /// With more retired swapchains pending than the cap, the serial the shell must wait for,
+    /// followed by the queue going idle (the bounded fallback), before calling
+    /// [`Presenter::fallback_waited`].
+    #[must_use]
+    pub fn retired_over_cap(&self) -> Option<Serial> {
+        (self.retired.len() > self.max_retired).then_some(self.last_submitted)
+    }
+
+    /// The shell waited for `serial` and for the presenting queue to go idle: every present
+    /// queued so far has consumed its wait. Destroys what that proves idle.
+    pub fn fallback_waited(&mut self, serial: Serial) -> Result<(), CoreError> {
+        self.serial_completed(serial)?;
+        self.stats.fallback_waits += 1;
+        self.prove_everything_presented();
+        self.collect_retired();
+        Ok(())
+    }
+
+    /// At shutdown, after [`Presenter::release_held`], a wait for
+    /// [`Presenter::last_submitted`] and the queue going idle: retires everything and emits the
+    /// actions that destroy it. Returns an error if something still has a pending signal with no
+    /// wait submitted (a held image that was not consumed), in which case nothing is released.
+    pub fn shutdown_waited(&mut self) -> Result<(), CoreError> {
+        if self.frame.is_some() {
+            return Err(CoreError::OutOfOrder("shutdown with a frame in progress"));
+        }
+        let freeing = self
+            .acquire
+            .serial_freeing_all()
+            .ok_or(CoreError::OutOfOrder("shutdown with an unconsumed acquire semaphore"))?;
+        self.serial_completed(self.last_submitted.max(freeing).min(self.last_submitted))?;
+        if let Some(cur) = self.current.take() {
+            self.retired.retire(cur, None);
+        }
+        self.prove_everything_presented();
+        self.collect_retired();
+        let stats = &mut self.stats;
+        for s in self.acquire.drain().chain(self.pool.drain(..)) {
+            stats.semaphores_destroyed += 1;
+            self.actions.push_back(Action::DestroySemaphore(s));
+        }
+        Ok(())
+    }
+
+    // ----- outputs ----------------------------------------------------------------------------
+
+    /// The next thing to carry out, if any. Poll until `None` after every input.
+    pub fn poll_action(&mut self) -> Option<Action<S, W>> {
+        self.actions.pop_front()
+    }
+
+    // ----- getters ----------------------------------------------------------------------------
+
+    /// The highest completed serial reported.
+    #[must_use]
+    pub fn completed(&self) -> Serial {
+        self.completed
+    }
+
+    /// The highest serial submitted.
+    #[must_use]
+    pub fn last_submitted(&self) -> Serial {
+        self.last_submitted
+    }
+
+    /// Frames in flight N.
+    #[must_use]
+    pub fn frames_in_flight(&self) -> usize {
+        self.pacer.frames_in_flight()
+    }
+
+    /// Submitted frames whose submission has not completed.
+    #[must_use]
+    pub fn frames_pending(&self) -> usize {
+        self.pacer.frames_pending(self.completed)
+    }
+
+    /// The current swapchain's handle.
+    #[must_use]
+    pub fn current_swapchain(&self) -> Option<W> {
+        self.current.as_ref().map(|c| c.handle)
+    }
+
+    /// How many swapchains were created (the current one is generation `generation()`).
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.current.as_ref().map_or(self.generation, |c| c.generation)
+    }
+
+    /// Retired swapchains not yet destroyed.
+    #[must_use]
+    pub fn retired_pending(&self) -> usize {
+        self.retired.len()
+    }
+
+    /// The deepest present history of any image of any live swapchain.
+    #[must_use]
+    pub fn deepest_history(&self) -> usize {
+        let retired = self.retired.iter().map(|r| r.state.deepest_history());
+        self.current
+            .iter()
+            .map(SwapchainState::deepest_history)
+            .chain(retired)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Semaphores the core holds: acquire ring, present histories (current and retired) and pool.
+    #[must_use]
+    pub fn semaphores_held(&self) -> usize {
+        let present: usize = self
+            .current
+            .iter()
+            .map(SwapchainState::present_semaphores)
+            .chain(self.retired.iter().map(|r| r.state.present_semaphores()))
+            .sum();
+        let in_frame = self
+            .frame
+            .and_then(|f| f.present)
+            .map_or(0, |_| 1);
+        self.acquire.len() + present + self.pool.len() + in_frame
+    }
+
+    /// Counters since creation.
+    #[must_use]
+    pub fn stats(&self) -> PresenterStats {
+        self.stats
+    }
+
+    // ----- internals --------------------------------------------------------------------------
+
+    fn record_submission(&mut self, serial: Serial) -> Result<(), CoreError> {
+        if serial <= self.last_submitted {
+            return Err(CoreError::SerialNotIncreasing {
+                given: serial,
+                last: self.last_submitted,
+            });
+        }
+        self.last_submitted = serial;
+        Ok(())
+    }
+
+    fn recycle_present_semaphore(&mut self, semaphore: S, poisoned: bool) {
+        if !poisoned && self.pool.len() < Self::pool_cap_for(self.pacer.frames_in_flight()) {
+            self.pool.push(semaphore);
+        } else {
+            self.stats.semaphores_destroyed += 1;
+            self.actions.push_back(Action::DestroySemaphore(semaphore));
+        }
+    }
+
+    /// After a queue-idle wait every queued present has consumed its wait.
+    fn prove_everything_presented(&mut self) {
+        self.retired.prove_all(Serial::NONE);
+        for r in self.retired.iter_mut() {
+            for h in &mut r.state.images {
+                h.prove_previous(Serial::NONE);
+            }
+        }
+        if let Some(cur) = self.current.as_mut() {
+            for h in &mut cur.images {
+                h.prove_previous(Serial::NONE);
+            }
+        }
+    }
+
+    fn collect_retired(&mut self) {
+        let completed = self.completed;
+        let mut released: Vec<Retired<S, W>> = Vec::new();
+        self.retired.collect_idle(completed, |r| released.push(r));
+        for mut r in released {
+            self.actions.push_back(Action::DestroySwapchain(r.state.handle));
+            let records: Vec<_> = r.state.images.iter_mut().flat_map(|h| h.drain()).collect();
+            for rec in records {
+                self.recycle_present_semaphore(rec.semaphore, rec.poisoned);
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Retired swapchains waiting for proof that the presentation engine is done with them.
+//!
+//! `VUID-vkDestroySwapchainKHR-swapchain-01282` requires "all uses of presentable images
+//! acquired from swapchain" to have completed, and its present semaphores fall under
+//! `VUID-vkDestroySemaphore-semaphore-01137`. Without present fences the proof is ANGLE's (seed
+//! 004, "Swapchain recreation"): the presentation engine processes presents in queue order, so
+//! once any present to a *newer* swapchain is proven waited on (by the acquire rule of
+//! [`super::present_history`]), every present to an older one has been processed. A swapchain
+//! that was never presented to needs only its last submission (if any) to have completed.
+
+use super::serial::Serial;
+use super::swapchain_state::SwapchainState;
+
+/// A retired swapchain and the serials that gate its destruction.
+#[derive(Debug)]
+pub struct Retired<S, W> {
+    /// The swapchain and the present semaphores it still owns.
+    pub state: SwapchainState<S, W>,
+    /// A submission proving a later present (to a newer swapchain) was processed.
+    pub proof: Option<Serial>,
+    /// An acquired-but-unpresented image's semaphore still needs a consuming submission.
+    pub awaiting_consume: Option<S>,
+}
+
+impl<S: Copy + PartialEq, W> Retired<S, W> {
+    /// Whether the swapchain and its semaphores may be destroyed now.
+    #[must_use]
+    pub fn is_idle(&self, completed: Serial) -> bool {
+        self.awaiting_consume.is_none()
+            && self.state.last_serial.is_complete(completed)
+            && (!self.state.presented || self.proof.is_some_and(|p| p.is_complete(completed)))
+    }
+}
+
+/// Retired swapchains, oldest first.
+#[derive(Debug)]
+pub struct RetireQueue<S, W> {
+    retired: Vec<Retired<S, W>>,
+}
+
+impl<S: Copy + PartialEq, W> RetireQueue<S, W> {
+    /// An empty queue with room for `capacity` swapchains.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            retired: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// Number of retired swapchains not yet destroyed.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.retired.len()
+    }
+
+    /// Adds a swapchain that was just passed as `oldSwapchain` (or is being shut down).
+    pub fn retire(&mut self, state: SwapchainState<S, W>, awaiting_consume: Option<S>) {
+        self.retired.push(Retired {
+            state,
+            proof: None,
+            awaiting_consume,
+        });
+    }
+
+    /// A submission that waited on a held acquire semaphore of a retired swapchain was made.
+    /// Returns whether a retired swapchain was waiting for it.
+    pub fn consume_submitted(&mut self, semaphore: S, serial: Serial) -> bool {
+        for r in &mut self.retired {
+            if r.awaiting_consume == Some(semaphore) {
+                r.awaiting_consume = None;
+                r.state.last_serial = r.state.last_serial.max(serial);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A present to a swapchain newer than every retired one is proven by `serial`.
+    pub fn prove_all(&mut self, serial: Serial) {
+        for r in self.retired.iter_mut().filter(|r| r.proof.is_none()) {
+            r.proof = Some(serial);
+        }
+    }
+
+    /// Removes the retired swapchains that are idle at `completed`, passing each to `release`.
+    pub fn collect_idle(&mut self, completed: Serial, mut release: impl FnMut(Retired<S, W>)) {
+        let mut i = 0;
+        while i < self.retired.len() {
+            if self.retired[i].is_idle(completed) {
+                release(self.retired.remove(i));
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Iterates over the pending swapchains, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Retired<S, W>> {
+        self.retired.iter()
+    }
+
+    /// Iterates mutably over the pending swapchains.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Retired<S, W>> {
+        self.retired.iter_mut()
+    }
+}

@@ -1,0 +1,46 @@
+//! What the core knows about one swapchain, current or retired.
+
+use super::present_history::ImageHistory;
+use super::serial::Serial;
+
+/// One swapchain's per-image present histories and what proves it idle.
+#[derive(Debug)]
+pub struct SwapchainState<S, W> {
+    /// The shell's handle.
+    pub handle: W,
+    /// Creation order: generation g+1 was created with generation g as `oldSwapchain`.
+    pub generation: u64,
+    /// One present history per image.
+    pub images: Vec<ImageHistory<S>>,
+    /// Whether any present was queued to it (a never-presented swapchain needs no proof).
+    pub presented: bool,
+    /// The last serial that used one of its images or semaphores.
+    pub last_serial: Serial,
+}
+
+impl<S: Copy, W> SwapchainState<S, W> {
+    /// A new swapchain with `image_count` empty histories of room `depth`.
+    pub fn new(handle: W, generation: u64, image_count: u32, depth: usize) -> Self {
+        Self {
+            handle,
+            generation,
+            images: (0..image_count)
+                .map(|_| ImageHistory::with_depth(depth))
+                .collect(),
+            presented: false,
+            last_serial: Serial::NONE,
+        }
+    }
+
+    /// Present semaphores held by all its images.
+    #[must_use]
+    pub fn present_semaphores(&self) -> usize {
+        self.images.iter().map(ImageHistory::len).sum()
+    }
+
+    /// The deepest image history.
+    #[must_use]
+    pub fn deepest_history(&self) -> usize {
+        self.images.iter().map(ImageHistory::len).max().unwrap_or(0)
+    }
+}

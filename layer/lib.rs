@@ -1,0 +1,6 @@
+//! vkpace: correct, stall-free, well-paced Vulkan presentation.
+//!
+//! See the README for the scheme. [`core`] is the pure bookkeeping; [`vk`] the thin Vulkan shell
+//! that carries out its decisions.
+
+pub mod core;
