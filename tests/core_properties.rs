@@ -1,0 +1,115 @@
+//! Property tests of the bookkeeping core against the simulated GPU and presentation engine.
+//!
+//! Each case is a random schedule (seeded, so a failure reproduces from the printed
+//! parameters). `VKPACE_SCHEDULES` sets how many cases run (default 10,000).
+
+mod sim;
+
+use proptest::prelude::*;
+use sim::app::{run, Params};
+
+fn schedules() -> u32 {
+    std::env::var("VKPACE_SCHEDULES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
+
+fn params() -> impl Strategy<Value = Params> {
+    (
+        any::<u64>(),
+        1usize..=3,
+        1usize..=6,
+        1u32..=4,
+        100u32..=600,
+        0u32..=6,
+        (0u32..=8, 0u32..=8, 0u32..=20, 0u32..=15, 0u32..=5, 0u32..=2),
+    )
+        .prop_map(
+            |(seed, n, max_retired, min_images, steps, delay, (ood, sub, resize, skip, stale, fail))| {
+                Params {
+                    seed,
+                    frames_in_flight: n,
+                    max_retired,
+                    min_images,
+                    steps,
+                    max_gpu_delay: delay,
+                    p_out_of_date: ood,
+                    p_suboptimal: sub,
+                    p_resize: resize,
+                    p_skip: skip,
+                    p_present_stale: stale,
+                    p_present_fail: fail,
+                }
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: schedules(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// No semaphore reused or destroyed while busy, no swapchain destroyed while a present to
+    /// it may be pending, CPU at most N frames ahead, retired swapchains within the cap, history
+    /// at most N+1 deep, and everything released exactly once after drain.
+    #[test]
+    fn random_schedules_keep_every_rule(p in params()) {
+        let described = format!("{p:?}");
+        let out = run(p).map_err(|e| TestCaseError::fail(format!("{e}\n  schedule: {described}")))?;
+        prop_assert!(out.max_history >= 1 || out.frames_presented == 0);
+    }
+}
+
+/// A long, resize-heavy schedule: the retired-swapchain cap must be reached and honoured.
+#[test]
+fn resize_storm_stays_within_the_cap() {
+    let out = run(Params {
+        seed: 7,
+        frames_in_flight: 2,
+        max_retired: 5,
+        min_images: 2,
+        steps: 20_000,
+        max_gpu_delay: 3,
+        p_out_of_date: 0,
+        p_suboptimal: 0,
+        p_resize: 100,
+        p_skip: 0,
+        p_present_stale: 0,
+        p_present_fail: 0,
+    })
+    .unwrap();
+    assert!(out.swapchains_created > 1000, "{out:?}");
+    assert_eq!(out.max_retired_pending, 5, "{out:?}");
+    assert!(out.fallback_waits > 0, "{out:?}");
+}
+
+/// Steady state with no resize: semaphores stay within the documented bound
+/// (acquire: N + 1; present: images x (N + 1)).
+#[test]
+fn steady_state_semaphores_are_bounded() {
+    for n in 1..=3usize {
+        let out = run(Params {
+            seed: 11 + n as u64,
+            frames_in_flight: n,
+            max_retired: 5,
+            min_images: 3,
+            steps: 50_000,
+            max_gpu_delay: 5,
+            p_out_of_date: 0,
+            p_suboptimal: 0,
+            p_resize: 0,
+            p_skip: 0,
+            p_present_stale: 0,
+            p_present_fail: 0,
+        })
+        .unwrap();
+        // One swapchain of at most 5 images.
+        let bound = (n + 1) + 5 * (n + 1);
+        assert!(out.frames_presented > 1000, "{out:?}");
+        assert!(out.max_semaphores_alive <= bound, "n={n}: {out:?} > {bound}");
+        assert_eq!(out.max_history, n + 1, "n={n}: the history fills to N+1: {out:?}");
+    }
+}

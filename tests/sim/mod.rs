@@ -1,0 +1,6 @@
+//! A deterministic simulator of a GPU queue and a presentation engine for the core's tests.
+#![allow(dead_code)]
+
+pub mod app;
+pub mod rng;
+pub mod world;
