@@ -1,1 +1,60 @@
-fn main(){}
+//! Compiles the demo's GLSL shaders in `shaders/` to SPIR-V in `OUT_DIR` with naga (pure Rust:
+//! no C++ toolchain, no system shader compiler). Only with the `demo` feature.
+
+fn main() {
+    #[cfg(feature = "demo")]
+    if let Err(e) = shaders::compile_all() {
+        // A build script reports failure by exiting non-zero with a message.
+        eprintln!("shader compilation failed: {e}");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(feature = "demo")]
+mod shaders {
+    use std::path::Path;
+
+    const SHADERS: &[(&str, naga::ShaderStage)] = &[
+        ("scene.vert", naga::ShaderStage::Vertex),
+        ("scene.frag", naga::ShaderStage::Fragment),
+    ];
+
+    pub fn compile_all() -> Result<(), String> {
+        let out = std::env::var("OUT_DIR").map_err(|e| e.to_string())?;
+        for (name, stage) in SHADERS {
+            let src_path = Path::new("shaders").join(name);
+            println!("cargo:rerun-if-changed={}", src_path.display());
+            let source = std::fs::read_to_string(&src_path).map_err(|e| format!("{name}: {e}"))?;
+            let words = compile(&source, *stage).map_err(|e| format!("{name}: {e}"))?;
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(Path::new(&out).join(format!("{name}.spv")), bytes)
+                .map_err(|e| format!("{name}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn compile(source: &str, stage: naga::ShaderStage) -> Result<Vec<u32>, String> {
+        let mut frontend = naga::front::glsl::Frontend::default();
+        let module = frontend
+            .parse(&naga::front::glsl::Options::from(stage), source)
+            .map_err(|e| format!("{e:?}"))?;
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .map_err(|e| format!("{e:?}"))?;
+        let mut options = naga::back::spv::Options::default();
+        // GLSL written for Vulkan already has Vulkan's coordinate space; naga's flip would
+        // render upside down with no validation message.
+        options
+            .flags
+            .remove(naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE);
+        let pipeline = naga::back::spv::PipelineOptions {
+            shader_stage: stage,
+            entry_point: "main".into(),
+        };
+        naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
+            .map_err(|e| format!("{e:?}"))
+    }
+}

@@ -4,3 +4,6 @@
 //! that carries out its decisions.
 
 pub mod core;
+pub mod vk;
+
+pub use ash;

@@ -1,0 +1,52 @@
+//! Settings of a [`super::Swapchain`].
+
+use std::time::Duration;
+
+use ash::vk;
+
+/// How a [`super::Swapchain`] is made and paced. Every field documents its default.
+#[derive(Clone, Debug)]
+pub struct SwapchainConfig {
+    /// Frames the CPU may queue ahead of the GPU, 1..=3. Default 2.
+    pub frames_in_flight: usize,
+    /// Wanted present mode; FIFO (always supported, `VUID`-free fallback) when the surface lacks
+    /// it. Default `FIFO`.
+    pub present_mode: vk::PresentModeKHR,
+    /// Formats to try in order; the surface's first format when none matches. Default
+    /// `B8G8R8A8_UNORM`, `R8G8B8A8_UNORM`.
+    pub preferred_formats: Vec<vk::Format>,
+    /// Usage of the swapchain images. Default `COLOR_ATTACHMENT | TRANSFER_DST`.
+    pub image_usage: vk::ImageUsageFlags,
+    /// Extent used when the surface leaves it to the application (`currentExtent` of
+    /// `0xFFFFFFFF`, as headless surfaces do). Default 640x480.
+    pub extent: vk::Extent2D,
+    /// Images to ask for beyond the surface's minimum. Default 1 (so one can be acquired while
+    /// the engine holds its minimum).
+    pub extra_images: u32,
+    /// Bound of every wait vkpace makes (fences, acquire). A timeout is an
+    /// [`super::Error::Timeout`], never a hang. Default 2 s.
+    pub wait_timeout: Duration,
+    /// Retired swapchains allowed to wait for proof before a bounded fallback wait. Default 5.
+    pub max_retired_swapchains: usize,
+    /// Name objects with `VK_EXT_debug_utils`; set only if the instance enabled it. Default false.
+    pub debug_utils: bool,
+}
+
+impl Default for SwapchainConfig {
+    fn default() -> Self {
+        Self {
+            frames_in_flight: 2,
+            present_mode: vk::PresentModeKHR::FIFO,
+            preferred_formats: vec![vk::Format::B8G8R8A8_UNORM, vk::Format::R8G8B8A8_UNORM],
+            image_usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_DST,
+            extent: vk::Extent2D {
+                width: 640,
+                height: 480,
+            },
+            extra_images: 1,
+            wait_timeout: Duration::from_secs(2),
+            max_retired_swapchains: 5,
+            debug_utils: false,
+        }
+    }
+}

@@ -1,0 +1,756 @@
+//! The Vulkan shell: owns the swapchain, its images, views, semaphores and fences, feeds events
+//! to the [`crate::core::Presenter`] and carries out what it decides.
+
+use std::time::Instant;
+
+use ash::vk;
+
+use super::config::SwapchainConfig;
+use super::error::{Error, Result, VkContext};
+use super::fences::FencePool;
+use super::frame::{Acquired, Frame, Presented};
+use super::names::Namer;
+use super::stats::SwapchainStats;
+use crate::core::{
+    Action, FrameGate, PresentOutcome, PresentSemaphoreChoice, Presenter, PresenterConfig, Serial,
+};
+
+/// The swapchain that is being presented to.
+struct Live {
+    handle: vk::SwapchainKHR,
+    images: Vec<vk::Image>,
+    views: Vec<vk::ImageView>,
+    extent: vk::Extent2D,
+    format: vk::Format,
+    present_mode: vk::PresentModeKHR,
+}
+
+/// A paced swapchain with stall-free recreation. See the crate README for the scheme.
+///
+/// # Example
+///
+/// ```no_run
+/// # use ash::vk;
+/// # fn frame_loop(entry: &ash::Entry, instance: &ash::Instance, physical: vk::PhysicalDevice,
+/// #     device: &ash::Device, queue: vk::Queue, family: u32, surface: vk::SurfaceKHR,
+/// #     record: impl Fn(&vkpace::vk::Frame) -> vk::CommandBuffer) -> Result<(), vkpace::vk::Error> {
+/// use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
+/// // SAFETY: the handles are valid, `queue` belongs to `family` on `device`, and they outlive
+/// // the swapchain.
+/// let mut swapchain = unsafe {
+///     Swapchain::new(entry, instance, physical, device, queue, family, surface,
+///                    SwapchainConfig::default())?
+/// };
+/// for _ in 0..100 {
+///     match swapchain.acquire()? {
+///         Acquired::Frame(frame) => {
+///             let cmd = record(&frame); // write frame.image, leave it in PRESENT_SRC_KHR
+///             swapchain.submit(&frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)?;
+///             swapchain.present(frame)?;
+///         }
+///         Acquired::ZeroExtent => { /* minimized: wait for a window event */ }
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+pub struct Swapchain {
+    device: ash::Device,
+    surface_fn: ash::khr::surface::Instance,
+    swapchain_fn: ash::khr::swapchain::Device,
+    physical: vk::PhysicalDevice,
+    surface: vk::SurfaceKHR,
+    queue: vk::Queue,
+    config: SwapchainConfig,
+    namer: Namer,
+    core: Presenter<vk::Semaphore, vk::SwapchainKHR>,
+    fences: FencePool,
+    current: Option<Live>,
+    /// The current handle was passed as `oldSwapchain` to a creation that failed: it is retired
+    /// (spec: "even if creation of the new swapchain fails") and must not be passed again.
+    current_retired: bool,
+    retired_views: Vec<(vk::SwapchainKHR, Vec<vk::ImageView>)>,
+    next_serial: Serial,
+    wanted_extent: vk::Extent2D,
+    needs_recreate: bool,
+    frame_fence: Option<vk::Fence>,
+    stats: SwapchainStats,
+    destroyed: bool,
+}
+
+impl Swapchain {
+    /// Makes the first swapchain for `surface`.
+    ///
+    /// # Safety
+    ///
+    /// `instance`, `physical`, `device`, `queue` and `surface` must be valid, `device` created
+    /// from `physical` with `VK_KHR_swapchain` enabled, `queue` a queue of family
+    /// `queue_family` of `device`, and all of them must outlive the returned value. The queue
+    /// must be externally synchronized with vkpace's calls (vkpace submits to it and presents
+    /// on it). `config.debug_utils` may be true only if the instance enabled
+    /// `VK_EXT_debug_utils`.
+    #[allow(clippy::too_many_arguments)] // Vulkan's own set of handles, each needed.
+    pub unsafe fn new(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+        device: &ash::Device,
+        queue: vk::Queue,
+        queue_family: u32,
+        surface: vk::SurfaceKHR,
+        config: SwapchainConfig,
+    ) -> Result<Self> {
+        let surface_fn = ash::khr::surface::Instance::new(entry, instance);
+        // SAFETY: the caller guarantees the handles are valid.
+        let supported = unsafe {
+            surface_fn.get_physical_device_surface_support(physical, queue_family, surface)
+        }
+        .during("vkGetPhysicalDeviceSurfaceSupportKHR")?;
+        if !supported {
+            return Err(Error::QueueCannotPresent(queue_family));
+        }
+        if config.wait_timeout.is_zero() {
+            return Err(Error::InvalidConfig("wait_timeout must be non-zero"));
+        }
+        let core = Presenter::new(PresenterConfig {
+            frames_in_flight: config.frames_in_flight,
+            max_retired_swapchains: config.max_retired_swapchains,
+        })?;
+        let mut s = Self {
+            device: device.clone(),
+            surface_fn,
+            swapchain_fn: ash::khr::swapchain::Device::new(instance, device),
+            physical,
+            surface,
+            queue,
+            namer: Namer::new(instance, device, config.debug_utils),
+            wanted_extent: config.extent,
+            config,
+            core,
+            fences: FencePool::new(),
+            current: None,
+            current_retired: false,
+            retired_views: Vec::with_capacity(8),
+            next_serial: Serial(1),
+            needs_recreate: true,
+            frame_fence: None,
+            stats: SwapchainStats::default(),
+            destroyed: false,
+        };
+        s.recreate()?;
+        Ok(s)
+    }
+
+    /// Asks for a new extent (used when the surface lets the application choose it, as
+    /// headless surfaces do; window surfaces report their own size). Coalesced: the swapchain
+    /// is recreated at most once, at the next [`Swapchain::acquire`].
+    pub fn resize(&mut self, extent: vk::Extent2D) {
+        if extent != self.wanted_extent {
+            self.wanted_extent = extent;
+            self.needs_recreate = true;
+        }
+    }
+
+    /// Marks the swapchain for recreation at the next acquire (for example after the window
+    /// system reported a resize whose size the surface will tell).
+    pub fn request_recreate(&mut self) {
+        self.needs_recreate = true;
+    }
+
+    /// Counters since creation.
+    #[must_use]
+    pub fn stats(&self) -> SwapchainStats {
+        let mut s = self.stats;
+        s.old_swapchains_max_pending = self.core.stats().retired_max_pending;
+        s.fallback_waits = self.core.stats().fallback_waits;
+        s.fences_created = self.fences.created;
+        s.fences_max_alive = self.fences.max_alive;
+        s
+    }
+
+    /// The present mode in use.
+    #[must_use]
+    pub fn present_mode(&self) -> Option<vk::PresentModeKHR> {
+        self.current.as_ref().map(|l| l.present_mode)
+    }
+
+    /// The extent of the current swapchain.
+    #[must_use]
+    pub fn extent(&self) -> Option<vk::Extent2D> {
+        self.current.as_ref().map(|l| l.extent)
+    }
+
+    /// The image format of the swapchain (the same across recreations).
+    #[must_use]
+    pub fn format(&self) -> Option<vk::Format> {
+        self.current.as_ref().map(|l| l.format)
+    }
+
+    /// Frames in flight N.
+    #[must_use]
+    pub fn frames_in_flight(&self) -> usize {
+        self.core.frames_in_flight()
+    }
+
+    /// Retired swapchains not yet destroyed.
+    #[must_use]
+    pub fn old_swapchains_pending(&self) -> usize {
+        self.core.retired_pending()
+    }
+
+    // ----- per frame ---------------------------------------------------------------------------
+
+    /// Waits (bounded) until the frame may begin, recreates the swapchain if needed, and
+    /// acquires an image. `VK_ERROR_OUT_OF_DATE_KHR` is handled inside: recreate, retry once.
+    pub fn acquire(&mut self) -> Result<Acquired> {
+        let started = Instant::now();
+        self.poll_completions()?;
+        if self.needs_recreate && !self.recreate()? {
+            self.stats.zero_extent_skips += 1;
+            return Ok(Acquired::ZeroExtent);
+        }
+        self.pace()?;
+        let mut retried = false;
+        let image = loop {
+            if let Some(held) = self.core.frame() {
+                break held.image;
+            }
+            match self.acquire_image()? {
+                Some(i) => break i,
+                None if !retried => {
+                    retried = true;
+                    if !self.recreate()? {
+                        self.stats.zero_extent_skips += 1;
+                        return Ok(Acquired::ZeroExtent);
+                    }
+                    self.pace()?;
+                }
+                None => return Err(Error::vk("vkAcquireNextImageKHR", vk::Result::ERROR_OUT_OF_DATE_KHR)),
+            }
+        };
+        let present_semaphore = self.present_semaphore(image)?;
+        self.carry_out_actions()?;
+        let fence = match self.frame_fence {
+            Some(f) => f,
+            None => {
+                let f = self.fences.take(&self.device, &self.namer)?;
+                self.frame_fence = Some(f);
+                f
+            }
+        };
+        let acquire_semaphore = self
+            .core
+            .frame()
+            .map(|f| f.acquire)
+            .ok_or(Error::Core(crate::core::CoreError::OutOfOrder("frame vanished")))?;
+        let live = self.live()?;
+        let n = self.core.frames_in_flight() as u64;
+        Ok(Acquired::Frame(Frame {
+            image_index: image,
+            image: live.images[image as usize],
+            image_view: live.views[image as usize],
+            extent: live.extent,
+            format: live.format,
+            acquire_semaphore,
+            present_semaphore,
+            fence,
+            slot: usize::try_from(self.stats.frames_presented % n).unwrap_or(0),
+            cpu_wait: started.elapsed(),
+            generation: self.core.generation(),
+        }))
+    }
+
+    /// Submits `command_buffers` for `frame`: waits on its acquire semaphore at `wait_stage`,
+    /// signals its present semaphore and fence. Optional: a renderer may make this submission
+    /// itself with the same three objects.
+    pub fn submit(
+        &mut self,
+        frame: &Frame,
+        command_buffers: &[vk::CommandBuffer],
+        wait_stage: vk::PipelineStageFlags,
+    ) -> Result<()> {
+        let waits = [frame.acquire_semaphore];
+        let stages = [wait_stage];
+        let signals = [frame.present_semaphore];
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages)
+            .command_buffers(command_buffers)
+            .signal_semaphores(&signals);
+        // SAFETY: the semaphores and fence come from this swapchain's bookkeeping, which proved
+        // the acquire semaphore has a pending signal and no other wait, the present semaphore
+        // and the fence unsignalled with nothing pending (VUID-vkQueueSubmit-fence-00063,
+        // VUID-vkQueueSubmit-pSignalSemaphores-00067). The caller owns the command buffers.
+        unsafe { self.device.queue_submit(self.queue, &[submit], frame.fence) }
+            .during("vkQueueSubmit")
+    }
+
+    /// Presents a frame whose submission was made (through [`Swapchain::submit`] or by the
+    /// renderer). `SUBOPTIMAL` and `OUT_OF_DATE` schedule a recreation for the next acquire.
+    pub fn present(&mut self, frame: Frame) -> Result<Presented> {
+        let held = self.core.frame().ok_or(Error::ForeignFrame)?;
+        let handle = self.live()?.handle;
+        if held.image != frame.image_index
+            || held.acquire != frame.acquire_semaphore
+            || Some(frame.fence) != self.frame_fence
+        {
+            return Err(Error::ForeignFrame);
+        }
+        let serial = self.take_serial();
+        self.core.frame_submitted(serial)?;
+        self.fences.submitted(serial, frame.fence);
+        self.frame_fence = None;
+        self.stats.frames_presented += 1;
+
+        let waits = [frame.present_semaphore];
+        let swapchains = [handle];
+        let indices = [frame.image_index];
+        let info = vk::PresentInfoKHR::default()
+            .wait_semaphores(&waits)
+            .swapchains(&swapchains)
+            .image_indices(&indices);
+        // SAFETY: the image was acquired from `handle` and not yet presented; the present
+        // semaphore has a signal pending from the frame's submission
+        // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268).
+        let result = unsafe { self.swapchain_fn.queue_present(self.queue, &info) };
+        let (outcome, ret) = match result {
+            Ok(false) => (PresentOutcome::Queued, Ok(Presented::Queued)),
+            Ok(true) | Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => {
+                self.needs_recreate = true;
+                self.stats.out_of_date_or_suboptimal += 1;
+                (PresentOutcome::QueuedStale, Ok(Presented::Recreating))
+            }
+            Err(vk::Result::ERROR_SURFACE_LOST_KHR) => {
+                (PresentOutcome::QueuedStale, Err(Error::SurfaceLost))
+            }
+            Err(e) => {
+                self.needs_recreate = true;
+                (PresentOutcome::Failed, Err(Error::vk("vkQueuePresentKHR", e)))
+            }
+        };
+        self.core.frame_presented(outcome)?;
+        self.carry_out_actions()?;
+        ret
+    }
+
+    // ----- internals ---------------------------------------------------------------------------
+
+    fn live(&self) -> Result<&Live> {
+        self.current
+            .as_ref()
+            .ok_or(Error::Core(crate::core::CoreError::NoSwapchain))
+    }
+
+    fn take_serial(&mut self) -> Serial {
+        let s = self.next_serial;
+        self.next_serial = s.next();
+        s
+    }
+
+    fn poll_completions(&mut self) -> Result<()> {
+        if let Some(done) = self.fences.poll(&self.device)? {
+            self.core.serial_completed(done)?;
+        }
+        Ok(())
+    }
+
+    fn wait_serial(&mut self, serial: Serial) -> Result<()> {
+        let done = self.fences.wait(&self.device, serial, self.config.wait_timeout)?;
+        self.core.serial_completed(done)?;
+        Ok(())
+    }
+
+    /// Frame F may begin once frame F-N's submission completed.
+    fn pace(&mut self) -> Result<()> {
+        while let FrameGate::WaitFor(serial) = self.core.begin_frame() {
+            self.wait_serial(serial)?;
+        }
+        Ok(())
+    }
+
+    /// One `vkAcquireNextImageKHR`. `Ok(None)` for `OUT_OF_DATE` (nothing signalled).
+    fn acquire_image(&mut self) -> Result<Option<u32>> {
+        let semaphore = match self.core.take_acquire_semaphore() {
+            Some(s) => s,
+            None => {
+                let s = self.create_semaphore("acquire")?;
+                self.core.acquire_semaphore_created(s);
+                s
+            }
+        };
+        let handle = self.live()?.handle;
+        let timeout = u64::try_from(self.config.wait_timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: the semaphore is unsignalled with nothing pending (the core handed it out:
+        // VUID-vkAcquireNextImageKHR-semaphore-01286/01779); the timeout is finite
+        // (VUID-vkAcquireNextImageKHR-surface-07783); `handle` is not retired.
+        let result =
+            unsafe { self.swapchain_fn.acquire_next_image(handle, timeout, semaphore, vk::Fence::null()) };
+        match result {
+            Ok((index, suboptimal)) => {
+                self.core.image_acquired(semaphore, index)?;
+                if index < 64 {
+                    self.stats.images_acquired_mask |= 1 << index;
+                }
+                if suboptimal {
+                    // Render and present this image; recreate afterwards.
+                    self.stats.out_of_date_or_suboptimal += 1;
+                    self.needs_recreate = true;
+                }
+                Ok(Some(index))
+            }
+            Err(e) => {
+                // On failure the acquire signals nothing: the semaphore is free again.
+                self.core.acquire_failed(semaphore)?;
+                match e {
+                    vk::Result::ERROR_OUT_OF_DATE_KHR => {
+                        self.stats.out_of_date_or_suboptimal += 1;
+                        self.needs_recreate = true;
+                        Ok(None)
+                    }
+                    vk::Result::TIMEOUT | vk::Result::NOT_READY => Err(Error::Timeout {
+                        what: "vkAcquireNextImageKHR",
+                        timeout: self.config.wait_timeout,
+                    }),
+                    e => Err(Error::vk("vkAcquireNextImageKHR", e)),
+                }
+            }
+        }
+    }
+
+    fn present_semaphore(&mut self, image: u32) -> Result<vk::Semaphore> {
+        loop {
+            match self.core.choose_present_semaphore()? {
+                PresentSemaphoreChoice::Reuse(s) => return Ok(s),
+                PresentSemaphoreChoice::Create => {
+                    let s = self.create_semaphore_named(|n| {
+                        format!("vkpace present semaphore #{n} (first used by image {image})")
+                    })?;
+                    self.core.present_semaphore_created(s)?;
+                    return Ok(s);
+                }
+                PresentSemaphoreChoice::WaitFor(serial) => self.wait_serial(serial)?,
+            }
+        }
+    }
+
+    fn create_semaphore(&mut self, role: &'static str) -> Result<vk::Semaphore> {
+        self.create_semaphore_named(|n| format!("vkpace {role} semaphore #{n}"))
+    }
+
+    fn create_semaphore_named(&mut self, name: impl FnOnce(u64) -> String) -> Result<vk::Semaphore> {
+        // SAFETY: plain binary semaphore on a valid device.
+        let s = unsafe { self.device.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
+            .during("vkCreateSemaphore")?;
+        self.stats.semaphores_created += 1;
+        self.stats.semaphores_alive += 1;
+        self.stats.semaphores_max_alive = self.stats.semaphores_max_alive.max(self.stats.semaphores_alive);
+        let n = self.stats.semaphores_created;
+        self.namer.name(s, || name(n));
+        Ok(s)
+    }
+
+    /// Submits an empty batch that waits on `semaphore`, consuming the pending signal of an
+    /// image acquired but never presented (GUIDE section 2: "never re-acquire with the same
+    /// semaphore while it is pending"; a binary semaphore's signal must be waited on before it
+    /// can be signalled again, VUID-vkAcquireNextImageKHR-semaphore-01286).
+    fn consume(&mut self, semaphore: vk::Semaphore) -> Result<()> {
+        let fence = self.fences.take(&self.device, &self.namer)?;
+        let waits = [semaphore];
+        let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages);
+        // SAFETY: the semaphore has a pending signal from a successful acquire and no wait yet;
+        // the fence is unsignalled and unused.
+        if let Err(e) = unsafe { self.device.queue_submit(self.queue, &[submit], fence) } {
+            self.fences.untake(fence);
+            return Err(Error::vk("vkQueueSubmit", e));
+        }
+        let serial = self.take_serial();
+        self.fences.submitted(serial, fence);
+        self.core.consume_submitted(semaphore, serial)?;
+        Ok(())
+    }
+
+    /// Creates a swapchain for the surface's current state, retiring the old one. Returns
+    /// `Ok(false)` when the surface has zero extent (minimized): nothing is created.
+    fn recreate(&mut self) -> Result<bool> {
+        // SAFETY: valid physical device and surface (constructor contract).
+        let caps = unsafe {
+            self.surface_fn
+                .get_physical_device_surface_capabilities(self.physical, self.surface)
+        }
+        .during("vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
+        let extent = if caps.current_extent.width == u32::MAX {
+            vk::Extent2D {
+                width: self
+                    .wanted_extent
+                    .width
+                    .clamp(caps.min_image_extent.width, caps.max_image_extent.width),
+                height: self
+                    .wanted_extent
+                    .height
+                    .clamp(caps.min_image_extent.height, caps.max_image_extent.height),
+            }
+        } else {
+            caps.current_extent
+        };
+        if extent.width == 0 || extent.height == 0 {
+            // VUID-VkSwapchainCreateInfoKHR-imageExtent-01689: a zero extent cannot be created.
+            self.needs_recreate = true;
+            return Ok(false);
+        }
+        let (format, color_space) = self.choose_format()?;
+        let present_mode = self.choose_present_mode()?;
+        let mut min_images = caps.min_image_count + self.config.extra_images;
+        if caps.max_image_count != 0 {
+            min_images = min_images.min(caps.max_image_count);
+        }
+        let composite = [
+            vk::CompositeAlphaFlagsKHR::OPAQUE,
+            vk::CompositeAlphaFlagsKHR::INHERIT,
+            vk::CompositeAlphaFlagsKHR::PRE_MULTIPLIED,
+            vk::CompositeAlphaFlagsKHR::POST_MULTIPLIED,
+        ]
+        .into_iter()
+        .find(|c| caps.supported_composite_alpha.contains(*c))
+        .unwrap_or(vk::CompositeAlphaFlagsKHR::OPAQUE);
+        let old = match (&self.current, self.current_retired) {
+            (Some(live), false) => live.handle,
+            _ => vk::SwapchainKHR::null(),
+        };
+        let info = vk::SwapchainCreateInfoKHR::default()
+            .surface(self.surface)
+            .min_image_count(min_images)
+            .image_format(format)
+            .image_color_space(color_space)
+            .image_extent(extent)
+            .image_array_layers(1)
+            .image_usage(self.config.image_usage & caps.supported_usage_flags)
+            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .pre_transform(caps.current_transform)
+            .composite_alpha(composite)
+            .present_mode(present_mode)
+            .clipped(true)
+            .old_swapchain(old);
+        // SAFETY: `old` is the non-retired current swapchain of this surface or null
+        // (VUID-VkSwapchainCreateInfoKHR-oldSwapchain-01933); the other fields were checked
+        // against the surface capabilities just queried.
+        let handle = match unsafe { self.swapchain_fn.create_swapchain(&info, None) } {
+            Ok(h) => h,
+            Err(e) => {
+                // The old swapchain is retired even though creation failed.
+                self.current_retired = self.current.is_some();
+                return Err(Error::vk("vkCreateSwapchainKHR", e));
+            }
+        };
+        self.stats.swapchains_created += 1;
+        let generation = self.stats.swapchains_created;
+        self.namer
+            .name(handle, || format!("vkpace swapchain (generation {generation})"));
+        let live = match self.make_live(handle, extent, format, present_mode) {
+            Ok(l) => l,
+            Err(e) => {
+                // SAFETY: just created, never used.
+                unsafe { self.swapchain_fn.destroy_swapchain(handle, None) };
+                self.current_retired = self.current.is_some();
+                return Err(e);
+            }
+        };
+        let image_count = u32::try_from(live.images.len()).unwrap_or(u32::MAX);
+        if let Some(f) = self.frame_fence.take() {
+            // A held frame's fence was never submitted.
+            self.fences.untake(f);
+        }
+        let consume = self.core.swapchain_created(handle, image_count)?;
+        if let Some(old_live) = self.current.replace(live) {
+            self.retired_views.push((old_live.handle, old_live.views));
+        }
+        self.current_retired = false;
+        self.needs_recreate = false;
+        self.stats.image_count = image_count;
+        if let Some(sem) = consume {
+            self.consume(sem)?;
+        }
+        self.carry_out_actions()?;
+        if let Some(serial) = self.core.retired_over_cap() {
+            self.fallback_wait(serial)?;
+        }
+        Ok(true)
+    }
+
+    /// Too many retired swapchains: the bounded fallback. The fence wait is bounded by
+    /// `wait_timeout`; after it every submission is complete, so the queue holds only present
+    /// operations whose semaphores are already signalled, and `vkQueueWaitIdle` returns as soon
+    /// as the engine has taken them. This is the only place outside teardown that idles the
+    /// queue, and it runs only past the cap (ANGLE does the same with an unbounded wait).
+    fn fallback_wait(&mut self, serial: Serial) -> Result<()> {
+        self.wait_serial(serial)?;
+        // SAFETY: the queue is externally synchronized with our calls (constructor contract).
+        unsafe { self.device.queue_wait_idle(self.queue) }.during("vkQueueWaitIdle")?;
+        self.core.fallback_waited(serial)?;
+        self.carry_out_actions()
+    }
+
+    fn make_live(
+        &mut self,
+        handle: vk::SwapchainKHR,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        present_mode: vk::PresentModeKHR,
+    ) -> Result<Live> {
+        // SAFETY: `handle` was just created on this device.
+        let images = unsafe { self.swapchain_fn.get_swapchain_images(handle) }
+            .during("vkGetSwapchainImagesKHR")?;
+        let mut live = Live {
+            handle,
+            images,
+            views: Vec::new(),
+            extent,
+            format,
+            present_mode,
+        };
+        let generation = self.stats.swapchains_created;
+        for (i, &image) in live.images.iter().enumerate() {
+            self.namer
+                .name(image, || format!("vkpace swapchain image {i} (generation {generation})"));
+            let info = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(format)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    base_mip_level: 0,
+                    level_count: 1,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                });
+            // SAFETY: `image` belongs to the swapchain just created, with this format.
+            match unsafe { self.device.create_image_view(&info, None) } {
+                Ok(v) => {
+                    self.namer
+                        .name(v, || format!("vkpace image view {i} (generation {generation})"));
+                    live.views.push(v);
+                }
+                Err(e) => {
+                    for v in live.views.drain(..) {
+                        // SAFETY: created above and never used.
+                        unsafe { self.device.destroy_image_view(v, None) };
+                    }
+                    return Err(Error::vk("vkCreateImageView", e));
+                }
+            }
+        }
+        Ok(live)
+    }
+
+    fn choose_format(&self) -> Result<(vk::Format, vk::ColorSpaceKHR)> {
+        if let Some(l) = &self.current {
+            // Keep the format across recreations so pipelines stay valid.
+            return Ok((l.format, vk::ColorSpaceKHR::SRGB_NONLINEAR));
+        }
+        // SAFETY: valid physical device and surface.
+        let formats = unsafe {
+            self.surface_fn
+                .get_physical_device_surface_formats(self.physical, self.surface)
+        }
+        .during("vkGetPhysicalDeviceSurfaceFormatsKHR")?;
+        self.config
+            .preferred_formats
+            .iter()
+            .find_map(|want| {
+                formats
+                    .iter()
+                    .find(|f| f.format == *want && f.color_space == vk::ColorSpaceKHR::SRGB_NONLINEAR)
+            })
+            .or_else(|| formats.first())
+            .map(|f| (f.format, f.color_space))
+            .ok_or(Error::NoSurfaceFormat)
+    }
+
+    fn choose_present_mode(&self) -> Result<vk::PresentModeKHR> {
+        // SAFETY: valid physical device and surface.
+        let modes = unsafe {
+            self.surface_fn
+                .get_physical_device_surface_present_modes(self.physical, self.surface)
+        }
+        .during("vkGetPhysicalDeviceSurfacePresentModesKHR")?;
+        Ok(if modes.contains(&self.config.present_mode) {
+            self.config.present_mode
+        } else {
+            // FIFO is the one mode every surface must support.
+            vk::PresentModeKHR::FIFO
+        })
+    }
+
+    /// Carries out the core's decisions: destroy what is provably idle.
+    fn carry_out_actions(&mut self) -> Result<()> {
+        while let Some(action) = self.core.poll_action() {
+            match action {
+                Action::DestroySemaphore(s) => {
+                    // SAFETY: the core proved no signal or wait on `s` is pending
+                    // (VUID-vkDestroySemaphore-semaphore-01137).
+                    unsafe { self.device.destroy_semaphore(s, None) };
+                    self.stats.semaphores_alive -= 1;
+                }
+                Action::DestroySwapchain(handle) => {
+                    let views = match self.retired_views.iter().position(|(h, _)| *h == handle) {
+                        Some(i) => self.retired_views.swap_remove(i).1,
+                        None => match self.current.take_if(|l| l.handle == handle) {
+                            Some(l) => l.views,
+                            None => Vec::new(),
+                        },
+                    };
+                    for v in views {
+                        // SAFETY: the swapchain is idle, so no command using its views is
+                        // pending.
+                        unsafe { self.device.destroy_image_view(v, None) };
+                    }
+                    // SAFETY: the core proved every present to it was processed and every
+                    // submission using its images completed
+                    // (VUID-vkDestroySwapchainKHR-swapchain-01282).
+                    unsafe { self.swapchain_fn.destroy_swapchain(handle, None) };
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Releases everything: waits (bounded) for vkpace's own submissions, then for the queue to
+    /// finish its presents, then destroys. On a timeout the objects are left alive (leaked
+    /// rather than destroyed while in use) and the error says so. `Drop` calls this and logs.
+    pub fn destroy(mut self) -> Result<()> {
+        self.teardown()
+    }
+
+    fn teardown(&mut self) -> Result<()> {
+        if self.destroyed {
+            return Ok(());
+        }
+        self.destroyed = true;
+        if let Some(sem) = self.core.release_held() {
+            self.consume(sem)?;
+        }
+        if let Some(f) = self.frame_fence.take() {
+            self.fences.untake(f);
+        }
+        if let Some(last) = self.fences.last_pending() {
+            self.wait_serial(last)?;
+        }
+        // Without present fences nothing else proves the engine consumed the last presents'
+        // waits; at teardown that wait is allowed (never on the per-frame or resize path).
+        // SAFETY: externally synchronized queue (constructor contract).
+        unsafe { self.device.queue_wait_idle(self.queue) }.during("vkQueueWaitIdle")?;
+        self.core.shutdown_waited()?;
+        self.carry_out_actions()?;
+        self.fences.destroy(&self.device);
+        Ok(())
+    }
+}
+
+impl Drop for Swapchain {
+    fn drop(&mut self) {
+        if let Err(e) = self.teardown() {
+            log::error!("vkpace: swapchain teardown failed, Vulkan objects left alive: {e}");
+        }
+    }
+}
