@@ -1,1 +1,60 @@
-fn main(){}
+//! The vkpace demo: paced presentation with stall-free resizing, windowed or headless.
+//! `cargo run --release -- --help` lists the flags.
+
+mod alloc_counter;
+mod cli;
+mod headless;
+mod renderer;
+mod report;
+mod session;
+mod vulkan_context;
+mod window;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+
+#[global_allocator]
+static ALLOCATOR: alloc_counter::CountingAllocator = alloc_counter::CountingAllocator;
+
+fn main() -> ExitCode {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        // Mesa's WSI wants it; a private directory under /tmp is enough for the demo.
+        let dir = std::env::temp_dir().join(format!("vkpace-xdg-{}", std::process::id()));
+        if std::fs::create_dir_all(&dir).is_ok() {
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    }
+    let args = cli::Args::parse();
+    let result = if args.headless {
+        headless::run(&args, None)
+    } else {
+        match window::event_loop() {
+            Ok(event_loop) => window::run(&args, event_loop),
+            Err(e) => {
+                println!("vkpace demo: no display ({e}); running headless for 3 seconds instead");
+                let duration = if args.frames.is_some() { None } else { Some(Duration::from_secs(3)) };
+                headless::run(&args, duration)
+            }
+        }
+    };
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("vkpace demo: error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    println!("{}", report.summary());
+    if let Some(path) = &args.report {
+        if let Err(e) = std::fs::write(path, report.to_json()) {
+            eprintln!("vkpace demo: error: writing {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if report.validation_messages > 0 {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,70 @@
+//! Command-line flags of the demo.
+
+use ash::vk;
+use clap::{Parser, ValueEnum};
+
+/// vkpace demo: paced presentation with stall-free resizing, in a window or headless.
+#[derive(Parser, Debug, Clone)]
+#[command(version, about)]
+pub struct Args {
+    /// Render to a VK_EXT_headless_surface instead of a window.
+    #[arg(long)]
+    pub headless: bool,
+    /// Stop after this many frames (default: run until closed; headless: 600).
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Present mode.
+    #[arg(long, value_enum, default_value_t = PresentMode::Fifo)]
+    pub present_mode: PresentMode,
+    /// Frames the CPU may run ahead of the GPU (1..=3).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub frames_in_flight: u8,
+    /// Change the extent every K frames, cycling through several sizes (0: never).
+    #[arg(long, default_value_t = 0)]
+    pub resize_every: u64,
+    /// Khronos validation with synchronization validation; any message makes the exit code 1.
+    #[arg(long)]
+    pub validation: bool,
+    /// Write a JSON report here.
+    #[arg(long)]
+    pub report: Option<std::path::PathBuf>,
+    /// Extra GPU work per frame (0 = none; each unit adds 64 shader loop iterations per pixel).
+    #[arg(long, default_value_t = 0.0)]
+    pub gpu_load: f32,
+}
+
+/// The present modes of VK_KHR_surface.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresentMode {
+    /// VK_PRESENT_MODE_FIFO_KHR.
+    Fifo,
+    /// VK_PRESENT_MODE_MAILBOX_KHR.
+    Mailbox,
+    /// VK_PRESENT_MODE_IMMEDIATE_KHR.
+    Immediate,
+    /// VK_PRESENT_MODE_FIFO_RELAXED_KHR.
+    FifoRelaxed,
+}
+
+impl PresentMode {
+    /// The Vulkan value.
+    pub fn to_vk(self) -> vk::PresentModeKHR {
+        match self {
+            PresentMode::Fifo => vk::PresentModeKHR::FIFO,
+            PresentMode::Mailbox => vk::PresentModeKHR::MAILBOX,
+            PresentMode::Immediate => vk::PresentModeKHR::IMMEDIATE,
+            PresentMode::FifoRelaxed => vk::PresentModeKHR::FIFO_RELAXED,
+        }
+    }
+}
+
+/// The flag spelling of a Vulkan present mode.
+pub fn present_mode_name(mode: vk::PresentModeKHR) -> &'static str {
+    match mode {
+        vk::PresentModeKHR::FIFO => "fifo",
+        vk::PresentModeKHR::MAILBOX => "mailbox",
+        vk::PresentModeKHR::IMMEDIATE => "immediate",
+        vk::PresentModeKHR::FIFO_RELAXED => "fifo-relaxed",
+        _ => "other",
+    }
+}

@@ -1,0 +1,109 @@
+//! The run report: the JSON file of `--report` and the one-line summary.
+
+use std::fmt::Write as _;
+
+/// Percentiles of a sample in milliseconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Percentiles {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Percentiles {
+    /// Nearest-rank percentiles of `samples` (milliseconds). Empty gives zeros.
+    pub fn of(samples: &[f64]) -> Self {
+        if samples.is_empty() {
+            return Self::default();
+        }
+        let mut s = samples.to_vec();
+        s.sort_by(f64::total_cmp);
+        let rank = |p: f64| s[((p * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1];
+        Self { p50: rank(0.50), p99: rank(0.99), max: s[s.len() - 1] }
+    }
+}
+
+/// Everything the report states.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub frames: u64,
+    pub validation_messages: u64,
+    pub present_mode: String,
+    pub frames_in_flight: usize,
+    pub swapchain_images: u32,
+    pub swapchains_created: u64,
+    pub old_swapchains_max_pending: usize,
+    pub semaphores_created: u64,
+    pub semaphores_max_alive: usize,
+    pub fences_created: u64,
+    pub fences_max_alive: usize,
+    pub frame_time_ms: Percentiles,
+    pub cpu_wait_ms: Percentiles,
+    pub allocations_per_frame_steady: f64,
+    /// Not in the JSON (its fields are fixed); shown in the summary line.
+    pub distinct_images_acquired: u32,
+    /// Not in the JSON; shown in the summary line.
+    pub fallback_waits: u64,
+}
+
+impl Report {
+    /// The JSON document, with exactly the fields the issue fixes.
+    pub fn to_json(&self) -> String {
+        let mut j = String::new();
+        let _ = write!(
+            j,
+            "{{\n  \"frames\": {},\n  \"validation_messages\": {},\n  \"present_mode\": \"{}\",\n  \
+             \"frames_in_flight\": {},\n  \"swapchain_images\": {},\n  \"swapchains_created\": {},\n  \
+             \"old_swapchains_max_pending\": {},\n  \"semaphores_created\": {},\n  \
+             \"semaphores_max_alive\": {},\n  \"fences_created\": {},\n  \"fences_max_alive\": {},\n  \
+             \"frame_time_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}, \"max\": {:.4}}},\n  \
+             \"cpu_wait_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
+             \"allocations_per_frame_steady\": {:.4}\n}}\n",
+            self.frames,
+            self.validation_messages,
+            self.present_mode,
+            self.frames_in_flight,
+            self.swapchain_images,
+            self.swapchains_created,
+            self.old_swapchains_max_pending,
+            self.semaphores_created,
+            self.semaphores_max_alive,
+            self.fences_created,
+            self.fences_max_alive,
+            self.frame_time_ms.p50,
+            self.frame_time_ms.p99,
+            self.frame_time_ms.max,
+            self.cpu_wait_ms.p50,
+            self.cpu_wait_ms.p99,
+            self.allocations_per_frame_steady,
+        );
+        j
+    }
+
+    /// The one-line summary printed at the end of every run.
+    pub fn summary(&self) -> String {
+        format!(
+            "vkpace: {} frames, {} present, {} in flight, {} images ({} distinct acquired), \
+             {} swapchains (max {} retired pending, {} fallback waits), {} semaphores created \
+             (max {} alive), {} fences (max {} alive), frame p50 {:.2} ms p99 {:.2} ms, \
+             cpu wait p50 {:.2} ms, {:.2} allocations/frame, {} validation messages",
+            self.frames,
+            self.present_mode,
+            self.frames_in_flight,
+            self.swapchain_images,
+            self.distinct_images_acquired,
+            self.swapchains_created,
+            self.old_swapchains_max_pending,
+            self.fallback_waits,
+            self.semaphores_created,
+            self.semaphores_max_alive,
+            self.fences_created,
+            self.fences_max_alive,
+            self.frame_time_ms.p50,
+            self.frame_time_ms.p99,
+            self.cpu_wait_ms.p50,
+            self.allocations_per_frame_steady,
+            self.validation_messages,
+        )
+    }
+}

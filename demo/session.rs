@@ -1,0 +1,173 @@
+//! One run of the demo on one surface: the frame loop body shared by the headless and the
+//! windowed paths, and the figures it reports.
+
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use ash::vk;
+use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
+
+use crate::alloc_counter::allocations;
+use crate::cli::{present_mode_name, Args};
+use crate::renderer::Renderer;
+use crate::report::{Percentiles, Report};
+use crate::vulkan_context::VulkanContext;
+
+/// Extents cycled through by `--resize-every`.
+pub const SIZES: [(u32, u32); 6] = [(640, 480), (800, 600), (512, 384), (1024, 576), (320, 240), (720, 405)];
+
+/// What one call of [`Session::frame`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Rendered,
+    ZeroExtent,
+}
+
+/// The swapchain, the renderer and the measurements of one run.
+pub struct Session {
+    swapchain: Option<Swapchain>,
+    renderer: Option<Renderer>,
+    args: Args,
+    start: Instant,
+    last_frame_start: Option<Instant>,
+    frame_times_ms: Vec<f64>,
+    cpu_waits_ms: Vec<f64>,
+    frames: u64,
+    warmup: u64,
+    alloc_mark: Option<(u64, u64)>,
+    alloc_end: Option<(u64, u64)>,
+}
+
+impl Session {
+    /// Makes the swapchain and renderer on `ctx`.
+    pub fn new(ctx: &VulkanContext, args: &Args, initial: vk::Extent2D) -> Result<Self> {
+        let config = SwapchainConfig {
+            frames_in_flight: usize::from(args.frames_in_flight),
+            present_mode: args.present_mode.to_vk(),
+            extent: initial,
+            debug_utils: ctx.debug_utils,
+            ..SwapchainConfig::default()
+        };
+        // SAFETY: the context's handles are valid, the queue is of `queue_family`, and the
+        // context outlives the session (`finish` is called before the context is destroyed).
+        let swapchain = unsafe {
+            Swapchain::new(
+                &ctx.entry,
+                &ctx.instance,
+                ctx.physical,
+                &ctx.device,
+                ctx.queue,
+                ctx.queue_family,
+                ctx.surface,
+                config,
+            )
+        }
+        .context("creating the vkpace swapchain")?;
+        let format = swapchain.format().context("no swapchain format")?;
+        let renderer = Renderer::new(&ctx.device, ctx.queue_family, format, usize::from(args.frames_in_flight))?;
+        let expected = args.frames.unwrap_or(10_000).min(1_000_000) as usize;
+        Ok(Self {
+            swapchain: Some(swapchain),
+            renderer: Some(renderer),
+            args: args.clone(),
+            start: Instant::now(),
+            last_frame_start: None,
+            frame_times_ms: Vec::with_capacity(expected + 1),
+            cpu_waits_ms: Vec::with_capacity(expected + 1),
+            frames: 0,
+            warmup: (args.frames.unwrap_or(600) / 5).max(10),
+            alloc_mark: None,
+            alloc_end: None,
+        })
+    }
+
+    /// Frames rendered so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// The extent `--resize-every` asks for at frame `i`, if it is a resize frame.
+    pub fn resize_target(&self, i: u64) -> Option<vk::Extent2D> {
+        let k = self.args.resize_every;
+        if k == 0 || i == 0 || i % k != 0 {
+            return None;
+        }
+        let (width, height) = SIZES[((i / k) % SIZES.len() as u64) as usize];
+        Some(vk::Extent2D { width, height })
+    }
+
+    /// The live swapchain.
+    pub fn swapchain_mut(&mut self) -> Option<&mut Swapchain> {
+        self.swapchain.as_mut()
+    }
+
+    /// Renders and presents one frame (or reports a zero extent).
+    pub fn frame(&mut self) -> Result<Step> {
+        let now = Instant::now();
+        if let Some(extent) = self.resize_target(self.frames) {
+            if let Some(sc) = self.swapchain.as_mut() {
+                sc.resize(extent);
+            }
+        }
+        let (Some(sc), Some(renderer)) = (self.swapchain.as_mut(), self.renderer.as_ref()) else {
+            anyhow::bail!("session already finished");
+        };
+        let frame = match sc.acquire()? {
+            Acquired::Frame(f) => f,
+            Acquired::ZeroExtent => return Ok(Step::ZeroExtent),
+        };
+        let t = self.start.elapsed().as_secs_f32();
+        let cmd = renderer.record(&frame, t, self.args.gpu_load)?;
+        sc.submit(&frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)?;
+        let cpu_wait = frame.cpu_wait;
+        sc.present(frame)?;
+        if let Some(prev) = self.last_frame_start {
+            self.frame_times_ms.push((now - prev).as_secs_f64() * 1e3);
+        }
+        self.cpu_waits_ms.push(cpu_wait.as_secs_f64() * 1e3);
+        self.last_frame_start = Some(now);
+        self.frames += 1;
+        if self.frames == self.warmup {
+            self.alloc_mark = Some((self.frames, allocations()));
+        }
+        if self.alloc_mark.is_some() {
+            self.alloc_end = Some((self.frames, allocations()));
+        }
+        Ok(Step::Rendered)
+    }
+
+    /// Tears the swapchain and renderer down (vkpace waits for its own work) and builds the
+    /// report. The context's validation count is read by the caller after destroying it.
+    pub fn finish(mut self) -> Result<Report> {
+        let steady = match (self.alloc_mark, self.alloc_end) {
+            (Some((f0, a0)), Some((f1, a1))) if f1 > f0 => (a1 - a0) as f64 / (f1 - f0) as f64,
+            _ => 0.0,
+        };
+        let sc = self.swapchain.take().context("session already finished")?;
+        let stats = sc.stats();
+        let present_mode = present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO)).to_string();
+        let frames_in_flight = sc.frames_in_flight();
+        sc.destroy().context("destroying the swapchain")?;
+        if let Some(r) = self.renderer.take() {
+            r.destroy();
+        }
+        Ok(Report {
+            frames: self.frames,
+            validation_messages: 0,
+            present_mode,
+            frames_in_flight,
+            swapchain_images: stats.image_count,
+            swapchains_created: stats.swapchains_created,
+            old_swapchains_max_pending: stats.old_swapchains_max_pending,
+            semaphores_created: stats.semaphores_created,
+            semaphores_max_alive: stats.semaphores_max_alive,
+            fences_created: stats.fences_created,
+            fences_max_alive: stats.fences_max_alive,
+            frame_time_ms: Percentiles::of(&self.frame_times_ms),
+            cpu_wait_ms: Percentiles::of(&self.cpu_waits_ms),
+            allocations_per_frame_steady: steady,
+            distinct_images_acquired: stats.distinct_images_acquired(),
+            fallback_waits: stats.fallback_waits,
+        })
+    }
+}

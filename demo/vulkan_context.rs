@@ -1,0 +1,274 @@
+//! Instance, device and surface for the demo and the integration tests, with the Khronos
+//! validation layer (synchronization validation on) as a canary that counts every message.
+
+use std::ffi::{c_void, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use ash::vk;
+
+/// Counts validation messages (warnings and errors) and prints each one.
+#[derive(Debug, Default)]
+pub struct MessageLog {
+    count: AtomicU64,
+}
+
+impl MessageLog {
+    /// Messages so far.
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::SeqCst)
+    }
+}
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: `user` is the `MessageLog` the context keeps alive (in an `Arc`) until after the
+    // instance and messenger are destroyed.
+    let log = unsafe { &*(user as *const MessageLog) };
+    log.count.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: the layer passes a valid callback-data pointer whose strings live for the call.
+    let text = unsafe {
+        data.as_ref()
+            .filter(|d| !d.p_message.is_null())
+            .map(|d| CStr::from_ptr(d.p_message).to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    eprintln!("[validation {severity:?}] {text}");
+    vk::FALSE
+}
+
+/// Where the demo presents.
+pub enum SurfaceSource<'a> {
+    /// `VK_EXT_headless_surface`.
+    Headless,
+    /// A window from the window system.
+    Window {
+        /// Display handle.
+        display: raw_window_handle::RawDisplayHandle,
+        /// Window handle.
+        window: raw_window_handle::RawWindowHandle,
+        /// Ties the handles' lifetime to the window.
+        _marker: std::marker::PhantomData<&'a ()>,
+    },
+}
+
+/// Everything the demo and tests need from Vulkan.
+pub struct VulkanContext {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    pub messages: Arc<MessageLog>,
+    pub surface_fn: ash::khr::surface::Instance,
+    pub surface: vk::SurfaceKHR,
+    pub physical: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub queue: vk::Queue,
+    pub queue_family: u32,
+    pub debug_utils: bool,
+    /// The physical device's name, for the summary.
+    pub device_name: String,
+}
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+impl VulkanContext {
+    /// Creates instance, surface and device. `validation` enables the Khronos layer with
+    /// synchronization validation.
+    pub fn new(source: SurfaceSource<'_>, validation: bool) -> Result<Self> {
+        // SAFETY: loads the system Vulkan loader; no other precondition.
+        let entry = unsafe { ash::Entry::load() }.context("loading the Vulkan loader (libvulkan.so.1)")?;
+        // SAFETY: plain enumeration.
+        let available = unsafe { entry.enumerate_instance_extension_properties(None) }?;
+        let has_ext = |name: &CStr| {
+            available
+                .iter()
+                .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
+        };
+        let mut extensions: Vec<*const std::ffi::c_char> = vec![ash::khr::surface::NAME.as_ptr()];
+        match &source {
+            SurfaceSource::Headless => {
+                if !has_ext(ash::ext::headless_surface::NAME) {
+                    bail!("the Vulkan driver lacks VK_EXT_headless_surface (needs Mesa >= 23; run scripts/install-deps)");
+                }
+                extensions.push(ash::ext::headless_surface::NAME.as_ptr());
+            }
+            SurfaceSource::Window { display, .. } => {
+                extensions.extend_from_slice(ash_window::enumerate_required_extensions(*display)?);
+            }
+        }
+        let debug_utils = has_ext(ash::ext::debug_utils::NAME) || validation;
+        if debug_utils {
+            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        let mut layers = vec![];
+        if validation {
+            // SAFETY: plain enumeration.
+            let have = unsafe { entry.enumerate_instance_layer_properties() }?
+                .iter()
+                .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
+            if !have {
+                bail!("--validation needs the Khronos validation layer (vulkan-validationlayers; run scripts/install-deps)");
+            }
+            layers.push(VALIDATION_LAYER.as_ptr());
+            extensions.push(ash::ext::validation_features::NAME.as_ptr());
+        }
+        let messages = Arc::new(MessageLog::default());
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"vkpace")
+            .api_version(vk::API_VERSION_1_3);
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let messenger_info = || {
+            vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+                )
+                .pfn_user_callback(Some(on_message))
+                .user_data(Arc::as_ptr(&messages) as *mut c_void)
+        };
+        let mut chained_messenger = messenger_info();
+        let mut info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_extension_names(&extensions)
+            .enabled_layer_names(&layers);
+        if validation {
+            // Chained so instance creation and destruction are covered too.
+            info = info.push_next(&mut features).push_next(&mut chained_messenger);
+        }
+        // SAFETY: every pointer in `info` refers to locals alive for the call.
+        let instance = unsafe { entry.create_instance(&info, None) }.context("vkCreateInstance")?;
+        let messenger = if validation {
+            let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            // SAFETY: valid instance with VK_EXT_debug_utils enabled.
+            // A fresh create info: the chained one now has a pNext (VUID-VkDebugUtilsMessengerCreateInfoEXT-pNext-pNext).
+            let m = unsafe { du.create_debug_utils_messenger(&messenger_info(), None) }?;
+            Some((du, m))
+        } else {
+            None
+        };
+        let surface_fn = ash::khr::surface::Instance::new(&entry, &instance);
+        let surface = match source {
+            SurfaceSource::Headless => {
+                let hs = ash::ext::headless_surface::Instance::new(&entry, &instance);
+                // SAFETY: instance with VK_EXT_headless_surface enabled.
+                unsafe { hs.create_headless_surface(&vk::HeadlessSurfaceCreateInfoEXT::default(), None) }?
+            }
+            // SAFETY: the handles come from a live window that outlives the surface (the
+            // caller destroys the context before the window).
+            SurfaceSource::Window { display, window, .. } => unsafe {
+                ash_window::create_surface(&entry, &instance, display, window, None)
+            }?,
+        };
+        let mut ctx_partial = (entry, instance, messenger, surface_fn, surface);
+        match Self::make_device(&ctx_partial.1, &ctx_partial.3, ctx_partial.4) {
+            Ok((physical, device, queue, queue_family, device_name)) => {
+                let (entry, instance, messenger, surface_fn, surface) = ctx_partial;
+                Ok(Self {
+                    entry,
+                    instance,
+                    messenger,
+                    messages,
+                    surface_fn,
+                    surface,
+                    physical,
+                    device,
+                    queue,
+                    queue_family,
+                    debug_utils,
+                    device_name,
+                })
+            }
+            Err(e) => {
+                // SAFETY: nothing else was created from them.
+                unsafe {
+                    ctx_partial.3.destroy_surface(ctx_partial.4, None);
+                    if let Some((du, m)) = ctx_partial.2.take() {
+                        du.destroy_debug_utils_messenger(m, None);
+                    }
+                    ctx_partial.1.destroy_instance(None);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn make_device(
+        instance: &ash::Instance,
+        surface_fn: &ash::khr::surface::Instance,
+        surface: vk::SurfaceKHR,
+    ) -> Result<(vk::PhysicalDevice, ash::Device, vk::Queue, u32, String)> {
+        // SAFETY: valid instance.
+        let physicals = unsafe { instance.enumerate_physical_devices() }?;
+        let mut chosen = None;
+        for pd in physicals {
+            // SAFETY: `pd` comes from this instance.
+            let props = unsafe { instance.get_physical_device_properties(pd) };
+            if props.api_version < vk::API_VERSION_1_3 {
+                continue;
+            }
+            // SAFETY: as above.
+            let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+            for (i, f) in families.iter().enumerate() {
+                let i = u32::try_from(i)?;
+                // SAFETY: valid handles.
+                let present = unsafe { surface_fn.get_physical_device_surface_support(pd, i, surface) }?;
+                if f.queue_flags.contains(vk::QueueFlags::GRAPHICS) && present {
+                    let name = props
+                        .device_name_as_c_str()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    chosen = Some((pd, i, name));
+                    break;
+                }
+            }
+            if chosen.is_some() {
+                break;
+            }
+        }
+        let (physical, family, name) =
+            chosen.ok_or_else(|| anyhow!("no Vulkan 1.3 device with a graphics queue that can present here"))?;
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let extensions = [ash::khr::swapchain::NAME.as_ptr()];
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
+            .dynamic_rendering(true)
+            .synchronization2(true);
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&extensions)
+            .push_next(&mut v13);
+        // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering and synchronization2 are
+        // required features of 1.3) and VK_KHR_swapchain (it can present).
+        let device = unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")?;
+        // SAFETY: queue 0 of the family was requested above.
+        let queue = unsafe { device.get_device_queue(family, 0) };
+        Ok((physical, device, queue, family, name))
+    }
+
+    /// Destroys device, surface, messenger and instance (in that order). Everything made from
+    /// the device must be gone; the validation layer reports what is not.
+    pub fn destroy(mut self) {
+        // SAFETY: the caller destroyed every child object; destruction order is reverse creation.
+        unsafe {
+            self.device.destroy_device(None);
+            self.surface_fn.destroy_surface(self.surface, None);
+            if let Some((du, m)) = self.messenger.take() {
+                du.destroy_debug_utils_messenger(m, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
