@@ -16,7 +16,14 @@ pub fn run(args: &Args, duration: Option<Duration>) -> Result<Report> {
     let messages = ctx.messages.clone();
     log_device(&ctx);
     let result = (|| {
-        let mut session = Session::new(&ctx, args, vk::Extent2D { width: 640, height: 480 })?;
+        let mut session = Session::new(
+            &ctx,
+            args,
+            vk::Extent2D {
+                width: 640,
+                height: 480,
+            },
+        )?;
         let frames = args.frames.unwrap_or(600);
         let started = Instant::now();
         let mut loop_result = Ok(());

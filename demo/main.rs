@@ -34,7 +34,11 @@ fn main() -> ExitCode {
             Ok(event_loop) => window::run(&args, event_loop),
             Err(e) => {
                 println!("vkpace demo: no display ({e}); running headless for 3 seconds instead");
-                let duration = if args.frames.is_some() { None } else { Some(Duration::from_secs(3)) };
+                let duration = if args.frames.is_some() {
+                    None
+                } else {
+                    Some(Duration::from_secs(3))
+                };
                 headless::run(&args, duration)
             }
         }

@@ -21,12 +21,19 @@ pub struct Renderer {
 fn shader(device: &ash::Device, bytes: &[u8]) -> Result<vk::ShaderModule> {
     let words = ash::util::read_spv(&mut std::io::Cursor::new(bytes))?;
     // SAFETY: valid SPIR-V produced by naga in build.rs.
-    Ok(unsafe { device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None) }?)
+    Ok(unsafe {
+        device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)
+    }?)
 }
 
 impl Renderer {
     /// Builds the pipeline for `format` and `slots` command buffers.
-    pub fn new(device: &ash::Device, queue_family: u32, format: vk::Format, slots: usize) -> Result<Self> {
+    pub fn new(
+        device: &ash::Device,
+        queue_family: u32,
+        format: vk::Format,
+        slots: usize,
+    ) -> Result<Self> {
         let vert = shader(device, VERT)?;
         let frag = shader(device, FRAG)?;
         let ranges = [vk::PushConstantRange::default()
@@ -34,7 +41,10 @@ impl Renderer {
             .size(16)];
         // SAFETY: valid device; plain create infos below reference locals alive for each call.
         let layout = unsafe {
-            device.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges), None)
+            device.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges),
+                None,
+            )
         }?;
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
@@ -47,19 +57,25 @@ impl Renderer {
                 .name(c"main"),
         ];
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
         let raster = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(vk::PolygonMode::FILL)
             .cull_mode(vk::CullModeFlags::NONE)
             .line_width(1.0);
-        let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let attachments = [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let attachments = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
         let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
         let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
         let formats = [format];
-        let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        let mut rendering =
+            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vertex_input)
@@ -72,9 +88,10 @@ impl Renderer {
             .layout(layout)
             .push_next(&mut rendering);
         // SAFETY: as above.
-        let pipeline = unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
-            .map_err(|(_, e)| e)
-            .context("vkCreateGraphicsPipelines")?[0];
+        let pipeline =
+            unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
+                .map_err(|(_, e)| e)
+                .context("vkCreateGraphicsPipelines")?[0];
         // SAFETY: the modules are no longer needed once the pipeline exists.
         unsafe {
             device.destroy_shader_module(vert, None);
@@ -98,7 +115,13 @@ impl Renderer {
                     .command_buffer_count(u32::try_from(slots)?),
             )
         }?;
-        Ok(Self { device: device.clone(), layout, pipeline, pool, commands })
+        Ok(Self {
+            device: device.clone(),
+            layout,
+            pipeline,
+            pool,
+            commands,
+        })
     }
 
     /// Records the scene for `frame` into the slot's command buffer and returns it. The slot's
@@ -138,7 +161,10 @@ impl Renderer {
             .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
             .load_op(vk::AttachmentLoadOp::DONT_CARE)
             .store_op(vk::AttachmentStoreOp::STORE)];
-        let area = vk::Rect2D { offset: vk::Offset2D::default(), extent: frame.extent };
+        let area = vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent: frame.extent,
+        };
         let rendering = vk::RenderingInfo::default()
             .render_area(area)
             .layer_count(1)
@@ -151,7 +177,12 @@ impl Renderer {
             min_depth: 0.0,
             max_depth: 1.0,
         };
-        let push: [f32; 4] = [time_s, gpu_load * 64.0, frame.extent.width as f32, frame.extent.height as f32];
+        let push: [f32; 4] = [
+            time_s,
+            gpu_load * 64.0,
+            frame.extent.width as f32,
+            frame.extent.height as f32,
+        ];
         let mut push_bytes = [0u8; 16];
         for (i, v) in push.iter().enumerate() {
             push_bytes[i * 4..i * 4 + 4].copy_from_slice(&v.to_ne_bytes());
@@ -161,16 +192,32 @@ impl Renderer {
         // is alive; the image is acquired and waited on through the frame's semaphore.
         unsafe {
             d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())?;
-            d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT))?;
-            d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().image_memory_barriers(&to_attachment));
+            d.begin_command_buffer(
+                cmd,
+                &vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+            )?;
+            d.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default().image_memory_barriers(&to_attachment),
+            );
             d.cmd_begin_rendering(cmd, &rendering);
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
             d.cmd_set_viewport(cmd, 0, &[viewport]);
             d.cmd_set_scissor(cmd, 0, &[area]);
-            d.cmd_push_constants(cmd, self.layout, vk::ShaderStageFlags::FRAGMENT, 0, &push_bytes);
+            d.cmd_push_constants(
+                cmd,
+                self.layout,
+                vk::ShaderStageFlags::FRAGMENT,
+                0,
+                &push_bytes,
+            );
             d.cmd_draw(cmd, 3, 1, 0, 0);
             d.cmd_end_rendering(cmd);
-            d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().image_memory_barriers(&to_present));
+            d.cmd_pipeline_barrier2(
+                cmd,
+                &vk::DependencyInfo::default().image_memory_barriers(&to_present),
+            );
             d.end_command_buffer(cmd)?;
         }
         Ok(cmd)

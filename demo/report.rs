@@ -19,7 +19,11 @@ impl Percentiles {
         let mut s = samples.to_vec();
         s.sort_by(f64::total_cmp);
         let rank = |p: f64| s[((p * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1];
-        Self { p50: rank(0.50), p99: rank(0.99), max: s[s.len() - 1] }
+        Self {
+            p50: rank(0.50),
+            p99: rank(0.99),
+            max: s[s.len() - 1],
+        }
     }
 }
 

@@ -14,7 +14,14 @@ use crate::report::{Percentiles, Report};
 use crate::vulkan_context::VulkanContext;
 
 /// Extents cycled through by `--resize-every`.
-pub const SIZES: [(u32, u32); 6] = [(640, 480), (800, 600), (512, 384), (1024, 576), (320, 240), (720, 405)];
+pub const SIZES: [(u32, u32); 6] = [
+    (640, 480),
+    (800, 600),
+    (512, 384),
+    (1024, 576),
+    (320, 240),
+    (720, 405),
+];
 
 /// What one call of [`Session::frame`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +71,12 @@ impl Session {
         }
         .context("creating the vkpace swapchain")?;
         let format = swapchain.format().context("no swapchain format")?;
-        let renderer = Renderer::new(&ctx.device, ctx.queue_family, format, usize::from(args.frames_in_flight))?;
+        let renderer = Renderer::new(
+            &ctx.device,
+            ctx.queue_family,
+            format,
+            usize::from(args.frames_in_flight),
+        )?;
         let expected = args.frames.unwrap_or(10_000).min(1_000_000) as usize;
         Ok(Self {
             swapchain: Some(swapchain),
@@ -118,7 +130,11 @@ impl Session {
         };
         let t = self.start.elapsed().as_secs_f32();
         let cmd = renderer.record(&frame, t, self.args.gpu_load)?;
-        sc.submit(&frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)?;
+        sc.submit(
+            &frame,
+            &[cmd],
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+        )?;
         let cpu_wait = frame.cpu_wait;
         sc.present(frame)?;
         if let Some(prev) = self.last_frame_start {
@@ -145,7 +161,8 @@ impl Session {
         };
         let sc = self.swapchain.take().context("session already finished")?;
         let stats = sc.stats();
-        let present_mode = present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO)).to_string();
+        let present_mode =
+            present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO)).to_string();
         let frames_in_flight = sc.frames_in_flight();
         sc.destroy().context("destroying the swapchain")?;
         if let Some(r) = self.renderer.take() {

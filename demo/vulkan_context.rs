@@ -81,7 +81,8 @@ impl VulkanContext {
     /// synchronization validation.
     pub fn new(source: SurfaceSource<'_>, validation: bool) -> Result<Self> {
         // SAFETY: loads the system Vulkan loader; no other precondition.
-        let entry = unsafe { ash::Entry::load() }.context("loading the Vulkan loader (libvulkan.so.1)")?;
+        let entry =
+            unsafe { ash::Entry::load() }.context("loading the Vulkan loader (libvulkan.so.1)")?;
         // SAFETY: plain enumeration.
         let available = unsafe { entry.enumerate_instance_extension_properties(None) }?;
         let has_ext = |name: &CStr| {
@@ -122,7 +123,8 @@ impl VulkanContext {
             .application_name(c"vkpace")
             .api_version(vk::API_VERSION_1_3);
         let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let mut features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
         let messenger_info = || {
             vk::DebugUtilsMessengerCreateInfoEXT::default()
                 .message_severity(
@@ -144,7 +146,9 @@ impl VulkanContext {
             .enabled_layer_names(&layers);
         if validation {
             // Chained so instance creation and destruction are covered too.
-            info = info.push_next(&mut features).push_next(&mut chained_messenger);
+            info = info
+                .push_next(&mut features)
+                .push_next(&mut chained_messenger);
         }
         // SAFETY: every pointer in `info` refers to locals alive for the call.
         let instance = unsafe { entry.create_instance(&info, None) }.context("vkCreateInstance")?;
@@ -162,13 +166,15 @@ impl VulkanContext {
             SurfaceSource::Headless => {
                 let hs = ash::ext::headless_surface::Instance::new(&entry, &instance);
                 // SAFETY: instance with VK_EXT_headless_surface enabled.
-                unsafe { hs.create_headless_surface(&vk::HeadlessSurfaceCreateInfoEXT::default(), None) }?
+                unsafe {
+                    hs.create_headless_surface(&vk::HeadlessSurfaceCreateInfoEXT::default(), None)
+                }?
             }
             // SAFETY: the handles come from a live window that outlives the surface (the
             // caller destroys the context before the window).
-            SurfaceSource::Window { display, window, .. } => unsafe {
-                ash_window::create_surface(&entry, &instance, display, window, None)
-            }?,
+            SurfaceSource::Window {
+                display, window, ..
+            } => unsafe { ash_window::create_surface(&entry, &instance, display, window, None) }?,
         };
         let mut ctx_partial = (entry, instance, messenger, surface_fn, surface);
         match Self::make_device(&ctx_partial.1, &ctx_partial.3, ctx_partial.4) {
@@ -222,7 +228,8 @@ impl VulkanContext {
             for (i, f) in families.iter().enumerate() {
                 let i = u32::try_from(i)?;
                 // SAFETY: valid handles.
-                let present = unsafe { surface_fn.get_physical_device_surface_support(pd, i, surface) }?;
+                let present =
+                    unsafe { surface_fn.get_physical_device_surface_support(pd, i, surface) }?;
                 if f.queue_flags.contains(vk::QueueFlags::GRAPHICS) && present {
                     let name = props
                         .device_name_as_c_str()
@@ -236,8 +243,9 @@ impl VulkanContext {
                 break;
             }
         }
-        let (physical, family, name) =
-            chosen.ok_or_else(|| anyhow!("no Vulkan 1.3 device with a graphics queue that can present here"))?;
+        let (physical, family, name) = chosen.ok_or_else(|| {
+            anyhow!("no Vulkan 1.3 device with a graphics queue that can present here")
+        })?;
         let priorities = [1.0];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -252,7 +260,8 @@ impl VulkanContext {
             .push_next(&mut v13);
         // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering and synchronization2 are
         // required features of 1.3) and VK_KHR_swapchain (it can present).
-        let device = unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")?;
+        let device =
+            unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")?;
         // SAFETY: queue 0 of the family was requested above.
         let queue = unsafe { device.get_device_queue(family, 0) };
         Ok((physical, device, queue, family, name))

@@ -39,10 +39,18 @@ pub fn event_loop() -> Result<EventLoop<()>> {
 
 /// Runs the demo in a window until `--frames` or the window closes.
 pub fn run(args: &Args, event_loop: EventLoop<()>) -> Result<Report> {
-    let mut app = App { args: args.clone(), running: None, report: None, minimized: false };
+    let mut app = App {
+        args: args.clone(),
+        running: None,
+        report: None,
+        minimized: false,
+    };
     println!("vkpace demo: Esc quits.");
-    event_loop.run_app(&mut app).map_err(|e| anyhow!("event loop: {e}"))?;
-    app.report.unwrap_or_else(|| Err(anyhow!("the window closed before the demo started")))
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| anyhow!("event loop: {e}"))?;
+    app.report
+        .unwrap_or_else(|| Err(anyhow!("the window closed before the demo started")))
 }
 
 impl App {
@@ -59,7 +67,14 @@ impl App {
         let ctx = VulkanContext::new(source, self.args.validation)?;
         crate::headless::log_device(&ctx);
         let size = window.inner_size();
-        let session = Session::new(&ctx, &self.args, vk::Extent2D { width: size.width, height: size.height });
+        let session = Session::new(
+            &ctx,
+            &self.args,
+            vk::Extent2D {
+                width: size.width,
+                height: size.height,
+            },
+        );
         let session = match session {
             Ok(s) => s,
             Err(e) => {
@@ -67,7 +82,12 @@ impl App {
                 return Err(e);
             }
         };
-        self.running = Some(Running { session: Some(session), ctx: Some(ctx), window, title_at: Instant::now() });
+        self.running = Some(Running {
+            session: Some(session),
+            ctx: Some(ctx),
+            window,
+            title_at: Instant::now(),
+        });
         Ok(())
     }
 
@@ -95,11 +115,17 @@ impl App {
     }
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(r) = self.running.as_mut() else { return };
-        let Some(session) = r.session.as_mut() else { return };
+        let Some(r) = self.running.as_mut() else {
+            return;
+        };
+        let Some(session) = r.session.as_mut() else {
+            return;
+        };
         let i = session.frames();
         if let Some(extent) = session.resize_target(i) {
-            let _ = r.window.request_inner_size(PhysicalSize::new(extent.width, extent.height));
+            let _ = r
+                .window
+                .request_inner_size(PhysicalSize::new(extent.width, extent.height));
         }
         match session.frame() {
             Ok(Step::Rendered) => self.minimized = false,
@@ -137,12 +163,22 @@ impl ApplicationHandler for App {
         match event {
             WindowEvent::CloseRequested => self.stop(event_loop, None),
             WindowEvent::KeyboardInput {
-                event: KeyEvent { logical_key: Key::Named(NamedKey::Escape), state: ElementState::Pressed, .. },
+                event:
+                    KeyEvent {
+                        logical_key: Key::Named(NamedKey::Escape),
+                        state: ElementState::Pressed,
+                        ..
+                    },
                 ..
             } => self.stop(event_loop, None),
             WindowEvent::Resized(size) => {
                 self.minimized = size.width == 0 || size.height == 0;
-                if let Some(sc) = self.running.as_mut().and_then(|r| r.session.as_mut()).and_then(Session::swapchain_mut) {
+                if let Some(sc) = self
+                    .running
+                    .as_mut()
+                    .and_then(|r| r.session.as_mut())
+                    .and_then(Session::swapchain_mut)
+                {
                     sc.request_recreate();
                 }
             }

@@ -26,7 +26,15 @@ fn params() -> impl Strategy<Value = Params> {
         (0u32..=8, 0u32..=8, 0u32..=20, 0u32..=15, 0u32..=5, 0u32..=2),
     )
         .prop_map(
-            |(seed, n, max_retired, min_images, steps, delay, (ood, sub, resize, skip, stale, fail))| {
+            |(
+                seed,
+                n,
+                max_retired,
+                min_images,
+                steps,
+                delay,
+                (ood, sub, resize, skip, stale, fail),
+            )| {
                 Params {
                     seed,
                     frames_in_flight: n,
@@ -106,10 +114,17 @@ fn steady_state_semaphores_are_bounded() {
             p_present_fail: 0,
         })
         .unwrap();
-        // One swapchain of at most 5 images.
+        // One swapchain of at most 5 images: the steady-state bound of `semaphore_bound`.
         let bound = (n + 1) + 5 * (n + 1);
         assert!(out.frames_presented > 1000, "{out:?}");
-        assert!(out.max_semaphores_alive <= bound, "n={n}: {out:?} > {bound}");
-        assert_eq!(out.max_history, n + 1, "n={n}: the history fills to N+1: {out:?}");
+        assert!(
+            out.max_semaphores_alive <= bound,
+            "n={n}: {out:?} > {bound}"
+        );
+        assert_eq!(
+            out.max_history,
+            n + 1,
+            "n={n}: the history fills to N+1: {out:?}"
+        );
     }
 }

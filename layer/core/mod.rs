@@ -16,6 +16,7 @@ pub use error::CoreError;
 pub use pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
 pub use present_history::{ImageHistory, PresentRecord, PresentSemaphoreChoice};
 pub use presenter::{
-    Action, FrameGate, FrameSemaphores, PresentOutcome, Presenter, PresenterConfig, PresenterStats,
+    semaphore_bound, Action, FrameGate, FrameSemaphores, PresentOutcome, Presenter,
+    PresenterConfig, PresenterStats,
 };
 pub use serial::Serial;

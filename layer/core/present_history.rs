@@ -157,14 +157,26 @@ mod tests {
         );
         h.push(1u32, false);
         // Not proven: a new one is created.
-        assert_eq!(h.choose(3, Serial(9), |_| {}), PresentSemaphoreChoice::Create);
+        assert_eq!(
+            h.choose(3, Serial(9), |_| {}),
+            PresentSemaphoreChoice::Create
+        );
         assert!(h.prove_previous(Serial(4)));
         h.push(2, false);
-        assert_eq!(h.choose(3, Serial(3), |_| {}), PresentSemaphoreChoice::Create);
+        assert_eq!(
+            h.choose(3, Serial(3), |_| {}),
+            PresentSemaphoreChoice::Create
+        );
         assert!(h.prove_previous(Serial(5)));
         h.push(3, false);
-        assert_eq!(h.choose(3, Serial(3), |_| {}), PresentSemaphoreChoice::WaitFor(Serial(4)));
-        assert_eq!(h.choose(3, Serial(4), |_| {}), PresentSemaphoreChoice::Reuse(1));
+        assert_eq!(
+            h.choose(3, Serial(3), |_| {}),
+            PresentSemaphoreChoice::WaitFor(Serial(4))
+        );
+        assert_eq!(
+            h.choose(3, Serial(4), |_| {}),
+            PresentSemaphoreChoice::Reuse(1)
+        );
         assert_eq!(h.len(), 2);
     }
 

@@ -59,6 +59,20 @@ use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
 
+/// The most semaphores a [`Presenter`] holds at once, for `frames_in_flight` N, swapchains of at
+/// most `max_images` images and a retired cap C:
+///
+/// `(N + 1 + C + 1)` acquire semaphores (one per frame in flight, one being acquired, one per
+/// retired swapchain whose held image is being consumed) `+ (C + 2) · max_images · (N + 1)`
+/// present semaphores (every live swapchain's images, N+1 deep; C+1 retired plus the current)
+/// `+ 2 · (N + 1)` pooled ones. In steady state (no recreation) only `(N + 1) + max_images · (N + 1)`
+/// are reachable. The property tests check both at every step of every schedule.
+#[must_use]
+pub fn semaphore_bound(frames_in_flight: usize, max_images: usize, max_retired: usize) -> usize {
+    let n1 = frames_in_flight + 1;
+    (n1 + max_retired + 1) + (max_retired + 2) * max_images * n1 + 2 * n1
+}
+
 /// Settings of a [`Presenter`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PresenterConfig {
@@ -205,7 +219,11 @@ where
     /// swapchain but not presented; the shell must submit a batch waiting on it and report that
     /// with [`Presenter::consume_submitted`] (a pending signal must be waited on before the
     /// semaphore can be reused, `VUID-vkAcquireNextImageKHR-semaphore-01286`).
-    pub fn swapchain_created(&mut self, handle: W, image_count: u32) -> Result<Option<S>, CoreError> {
+    pub fn swapchain_created(
+        &mut self,
+        handle: W,
+        image_count: u32,
+    ) -> Result<Option<S>, CoreError> {
         if image_count == 0 {
             return Err(CoreError::NoImages);
         }
@@ -220,7 +238,12 @@ where
         }
         self.generation += 1;
         let depth = self.depth();
-        self.current = Some(SwapchainState::new(handle, self.generation, image_count, depth));
+        self.current = Some(SwapchainState::new(
+            handle,
+            self.generation,
+            image_count,
+            depth,
+        ));
         self.stats.retired_max_pending = self.stats.retired_max_pending.max(self.retired.len());
         self.collect_retired();
         Ok(consume)
@@ -231,7 +254,9 @@ where
     pub fn consume_submitted(&mut self, semaphore: S, serial: Serial) -> Result<(), CoreError> {
         self.record_submission(serial)?;
         if !self.acquire.waited_by(semaphore, serial) {
-            return Err(CoreError::OutOfOrder("consume_submitted: unknown acquire semaphore"));
+            return Err(CoreError::OutOfOrder(
+                "consume_submitted: unknown acquire semaphore",
+            ));
         }
         if !self.retired.consume_submitted(semaphore, serial) {
             if let Some(cur) = self.current.as_mut() {
@@ -288,16 +313,25 @@ where
         if self.acquire.acquire_failed(semaphore) {
             Ok(())
         } else {
-            Err(CoreError::OutOfOrder("acquire_failed: unknown acquire semaphore"))
+            Err(CoreError::OutOfOrder(
+                "acquire_failed: unknown acquire semaphore",
+            ))
         }
     }
 
     /// The acquire returned `image` and will signal `semaphore`.
     pub fn image_acquired(&mut self, semaphore: S, image: u32) -> Result<(), CoreError> {
         if self.frame.is_some() {
-            return Err(CoreError::OutOfOrder("image_acquired while a frame is in progress"));
+            return Err(CoreError::OutOfOrder(
+                "image_acquired while a frame is in progress",
+            ));
         }
-        let count = self.current.as_ref().ok_or(CoreError::NoSwapchain)?.images.len();
+        let count = self
+            .current
+            .as_ref()
+            .ok_or(CoreError::NoSwapchain)?
+            .images
+            .len();
         if image as usize >= count {
             // The semaphore will be signalled anyway; keep the ring consistent.
             self.acquire.acquired(semaphore);
@@ -307,7 +341,9 @@ where
             });
         }
         if !self.acquire.acquired(semaphore) {
-            return Err(CoreError::OutOfOrder("image_acquired: unknown acquire semaphore"));
+            return Err(CoreError::OutOfOrder(
+                "image_acquired: unknown acquire semaphore",
+            ));
         }
         self.frame = Some(FrameSemaphores {
             image,
@@ -327,9 +363,9 @@ where
 
     /// Picks the present semaphore of the frame in progress.
     pub fn choose_present_semaphore(&mut self) -> Result<PresentSemaphoreChoice<S>, CoreError> {
-        let frame = self
-            .frame
-            .ok_or(CoreError::OutOfOrder("choose_present_semaphore without an image"))?;
+        let frame = self.frame.ok_or(CoreError::OutOfOrder(
+            "choose_present_semaphore without an image",
+        ))?;
         if let Some(p) = frame.present {
             return Ok(PresentSemaphoreChoice::Reuse(p));
         }
@@ -363,7 +399,9 @@ where
                 f.present = Some(semaphore);
                 Ok(())
             }
-            _ => Err(CoreError::OutOfOrder("present_semaphore_created without a choice")),
+            _ => Err(CoreError::OutOfOrder(
+                "present_semaphore_created without a choice",
+            )),
         }
     }
 
@@ -398,11 +436,15 @@ where
     pub fn frame_presented(&mut self, outcome: PresentOutcome) -> Result<(), CoreError> {
         let frame = match self.frame {
             Some(f) if f.submitted.is_some() => f,
-            _ => return Err(CoreError::OutOfOrder("frame_presented before frame_submitted")),
+            _ => {
+                return Err(CoreError::OutOfOrder(
+                    "frame_presented before frame_submitted",
+                ))
+            }
         };
-        let present = frame
-            .present
-            .ok_or(CoreError::OutOfOrder("frame_presented without a present semaphore"))?;
+        let present = frame.present.ok_or(CoreError::OutOfOrder(
+            "frame_presented without a present semaphore",
+        ))?;
         let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
         cur.images[frame.image as usize].push(present, outcome == PresentOutcome::Failed);
         cur.presented = true;
@@ -454,7 +496,9 @@ where
         let freeing = self
             .acquire
             .serial_freeing_all()
-            .ok_or(CoreError::OutOfOrder("shutdown with an unconsumed acquire semaphore"))?;
+            .ok_or(CoreError::OutOfOrder(
+                "shutdown with an unconsumed acquire semaphore",
+            ))?;
         self.serial_completed(self.last_submitted.max(freeing).min(self.last_submitted))?;
         if let Some(cur) = self.current.take() {
             self.retired.retire(cur, None);
@@ -511,7 +555,9 @@ where
     /// How many swapchains were created (the current one is generation `generation()`).
     #[must_use]
     pub fn generation(&self) -> u64 {
-        self.current.as_ref().map_or(self.generation, |c| c.generation)
+        self.current
+            .as_ref()
+            .map_or(self.generation, |c| c.generation)
     }
 
     /// Retired swapchains not yet destroyed.
@@ -541,10 +587,7 @@ where
             .map(SwapchainState::present_semaphores)
             .chain(self.retired.iter().map(|r| r.state.present_semaphores()))
             .sum();
-        let in_frame = self
-            .frame
-            .and_then(|f| f.present)
-            .map_or(0, |_| 1);
+        let in_frame = self.frame.and_then(|f| f.present).map_or(0, |_| 1);
         self.acquire.len() + present + self.pool.len() + in_frame
     }
 
@@ -596,7 +639,8 @@ where
         let mut released: Vec<Retired<S, W>> = Vec::new();
         self.retired.collect_idle(completed, |r| released.push(r));
         for mut r in released {
-            self.actions.push_back(Action::DestroySwapchain(r.state.handle));
+            self.actions
+                .push_back(Action::DestroySwapchain(r.state.handle));
             let records: Vec<_> = r.state.images.iter_mut().flat_map(|h| h.drain()).collect();
             for rec in records {
                 self.recycle_present_semaphore(rec.semaphore, rec.poisoned);

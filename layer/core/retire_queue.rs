@@ -28,7 +28,8 @@ impl<S: Copy + PartialEq, W> Retired<S, W> {
     pub fn is_idle(&self, completed: Serial) -> bool {
         if cfg!(feature = "mutation-early-retire") {
             // Deliberately wrong (see Cargo.toml): ignores the present proof.
-            return self.awaiting_consume.is_none() && self.state.last_serial.is_complete(completed);
+            return self.awaiting_consume.is_none()
+                && self.state.last_serial.is_complete(completed);
         }
         self.awaiting_consume.is_none()
             && self.state.last_serial.is_complete(completed)

@@ -94,7 +94,11 @@ impl FencePool {
         timeout: Duration,
     ) -> Result<Serial> {
         // The first pending fence at or after `serial`: once it signals, `serial` has too.
-        let fence = self.pending.iter().find(|(s, _)| *s >= serial).map(|&(_, f)| f);
+        let fence = self
+            .pending
+            .iter()
+            .find(|(s, _)| *s >= serial)
+            .map(|&(_, f)| f);
         if let Some(fence) = fence {
             let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
             // SAFETY: `fence` is alive and owned by this pool.
@@ -120,7 +124,11 @@ impl FencePool {
 
     /// Destroys every fence. Call only when none is pending on the GPU.
     pub(crate) fn destroy(&mut self, device: &ash::Device) {
-        for f in self.free.drain(..).chain(self.pending.drain(..).map(|(_, f)| f)) {
+        for f in self
+            .free
+            .drain(..)
+            .chain(self.pending.drain(..).map(|(_, f)| f))
+        {
             // SAFETY: the caller guarantees no submission referring to `f` is pending.
             unsafe { device.destroy_fence(f, None) };
         }

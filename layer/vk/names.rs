@@ -20,7 +20,9 @@ impl Namer {
     /// Names `handle`. Only called when objects are created, never per frame.
     pub(crate) fn name<H: vk::Handle>(&self, handle: H, name: impl FnOnce() -> String) {
         let Some(du) = &self.debug_utils else { return };
-        let Ok(name) = CString::new(name()) else { return };
+        let Ok(name) = CString::new(name()) else {
+            return;
+        };
         let info = vk::DebugUtilsObjectNameInfoEXT::default()
             .object_handle(handle)
             .object_name(&name);

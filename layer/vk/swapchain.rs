@@ -224,7 +224,12 @@ impl Swapchain {
                     }
                     self.pace()?;
                 }
-                None => return Err(Error::vk("vkAcquireNextImageKHR", vk::Result::ERROR_OUT_OF_DATE_KHR)),
+                None => {
+                    return Err(Error::vk(
+                        "vkAcquireNextImageKHR",
+                        vk::Result::ERROR_OUT_OF_DATE_KHR,
+                    ))
+                }
             }
         };
         let present_semaphore = self.present_semaphore(image)?;
@@ -237,11 +242,9 @@ impl Swapchain {
                 f
             }
         };
-        let acquire_semaphore = self
-            .core
-            .frame()
-            .map(|f| f.acquire)
-            .ok_or(Error::Core(crate::core::CoreError::OutOfOrder("frame vanished")))?;
+        let acquire_semaphore = self.core.frame().map(|f| f.acquire).ok_or(Error::Core(
+            crate::core::CoreError::OutOfOrder("frame vanished"),
+        ))?;
         let live = self.live()?;
         let n = self.core.frames_in_flight() as u64;
         Ok(Acquired::Frame(Frame {
@@ -324,7 +327,10 @@ impl Swapchain {
             }
             Err(e) => {
                 self.needs_recreate = true;
-                (PresentOutcome::Failed, Err(Error::vk("vkQueuePresentKHR", e)))
+                (
+                    PresentOutcome::Failed,
+                    Err(Error::vk("vkQueuePresentKHR", e)),
+                )
             }
         };
         self.core.frame_presented(outcome)?;
@@ -354,7 +360,9 @@ impl Swapchain {
     }
 
     fn wait_serial(&mut self, serial: Serial) -> Result<()> {
-        let done = self.fences.wait(&self.device, serial, self.config.wait_timeout)?;
+        let done = self
+            .fences
+            .wait(&self.device, serial, self.config.wait_timeout)?;
         self.core.serial_completed(done)?;
         Ok(())
     }
@@ -382,8 +390,10 @@ impl Swapchain {
         // SAFETY: the semaphore is unsignalled with nothing pending (the core handed it out:
         // VUID-vkAcquireNextImageKHR-semaphore-01286/01779); the timeout is finite
         // (VUID-vkAcquireNextImageKHR-surface-07783); `handle` is not retired.
-        let result =
-            unsafe { self.swapchain_fn.acquire_next_image(handle, timeout, semaphore, vk::Fence::null()) };
+        let result = unsafe {
+            self.swapchain_fn
+                .acquire_next_image(handle, timeout, semaphore, vk::Fence::null())
+        };
         match result {
             Ok((index, suboptimal)) => {
                 self.core.image_acquired(semaphore, index)?;
@@ -436,13 +446,22 @@ impl Swapchain {
         self.create_semaphore_named(|n| format!("vkpace {role} semaphore #{n}"))
     }
 
-    fn create_semaphore_named(&mut self, name: impl FnOnce(u64) -> String) -> Result<vk::Semaphore> {
+    fn create_semaphore_named(
+        &mut self,
+        name: impl FnOnce(u64) -> String,
+    ) -> Result<vk::Semaphore> {
         // SAFETY: plain binary semaphore on a valid device.
-        let s = unsafe { self.device.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
-            .during("vkCreateSemaphore")?;
+        let s = unsafe {
+            self.device
+                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+        }
+        .during("vkCreateSemaphore")?;
         self.stats.semaphores_created += 1;
         self.stats.semaphores_alive += 1;
-        self.stats.semaphores_max_alive = self.stats.semaphores_max_alive.max(self.stats.semaphores_alive);
+        self.stats.semaphores_max_alive = self
+            .stats
+            .semaphores_max_alive
+            .max(self.stats.semaphores_alive);
         let n = self.stats.semaphores_created;
         self.namer.name(s, || name(n));
         Ok(s)
@@ -480,7 +499,12 @@ impl Swapchain {
                 .get_physical_device_surface_capabilities(self.physical, self.surface)
         }
         .during("vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
-        let extent = if caps.current_extent.width == u32::MAX {
+        let extent = if caps.current_extent.width == u32::MAX
+            && self.wanted_extent.width * self.wanted_extent.height == 0
+        {
+            // The application chooses the extent and asked for none (minimized).
+            vk::Extent2D::default()
+        } else if caps.current_extent.width == u32::MAX {
             vk::Extent2D {
                 width: self
                     .wanted_extent
@@ -545,8 +569,9 @@ impl Swapchain {
         };
         self.stats.swapchains_created += 1;
         let generation = self.stats.swapchains_created;
-        self.namer
-            .name(handle, || format!("vkpace swapchain (generation {generation})"));
+        self.namer.name(handle, || {
+            format!("vkpace swapchain (generation {generation})")
+        });
         let live = match self.make_live(handle, extent, format, present_mode) {
             Ok(l) => l,
             Err(e) => {
@@ -611,8 +636,9 @@ impl Swapchain {
         };
         let generation = self.stats.swapchains_created;
         for (i, &image) in live.images.iter().enumerate() {
-            self.namer
-                .name(image, || format!("vkpace swapchain image {i} (generation {generation})"));
+            self.namer.name(image, || {
+                format!("vkpace swapchain image {i} (generation {generation})")
+            });
             let info = vk::ImageViewCreateInfo::default()
                 .image(image)
                 .view_type(vk::ImageViewType::TYPE_2D)
@@ -627,8 +653,9 @@ impl Swapchain {
             // SAFETY: `image` belongs to the swapchain just created, with this format.
             match unsafe { self.device.create_image_view(&info, None) } {
                 Ok(v) => {
-                    self.namer
-                        .name(v, || format!("vkpace image view {i} (generation {generation})"));
+                    self.namer.name(v, || {
+                        format!("vkpace image view {i} (generation {generation})")
+                    });
                     live.views.push(v);
                 }
                 Err(e) => {
@@ -658,9 +685,9 @@ impl Swapchain {
             .preferred_formats
             .iter()
             .find_map(|want| {
-                formats
-                    .iter()
-                    .find(|f| f.format == *want && f.color_space == vk::ColorSpaceKHR::SRGB_NONLINEAR)
+                formats.iter().find(|f| {
+                    f.format == *want && f.color_space == vk::ColorSpaceKHR::SRGB_NONLINEAR
+                })
             })
             .or_else(|| formats.first())
             .map(|f| (f.format, f.color_space))

@@ -55,7 +55,14 @@ pub fn run(p: Params) -> Result<Outcome, String> {
         max_retired_swapchains: p.max_retired,
     })
     .map_err(|e| e.to_string())?;
-    let mut app = App { p, world, core, gen: 0, recreate: true, out: Outcome::default() };
+    let mut app = App {
+        p,
+        world,
+        core,
+        gen: 0,
+        recreate: true,
+        out: Outcome::default(),
+    };
     app.run()?;
     Ok(app.out)
 }
@@ -80,11 +87,17 @@ impl App {
     fn check_invariants(&mut self) -> Check {
         let n = self.p.frames_in_flight;
         if self.world.frames_pending > n {
-            return Err(format!("CPU {} frames ahead of the GPU, limit {n}", self.world.frames_pending));
+            return Err(format!(
+                "CPU {} frames ahead of the GPU, limit {n}",
+                self.world.frames_pending
+            ));
         }
         let retired = self.core.retired_pending();
         if retired > self.p.max_retired {
-            return Err(format!("{retired} retired swapchains pending, cap {}", self.p.max_retired));
+            return Err(format!(
+                "{retired} retired swapchains pending, cap {}",
+                self.p.max_retired
+            ));
         }
         let depth = self.core.deepest_history();
         if depth > n + 1 {
@@ -95,6 +108,14 @@ impl App {
             return Err(format!(
                 "core holds {} semaphores, {alive} alive: one is lost or freed twice",
                 self.core.semaphores_held()
+            ));
+        }
+        // min_images + 2 is the largest swapchain `recreate` makes.
+        let bound =
+            vkpace::core::semaphore_bound(n, self.p.min_images as usize + 2, self.p.max_retired);
+        if alive > bound {
+            return Err(format!(
+                "{alive} semaphores alive, documented bound {bound}"
             ));
         }
         self.out.max_retired_pending = self.out.max_retired_pending.max(retired);
@@ -130,7 +151,10 @@ impl App {
             self.world.gpu_tick()?;
             self.world.pe_tick()?;
         }
-        Err(format!("bounded wait for {what} timed out: livelock\n{:#?}", self.world.debug_state()))
+        Err(format!(
+            "bounded wait for {what} timed out: livelock\n{:#?}",
+            self.world.debug_state()
+        ))
     }
 
     fn recreate(&mut self) -> Check {
@@ -138,17 +162,24 @@ impl App {
         let old = self.gen;
         self.gen = self.world.create_swapchain(images);
         self.out.swapchains_created += 1;
-        let consume = self.core.swapchain_created(self.gen, images).map_err(|e| e.to_string())?;
+        let consume = self
+            .core
+            .swapchain_created(self.gen, images)
+            .map_err(|e| e.to_string())?;
         if let Some(sem) = consume {
             let serial = self.world.submit(&[sem], &[], Some(old), false)?;
-            self.core.consume_submitted(sem, Serial(serial)).map_err(|e| e.to_string())?;
+            self.core
+                .consume_submitted(sem, Serial(serial))
+                .map_err(|e| e.to_string())?;
         }
         self.recreate = false;
         self.drain()?;
         if let Some(serial) = self.core.retired_over_cap() {
             // The bounded fallback: the fence of `serial`, then the queue idle.
             self.wait_until("the fallback", |w| w.gpu_completed >= serial.0 && w.idle())?;
-            self.core.fallback_waited(serial).map_err(|e| e.to_string())?;
+            self.core
+                .fallback_waited(serial)
+                .map_err(|e| e.to_string())?;
             self.drain()?;
         }
         Ok(())
@@ -184,7 +215,9 @@ impl App {
                         return Ok(());
                     }
                     AcquireResult::Image(i, suboptimal) => {
-                        self.core.image_acquired(sem, i).map_err(|e| e.to_string())?;
+                        self.core
+                            .image_acquired(sem, i)
+                            .map_err(|e| e.to_string())?;
                         if suboptimal {
                             self.recreate = true;
                         }
@@ -194,11 +227,17 @@ impl App {
             }
         };
         if frame.present.is_none() {
-            match self.core.choose_present_semaphore().map_err(|e| e.to_string())? {
+            match self
+                .core
+                .choose_present_semaphore()
+                .map_err(|e| e.to_string())?
+            {
                 PresentSemaphoreChoice::Reuse(_) => {}
                 PresentSemaphoreChoice::Create => {
                     let s = self.world.create_semaphore();
-                    self.core.present_semaphore_created(s).map_err(|e| e.to_string())?;
+                    self.core
+                        .present_semaphore_created(s)
+                        .map_err(|e| e.to_string())?;
                 }
                 PresentSemaphoreChoice::WaitFor(_) => return self.poll(),
             }
@@ -210,8 +249,12 @@ impl App {
         }
         let f = self.core.frame().ok_or("frame vanished")?;
         let present = f.present.ok_or("no present semaphore")?;
-        let serial = self.world.submit(&[f.acquire], &[present], Some(self.gen), true)?;
-        self.core.frame_submitted(Serial(serial)).map_err(|e| e.to_string())?;
+        let serial = self
+            .world
+            .submit(&[f.acquire], &[present], Some(self.gen), true)?;
+        self.core
+            .frame_submitted(Serial(serial))
+            .map_err(|e| e.to_string())?;
         let failed = self.world.rng.chance(self.p.p_present_fail);
         self.world.present(self.gen, f.image, present, failed)?;
         let outcome = if failed {
@@ -221,7 +264,9 @@ impl App {
         } else {
             PresentOutcome::Queued
         };
-        self.core.frame_presented(outcome).map_err(|e| e.to_string())?;
+        self.core
+            .frame_presented(outcome)
+            .map_err(|e| e.to_string())?;
         self.out.frames_presented += 1;
         if outcome != PresentOutcome::Queued {
             self.recreate = true;
@@ -232,19 +277,29 @@ impl App {
     fn shutdown(&mut self) -> Check {
         if let Some(sem) = self.core.release_held() {
             let serial = self.world.submit(&[sem], &[], Some(self.gen), false)?;
-            self.core.consume_submitted(sem, Serial(serial)).map_err(|e| e.to_string())?;
+            self.core
+                .consume_submitted(sem, Serial(serial))
+                .map_err(|e| e.to_string())?;
         }
         let last = self.core.last_submitted();
         self.wait_until("shutdown", |w| w.gpu_completed >= last.0 && w.idle())?;
-        self.core.serial_completed(last).map_err(|e| e.to_string())?;
+        self.core
+            .serial_completed(last)
+            .map_err(|e| e.to_string())?;
         self.core.shutdown_waited().map_err(|e| e.to_string())?;
         self.drain()?;
         self.out.fallback_waits = self.core.stats().fallback_waits;
         if self.world.semaphores_alive() != 0 {
-            return Err(format!("{} semaphores leaked at shutdown", self.world.semaphores_alive()));
+            return Err(format!(
+                "{} semaphores leaked at shutdown",
+                self.world.semaphores_alive()
+            ));
         }
         if self.world.live_swapchains() != 0 {
-            return Err(format!("{} swapchains leaked at shutdown", self.world.live_swapchains()));
+            return Err(format!(
+                "{} swapchains leaked at shutdown",
+                self.world.live_swapchains()
+            ));
         }
         if self.core.semaphores_held() != 0 {
             return Err("core still holds semaphores after shutdown".into());

@@ -196,14 +196,14 @@ impl World {
             ));
         }
         if self.queue.iter().any(|s| s.touches == Some(g)) {
-            return Err(format!("swapchain {g} destroyed while a submission using it is pending"));
+            return Err(format!(
+                "swapchain {g} destroyed while a submission using it is pending"
+            ));
         }
-        if sc
-            .images
-            .iter()
-            .any(|i| !i.releases.is_empty())
-        {
-            return Err(format!("swapchain {g} destroyed with an acquire signal pending"));
+        if sc.images.iter().any(|i| !i.releases.is_empty()) {
+            return Err(format!(
+                "swapchain {g} destroyed with an acquire signal pending"
+            ));
         }
         if let Some(sc) = self.swapchains.get_mut(&g) {
             sc.destroyed = true;
@@ -264,7 +264,13 @@ impl World {
     }
 
     /// `vkQueueSubmit` with one batch and a fence; returns its serial.
-    pub fn submit(&mut self, waits: &[Sem], signals: &[Sem], touches: Option<Gen>, frame: bool) -> Result<u64, String> {
+    pub fn submit(
+        &mut self,
+        waits: &[Sem],
+        signals: &[Sem],
+        touches: Option<Gen>,
+        frame: bool,
+    ) -> Result<u64, String> {
         for &s in signals {
             self.check_signalable(s, "submit signal")?;
             self.sem(s)?.pending_signal = true;
@@ -298,7 +304,10 @@ impl World {
 
     /// `vkQueuePresentKHR`: `failed` models an error after which the wait never executes.
     pub fn present(&mut self, g: Gen, image: u32, sem: Sem, failed: bool) -> Check {
-        let sc = self.swapchains.get_mut(&g).ok_or("present to unknown swapchain")?;
+        let sc = self
+            .swapchains
+            .get_mut(&g)
+            .ok_or("present to unknown swapchain")?;
         if sc.retired {
             return Err(format!("present to retired swapchain {g}"));
         }
@@ -312,18 +321,27 @@ impl World {
         }
         let t = self.sem(sem)?;
         if !(t.signaled || t.pending_signal) {
-            return Err(format!("present waits on semaphore {sem} with nothing signalled"));
+            return Err(format!(
+                "present waits on semaphore {sem} with nothing signalled"
+            ));
         }
         t.pending_waits += 1;
         let seq = self.next_present_seq;
         self.next_present_seq += 1;
-        self.presents.push_back(QueuedPresent { seq, gen: g, image, sem });
+        self.presents.push_back(QueuedPresent {
+            seq,
+            gen: g,
+            image,
+            sem,
+        });
         Ok(())
     }
 
     /// One step of the GPU: the head submission waits, then runs for its delay, then completes.
     pub fn gpu_tick(&mut self) -> Check {
-        let Some(head) = self.queue.front_mut() else { return Ok(()) };
+        let Some(head) = self.queue.front_mut() else {
+            return Ok(());
+        };
         if !head.started {
             let ready = head
                 .waits
@@ -341,12 +359,16 @@ impl World {
             }
             return Ok(());
         }
-        let Some(head) = self.queue.front_mut() else { return Ok(()) };
+        let Some(head) = self.queue.front_mut() else {
+            return Ok(());
+        };
         if head.remaining > 0 {
             head.remaining -= 1;
             return Ok(());
         }
-        let Some(done) = self.queue.pop_front() else { return Ok(()) };
+        let Some(done) = self.queue.pop_front() else {
+            return Ok(());
+        };
         for s in done.signals {
             let t = self.sem(s)?;
             t.pending_signal = false;
@@ -378,7 +400,11 @@ impl World {
         let mut releasable: Vec<(Gen, usize)> = Vec::new();
         for (g, sc) in &self.swapchains {
             for (i, st) in sc.images.iter().enumerate() {
-                if st.releases.first().is_some_and(|(_, after)| *after <= self.presents_consumed) {
+                if st
+                    .releases
+                    .first()
+                    .is_some_and(|(_, after)| *after <= self.presents_consumed)
+                {
                     releasable.push((*g, i));
                 }
             }
@@ -398,7 +424,10 @@ impl World {
     }
 
     pub fn debug_state(&self) -> String {
-        format!("queue {:?}\npresents {:?}\nswapchains {:?}\nsems {:?}", self.queue, self.presents, self.swapchains, self.sems)
+        format!(
+            "queue {:?}\npresents {:?}\nswapchains {:?}\nsems {:?}",
+            self.queue, self.presents, self.swapchains, self.sems
+        )
     }
 
     /// Whether nothing is left on the GPU or in the presentation engine's queue.

@@ -1,0 +1,135 @@
+//! Shared harness of the Vulkan integration tests: the demo's context and renderer, a frame
+//! loop that checks the validation canary after every frame, and a teardown that checks for
+//! leaks (the validation layer reports objects still alive when the device is destroyed).
+#![allow(dead_code)]
+
+#[path = "../../demo/renderer.rs"]
+pub mod renderer;
+#[path = "../../demo/vulkan_context.rs"]
+pub mod vulkan_context;
+
+use anyhow::{bail, Context as _, Result};
+use ash::vk;
+use vkpace::vk::{Acquired, Swapchain, SwapchainConfig, SwapchainStats};
+
+pub use renderer::Renderer;
+pub use vulkan_context::{SurfaceSource, VulkanContext};
+
+/// Mesa's WSI wants `XDG_RUNTIME_DIR`.
+pub fn set_runtime_dir() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join("vkpace-test-xdg");
+        let _ = std::fs::create_dir_all(&dir);
+        std::env::set_var("XDG_RUNTIME_DIR", dir);
+    }
+}
+
+/// A headless context (validation on), a vkpace swapchain and the demo renderer.
+pub struct Harness {
+    pub ctx: Option<VulkanContext>,
+    pub swapchain: Option<Swapchain>,
+    pub renderer: Option<Renderer>,
+    pub frames: u64,
+}
+
+impl Harness {
+    pub fn headless(config: SwapchainConfig) -> Result<Self> {
+        set_runtime_dir();
+        let ctx = VulkanContext::new(SurfaceSource::Headless, true)?;
+        let config = SwapchainConfig {
+            debug_utils: ctx.debug_utils,
+            ..config
+        };
+        let slots = config.frames_in_flight.max(1);
+        // SAFETY: the context's handles are valid and outlive the swapchain (dropped first in
+        // `finish`).
+        let swapchain = unsafe {
+            Swapchain::new(
+                &ctx.entry,
+                &ctx.instance,
+                ctx.physical,
+                &ctx.device,
+                ctx.queue,
+                ctx.queue_family,
+                ctx.surface,
+                config,
+            )
+        }?;
+        let format = swapchain.format().context("format")?;
+        let renderer = Renderer::new(&ctx.device, ctx.queue_family, format, slots)?;
+        Ok(Self {
+            ctx: Some(ctx),
+            swapchain: Some(swapchain),
+            renderer: Some(renderer),
+            frames: 0,
+        })
+    }
+
+    pub fn swapchain(&mut self) -> &mut Swapchain {
+        self.swapchain.as_mut().expect("swapchain alive")
+    }
+
+    /// The canary: fails on the first validation message.
+    pub fn check_canary(&self, when: &str) -> Result<()> {
+        let n = self.ctx.as_ref().map_or(0, |c| c.messages.count());
+        if n > 0 {
+            bail!("{n} validation message(s) {when} (frame {})", self.frames);
+        }
+        Ok(())
+    }
+
+    /// Renders one frame; `Ok(false)` when the swapchain reported a zero extent.
+    pub fn frame(&mut self) -> Result<bool> {
+        let (Some(sc), Some(r)) = (self.swapchain.as_mut(), self.renderer.as_ref()) else {
+            bail!("harness finished");
+        };
+        let frame = match sc.acquire()? {
+            Acquired::Frame(f) => f,
+            Acquired::ZeroExtent => return Ok(false),
+        };
+        let cmd = r.record(&frame, self.frames as f32 / 60.0, 0.0)?;
+        sc.submit(
+            &frame,
+            &[cmd],
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+        )?;
+        sc.present(frame)?;
+        self.frames += 1;
+        self.check_canary("after presenting")?;
+        Ok(true)
+    }
+
+    /// Tears down in order and checks that nothing leaked: the validation layer reports every
+    /// object still alive at vkDestroyDevice / vkDestroyInstance.
+    pub fn finish(mut self) -> Result<SwapchainStats> {
+        let sc = self.swapchain.take().context("finished twice")?;
+        let stats = sc.stats();
+        sc.destroy()?;
+        if let Some(r) = self.renderer.take() {
+            r.destroy();
+        }
+        let ctx = self.ctx.take().context("finished twice")?;
+        let messages = ctx.messages.clone();
+        ctx.destroy();
+        if messages.count() > 0 {
+            bail!(
+                "{} validation message(s) at teardown (a leak or a late error)",
+                messages.count()
+            );
+        }
+        Ok(stats)
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        // On a failed test: release in order so the process does not crash in the driver.
+        drop(self.swapchain.take());
+        if let Some(r) = self.renderer.take() {
+            r.destroy();
+        }
+        if let Some(c) = self.ctx.take() {
+            c.destroy();
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Integration tests on lavapipe's VK_EXT_headless_surface, with the Khronos validation layer
+//! (synchronization validation on) failing a test on its first message.
+
+mod common;
+
+use anyhow::{ensure, Result};
+use ash::vk;
+use common::Harness;
+use vkpace::core::{semaphore_bound, CoreError};
+use vkpace::vk::{Acquired, Error, SwapchainConfig};
+
+const FRAMES: u64 = 300;
+
+fn config(mode: vk::PresentModeKHR, frames_in_flight: usize) -> SwapchainConfig {
+    SwapchainConfig {
+        present_mode: mode,
+        frames_in_flight,
+        ..SwapchainConfig::default()
+    }
+}
+
+/// Steady state: every object count stays within the documented steady-state bound.
+fn run_matrix_case(mode: vk::PresentModeKHR, n: usize) -> Result<()> {
+    let mut h = Harness::headless(config(mode, n))?;
+    for _ in 0..FRAMES {
+        ensure!(h.frame()?, "zero extent on a headless surface");
+    }
+    let stats = h.finish()?;
+    let images = stats.image_count as usize;
+    let steady_bound = (n + 1) + images * (n + 1);
+    ensure!(stats.frames_presented == FRAMES, "{stats:?}");
+    ensure!(
+        stats.swapchains_created == 1,
+        "no recreation expected: {stats:?}"
+    );
+    ensure!(
+        stats.semaphores_max_alive <= steady_bound,
+        "{stats:?} over {steady_bound}"
+    );
+    ensure!(stats.fences_max_alive <= n + 1, "{stats:?}");
+    Ok(())
+}
+
+macro_rules! matrix {
+    ($($name:ident: $mode:ident, $n:expr;)*) => {$(
+        #[test]
+        fn $name() -> Result<()> {
+            run_matrix_case(vk::PresentModeKHR::$mode, $n)
+        }
+    )*};
+}
+
+matrix! {
+    fifo_1: FIFO, 1; fifo_2: FIFO, 2; fifo_3: FIFO, 3;
+    mailbox_1: MAILBOX, 1; mailbox_2: MAILBOX, 2; mailbox_3: MAILBOX, 3;
+    immediate_1: IMMEDIATE, 1; immediate_2: IMMEDIATE, 2; immediate_3: IMMEDIATE, 3;
+    fifo_relaxed_1: FIFO_RELAXED, 1; fifo_relaxed_2: FIFO_RELAXED, 2; fifo_relaxed_3: FIFO_RELAXED, 3;
+}
+
+/// A new extent every frame: one swapchain per frame, the retired backlog within the cap
+/// (plus the one just retired), semaphores within the documented bound, nothing leaked.
+#[test]
+fn new_extent_every_frame() -> Result<()> {
+    for n in 1..=3 {
+        let mut h = Harness::headless(config(vk::PresentModeKHR::FIFO, n))?;
+        for i in 0..FRAMES {
+            let w = 320 + (i % 7) as u32 * 64;
+            h.swapchain().resize(vk::Extent2D {
+                width: w,
+                height: 200 + (i % 5) as u32 * 40,
+            });
+            ensure!(h.frame()?, "zero extent");
+            ensure!(
+                h.swapchain().old_swapchains_pending() <= 6,
+                "backlog over the cap"
+            );
+        }
+        let stats = h.finish()?;
+        ensure!(stats.swapchains_created >= FRAMES, "{stats:?}");
+        ensure!(stats.old_swapchains_max_pending <= 6, "{stats:?}");
+        let bound = semaphore_bound(n, stats.image_count as usize, 5);
+        ensure!(
+            stats.semaphores_max_alive <= bound,
+            "{stats:?} over {bound}"
+        );
+    }
+    Ok(())
+}
+
+/// Zero extent (minimized): acquire says so at once, creates nothing, waits for nothing; a
+/// non-zero extent brings frames back.
+#[test]
+fn zero_extent_skips_then_recovers() -> Result<()> {
+    let mut h = Harness::headless(SwapchainConfig::default())?;
+    ensure!(h.frame()?);
+    h.swapchain().resize(vk::Extent2D {
+        width: 0,
+        height: 0,
+    });
+    let created = h.swapchain().stats().swapchains_created;
+    let started = std::time::Instant::now();
+    for _ in 0..100 {
+        match h.swapchain().acquire()? {
+            Acquired::ZeroExtent => {}
+            Acquired::Frame(_) => anyhow::bail!("a frame with zero extent"),
+        }
+    }
+    ensure!(
+        started.elapsed().as_millis() < 2000,
+        "zero-extent acquires took {:?}",
+        started.elapsed()
+    );
+    ensure!(
+        h.swapchain().stats().swapchains_created == created,
+        "created a swapchain while minimized"
+    );
+    h.swapchain().resize(vk::Extent2D {
+        width: 300,
+        height: 200,
+    });
+    for _ in 0..10 {
+        ensure!(h.frame()?);
+    }
+    ensure!(
+        h.swapchain().extent()
+            == Some(vk::Extent2D {
+                width: 300,
+                height: 200
+            })
+    );
+    let stats = h.finish()?;
+    ensure!(stats.zero_extent_skips == 100, "{stats:?}");
+    Ok(())
+}
+
+/// A frame dropped before submission keeps its image: the next acquire hands back the same
+/// image and semaphores without calling vkAcquireNextImageKHR again; and a recreation while an
+/// image is held consumes its acquire semaphore, with no validation message.
+#[test]
+fn dropped_frame_keeps_its_image_and_recreation_consumes_it() -> Result<()> {
+    let mut h = Harness::headless(SwapchainConfig::default())?;
+    ensure!(h.frame()?);
+    let first = match h.swapchain().acquire()? {
+        Acquired::Frame(f) => f,
+        Acquired::ZeroExtent => anyhow::bail!("zero extent"),
+    };
+    let (image, acquire_sem) = (first.image_index, first.acquire_semaphore);
+    drop(first);
+    let again = match h.swapchain().acquire()? {
+        Acquired::Frame(f) => f,
+        Acquired::ZeroExtent => anyhow::bail!("zero extent"),
+    };
+    ensure!(again.image_index == image && again.acquire_semaphore == acquire_sem);
+    drop(again);
+    h.swapchain().resize(vk::Extent2D {
+        width: 200,
+        height: 100,
+    });
+    for _ in 0..20 {
+        ensure!(h.frame()?);
+    }
+    h.check_canary("after recreating with a held image")?;
+    let stats = h.finish()?;
+    ensure!(stats.swapchains_created == 2, "{stats:?}");
+    Ok(())
+}
+
+/// Dropping the swapchain while an image is held (acquired, never submitted) still releases
+/// everything cleanly.
+#[test]
+fn teardown_with_a_held_image_leaks_nothing() -> Result<()> {
+    let mut h = Harness::headless(SwapchainConfig::default())?;
+    for _ in 0..5 {
+        ensure!(h.frame()?);
+    }
+    match h.swapchain().acquire()? {
+        Acquired::Frame(f) => drop(f),
+        Acquired::ZeroExtent => anyhow::bail!("zero extent"),
+    }
+    h.finish()?;
+    Ok(())
+}
+
+/// Bad settings give typed errors before anything is created.
+#[test]
+fn bad_configuration_is_a_typed_error() -> Result<()> {
+    for (config, expect) in [
+        (
+            SwapchainConfig {
+                frames_in_flight: 0,
+                ..SwapchainConfig::default()
+            },
+            "frames",
+        ),
+        (
+            SwapchainConfig {
+                frames_in_flight: 4,
+                ..SwapchainConfig::default()
+            },
+            "frames",
+        ),
+        (
+            SwapchainConfig {
+                wait_timeout: std::time::Duration::ZERO,
+                ..SwapchainConfig::default()
+            },
+            "timeout",
+        ),
+    ] {
+        match Harness::headless(config) {
+            Ok(_) => anyhow::bail!("accepted a bad configuration ({expect})"),
+            Err(e) => match e.downcast_ref::<Error>() {
+                Some(Error::Core(CoreError::InvalidFramesInFlight { .. }))
+                    if expect == "frames" => {}
+                Some(Error::InvalidConfig(_)) if expect == "timeout" => {}
+                other => anyhow::bail!("unexpected error for {expect}: {other:?} ({e})"),
+            },
+        }
+    }
+    Ok(())
+}
+
+/// The canary is alive: a semaphore deliberately leaked makes the teardown check fail (the
+/// validation layer reports it at vkDestroyDevice), and so would any leak of vkpace's.
+#[test]
+fn canary_catches_a_deliberate_leak() -> Result<()> {
+    let mut h = Harness::headless(SwapchainConfig::default())?;
+    ensure!(h.frame()?);
+    let device = h
+        .ctx
+        .as_ref()
+        .map(|c| c.device.clone())
+        .ok_or_else(|| anyhow::anyhow!("no ctx"))?;
+    // SAFETY: valid device; the semaphore is leaked on purpose.
+    let _leaked = unsafe { device.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }?;
+    match h.finish() {
+        Ok(_) => anyhow::bail!("a leaked semaphore went unnoticed"),
+        Err(e) => ensure!(e.to_string().contains("teardown"), "unexpected error: {e}"),
+    }
+    Ok(())
+}
