@@ -71,6 +71,14 @@ impl Session {
         }
         .context("creating the vkpace swapchain")?;
         let format = swapchain.format().context("no swapchain format")?;
+        let wanted = args.present_mode.to_vk();
+        if let Some(got) = swapchain.present_mode().filter(|m| *m != wanted) {
+            eprintln!(
+                "vkpace demo: the surface does not offer {}; using {}",
+                present_mode_name(wanted),
+                present_mode_name(got)
+            );
+        }
         let renderer = Renderer::new(
             &ctx.device,
             ctx.queue_family,

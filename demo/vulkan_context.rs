@@ -170,11 +170,13 @@ impl VulkanContext {
                     hs.create_headless_surface(&vk::HeadlessSurfaceCreateInfoEXT::default(), None)
                 }?
             }
-            // SAFETY: the handles come from a live window that outlives the surface (the
-            // caller destroys the context before the window).
             SurfaceSource::Window {
                 display, window, ..
-            } => unsafe { ash_window::create_surface(&entry, &instance, display, window, None) }?,
+            } => {
+                // SAFETY: the handles come from a live window that outlives the surface (the
+                // caller destroys the context before the window).
+                unsafe { ash_window::create_surface(&entry, &instance, display, window, None) }?
+            }
         };
         let mut ctx_partial = (entry, instance, messenger, surface_fn, surface);
         match Self::make_device(&ctx_partial.1, &ctx_partial.3, ctx_partial.4) {

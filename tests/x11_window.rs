@@ -3,131 +3,12 @@
 //! headless surface always hands back image 0; a window rotates images, so only here are the
 //! per-image present histories exercised: each run must acquire more than one image index.
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod demo_process;
 
-use anyhow::{bail, ensure, Context as _, Result};
+use anyhow::{ensure, Context as _, Result};
+use demo_process::{distinct_images, json_number, run_demo, Display};
 
 const FRAMES: u32 = 300;
-
-/// A display to run on: `$DISPLAY`, or a private Xvfb started here and stopped on drop.
-struct Display {
-    name: String,
-    xvfb: Option<Child>,
-}
-
-impl Display {
-    fn get() -> Result<Self> {
-        if let Some(d) = std::env::var_os("DISPLAY").filter(|d| !d.is_empty()) {
-            return Ok(Self {
-                name: d.to_string_lossy().into_owned(),
-                xvfb: None,
-            });
-        }
-        for n in 90..120 {
-            if std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                || std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            {
-                continue;
-            }
-            let child = Command::new("Xvfb")
-                .args([
-                    format!(":{n}"),
-                    "-screen".into(),
-                    "0".into(),
-                    "1280x1024x24".into(),
-                    "-nolisten".into(),
-                    "tcp".into(),
-                ])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .context("no DISPLAY and Xvfb could not be started (run scripts/install-deps)")?;
-            let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-            let started = Instant::now();
-            while !socket.exists() && started.elapsed() < Duration::from_secs(10) {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            ensure!(socket.exists(), "Xvfb :{n} did not come up");
-            return Ok(Self {
-                name: format!(":{n}"),
-                xvfb: Some(child),
-            });
-        }
-        bail!("no free X display number")
-    }
-}
-
-impl Drop for Display {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.xvfb.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// Reads a top-level number from the demo's flat JSON report.
-fn json_number(json: &str, key: &str) -> Result<f64> {
-    let pat = format!("\"{key}\": ");
-    let at = json
-        .find(&pat)
-        .with_context(|| format!("{key} missing in report"))?
-        + pat.len();
-    let end = json[at..]
-        .find([',', '\n', '}'])
-        .map_or(json.len(), |e| at + e);
-    Ok(json[at..end].trim().parse()?)
-}
-
-struct Run {
-    report: String,
-    summary: String,
-}
-
-fn run_demo(display: &Display, args: &[&str]) -> Result<Run> {
-    let dir = std::env::temp_dir().join(format!("vkpace-x11-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let report = dir.join(format!("{}.json", args.join("_").replace(['-', ' '], "")));
-    let out = Command::new(env!("CARGO_BIN_EXE_vkpace-demo"))
-        .args(args)
-        .args(["--validation", "--report"])
-        .arg(&report)
-        .env("DISPLAY", &display.name)
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .context("running the demo")?;
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    ensure!(
-        out.status.success(),
-        "demo {args:?} exited {:?}\n{stdout}\n{stderr}",
-        out.status.code()
-    );
-    ensure!(
-        !stdout.contains("no display"),
-        "the demo fell back to headless: {stdout}"
-    );
-    let summary = stdout
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("vkpace: "))
-        .unwrap_or("")
-        .to_string();
-    Ok(Run {
-        report: std::fs::read_to_string(&report)?,
-        summary,
-    })
-}
-
-fn distinct_images(summary: &str) -> Result<u32> {
-    let at = summary
-        .find(" distinct acquired")
-        .context("summary lacks the image count")?;
-    let start = summary[..at].rfind('(').context("summary format")? + 1;
-    Ok(summary[start..at].trim().parse()?)
-}
 
 fn main() -> Result<()> {
     let display = Display::get()?;
@@ -136,7 +17,7 @@ fn main() -> Result<()> {
     for mode in ["fifo", "mailbox", "immediate", "fifo-relaxed"] {
         for n in ["1", "2", "3"] {
             let run = run_demo(
-                &display,
+                Some(&display),
                 &[
                     "--frames",
                     &frames,
@@ -170,7 +51,10 @@ fn main() -> Result<()> {
             passed += 1;
         }
     }
-    let run = run_demo(&display, &["--frames", &frames, "--resize-every", "1"])?;
+    let run = run_demo(
+        Some(&display),
+        &["--frames", &frames, "--resize-every", "1"],
+    )?;
     ensure!(
         json_number(&run.report, "validation_messages")? == 0.0,
         "{}",

@@ -65,6 +65,7 @@ impl Harness {
         })
     }
 
+    #[allow(clippy::expect_used)] // Test helper: using a finished harness is a bug in the test.
     pub fn swapchain(&mut self) -> &mut Swapchain {
         self.swapchain.as_mut().expect("swapchain alive")
     }
