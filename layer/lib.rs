@@ -7,3 +7,8 @@ pub mod core;
 pub mod vk;
 
 pub use ash;
+
+/// The README's examples, compiled as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -85,7 +85,8 @@ pub struct Run {
 
 /// Runs the demo with validation and a report; `display` None means headless flags only.
 pub fn run_demo(display: Option<&Display>, args: &[&str]) -> Result<Run> {
-    let dir = std::env::temp_dir().join(format!("vkpace-x11-{}", std::process::id()));
+    // Reports are kept as test artifacts under target/tmp.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-reports");
     std::fs::create_dir_all(&dir)?;
     let report = dir.join(format!("{}.json", args.join("_").replace(['-', ' '], "")));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_vkpace-demo"));
