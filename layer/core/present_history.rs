@@ -29,6 +29,10 @@ pub struct PresentRecord<S> {
     /// The present failed in a way that may leave its wait never executed (for example
     /// `VK_ERROR_OUT_OF_HOST_MEMORY`): never signal this semaphore again, destroy it when free.
     pub poisoned: bool,
+    /// With `VK_EXT_swapchain_maintenance1`: the id of the present fence
+    /// (`VkSwapchainPresentFenceInfoEXT`) that signals once the engine no longer needs the
+    /// semaphore; `None` once it signalled or when the present had no fence.
+    pub present_fence: Option<u64>,
 }
 
 impl<S> PresentRecord<S> {
@@ -124,13 +128,28 @@ impl<S: Copy> ImageHistory<S> {
         PresentSemaphoreChoice::Create
     }
 
-    /// Records a present that waited on `semaphore`.
-    pub fn push(&mut self, semaphore: S, poisoned: bool) {
+    /// Records a present that waited on `semaphore`, with its present fence if it had one.
+    pub fn push(&mut self, semaphore: S, poisoned: bool, present_fence: Option<u64>) {
         self.records.push_back(PresentRecord {
             semaphore,
             proven_by: None,
             poisoned,
+            present_fence,
         });
+    }
+
+    /// The present fence `id` signalled: its present's wait has executed and the engine holds
+    /// its own reference (`VkSwapchainPresentFenceInfoEXT`), so the semaphore is free now.
+    /// Returns whether a record had that fence.
+    pub fn present_fence_signaled(&mut self, id: u64) -> bool {
+        for r in self.records.iter_mut() {
+            if r.present_fence == Some(id) {
+                r.present_fence = None;
+                r.proven_by = Some(Serial::NONE);
+                return true;
+            }
+        }
+        false
     }
 
     /// Iterates over the records, oldest first.
@@ -155,20 +174,20 @@ mod tests {
             h.choose(3, Serial::NONE, |_| {}),
             PresentSemaphoreChoice::Create
         );
-        h.push(1u32, false);
+        h.push(1u32, false, None);
         // Not proven: a new one is created.
         assert_eq!(
             h.choose(3, Serial(9), |_| {}),
             PresentSemaphoreChoice::Create
         );
         assert!(h.prove_previous(Serial(4)));
-        h.push(2, false);
+        h.push(2, false, None);
         assert_eq!(
             h.choose(3, Serial(3), |_| {}),
             PresentSemaphoreChoice::Create
         );
         assert!(h.prove_previous(Serial(5)));
-        h.push(3, false);
+        h.push(3, false, None);
         assert_eq!(
             h.choose(3, Serial(3), |_| {}),
             PresentSemaphoreChoice::WaitFor(Serial(4))
@@ -183,7 +202,7 @@ mod tests {
     #[test]
     fn poisoned_records_are_destroyed_not_reused() {
         let mut h = ImageHistory::with_depth(3);
-        h.push(1u32, true);
+        h.push(1u32, true, None);
         h.prove_previous(Serial(1));
         let mut destroyed = vec![];
         assert_eq!(

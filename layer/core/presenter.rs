@@ -432,8 +432,19 @@ where
         Ok(())
     }
 
-    /// The frame was handed to `vkQueuePresentKHR`.
+    /// The frame was handed to `vkQueuePresentKHR` (without a present fence).
     pub fn frame_presented(&mut self, outcome: PresentOutcome) -> Result<(), CoreError> {
+        self.frame_presented_with_fence(outcome, None)
+    }
+
+    /// The frame was handed to `vkQueuePresentKHR` with present fence `present_fence`
+    /// (`VK_EXT_swapchain_maintenance1`); report it with [`Presenter::present_fence_signaled`].
+    /// A failed present's fence is not relied on (it may never signal).
+    pub fn frame_presented_with_fence(
+        &mut self,
+        outcome: PresentOutcome,
+        present_fence: Option<u64>,
+    ) -> Result<(), CoreError> {
         let frame = match self.frame {
             Some(f) if f.submitted.is_some() => f,
             _ => {
@@ -445,11 +456,42 @@ where
         let present = frame.present.ok_or(CoreError::OutOfOrder(
             "frame_presented without a present semaphore",
         ))?;
+        let failed = outcome == PresentOutcome::Failed;
+        let fence = present_fence.filter(|_| !failed);
         let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
-        cur.images[frame.image as usize].push(present, outcome == PresentOutcome::Failed);
+        cur.images[frame.image as usize].push(present, failed, fence);
         cur.presented = true;
+        if fence.is_some() {
+            cur.pending_present_fences += 1;
+        } else {
+            cur.unfenced_presents += 1;
+        }
         self.frame = None;
         Ok(())
+    }
+
+    /// Present fence `id` signalled. Returns `false` for a fence the core does not rely on
+    /// (that of a failed present). Destroys what that proves idle.
+    pub fn present_fence_signaled(&mut self, id: u64) -> bool {
+        let found = self
+            .current
+            .iter_mut()
+            .chain(self.retired.iter_mut().map(|r| &mut r.state))
+            .find_map(|state| {
+                let hit = state
+                    .images
+                    .iter_mut()
+                    .any(|h| h.present_fence_signaled(id));
+                hit.then_some(state)
+            });
+        match found {
+            Some(state) => {
+                state.pending_present_fences = state.pending_present_fences.saturating_sub(1);
+                self.collect_retired();
+                true
+            }
+            None => false,
+        }
     }
 
     /// Every submission up to `serial` has completed (a fence of `serial` signalled).
@@ -558,6 +600,36 @@ where
         self.current
             .as_ref()
             .map_or(self.generation, |c| c.generation)
+    }
+
+    /// Present fences of retired swapchains that have not signalled (what the maintenance1
+    /// path's bounded fallback waits on).
+    pub fn retired_present_fences(&self) -> impl Iterator<Item = u64> + '_ {
+        self.retired.iter().flat_map(|r| {
+            r.state
+                .images
+                .iter()
+                .flat_map(|h| h.records().filter_map(|rec| rec.present_fence))
+        })
+    }
+
+    /// A line per retired swapchain: what it still waits for (for diagnostics).
+    pub fn retired_debug(&self) -> Vec<String> {
+        self.retired
+            .iter()
+            .map(|r| {
+                format!(
+                    "{:?}: presented {}, fences pending {}, unfenced {}, last serial {}, proof {:?}, consume {:?}",
+                    r.state.handle,
+                    r.state.presented,
+                    r.state.pending_present_fences,
+                    r.state.unfenced_presents,
+                    r.state.last_serial,
+                    r.proof,
+                    r.awaiting_consume
+                )
+            })
+            .collect()
     }
 
     /// Retired swapchains not yet destroyed.

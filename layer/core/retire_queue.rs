@@ -6,7 +6,9 @@
 //! 004, "Swapchain recreation"): the presentation engine processes presents in queue order, so
 //! once any present to a *newer* swapchain is proven waited on (by the acquire rule of
 //! [`super::present_history`]), every present to an older one has been processed. A swapchain
-//! that was never presented to needs only its last submission (if any) to have completed.
+//! that was never presented to needs only its last submission (if any) to have completed. With
+//! `VK_EXT_swapchain_maintenance1` a swapchain whose present fences all signalled is idle too,
+//! whichever proof comes first.
 
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
@@ -33,7 +35,9 @@ impl<S: Copy + PartialEq, W> Retired<S, W> {
         }
         self.awaiting_consume.is_none()
             && self.state.last_serial.is_complete(completed)
-            && (!self.state.presented || self.proof.is_some_and(|p| p.is_complete(completed)))
+            && (!self.state.presented
+                || self.state.present_fences_all_signaled()
+                || self.proof.is_some_and(|p| p.is_complete(completed)))
     }
 }
 

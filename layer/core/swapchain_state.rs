@@ -16,6 +16,10 @@ pub struct SwapchainState<S, W> {
     pub presented: bool,
     /// The last serial that used one of its images or semaphores.
     pub last_serial: Serial,
+    /// Presents to it whose present fence has not signalled yet.
+    pub pending_present_fences: u32,
+    /// Presents to it made without a present fence (legacy path, or a failed present).
+    pub unfenced_presents: u32,
 }
 
 impl<S: Copy, W> SwapchainState<S, W> {
@@ -29,6 +33,8 @@ impl<S: Copy, W> SwapchainState<S, W> {
                 .collect(),
             presented: false,
             last_serial: Serial::NONE,
+            pending_present_fences: 0,
+            unfenced_presents: 0,
         }
     }
 
@@ -36,6 +42,14 @@ impl<S: Copy, W> SwapchainState<S, W> {
     #[must_use]
     pub fn present_semaphores(&self) -> usize {
         self.images.iter().map(ImageHistory::len).sum()
+    }
+
+    /// Whether every present to it had a present fence and all of them signalled: with
+    /// `VK_EXT_swapchain_maintenance1` that alone proves it idle ("the application can destroy
+    /// the swapchain once all its present fences signalled").
+    #[must_use]
+    pub fn present_fences_all_signaled(&self) -> bool {
+        self.presented && self.unfenced_presents == 0 && self.pending_present_fences == 0
     }
 
     /// The deepest image history.

@@ -61,6 +61,7 @@ struct QueuedPresent {
     gen: Gen,
     image: u32,
     sem: Sem,
+    fence: Option<u64>,
 }
 
 /// What an acquire returned.
@@ -90,6 +91,16 @@ pub struct World {
     pub max_delay: u32,
     pub p_out_of_date: u32,
     pub p_suboptimal: u32,
+    /// Percent chance that a retiring swapchain's unsignalled present fences never signal
+    /// (seen on some systems).
+    pub p_fence_never: u32,
+    /// Present fences whose present consumed its wait: they signal at a random later moment,
+    /// in any order. `bool`: never signals.
+    fences_signalable: Vec<(u64, Gen, bool)>,
+    /// Present fences not yet consumed, by swapchain (so retirement can doom them).
+    fences_doomed: Vec<u64>,
+    /// Signalled present fences not yet polled by the app.
+    fences_signaled: Vec<u64>,
 }
 
 pub type Check = Result<(), String>;
@@ -112,6 +123,10 @@ impl World {
             max_delay,
             p_out_of_date,
             p_suboptimal,
+            p_fence_never: 0,
+            fences_signalable: Vec::new(),
+            fences_doomed: Vec::new(),
+            fences_signaled: Vec::new(),
         }
     }
 
@@ -156,10 +171,24 @@ impl World {
     }
 
     pub fn create_swapchain(&mut self, image_count: u32) -> Gen {
-        for sc in self.swapchains.values_mut() {
-            if !sc.destroyed {
+        let mut newly_retired = Vec::new();
+        for (g, sc) in self.swapchains.iter_mut() {
+            if !sc.destroyed && !sc.retired {
                 sc.retired = true;
-                // Images the app does not hold may be freed by the implementation at once.
+                newly_retired.push(*g);
+            }
+        }
+        for g in newly_retired {
+            if self.rng.chance(self.p_fence_never) {
+                // Every present fence of this swapchain not signalled yet will never signal.
+                for p in self.presents.iter().filter(|p| p.gen == g) {
+                    if let Some(f) = p.fence {
+                        self.fences_doomed.push(f);
+                    }
+                }
+                for entry in self.fences_signalable.iter_mut().filter(|e| e.1 == g) {
+                    entry.2 = true;
+                }
             }
         }
         let g = self.next_gen;
@@ -303,7 +332,14 @@ impl World {
     }
 
     /// `vkQueuePresentKHR`: `failed` models an error after which the wait never executes.
-    pub fn present(&mut self, g: Gen, image: u32, sem: Sem, failed: bool) -> Check {
+    pub fn present(
+        &mut self,
+        g: Gen,
+        image: u32,
+        sem: Sem,
+        failed: bool,
+        fence: Option<u64>,
+    ) -> Check {
         let sc = self
             .swapchains
             .get_mut(&g)
@@ -333,6 +369,7 @@ impl World {
             gen: g,
             image,
             sem,
+            fence,
         });
         Ok(())
     }
@@ -390,11 +427,24 @@ impl World {
             if signaled && self.rng.chance(50) {
                 if let Some(p) = self.presents.pop_front() {
                     self.presents_consumed = p.seq;
+                    if let Some(f) = p.fence {
+                        let never = self.fences_doomed.contains(&f);
+                        self.fences_signalable.push((f, p.gen, never));
+                    }
                 }
                 let t = self.sem(sem)?;
                 t.signaled = false;
                 t.pending_waits -= 1;
             }
+        }
+        // Signal one present fence whose present consumed its wait, in any order.
+        let live: Vec<usize> = (0..self.fences_signalable.len())
+            .filter(|&i| !self.fences_signalable[i].2)
+            .collect();
+        if !live.is_empty() && self.rng.chance(40) {
+            let i = live[self.rng.below(live.len() as u32) as usize];
+            let (f, _, _) = self.fences_signalable.remove(i);
+            self.fences_signaled.push(f);
         }
         // Hand back one early-acquired image whose earlier presents consumed their waits.
         let mut releasable: Vec<(Gen, usize)> = Vec::new();
@@ -421,6 +471,16 @@ impl World {
             t.signaled = true;
         }
         Ok(())
+    }
+
+    /// Present fences signalled since the last call (the app polling `vkGetFenceStatus`).
+    pub fn take_signaled_fences(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.fences_signaled)
+    }
+
+    /// Whether the present fence `id` is doomed never to signal.
+    pub fn fence_doomed(&self, id: u64) -> bool {
+        self.fences_doomed.contains(&id) || self.fences_signalable.iter().any(|e| e.0 == id && e.2)
     }
 
     pub fn debug_state(&self) -> String {
