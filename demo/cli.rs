@@ -31,6 +31,12 @@ pub struct Args {
     /// Extra GPU work per frame (0 = none; each unit adds 64 shader loop iterations per pixel).
     #[arg(long, default_value_t = 0.0)]
     pub gpu_load: f32,
+    /// Use the proof-based path even where VK_EXT_swapchain_maintenance1 is available.
+    #[arg(long)]
+    pub no_maintenance1: bool,
+    /// Switch to the next present mode the surface offers every K frames (0: never).
+    #[arg(long, default_value_t = 0)]
+    pub switch_present_mode_every: u64,
 }
 
 /// The present modes of VK_KHR_surface.

@@ -12,7 +12,11 @@ use crate::vulkan_context::{SurfaceSource, VulkanContext};
 
 /// Runs `args.frames` frames (600 by default), or for `duration` when given.
 pub fn run(args: &Args, duration: Option<Duration>) -> Result<Report> {
-    let ctx = VulkanContext::new(SurfaceSource::Headless, args.validation)?;
+    let ctx = VulkanContext::new(
+        SurfaceSource::Headless,
+        args.validation,
+        !args.no_maintenance1,
+    )?;
     let messages = ctx.messages.clone();
     log_device(&ctx);
     let result = (|| {

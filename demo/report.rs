@@ -44,6 +44,11 @@ pub struct Report {
     pub frame_time_ms: Percentiles,
     pub cpu_wait_ms: Percentiles,
     pub allocations_per_frame_steady: f64,
+    /// "maintenance1" or "legacy".
+    pub path: String,
+    pub present_mode_switches: u64,
+    /// Not in the JSON; shown in the summary line.
+    pub present_mode_recreations: u64,
     /// Not in the JSON (its fields are fixed); shown in the summary line.
     pub distinct_images_acquired: u32,
     /// Not in the JSON; shown in the summary line.
@@ -62,7 +67,8 @@ impl Report {
              \"semaphores_max_alive\": {},\n  \"fences_created\": {},\n  \"fences_max_alive\": {},\n  \
              \"frame_time_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}, \"max\": {:.4}}},\n  \
              \"cpu_wait_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
-             \"allocations_per_frame_steady\": {:.4}\n}}\n",
+             \"allocations_per_frame_steady\": {:.4},\n  \"path\": \"{}\",\n  \
+             \"present_mode_switches\": {}\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -80,6 +86,8 @@ impl Report {
             self.cpu_wait_ms.p50,
             self.cpu_wait_ms.p99,
             self.allocations_per_frame_steady,
+            self.path,
+            self.present_mode_switches,
         );
         j
     }
@@ -87,12 +95,15 @@ impl Report {
     /// The one-line summary printed at the end of every run.
     pub fn summary(&self) -> String {
         format!(
-            "vkpace: {} frames, {} present, {} in flight, {} images ({} distinct acquired), \
+            "vkpace: {} frames, {} path, {} present ({} switches, {} by recreation), {} in flight, {} images ({} distinct acquired), \
              {} swapchains (max {} retired pending, {} fallback waits), {} semaphores created \
              (max {} alive), {} fences (max {} alive), frame p50 {:.2} ms p99 {:.2} ms, \
              cpu wait p50 {:.2} ms, {:.2} allocations/frame, {} validation messages",
             self.frames,
+            self.path,
             self.present_mode,
+            self.present_mode_switches,
+            self.present_mode_recreations,
             self.frames_in_flight,
             self.swapchain_images,
             self.distinct_images_acquired,

@@ -43,6 +43,8 @@ pub struct Session {
     warmup: u64,
     alloc_mark: Option<(u64, u64)>,
     alloc_end: Option<(u64, u64)>,
+    /// The modes `--switch-present-mode-every` cycles through (those the surface offers).
+    mode_cycle: Vec<vk::PresentModeKHR>,
 }
 
 impl Session {
@@ -53,6 +55,7 @@ impl Session {
             present_mode: args.present_mode.to_vk(),
             extent: initial,
             debug_utils: ctx.debug_utils,
+            swapchain_maintenance1: ctx.maintenance1,
             ..SwapchainConfig::default()
         };
         // SAFETY: the context's handles are valid, the queue is of `queue_family`, and the
@@ -79,6 +82,14 @@ impl Session {
                 present_mode_name(got)
             );
         }
+        let order = [
+            vk::PresentModeKHR::FIFO,
+            vk::PresentModeKHR::MAILBOX,
+            vk::PresentModeKHR::IMMEDIATE,
+            vk::PresentModeKHR::FIFO_RELAXED,
+        ];
+        let offered = swapchain.surface_present_modes()?;
+        let mode_cycle: Vec<_> = order.into_iter().filter(|m| offered.contains(m)).collect();
         let renderer = Renderer::new(
             &ctx.device,
             ctx.queue_family,
@@ -98,6 +109,7 @@ impl Session {
             warmup: (args.frames.unwrap_or(600) / 5).max(10),
             alloc_mark: None,
             alloc_end: None,
+            mode_cycle,
         })
     }
 
@@ -132,6 +144,16 @@ impl Session {
         let (Some(sc), Some(renderer)) = (self.swapchain.as_mut(), self.renderer.as_ref()) else {
             anyhow::bail!("session already finished");
         };
+        let k = self.args.switch_present_mode_every;
+        if k > 0 && self.frames > 0 && self.frames % k == 0 && !self.mode_cycle.is_empty() {
+            let current = sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO);
+            let at = self
+                .mode_cycle
+                .iter()
+                .position(|m| *m == current)
+                .unwrap_or(0);
+            sc.set_present_mode(self.mode_cycle[(at + 1) % self.mode_cycle.len()]);
+        }
         let frame = match sc.acquire()? {
             Acquired::Frame(f) => f,
             Acquired::ZeroExtent => return Ok(Step::ZeroExtent),
@@ -172,6 +194,12 @@ impl Session {
         let present_mode =
             present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO)).to_string();
         let frames_in_flight = sc.frames_in_flight();
+        let path = if sc.uses_maintenance1() {
+            "maintenance1"
+        } else {
+            "legacy"
+        }
+        .to_string();
         sc.destroy().context("destroying the swapchain")?;
         if let Some(r) = self.renderer.take() {
             r.destroy();
@@ -191,6 +219,9 @@ impl Session {
             frame_time_ms: Percentiles::of(&self.frame_times_ms),
             cpu_wait_ms: Percentiles::of(&self.cpu_waits_ms),
             allocations_per_frame_steady: steady,
+            path,
+            present_mode_switches: stats.present_mode_switches,
+            present_mode_recreations: stats.present_mode_recreations,
             distinct_images_acquired: stats.distinct_images_acquired(),
             fallback_waits: stats.fallback_waits,
         })

@@ -70,6 +70,8 @@ pub struct VulkanContext {
     pub queue: vk::Queue,
     pub queue_family: u32,
     pub debug_utils: bool,
+    /// Whether VK_EXT_swapchain_maintenance1 (and its instance extensions) were enabled.
+    pub maintenance1: bool,
     /// The physical device's name, for the summary.
     pub device_name: String,
 }
@@ -78,8 +80,9 @@ const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
 impl VulkanContext {
     /// Creates instance, surface and device. `validation` enables the Khronos layer with
-    /// synchronization validation.
-    pub fn new(source: SurfaceSource<'_>, validation: bool) -> Result<Self> {
+    /// synchronization validation; `maintenance1` enables VK_EXT_swapchain_maintenance1 where
+    /// the driver offers it (see `VulkanContext::maintenance1` for the outcome).
+    pub fn new(source: SurfaceSource<'_>, validation: bool, maintenance1: bool) -> Result<Self> {
         // SAFETY: loads the system Vulkan loader; no other precondition.
         let entry =
             unsafe { ash::Entry::load() }.context("loading the Vulkan loader (libvulkan.so.1)")?;
@@ -101,6 +104,17 @@ impl VulkanContext {
             SurfaceSource::Window { display, .. } => {
                 extensions.extend_from_slice(ash_window::enumerate_required_extensions(*display)?);
             }
+        }
+        let m1_instance = maintenance1
+            && vkpace::vk::MAINTENANCE1_INSTANCE_EXTENSIONS
+                .iter()
+                .all(|e| has_ext(e));
+        if m1_instance {
+            extensions.extend(
+                vkpace::vk::MAINTENANCE1_INSTANCE_EXTENSIONS
+                    .iter()
+                    .map(|e| e.as_ptr()),
+            );
         }
         let debug_utils = has_ext(ash::ext::debug_utils::NAME) || validation;
         if debug_utils {
@@ -179,8 +193,14 @@ impl VulkanContext {
             }
         };
         let mut ctx_partial = (entry, instance, messenger, surface_fn, surface);
-        match Self::make_device(&ctx_partial.1, &ctx_partial.3, ctx_partial.4) {
-            Ok((physical, device, queue, queue_family, device_name)) => {
+        match Self::make_device(
+            &ctx_partial.0,
+            &ctx_partial.1,
+            &ctx_partial.3,
+            ctx_partial.4,
+            m1_instance,
+        ) {
+            Ok((physical, device, queue, queue_family, device_name, maintenance1)) => {
                 let (entry, instance, messenger, surface_fn, surface) = ctx_partial;
                 Ok(Self {
                     entry,
@@ -194,6 +214,7 @@ impl VulkanContext {
                     queue,
                     queue_family,
                     debug_utils,
+                    maintenance1,
                     device_name,
                 })
             }
@@ -211,11 +232,21 @@ impl VulkanContext {
         }
     }
 
+    #[allow(clippy::type_complexity)] // A private constructor step; the tuple is unpacked at once.
     fn make_device(
+        entry: &ash::Entry,
         instance: &ash::Instance,
         surface_fn: &ash::khr::surface::Instance,
         surface: vk::SurfaceKHR,
-    ) -> Result<(vk::PhysicalDevice, ash::Device, vk::Queue, u32, String)> {
+        m1_instance: bool,
+    ) -> Result<(
+        vk::PhysicalDevice,
+        ash::Device,
+        vk::Queue,
+        u32,
+        String,
+        bool,
+    )> {
         // SAFETY: valid instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }?;
         let mut chosen = None;
@@ -252,21 +283,32 @@ impl VulkanContext {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        let extensions = [ash::khr::swapchain::NAME.as_ptr()];
+        // SAFETY: `physical` comes from this 1.3 instance.
+        let support = unsafe { vkpace::vk::Maintenance1Support::query(entry, instance, physical) }?;
+        let maintenance1 = m1_instance && support.usable();
+        let mut extensions = vec![ash::khr::swapchain::NAME.as_ptr()];
+        if maintenance1 {
+            extensions.push(vkpace::vk::MAINTENANCE1_DEVICE_EXTENSION.as_ptr());
+        }
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
             .dynamic_rendering(true)
             .synchronization2(true);
-        let info = vk::DeviceCreateInfo::default()
+        let mut m1_features = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default()
+            .swapchain_maintenance1(true);
+        let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&extensions)
             .push_next(&mut v13);
+        if maintenance1 {
+            info = info.push_next(&mut m1_features);
+        }
         // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering and synchronization2 are
         // required features of 1.3) and VK_KHR_swapchain (it can present).
         let device =
             unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")?;
         // SAFETY: queue 0 of the family was requested above.
         let queue = unsafe { device.get_device_queue(family, 0) };
-        Ok((physical, device, queue, family, name))
+        Ok((physical, device, queue, family, name, maintenance1))
     }
 
     /// Destroys device, surface, messenger and instance (in that order). Everything made from

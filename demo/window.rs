@@ -64,7 +64,7 @@ impl App {
             window: window.window_handle()?.as_raw(),
             _marker: std::marker::PhantomData,
         };
-        let ctx = VulkanContext::new(source, self.args.validation)?;
+        let ctx = VulkanContext::new(source, self.args.validation, !self.args.no_maintenance1)?;
         crate::headless::log_device(&ctx);
         let size = window.inner_size();
         let session = Session::new(
@@ -138,9 +138,14 @@ impl App {
             if let Some(sc) = session.swapchain_mut() {
                 let mode = present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO));
                 r.window.set_title(&format!(
-                    "vkpace: {} frames, {mode}, {} in flight, legacy path",
+                    "vkpace: {} frames, {mode}, {} in flight, {} path",
                     frames,
-                    sc.frames_in_flight()
+                    sc.frames_in_flight(),
+                    if sc.uses_maintenance1() {
+                        "maintenance1"
+                    } else {
+                        "legacy"
+                    }
                 ));
             }
         }

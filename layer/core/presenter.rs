@@ -392,6 +392,17 @@ where
         Ok(choice)
     }
 
+    /// Adds a new, unsignalled present semaphore to the free pool ahead of need (so a shell can
+    /// create its semaphores before the frame loop). Returns it back when the pool is full.
+    pub fn add_free_present_semaphore(&mut self, semaphore: S) -> Result<(), S> {
+        if self.pool.len() < Self::pool_cap_for(self.pacer.frames_in_flight()) {
+            self.pool.push(semaphore);
+            Ok(())
+        } else {
+            Err(semaphore)
+        }
+    }
+
     /// Registers a present semaphore the shell created after [`PresentSemaphoreChoice::Create`].
     pub fn present_semaphore_created(&mut self, semaphore: S) -> Result<(), CoreError> {
         match self.frame.as_mut() {
@@ -600,6 +611,30 @@ where
         self.current
             .as_ref()
             .map_or(self.generation, |c| c.generation)
+    }
+
+    /// Present fences of every live swapchain (current and retired) that the core still waits
+    /// for (what the maintenance1 path's teardown waits on).
+    pub fn tracked_present_fences(&self) -> impl Iterator<Item = u64> + '_ {
+        self.current
+            .iter()
+            .chain(self.retired.iter().map(|r| &r.state))
+            .flat_map(|state| {
+                state
+                    .images
+                    .iter()
+                    .flat_map(|h| h.records().filter_map(|rec| rec.present_fence))
+            })
+    }
+
+    /// Whether some present was made without a present fence (legacy path or a failed
+    /// present): then only a queue-idle wait proves every present processed at teardown.
+    #[must_use]
+    pub fn has_unfenced_presents(&self) -> bool {
+        self.current
+            .iter()
+            .chain(self.retired.iter().map(|r| &r.state))
+            .any(|s| s.unfenced_presents > 0)
     }
 
     /// Present fences of retired swapchains that have not signalled (what the maintenance1

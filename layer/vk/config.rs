@@ -30,6 +30,15 @@ pub struct SwapchainConfig {
     pub max_retired_swapchains: usize,
     /// Name objects with `VK_EXT_debug_utils`; set only if the instance enabled it. Default false.
     pub debug_utils: bool,
+    /// The instance enabled [`super::MAINTENANCE1_INSTANCE_EXTENSIONS`] and the device
+    /// [`super::MAINTENANCE1_DEVICE_EXTENSION`] with the `swapchainMaintenance1` feature (see
+    /// [`super::Maintenance1Support`]): use present fences, per-present mode switches and image
+    /// release. Default false: the proof-based path, which works everywhere.
+    pub swapchain_maintenance1: bool,
+    /// Create swapchains with `VK_SWAPCHAIN_CREATE_DEFERRED_MEMORY_ALLOCATION_BIT_EXT`
+    /// (maintenance1 only): image memory is bound at an image's first acquire, and vkpace makes
+    /// its view then. Default false.
+    pub deferred_memory_allocation: bool,
 }
 
 impl Default for SwapchainConfig {
@@ -47,6 +56,8 @@ impl Default for SwapchainConfig {
             wait_timeout: Duration::from_secs(2),
             max_retired_swapchains: 5,
             debug_utils: false,
+            swapchain_maintenance1: false,
+            deferred_memory_allocation: false,
         }
     }
 }

@@ -5,12 +5,17 @@ mod config;
 mod error;
 mod fences;
 mod frame;
+mod maintenance1;
 mod names;
+mod present_fences;
 mod stats;
 mod swapchain;
 
 pub use config::SwapchainConfig;
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented};
+pub use maintenance1::{
+    Maintenance1Support, MAINTENANCE1_DEVICE_EXTENSION, MAINTENANCE1_INSTANCE_EXTENSIONS,
+};
 pub use stats::SwapchainStats;
 pub use swapchain::Swapchain;

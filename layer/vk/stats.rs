@@ -29,6 +29,13 @@ pub struct SwapchainStats {
     pub out_of_date_or_suboptimal: u64,
     /// Frames skipped because the surface had zero extent.
     pub zero_extent_skips: u64,
+    /// Present-mode changes that took effect, with or without recreation.
+    pub present_mode_switches: u64,
+    /// Of those, the ones that needed a new swapchain (legacy path, or modes the driver does
+    /// not report compatible).
+    pub present_mode_recreations: u64,
+    /// Whether the maintenance1 path is in use.
+    pub maintenance1: bool,
 }
 
 impl SwapchainStats {

@@ -9,7 +9,9 @@ use super::config::SwapchainConfig;
 use super::error::{Error, Result, VkContext};
 use super::fences::FencePool;
 use super::frame::{Acquired, Frame, Presented};
+use super::maintenance1::compatible_present_modes;
 use super::names::Namer;
+use super::present_fences::PresentFencePool;
 use super::stats::SwapchainStats;
 use crate::core::{
     Action, FrameGate, PresentOutcome, PresentSemaphoreChoice, Presenter, PresenterConfig, Serial,
@@ -23,6 +25,12 @@ struct Live {
     extent: vk::Extent2D,
     format: vk::Format,
     present_mode: vk::PresentModeKHR,
+}
+
+/// The entry points of the maintenance1 path.
+struct Maintenance1Fns {
+    swapchain: ash::ext::swapchain_maintenance1::Device,
+    caps2: ash::khr::get_surface_capabilities2::Instance,
 }
 
 /// A paced swapchain with stall-free recreation. See the crate README for the scheme.
@@ -75,6 +83,12 @@ pub struct Swapchain {
     frame_fence: Option<vk::Fence>,
     stats: SwapchainStats,
     destroyed: bool,
+    m1: Option<Maintenance1Fns>,
+    present_fences: PresentFencePool,
+    /// Modes the current swapchain can switch to per present (maintenance1).
+    compatible_modes: Vec<vk::PresentModeKHR>,
+    /// A mode to switch to with the next present (`VkSwapchainPresentModeInfoEXT`).
+    next_present_mode: Option<vk::PresentModeKHR>,
 }
 
 impl Swapchain {
@@ -111,6 +125,15 @@ impl Swapchain {
         if config.wait_timeout.is_zero() {
             return Err(Error::InvalidConfig("wait_timeout must be non-zero"));
         }
+        if config.deferred_memory_allocation && !config.swapchain_maintenance1 {
+            return Err(Error::InvalidConfig(
+                "deferred_memory_allocation needs swapchain_maintenance1",
+            ));
+        }
+        let m1 = config.swapchain_maintenance1.then(|| Maintenance1Fns {
+            swapchain: ash::ext::swapchain_maintenance1::Device::new(instance, device),
+            caps2: ash::khr::get_surface_capabilities2::Instance::new(entry, instance),
+        });
         let core = Presenter::new(PresenterConfig {
             frames_in_flight: config.frames_in_flight,
             max_retired_swapchains: config.max_retired_swapchains,
@@ -133,9 +156,32 @@ impl Swapchain {
             next_serial: Serial(1),
             needs_recreate: true,
             frame_fence: None,
-            stats: SwapchainStats::default(),
+            stats: SwapchainStats {
+                maintenance1: m1.is_some(),
+                ..SwapchainStats::default()
+            },
             destroyed: false,
+            m1,
+            present_fences: PresentFencePool::new(),
+            compatible_modes: Vec::with_capacity(4),
+            next_present_mode: None,
         };
+        // Objects the frame loop needs are made up front, so the steady loop neither creates
+        // nor names (allocates) any: N + 1 present semaphores and, with maintenance1, N + 1
+        // present fences (one per frame in flight plus the one being presented).
+        let n = s.core.frames_in_flight() + 1;
+        for _ in 0..n {
+            let sem =
+                s.create_semaphore_named(|k| format!("vkpace present semaphore #{k} (pooled)"))?;
+            if let Err(sem) = s.core.add_free_present_semaphore(sem) {
+                // SAFETY: just created, never used.
+                unsafe { s.device.destroy_semaphore(sem, None) };
+                s.stats.semaphores_alive -= 1;
+            }
+        }
+        if s.m1.is_some() {
+            s.present_fences.prewarm(&s.device, &s.namer, n)?;
+        }
         s.recreate()?;
         Ok(s)
     }
@@ -162,9 +208,46 @@ impl Swapchain {
         let mut s = self.stats;
         s.old_swapchains_max_pending = self.core.stats().retired_max_pending;
         s.fallback_waits = self.core.stats().fallback_waits;
-        s.fences_created = self.fences.created;
-        s.fences_max_alive = self.fences.max_alive;
+        // Submission fences plus present fences (the sum of the two pools' maxima).
+        s.fences_created = self.fences.created + self.present_fences.created;
+        s.fences_max_alive = self.fences.max_alive + self.present_fences.max_alive;
         s
+    }
+
+    /// Whether the `VK_EXT_swapchain_maintenance1` path is in use.
+    #[must_use]
+    pub fn uses_maintenance1(&self) -> bool {
+        self.m1.is_some()
+    }
+
+    /// Switches the present mode. On the maintenance1 path a mode compatible with the current
+    /// swapchain (`VkSurfacePresentModeCompatibilityEXT`) is switched with the next present
+    /// (`VkSwapchainPresentModeInfoEXT`), without recreation; otherwise the swapchain is
+    /// recreated at the next acquire. A mode the surface lacks falls back to FIFO then.
+    pub fn set_present_mode(&mut self, mode: vk::PresentModeKHR) {
+        self.config.present_mode = mode;
+        let current = self.next_present_mode.or(self.present_mode());
+        if current == Some(mode) {
+            self.next_present_mode = None;
+            return;
+        }
+        if self.m1.is_some() && self.compatible_modes.contains(&mode) {
+            self.next_present_mode = Some(mode);
+        } else {
+            self.next_present_mode = None;
+            self.needs_recreate = true;
+            self.stats.present_mode_recreations += 1;
+        }
+    }
+
+    /// The present modes the surface offers.
+    pub fn surface_present_modes(&self) -> Result<Vec<vk::PresentModeKHR>> {
+        // SAFETY: valid physical device and surface (constructor contract).
+        unsafe {
+            self.surface_fn
+                .get_physical_device_surface_present_modes(self.physical, self.surface)
+        }
+        .during("vkGetPhysicalDeviceSurfacePresentModesKHR")
     }
 
     /// The present mode in use.
@@ -232,6 +315,7 @@ impl Swapchain {
                 }
             }
         };
+        self.ensure_view(image)?;
         let present_semaphore = self.present_semaphore(image)?;
         self.carry_out_actions()?;
         let fence = match self.frame_fence {
@@ -307,14 +391,46 @@ impl Swapchain {
         let waits = [frame.present_semaphore];
         let swapchains = [handle];
         let indices = [frame.image_index];
-        let info = vk::PresentInfoKHR::default()
+        let mut info = vk::PresentInfoKHR::default()
             .wait_semaphores(&waits)
             .swapchains(&swapchains)
             .image_indices(&indices);
+        // maintenance1: a present fence tells when the semaphore and swapchain are free.
+        let present_fence = match self.m1 {
+            Some(_) => Some(self.present_fences.take(&self.device, &self.namer)?),
+            None => None,
+        };
+        let fences = [present_fence.map_or(vk::Fence::null(), |(_, f)| f)];
+        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&fences);
+        if present_fence.is_some() {
+            info = info.push_next(&mut fence_info);
+        }
+        let modes = [self.next_present_mode.unwrap_or(vk::PresentModeKHR::FIFO)];
+        let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);
+        if self.next_present_mode.is_some() {
+            // VUID-VkSwapchainPresentModeInfoEXT-pPresentModes-07761: one of the modes given
+            // in VkSwapchainPresentModesCreateInfoEXT (`compatible_modes`).
+            info = info.push_next(&mut mode_info);
+        }
         // SAFETY: the image was acquired from `handle` and not yet presented; the present
         // semaphore has a signal pending from the frame's submission
-        // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268).
+        // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268); the present fence is unsignalled and
+        // unused (VUID-VkSwapchainPresentFenceInfoEXT-pFences-07759).
         let result = unsafe { self.swapchain_fn.queue_present(self.queue, &info) };
+        let queued = matches!(
+            result,
+            Ok(_)
+                | Err(vk::Result::ERROR_OUT_OF_DATE_KHR)
+                | Err(vk::Result::ERROR_SURFACE_LOST_KHR)
+        );
+        if let Some(mode) = self.next_present_mode.take() {
+            if queued {
+                if let Some(live) = self.current.as_mut() {
+                    live.present_mode = mode;
+                }
+                self.stats.present_mode_switches += 1;
+            }
+        }
         let (outcome, ret) = match result {
             Ok(false) => (PresentOutcome::Queued, Ok(Presented::Queued)),
             Ok(true) | Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => {
@@ -333,7 +449,8 @@ impl Swapchain {
                 )
             }
         };
-        self.core.frame_presented(outcome)?;
+        self.core
+            .frame_presented_with_fence(outcome, present_fence.map(|(id, _)| id))?;
         self.carry_out_actions()?;
         ret
     }
@@ -355,6 +472,31 @@ impl Swapchain {
     fn poll_completions(&mut self) -> Result<()> {
         if let Some(done) = self.fences.poll(&self.device)? {
             self.core.serial_completed(done)?;
+        }
+        if self.m1.is_some() {
+            let core = &mut self.core;
+            // A fence the core does not track (a failed present's) is simply recycled.
+            self.present_fences.poll(&self.device, |id| {
+                let _ = core.present_fence_signaled(id);
+            })?;
+            self.carry_out_actions()?;
+        }
+        Ok(())
+    }
+
+    /// With deferred memory allocation an image's view is made at its first acquire
+    /// (the image has no memory before, VUID-VkImageViewCreateInfo-image-01020).
+    fn ensure_view(&mut self, image: u32) -> Result<()> {
+        let Some(live) = self.current.as_ref() else {
+            return Ok(());
+        };
+        let i = image as usize;
+        if live.views[i] != vk::ImageView::null() {
+            return Ok(());
+        }
+        let view = self.make_view(live.images[i], live.format, i)?;
+        if let Some(live) = self.current.as_mut() {
+            live.views[i] = view;
         }
         Ok(())
     }
@@ -542,7 +684,26 @@ impl Swapchain {
             (Some(live), false) => live.handle,
             _ => vk::SwapchainKHR::null(),
         };
-        let info = vk::SwapchainCreateInfoKHR::default()
+        // maintenance1: the modes this swapchain may switch to per present.
+        let mut compatible = Vec::new();
+        if let Some(m1) = &self.m1 {
+            let offered = self.surface_present_modes()?;
+            // SAFETY: valid handles; the instance enabled the maintenance1 instance extensions
+            // (`swapchain_maintenance1` contract).
+            compatible = unsafe {
+                compatible_present_modes(&m1.caps2, self.physical, self.surface, present_mode)
+            }?;
+            compatible.retain(|m| offered.contains(m));
+        }
+        let mut modes_info =
+            vk::SwapchainPresentModesCreateInfoEXT::default().present_modes(&compatible);
+        let flags = if self.config.deferred_memory_allocation {
+            vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT
+        } else {
+            vk::SwapchainCreateFlagsKHR::empty()
+        };
+        let mut info = vk::SwapchainCreateInfoKHR::default()
+            .flags(flags)
             .surface(self.surface)
             .min_image_count(min_images)
             .image_format(format)
@@ -556,14 +717,27 @@ impl Swapchain {
             .present_mode(present_mode)
             .clipped(true)
             .old_swapchain(old);
+        if !compatible.is_empty() {
+            // VUID-VkSwapchainPresentModesCreateInfoEXT-presentMode-07764: includes
+            // `present_mode`, and all are compatible with it (queried above).
+            info = info.push_next(&mut modes_info);
+        }
+        self.release_held_image(old)?;
         // SAFETY: `old` is the non-retired current swapchain of this surface or null
         // (VUID-VkSwapchainCreateInfoKHR-oldSwapchain-01933); the other fields were checked
         // against the surface capabilities just queried.
         let handle = match unsafe { self.swapchain_fn.create_swapchain(&info, None) } {
             Ok(h) => h,
             Err(e) => {
-                // The old swapchain is retired even though creation failed.
+                // The old swapchain is retired even though creation failed: an image held from
+                // it must not be rendered to any more; consume its acquire semaphore.
                 self.current_retired = self.current.is_some();
+                if let Some(f) = self.frame_fence.take() {
+                    self.fences.untake(f);
+                }
+                if let Some(sem) = self.core.release_held() {
+                    self.consume(sem)?;
+                }
                 return Err(Error::vk("vkCreateSwapchainKHR", e));
             }
         };
@@ -586,6 +760,14 @@ impl Swapchain {
             // A held frame's fence was never submitted.
             self.fences.untake(f);
         }
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|l| l.present_mode != present_mode)
+        {
+            // A present-mode change that needed a new swapchain.
+            self.stats.present_mode_switches += 1;
+        }
         let consume = self.core.swapchain_created(handle, image_count)?;
         if let Some(old_live) = self.current.replace(live) {
             self.retired_views.push((old_live.handle, old_live.views));
@@ -593,6 +775,8 @@ impl Swapchain {
         self.current_retired = false;
         self.needs_recreate = false;
         self.stats.image_count = image_count;
+        self.compatible_modes = compatible;
+        self.next_present_mode = None;
         if let Some(sem) = consume {
             self.consume(sem)?;
         }
@@ -609,6 +793,26 @@ impl Swapchain {
     /// as the engine has taken them. This is the only place outside teardown that idles the
     /// queue, and it runs only past the cap (ANGLE does the same with an unbounded wait).
     fn fallback_wait(&mut self, serial: Serial) -> Result<()> {
+        if self.m1.is_some() {
+            // maintenance1: wait (bounded) for the retired swapchains' own present fences.
+            let ids: Vec<u64> = self.core.retired_present_fences().collect();
+            match self
+                .present_fences
+                .wait(&self.device, ids.into_iter(), self.config.wait_timeout)
+            {
+                Ok(()) => {}
+                Err(Error::Timeout { .. }) => log::warn!(
+                    "vkpace: present fences of retired swapchains did not signal within {:?}; \
+                     falling back to the queue-idle proof (the fences are destroyed at teardown)",
+                    self.config.wait_timeout
+                ),
+                Err(e) => return Err(e),
+            }
+            self.poll_completions()?;
+            if self.core.retired_over_cap().is_none() {
+                return Ok(());
+            }
+        }
         self.wait_serial(serial)?;
         // SAFETY: the queue is externally synchronized with our calls (constructor contract).
         unsafe { self.device.queue_wait_idle(self.queue) }.during("vkQueueWaitIdle")?;
@@ -639,35 +843,69 @@ impl Swapchain {
             self.namer.name(image, || {
                 format!("vkpace swapchain image {i} (generation {generation})")
             });
-            let info = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(vk::ImageViewType::TYPE_2D)
-                .format(format)
-                .subresource_range(vk::ImageSubresourceRange {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    base_mip_level: 0,
-                    level_count: 1,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                });
-            // SAFETY: `image` belongs to the swapchain just created, with this format.
-            match unsafe { self.device.create_image_view(&info, None) } {
-                Ok(v) => {
-                    self.namer.name(v, || {
-                        format!("vkpace image view {i} (generation {generation})")
-                    });
-                    live.views.push(v);
-                }
+        }
+        if self.config.deferred_memory_allocation {
+            // Views are made at each image's first acquire (`ensure_view`).
+            live.views = vec![vk::ImageView::null(); live.images.len()];
+            return Ok(live);
+        }
+        for i in 0..live.images.len() {
+            match self.make_view(live.images[i], format, i) {
+                Ok(v) => live.views.push(v),
                 Err(e) => {
                     for v in live.views.drain(..) {
                         // SAFETY: created above and never used.
                         unsafe { self.device.destroy_image_view(v, None) };
                     }
-                    return Err(Error::vk("vkCreateImageView", e));
+                    return Err(e);
                 }
             }
         }
         Ok(live)
+    }
+
+    fn make_view(&self, image: vk::Image, format: vk::Format, i: usize) -> Result<vk::ImageView> {
+        let info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(format)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                base_mip_level: 0,
+                level_count: 1,
+                base_array_layer: 0,
+                layer_count: 1,
+            });
+        // SAFETY: `image` is a swapchain image of this device with this format, bound to
+        // memory (created without deferred allocation, or acquired at least once).
+        let view =
+            unsafe { self.device.create_image_view(&info, None) }.during("vkCreateImageView")?;
+        let generation = self.stats.swapchains_created;
+        self.namer.name(view, || {
+            format!("vkpace image view {i} (generation {generation})")
+        });
+        Ok(view)
+    }
+
+    /// maintenance1: gives an acquired, never-submitted image of `swapchain` back to the
+    /// engine before the swapchain is retired (`vkReleaseSwapchainImagesEXT`; no device work used
+    /// it, VUID-VkReleaseSwapchainImagesInfoEXT-pImageIndices-07786). Its acquire semaphore is
+    /// still consumed by the core's usual empty submission.
+    fn release_held_image(&mut self, swapchain: vk::SwapchainKHR) -> Result<()> {
+        let (Some(m1), Some(held)) = (&self.m1, self.core.frame()) else {
+            return Ok(());
+        };
+        if held.submitted.is_some() || swapchain == vk::SwapchainKHR::null() {
+            return Ok(());
+        }
+        let indices = [held.image];
+        let info = vk::ReleaseSwapchainImagesInfoEXT::default()
+            .swapchain(swapchain)
+            .image_indices(&indices);
+        // SAFETY: the image was acquired from `swapchain` and not presented or used
+        // (VUID-VkReleaseSwapchainImagesInfoEXT-pImageIndices-07785/07786).
+        unsafe { m1.swapchain.release_swapchain_images(&info) }
+            .during("vkReleaseSwapchainImagesEXT")
     }
 
     fn choose_format(&self) -> Result<(vk::Format, vk::ColorSpaceKHR)> {
@@ -727,7 +965,7 @@ impl Swapchain {
                             None => Vec::new(),
                         },
                     };
-                    for v in views {
+                    for v in views.into_iter().filter(|v| *v != vk::ImageView::null()) {
                         // SAFETY: the swapchain is idle, so no command using its views is
                         // pending.
                         unsafe { self.device.destroy_image_view(v, None) };
@@ -763,13 +1001,46 @@ impl Swapchain {
         if let Some(last) = self.fences.last_pending() {
             self.wait_serial(last)?;
         }
-        // Without present fences nothing else proves the engine consumed the last presents'
-        // waits; at teardown that wait is allowed (never on the per-frame or resize path).
-        // SAFETY: externally synchronized queue (constructor contract).
-        unsafe { self.device.queue_wait_idle(self.queue) }.during("vkQueueWaitIdle")?;
+        let mut queue_idle = true;
+        if self.m1.is_some() {
+            // maintenance1: the present fences prove every present done; no idle wait unless a
+            // present went without one (a failed present).
+            let ids: Vec<u64> = self.core.tracked_present_fences().collect();
+            if let Err(e) =
+                self.present_fences
+                    .wait(&self.device, ids.into_iter(), self.config.wait_timeout)
+            {
+                log::error!(
+                    "vkpace: present fences did not signal at teardown ({e}); the swapchain, its \
+                     semaphores and fences are left alive rather than destroyed while in use"
+                );
+                return Err(e);
+            }
+            self.poll_completions()?;
+            // Fences still pending that the core no longer tracks never signalled (their
+            // swapchain went through the queue-idle fallback): idle the queue, then destroy them.
+            let tracked: Vec<u64> = self.core.tracked_present_fences().collect();
+            let orphans = self
+                .present_fences
+                .pending_ids()
+                .any(|id| !tracked.contains(&id));
+            queue_idle = self.core.has_unfenced_presents() || orphans;
+        }
+        if queue_idle {
+            // Without present fences nothing else proves the engine consumed the last
+            // presents' waits; at teardown that wait is allowed (never per frame or on resize).
+            // SAFETY: externally synchronized queue (constructor contract).
+            unsafe { self.device.queue_wait_idle(self.queue) }.during("vkQueueWaitIdle")?;
+        }
         self.core.shutdown_waited()?;
         self.carry_out_actions()?;
         self.fences.destroy(&self.device);
+        // Fences the core no longer tracks (of presents proven by the queue-idle fallback, or
+        // failed ones) are destroyed too: the idle wait or their signal ended their use.
+        let orphans = self.present_fences.destroy(&self.device, queue_idle);
+        if orphans > 0 {
+            log::warn!("vkpace: {orphans} present fences never signalled and were left alive");
+        }
         Ok(())
     }
 }

@@ -33,9 +33,18 @@ pub struct Harness {
 }
 
 impl Harness {
+    /// `config.swapchain_maintenance1` asks for the maintenance1 path; the test fails if the
+    /// driver cannot give it (lavapipe from Mesa 25 can).
     pub fn headless(config: SwapchainConfig) -> Result<Self> {
         set_runtime_dir();
-        let ctx = VulkanContext::new(SurfaceSource::Headless, true)?;
+        let want_m1 = config.swapchain_maintenance1;
+        let ctx = VulkanContext::new(SurfaceSource::Headless, true, want_m1)?;
+        if want_m1 && !ctx.maintenance1 {
+            bail!(
+                "VK_EXT_swapchain_maintenance1 asked for but not offered by {}",
+                ctx.device_name
+            );
+        }
         let config = SwapchainConfig {
             debug_utils: ctx.debug_utils,
             ..config
