@@ -54,25 +54,9 @@ impl Session {
             frames_in_flight: usize::from(args.frames_in_flight),
             present_mode: args.present_mode.to_vk(),
             extent: initial,
-            debug_utils: ctx.debug_utils,
-            swapchain_maintenance1: ctx.maintenance1,
             ..SwapchainConfig::default()
         };
-        // SAFETY: the context's handles are valid, the queue is of `queue_family`, and the
-        // context outlives the session (`finish` is called before the context is destroyed).
-        let swapchain = unsafe {
-            Swapchain::new(
-                &ctx.entry,
-                &ctx.instance,
-                ctx.physical,
-                &ctx.device,
-                ctx.queue,
-                ctx.queue_family,
-                ctx.surface,
-                config,
-            )
-        }
-        .context("creating the vkpace swapchain")?;
+        let swapchain = ctx.swapchain(config)?;
         let format = swapchain.format().context("no swapchain format")?;
         let wanted = args.present_mode.to_vk();
         if let Some(got) = swapchain.present_mode().filter(|m| *m != wanted) {

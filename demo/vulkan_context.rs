@@ -311,6 +311,32 @@ impl VulkanContext {
         Ok((physical, device, queue, family, name, maintenance1))
     }
 
+    /// A vkpace swapchain on this context's surface, with debug names and maintenance1 set
+    /// from what the context enabled. Drop (or destroy) it before [`VulkanContext::destroy`].
+    pub fn swapchain(&self, config: vkpace::vk::SwapchainConfig) -> Result<vkpace::vk::Swapchain> {
+        let config = vkpace::vk::SwapchainConfig {
+            debug_utils: self.debug_utils,
+            swapchain_maintenance1: self.maintenance1,
+            ..config
+        };
+        // SAFETY: the context's handles are valid, the queue is of `queue_family`, and callers
+        // drop the swapchain before destroying the context (documented above).
+        let swapchain = unsafe {
+            vkpace::vk::Swapchain::new(
+                &self.entry,
+                &self.instance,
+                self.physical,
+                &self.device,
+                self.queue,
+                self.queue_family,
+                self.surface,
+                config,
+            )
+        }
+        .context("creating the vkpace swapchain")?;
+        Ok(swapchain)
+    }
+
     /// Destroys device, surface, messenger and instance (in that order). Everything made from
     /// the device must be gone; the validation layer reports what is not.
     pub fn destroy(mut self) {

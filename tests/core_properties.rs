@@ -79,20 +79,8 @@ proptest! {
 #[test]
 fn resize_storm_stays_within_the_cap() {
     let out = run(Params {
-        seed: 7,
-        frames_in_flight: 2,
-        max_retired: 5,
-        min_images: 2,
-        steps: 20_000,
-        max_gpu_delay: 3,
-        p_out_of_date: 0,
-        p_suboptimal: 0,
         p_resize: 100,
-        p_skip: 0,
-        p_present_stale: 0,
-        p_present_fail: 0,
-        present_fences: false,
-        p_fence_never: 0,
+        ..Params::quiet(7)
     })
     .unwrap();
     assert!(out.swapchains_created > 1000, "{out:?}");
@@ -106,20 +94,11 @@ fn resize_storm_stays_within_the_cap() {
 fn steady_state_semaphores_are_bounded() {
     for n in 1..=3usize {
         let out = run(Params {
-            seed: 11 + n as u64,
             frames_in_flight: n,
-            max_retired: 5,
             min_images: 3,
             steps: 50_000,
             max_gpu_delay: 5,
-            p_out_of_date: 0,
-            p_suboptimal: 0,
-            p_resize: 0,
-            p_skip: 0,
-            p_present_stale: 0,
-            p_present_fail: 0,
-            present_fences: false,
-            p_fence_never: 0,
+            ..Params::quiet(11 + n as u64)
         })
         .unwrap();
         // One swapchain of at most 5 images: the steady-state bound of `semaphore_bound`.
@@ -143,20 +122,9 @@ fn steady_state_semaphores_are_bounded() {
 #[test]
 fn present_fences_keep_the_retired_backlog_small() {
     let out = run(Params {
-        seed: 5,
-        frames_in_flight: 2,
-        max_retired: 5,
-        min_images: 2,
-        steps: 20_000,
-        max_gpu_delay: 3,
-        p_out_of_date: 0,
-        p_suboptimal: 0,
         p_resize: 100,
-        p_skip: 0,
-        p_present_stale: 0,
-        p_present_fail: 0,
         present_fences: true,
-        p_fence_never: 0,
+        ..Params::quiet(5)
     })
     .unwrap();
     assert!(out.swapchains_created > 1000, "{out:?}");

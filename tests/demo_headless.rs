@@ -6,33 +6,14 @@
 
 mod demo_process;
 
-use anyhow::{ensure, Context as _, Result};
-use demo_process::{json_number, run_demo, Run};
+use anyhow::{ensure, Result};
+use demo_process::{json_number, run_checked, Run, PATHS};
 use vkpace::core::semaphore_bound;
-
-const PATHS: [(&str, &[&str]); 2] = [("maintenance1", &[]), ("legacy", &["--no-maintenance1"])];
 
 /// Runs the headless demo with `args` plus the path's flags; checks validation and the path.
 fn run(path: &str, extra: &[&str], args: &[&str]) -> Result<Run> {
-    let all: Vec<&str> = ["--headless"]
-        .iter()
-        .chain(args)
-        .chain(extra)
-        .copied()
-        .collect();
-    let run = run_demo(None, &all).with_context(|| format!("{path}: {args:?}"))?;
-    let r = &run.report;
-    ensure!(
-        json_number(r, "validation_messages")? == 0.0,
-        "{path} {args:?}: {}",
-        run.summary
-    );
-    ensure!(
-        r.contains(&format!("\"path\": \"{path}\"")),
-        "{path}: {}",
-        run.summary
-    );
-    Ok(run)
+    let all: Vec<&str> = ["--headless"].iter().chain(args).copied().collect();
+    run_checked(None, path, extra, &all)
 }
 
 #[test]

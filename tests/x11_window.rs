@@ -6,27 +6,13 @@
 
 mod demo_process;
 
-use anyhow::{ensure, Context as _, Result};
-use demo_process::{distinct_images, json_number, run_demo, Display, Run};
+use anyhow::{ensure, Result};
+use demo_process::{distinct_images, json_number, run_checked, Display, Run, PATHS};
 
 const FRAMES: &str = "300";
-const PATHS: [(&str, &[&str]); 2] = [("maintenance1", &[]), ("legacy", &["--no-maintenance1"])];
 
 fn run(display: &Display, path: &str, extra: &[&str], args: &[&str]) -> Result<Run> {
-    let all: Vec<&str> = args.iter().chain(extra).copied().collect();
-    let run = run_demo(Some(display), &all).with_context(|| format!("{path}: {args:?}"))?;
-    let r = &run.report;
-    ensure!(
-        json_number(r, "validation_messages")? == 0.0,
-        "{path} {args:?}: {}",
-        run.summary
-    );
-    ensure!(
-        r.contains(&format!("\"path\": \"{path}\"")),
-        "{path}: {}",
-        run.summary
-    );
-    Ok(run)
+    run_checked(Some(display), path, extra, args)
 }
 
 fn main() -> Result<()> {

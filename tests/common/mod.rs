@@ -45,25 +45,8 @@ impl Harness {
                 ctx.device_name
             );
         }
-        let config = SwapchainConfig {
-            debug_utils: ctx.debug_utils,
-            ..config
-        };
         let slots = config.frames_in_flight.max(1);
-        // SAFETY: the context's handles are valid and outlive the swapchain (dropped first in
-        // `finish`).
-        let swapchain = unsafe {
-            Swapchain::new(
-                &ctx.entry,
-                &ctx.instance,
-                ctx.physical,
-                &ctx.device,
-                ctx.queue,
-                ctx.queue_family,
-                ctx.surface,
-                config,
-            )
-        }?;
+        let swapchain = ctx.swapchain(config)?;
         let format = swapchain.format().context("format")?;
         let renderer = Renderer::new(&ctx.device, ctx.queue_family, format, slots)?;
         Ok(Self {

@@ -127,3 +127,31 @@ pub fn distinct_images(summary: &str) -> Result<u32> {
     let start = summary[..at].rfind('(').context("summary format")? + 1;
     Ok(summary[start..at].trim().parse()?)
 }
+
+/// The two paths the demo can take: maintenance1 where offered (Mesa 25 lavapipe does), and the
+/// proof-based one forced by `--no-maintenance1`; each with the flags that select it.
+pub const PATHS: [(&str, &[&str]); 2] = [("maintenance1", &[]), ("legacy", &["--no-maintenance1"])];
+
+/// Runs the demo with `args` plus the path's flags (`extra`), and checks what every run must
+/// show: zero validation messages and the path it was asked for.
+pub fn run_checked(
+    display: Option<&Display>,
+    path: &str,
+    extra: &[&str],
+    args: &[&str],
+) -> Result<Run> {
+    let all: Vec<&str> = args.iter().chain(extra).copied().collect();
+    let run = run_demo(display, &all).with_context(|| format!("{path}: {args:?}"))?;
+    let r = &run.report;
+    ensure!(
+        json_number(r, "validation_messages")? == 0.0,
+        "{path} {args:?}: {}",
+        run.summary
+    );
+    ensure!(
+        r.contains(&format!("\"path\": \"{path}\"")),
+        "{path}: {}",
+        run.summary
+    );
+    Ok(run)
+}

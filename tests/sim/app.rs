@@ -29,6 +29,28 @@ pub struct Params {
     pub p_fence_never: u32,
 }
 
+impl Params {
+    /// A calm schedule: no errors, resizes, skips or failures; tests switch on what they need.
+    pub fn quiet(seed: u64) -> Self {
+        Self {
+            seed,
+            frames_in_flight: 2,
+            max_retired: 5,
+            min_images: 2,
+            steps: 20_000,
+            max_gpu_delay: 3,
+            p_out_of_date: 0,
+            p_suboptimal: 0,
+            p_resize: 0,
+            p_skip: 0,
+            p_present_stale: 0,
+            p_present_fail: 0,
+            present_fences: false,
+            p_fence_never: 0,
+        }
+    }
+}
+
 /// What a schedule did, for the caller's sanity checks.
 #[derive(Debug, Default, Clone)]
 pub struct Outcome {
