@@ -127,6 +127,19 @@ impl Renderer {
     /// Records the scene for `frame` into the slot's command buffer and returns it. The slot's
     /// previous submission has completed (vkpace's pacing guarantees it, see `Frame::slot`).
     pub fn record(&self, frame: &Frame, time_s: f32, gpu_load: f32) -> Result<vk::CommandBuffer> {
+        self.record_with_readback(frame, time_s, gpu_load, None)
+    }
+
+    /// As [`Renderer::record`], and when `readback` is given, also copies the rendered image
+    /// into that buffer (tightly packed rows; the swapchain needs `TRANSFER_SRC` usage) before
+    /// handing it to the presentation engine.
+    pub fn record_with_readback(
+        &self,
+        frame: &Frame,
+        time_s: f32,
+        gpu_load: f32,
+        readback: Option<vk::Buffer>,
+    ) -> Result<vk::CommandBuffer> {
         let cmd = self.commands[frame.slot % self.commands.len()];
         let range = vk::ImageSubresourceRange {
             aspect_mask: vk::ImageAspectFlags::COLOR,
@@ -147,15 +160,49 @@ impl Renderer {
             .image(frame.image)
             .subresource_range(range)];
         // To PRESENT_SRC_KHR; the present semaphore's signal (all commands) makes it visible.
-        let to_present = [vk::ImageMemoryBarrier2::default()
+        // With a read-back, through TRANSFER_SRC_OPTIMAL first.
+        let (last_layout, last_stage, last_access) = match readback {
+            Some(_) => (
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                vk::PipelineStageFlags2::COPY,
+                vk::AccessFlags2::NONE,
+            ),
+            None => (
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+            ),
+        };
+        let to_transfer = [vk::ImageMemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
             .src_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::COPY)
+            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
+            .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+            .image(frame.image)
+            .subresource_range(range)];
+        let to_present = [vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(last_stage)
+            .src_access_mask(last_access)
             .dst_stage_mask(vk::PipelineStageFlags2::NONE)
             .dst_access_mask(vk::AccessFlags2::NONE)
-            .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .old_layout(last_layout)
             .new_layout(vk::ImageLayout::PRESENT_SRC_KHR)
             .image(frame.image)
             .subresource_range(range)];
+        let copy = [vk::BufferImageCopy::default()
+            .image_subresource(vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: 0,
+                base_array_layer: 0,
+                layer_count: 1,
+            })
+            .image_extent(vk::Extent3D {
+                width: frame.extent.width,
+                height: frame.extent.height,
+                depth: 1,
+            })];
         let attachments = [vk::RenderingAttachmentInfo::default()
             .image_view(frame.image_view)
             .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
@@ -214,6 +261,29 @@ impl Renderer {
             );
             d.cmd_draw(cmd, 3, 1, 0, 0);
             d.cmd_end_rendering(cmd);
+            if let Some(buffer) = readback {
+                d.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().image_memory_barriers(&to_transfer),
+                );
+                d.cmd_copy_image_to_buffer(
+                    cmd,
+                    frame.image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    buffer,
+                    &copy,
+                );
+                // Make the copy visible to the host once the frame's fence signals.
+                let to_host = [vk::MemoryBarrier2::default()
+                    .src_stage_mask(vk::PipelineStageFlags2::COPY)
+                    .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+                    .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+                    .dst_access_mask(vk::AccessFlags2::HOST_READ)];
+                d.cmd_pipeline_barrier2(
+                    cmd,
+                    &vk::DependencyInfo::default().memory_barriers(&to_host),
+                );
+            }
             d.cmd_pipeline_barrier2(
                 cmd,
                 &vk::DependencyInfo::default().image_memory_barriers(&to_present),
