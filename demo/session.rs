@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use ash::vk;
+use vkpace::core::MAX_FRAMES_IN_FLIGHT;
 use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::alloc_counter::allocations;
@@ -74,12 +75,7 @@ impl Session {
         ];
         let offered = swapchain.surface_present_modes()?;
         let mode_cycle: Vec<_> = order.into_iter().filter(|m| offered.contains(m)).collect();
-        let renderer = Renderer::new(
-            &ctx.device,
-            ctx.queue_family,
-            format,
-            usize::from(args.frames_in_flight),
-        )?;
+        let renderer = Renderer::new(&ctx.device, ctx.queue_family, format, MAX_FRAMES_IN_FLIGHT)?;
         let expected = args.frames.unwrap_or(10_000).min(1_000_000) as usize;
         Ok(Self {
             swapchain: Some(swapchain),

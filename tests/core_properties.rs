@@ -24,7 +24,7 @@ fn params() -> impl Strategy<Value = Params> {
         100u32..=600,
         0u32..=6,
         (0u32..=8, 0u32..=8, 0u32..=20, 0u32..=15, 0u32..=5, 0u32..=2),
-        (any::<bool>(), 0u32..=30),
+        (any::<bool>(), 0u32..=30, prop_oneof![Just(0u32), 1u32..=10]),
     )
         .prop_map(
             |(
@@ -35,7 +35,7 @@ fn params() -> impl Strategy<Value = Params> {
                 steps,
                 delay,
                 (ood, sub, resize, skip, stale, fail),
-                (fences, never),
+                (fences, never, change_n),
             )| {
                 Params {
                     seed,
@@ -52,6 +52,7 @@ fn params() -> impl Strategy<Value = Params> {
                     p_present_fail: fail,
                     present_fences: fences,
                     p_fence_never: never,
+                    p_change_n: change_n,
                 }
             },
         )

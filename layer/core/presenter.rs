@@ -137,6 +137,10 @@ pub struct FrameSemaphores<S> {
     pub present: Option<S>,
     /// The serial of the frame's submission, once submitted.
     pub submitted: Option<Serial>,
+    /// Per-frame resource slot in `0..MAX_FRAMES_IN_FLIGHT`: the last submission that used it
+    /// has completed, so resources indexed by it (command buffers, uniform buffers) are free.
+    /// Chosen by completion rather than frame number, so it stays right when N changes.
+    pub slot: usize,
 }
 
 /// Counters a shell reports (all since creation).
@@ -165,6 +169,8 @@ pub struct Presenter<S, W> {
     /// Present semaphores known unsignalled with nothing pending, shared across swapchains.
     pool: Vec<S>,
     frame: Option<FrameSemaphores<S>>,
+    /// The serial of the last submission that used each resource slot.
+    slots: [Serial; MAX_FRAMES_IN_FLIGHT],
     actions: VecDeque<Action<S, W>>,
     stats: PresenterStats,
 }
@@ -189,6 +195,7 @@ where
             retired: RetireQueue::with_capacity(max_retired + 2),
             pool: Vec::with_capacity(Self::pool_cap_for(MAX_FRAMES_IN_FLIGHT)),
             frame: None,
+            slots: [Serial::NONE; MAX_FRAMES_IN_FLIGHT],
             actions: VecDeque::with_capacity(64),
             stats: PresenterStats::default(),
         })
@@ -285,8 +292,9 @@ where
 
     /// Whether the next frame may begin (pacing: frame F waits for frame F-N's submission).
     pub fn begin_frame(&self) -> FrameGate {
-        if self.frame.is_some() {
-            // A held image already passed the gate when its frame began.
+        // Checked for a held image too: it passed the gate when its frame began, but N may have
+        // been lowered since (with N unchanged no submission happened, so it passes again).
+        if self.frame.is_some_and(|f| f.submitted.is_some()) {
             return FrameGate::Ready;
         }
         let needed = self.pacer.serial_to_wait();
@@ -345,11 +353,22 @@ where
                 "image_acquired: unknown acquire semaphore",
             ));
         }
+        // After the pacing gate at most N - 1 <= 2 frames are pending, so one of the three
+        // slots has completed.
+        let completed = self.completed;
+        let slot = self
+            .slots
+            .iter()
+            .position(|s| s.is_complete(completed))
+            .ok_or(CoreError::OutOfOrder(
+                "image_acquired before begin_frame said Ready",
+            ))?;
         self.frame = Some(FrameSemaphores {
             image,
             acquire: semaphore,
             present: None,
             submitted: None,
+            slot,
         });
         Ok(())
     }
@@ -430,6 +449,7 @@ where
         self.record_submission(serial)?;
         self.acquire.waited_by(frame.acquire, serial);
         self.pacer.frame_submitted(serial);
+        self.slots[frame.slot] = serial;
         let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
         cur.last_serial = serial;
         // This submission waited on a new acquire of the image: it proves the image's earlier

@@ -31,9 +31,10 @@ pub struct Frame {
     pub present_semaphore: vk::Semaphore,
     /// Signal this with the frame's submission; vkpace paces on it.
     pub fence: vk::Fence,
-    /// Per-frame resource slot in `0..frames_in_flight`: resources indexed by it (command
-    /// buffers, uniform buffers) are free, because the frame that last used the slot has
-    /// completed before this one could begin.
+    /// Per-frame resource slot in `0..vkpace::core::MAX_FRAMES_IN_FLIGHT` (3): resources indexed
+    /// by it (command buffers, uniform buffers) are free, because the submission that last used
+    /// the slot has completed. Chosen by completion, so it stays right when frames in flight
+    /// change at run time; keep 3 sets of per-frame resources.
     pub slot: usize,
     /// Time this acquire spent blocked (pacing wait plus `vkAcquireNextImageKHR`).
     pub cpu_wait: Duration,

@@ -274,6 +274,13 @@ impl Swapchain {
         self.core.frames_in_flight()
     }
 
+    /// Changes frames in flight (1..=3) at run time; the next acquire paces by the new value.
+    /// [`Frame::slot`] stays safe across the change (it is chosen by completion).
+    pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) -> Result<()> {
+        self.core.set_frames_in_flight(frames_in_flight)?;
+        Ok(())
+    }
+
     /// Retired swapchains not yet destroyed.
     #[must_use]
     pub fn old_swapchains_pending(&self) -> usize {
@@ -326,11 +333,14 @@ impl Swapchain {
                 f
             }
         };
-        let acquire_semaphore = self.core.frame().map(|f| f.acquire).ok_or(Error::Core(
-            crate::core::CoreError::OutOfOrder("frame vanished"),
-        ))?;
+        let (acquire_semaphore, slot) =
+            self.core
+                .frame()
+                .map(|f| (f.acquire, f.slot))
+                .ok_or(Error::Core(crate::core::CoreError::OutOfOrder(
+                    "frame vanished",
+                )))?;
         let live = self.live()?;
-        let n = self.core.frames_in_flight() as u64;
         Ok(Acquired::Frame(Frame {
             image_index: image,
             image: live.images[image as usize],
@@ -340,7 +350,7 @@ impl Swapchain {
             acquire_semaphore,
             present_semaphore,
             fence,
-            slot: usize::try_from(self.stats.frames_presented % n).unwrap_or(0),
+            slot,
             cpu_wait: started.elapsed(),
             generation: self.core.generation(),
         }))

@@ -45,10 +45,14 @@ impl Harness {
                 ctx.device_name
             );
         }
-        let slots = config.frames_in_flight.max(1);
         let swapchain = ctx.swapchain(config)?;
         let format = swapchain.format().context("format")?;
-        let renderer = Renderer::new(&ctx.device, ctx.queue_family, format, slots)?;
+        let renderer = Renderer::new(
+            &ctx.device,
+            ctx.queue_family,
+            format,
+            vkpace::core::MAX_FRAMES_IN_FLIGHT,
+        )?;
         Ok(Self {
             ctx: Some(ctx),
             swapchain: Some(swapchain),

@@ -27,6 +27,8 @@ pub struct Params {
     pub present_fences: bool,
     /// Percent chance a retiring swapchain's pending present fences never signal.
     pub p_fence_never: u32,
+    /// Percent chance per frame step that frames in flight change (to a random 1..=3).
+    pub p_change_n: u32,
 }
 
 impl Params {
@@ -47,6 +49,7 @@ impl Params {
             p_present_fail: 0,
             present_fences: false,
             p_fence_never: 0,
+            p_change_n: 0,
         }
     }
 }
@@ -69,6 +72,10 @@ struct App {
     gen: Gen,
     recreate: bool,
     next_fence: u64,
+    /// Ground truth: the serial of the last frame submission that used each resource slot.
+    slot_last: [u64; 3],
+    /// Frames in flight when the last frame was submitted (the limit that frame obeyed).
+    n_at_last_submit: usize,
     out: Outcome,
 }
 
@@ -90,6 +97,8 @@ pub fn run(p: Params) -> Result<Outcome, String> {
         gen: 0,
         recreate: true,
         next_fence: 1,
+        slot_last: [0; 3],
+        n_at_last_submit: 1,
         out: Outcome::default(),
     };
     app.run()?;
@@ -114,7 +123,10 @@ impl App {
     }
 
     fn check_invariants(&mut self) -> Check {
-        let n = self.p.frames_in_flight;
+        let n_now = self.core.frames_in_flight();
+        // Lowering N does not make already-queued frames vanish: the limit is the one the last
+        // submitted frame obeyed, or the current one if higher.
+        let n = n_now.max(self.n_at_last_submit);
         if self.world.frames_pending > n {
             return Err(format!(
                 "CPU {} frames ahead of the GPU, limit {n}",
@@ -129,8 +141,10 @@ impl App {
             ));
         }
         let depth = self.core.deepest_history();
-        if depth > n + 1 {
-            return Err(format!("present history {depth} deep, limit {}", n + 1));
+        // With N changing, an image's history keeps what an earlier, larger N filled.
+        let depth_limit = if self.p.p_change_n > 0 { 4 } else { n + 1 };
+        if depth > depth_limit {
+            return Err(format!("present history {depth} deep, limit {depth_limit}"));
         }
         let alive = self.world.semaphores_alive();
         if alive != self.core.semaphores_held() {
@@ -140,8 +154,12 @@ impl App {
             ));
         }
         // min_images + 2 is the largest swapchain `recreate` makes.
-        let bound =
-            vkpace::core::semaphore_bound(n, self.p.min_images as usize + 2, self.p.max_retired);
+        let n_bound = if self.p.p_change_n > 0 { 3 } else { n };
+        let bound = vkpace::core::semaphore_bound(
+            n_bound,
+            self.p.min_images as usize + 2,
+            self.p.max_retired,
+        );
         if alive > bound {
             return Err(format!(
                 "{alive} semaphores alive, documented bound {bound}"
@@ -239,6 +257,12 @@ impl App {
         if self.recreate && !mid_frame {
             self.recreate()?;
         }
+        if self.world.rng.chance(self.p.p_change_n) {
+            let n = 1 + self.world.rng.below(3) as usize;
+            self.core
+                .set_frames_in_flight(n)
+                .map_err(|e| e.to_string())?;
+        }
         if let FrameGate::WaitFor(_) = self.core.begin_frame() {
             return self.poll();
         }
@@ -298,9 +322,18 @@ impl App {
         }
         let f = self.core.frame().ok_or("frame vanished")?;
         let present = f.present.ok_or("no present semaphore")?;
+        // The slot's previous user must have completed in truth, not just in the app's view.
+        if self.world.gpu_completed < self.slot_last[f.slot] {
+            return Err(format!(
+                "slot {} handed out while its last submission (serial {}) is pending",
+                f.slot, self.slot_last[f.slot]
+            ));
+        }
         let serial = self
             .world
             .submit(&[f.acquire], &[present], Some(self.gen), true)?;
+        self.slot_last[f.slot] = serial;
+        self.n_at_last_submit = self.core.frames_in_flight();
         self.core
             .frame_submitted(Serial(serial))
             .map_err(|e| e.to_string())?;
