@@ -801,7 +801,13 @@ impl Swapchain {
     /// `wait_timeout`; after it every submission is complete, so the queue holds only present
     /// operations whose semaphores are already signalled, and `vkQueueWaitIdle` returns as soon
     /// as the engine has taken them. This is the only place outside teardown that idles the
-    /// queue, and it runs only past the cap (ANGLE does the same with an unbounded wait).
+    /// queue, and it runs only past the cap.
+    ///
+    /// What the wait proves is an assumption, not a spec rule: the spec defines
+    /// `vkQueueWaitIdle` as "equivalent to having submitted a valid fence to every previously
+    /// executed queue submission command that accepts a fence", and `vkQueuePresentKHR` accepts
+    /// none without maintenance1. ANGLE relies on the same wait here, and the validation layer
+    /// treats it as retiring present waits; the maintenance1 path avoids it (present fences).
     fn fallback_wait(&mut self, serial: Serial) -> Result<()> {
         if self.m1.is_some() {
             // maintenance1: wait (bounded) for the retired swapchains' own present fences.
@@ -1039,6 +1045,8 @@ impl Swapchain {
         if queue_idle {
             // Without present fences nothing else proves the engine consumed the last
             // presents' waits; at teardown that wait is allowed (never per frame or on resize).
+            // As in `fallback_wait`, that it covers presents is an assumption shared with ANGLE
+            // and the validation layer, not a spec guarantee (presents take no fence).
             // SAFETY: externally synchronized queue (constructor contract).
             unsafe { self.device.queue_wait_idle(self.queue) }.during("vkQueueWaitIdle")?;
         }
