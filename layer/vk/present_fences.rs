@@ -125,24 +125,17 @@ impl PresentFencePool {
         }
     }
 
-    /// Ids of every pending fence.
-    pub(crate) fn pending_ids(&self) -> impl Iterator<Item = u64> + '_ {
-        self.pending.iter().map(|(id, _)| *id)
-    }
-
-    /// Destroys the free fences, and the pending ones when `include_pending` (only once they
-    /// can no longer be signalled: after they signalled or the queue went idle).
-    pub(crate) fn destroy(&mut self, device: &ash::Device, include_pending: bool) -> usize {
-        for f in self.free.drain(..) {
-            // SAFETY: free fences have no pending operation.
+    /// Destroys every fence. Call only once none can be signalled any more: after the
+    /// queue went idle (a fence of a failed present may never signal, and the idle wait ends
+    /// any use a pending present still had of it).
+    pub(crate) fn destroy(&mut self, device: &ash::Device) {
+        for f in self
+            .free
+            .drain(..)
+            .chain(self.pending.drain(..).map(|(_, f)| f))
+        {
+            // SAFETY: the caller guarantees nothing will signal `f` any more.
             unsafe { device.destroy_fence(f, None) };
         }
-        if include_pending {
-            for (_, f) in self.pending.drain(..) {
-                // SAFETY: the caller guarantees nothing will signal it any more.
-                unsafe { device.destroy_fence(f, None) };
-            }
-        }
-        self.pending.len()
     }
 }

@@ -1017,10 +1017,8 @@ impl Swapchain {
         if let Some(last) = self.fences.last_pending() {
             self.wait_serial(last)?;
         }
-        let mut queue_idle = true;
         if self.m1.is_some() {
-            // maintenance1: the present fences prove every present done; no idle wait unless a
-            // present went without one (a failed present).
+            // maintenance1: the present fences prove every present done.
             let ids: Vec<u64> = self.core.tracked_present_fences().collect();
             if let Err(e) =
                 self.present_fences
@@ -1033,32 +1031,24 @@ impl Swapchain {
                 return Err(e);
             }
             self.poll_completions()?;
-            // Fences still pending that the core no longer tracks never signalled (their
-            // swapchain went through the queue-idle fallback): idle the queue, then destroy them.
-            let tracked: Vec<u64> = self.core.tracked_present_fences().collect();
-            let orphans = self
-                .present_fences
-                .pending_ids()
-                .any(|id| !tracked.contains(&id));
-            queue_idle = self.core.has_unfenced_presents() || orphans;
         }
-        if queue_idle {
-            // Without present fences nothing else proves the engine consumed the last
-            // presents' waits; at teardown that wait is allowed (never per frame or on resize).
-            // As in `fallback_wait`, that it covers presents is an assumption shared with ANGLE
-            // and the validation layer, not a spec guarantee (presents take no fence).
-            // SAFETY: externally synchronized queue (constructor contract).
-            unsafe { self.device.queue_wait_idle(self.queue) }.during("vkQueueWaitIdle")?;
-        }
+        // Teardown is the one place a queue-wide wait is allowed (never per frame or on
+        // resize). Without present fences nothing else proves the engine consumed the last
+        // presents' waits; as in `fallback_wait`, that the idle wait covers presents is an
+        // assumption shared with ANGLE and the validation layer, not a spec guarantee.
+        // With maintenance1 the present fences above already prove it, but the validation
+        // layer (1.3.239) learns that a submission completed from vkGetFenceStatus on a worker
+        // thread of its own: a semaphore destroyed right after can race that bookkeeping and be
+        // reported in use (VUID-vkDestroySemaphore-semaphore-01137, seen once in CI). The idle
+        // wait makes the layer retire everything before anything is destroyed.
+        // SAFETY: externally synchronized queue (constructor contract).
+        unsafe { self.device.queue_wait_idle(self.queue) }.during("vkQueueWaitIdle")?;
         self.core.shutdown_waited()?;
         self.carry_out_actions()?;
         self.fences.destroy(&self.device);
         // Fences the core no longer tracks (of presents proven by the queue-idle fallback, or
-        // failed ones) are destroyed too: the idle wait or their signal ended their use.
-        let orphans = self.present_fences.destroy(&self.device, queue_idle);
-        if orphans > 0 {
-            log::warn!("vkpace: {orphans} present fences never signalled and were left alive");
-        }
+        // failed ones) are destroyed too: the idle wait ended their use.
+        self.present_fences.destroy(&self.device);
         Ok(())
     }
 }
