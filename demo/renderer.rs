@@ -1,17 +1,22 @@
 //! The demo scene: a full-screen triangle whose fragment shader draws bars moving at constant
-//! speed, with dynamic rendering (no render pass or framebuffers to rebuild on resize).
+//! speed and the live frame graph, with dynamic rendering (no render pass or framebuffers to
+//! rebuild on resize).
 
 use anyhow::{Context as _, Result};
 use ash::vk;
 
 use vkpace::vk::Frame;
 
+use super::frame_history::FrameHistory;
+use super::graph_buffers::GraphBuffers;
+
 const VERT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scene.vert.spv"));
 const FRAG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scene.frag.spv"));
 
-/// Pipeline plus one command buffer per frame slot.
+/// Pipeline plus one command buffer and one graph buffer per frame slot.
 pub struct Renderer {
     device: ash::Device,
+    graph: Option<GraphBuffers>,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     pool: vk::CommandPool,
@@ -27,22 +32,28 @@ fn shader(device: &ash::Device, bytes: &[u8]) -> Result<vk::ShaderModule> {
 }
 
 impl Renderer {
-    /// Builds the pipeline for `format` and `slots` command buffers.
+    /// Builds the pipeline for `format` and `slots` command and graph buffers.
     pub fn new(
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
         device: &ash::Device,
         queue_family: u32,
         format: vk::Format,
         slots: usize,
     ) -> Result<Self> {
+        let graph = GraphBuffers::new(instance, physical, device, slots)?;
         let vert = shader(device, VERT)?;
         let frag = shader(device, FRAG)?;
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::FRAGMENT)
             .size(16)];
+        let set_layouts = [graph.set_layout()];
         // SAFETY: valid device; plain create infos below reference locals alive for each call.
         let layout = unsafe {
             device.create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&ranges),
+                &vk::PipelineLayoutCreateInfo::default()
+                    .push_constant_ranges(&ranges)
+                    .set_layouts(&set_layouts),
                 None,
             )
         }?;
@@ -117,6 +128,7 @@ impl Renderer {
         }?;
         Ok(Self {
             device: device.clone(),
+            graph: Some(graph),
             layout,
             pipeline,
             pool,
@@ -126,21 +138,35 @@ impl Renderer {
 
     /// Records the scene for `frame` into the slot's command buffer and returns it. The slot's
     /// previous submission has completed (vkpace's pacing guarantees it, see `Frame::slot`).
-    pub fn record(&self, frame: &Frame, time_s: f32, gpu_load: f32) -> Result<vk::CommandBuffer> {
-        self.record_with_readback(frame, time_s, gpu_load, None)
+    /// `time_s` places the moving pattern (the frame's expected display time); `history` is
+    /// what the graph shows.
+    pub fn record(
+        &mut self,
+        frame: &Frame,
+        time_s: f32,
+        gpu_load: f32,
+        history: &FrameHistory,
+    ) -> Result<vk::CommandBuffer> {
+        self.record_with_readback(frame, time_s, gpu_load, history, None)
     }
 
     /// As [`Renderer::record`], and when `readback` is given, also copies the rendered image
     /// into that buffer (tightly packed rows; the swapchain needs `TRANSFER_SRC` usage) before
     /// handing it to the presentation engine.
     pub fn record_with_readback(
-        &self,
+        &mut self,
         frame: &Frame,
         time_s: f32,
         gpu_load: f32,
+        history: &FrameHistory,
         readback: Option<vk::Buffer>,
     ) -> Result<vk::CommandBuffer> {
         let cmd = self.commands[frame.slot % self.commands.len()];
+        let set = self
+            .graph
+            .as_mut()
+            .context("renderer destroyed")?
+            .write(frame.slot, history)?;
         let range = vk::ImageSubresourceRange {
             aspect_mask: vk::ImageAspectFlags::COLOR,
             base_mip_level: 0,
@@ -250,6 +276,14 @@ impl Renderer {
             );
             d.cmd_begin_rendering(cmd, &rendering);
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+            d.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.layout,
+                0,
+                &[set],
+                &[],
+            );
             d.cmd_set_viewport(cmd, 0, &[viewport]);
             d.cmd_set_scissor(cmd, 0, &[area]);
             d.cmd_push_constants(
@@ -294,7 +328,10 @@ impl Renderer {
     }
 
     /// Destroys what it made. Call after the swapchain (which waits for its frames) is gone.
-    pub fn destroy(self) {
+    pub fn destroy(mut self) {
+        if let Some(graph) = self.graph.take() {
+            graph.destroy();
+        }
         // SAFETY: no submission using these objects is pending (the swapchain's teardown waited
         // for every frame fence).
         unsafe {

@@ -53,10 +53,14 @@ pub struct Report {
     pub distinct_images_acquired: u32,
     /// Not in the JSON; shown in the summary line.
     pub fallback_waits: u64,
+    /// Window only: time spent hidden (zero size, covered, minimized), nothing rendered.
+    pub hidden_ms: f64,
+    /// Window only: how many times the window became hidden.
+    pub hidden_episodes: u64,
 }
 
 impl Report {
-    /// The JSON document, with exactly the fields the issue fixes.
+    /// The JSON document: the fields issue 2 fixes, then those later issues add.
     pub fn to_json(&self) -> String {
         let mut j = String::new();
         let _ = write!(
@@ -68,7 +72,7 @@ impl Report {
              \"frame_time_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}, \"max\": {:.4}}},\n  \
              \"cpu_wait_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
              \"allocations_per_frame_steady\": {:.4},\n  \"path\": \"{}\",\n  \
-             \"present_mode_switches\": {}\n}}\n",
+             \"present_mode_switches\": {},\n  \"hidden_ms\": {:.1},\n  \"hidden_episodes\": {}\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -88,6 +92,8 @@ impl Report {
             self.allocations_per_frame_steady,
             self.path,
             self.present_mode_switches,
+            self.hidden_ms,
+            self.hidden_episodes,
         );
         j
     }

@@ -10,6 +10,8 @@ use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::alloc_counter::allocations;
 use crate::cli::{present_mode_name, Args};
+use crate::display_time::DisplayTimeEstimate;
+use crate::frame_history::{FrameHistory, Sample};
 use crate::renderer::Renderer;
 use crate::report::{Percentiles, Report};
 use crate::vulkan_context::VulkanContext;
@@ -44,8 +46,18 @@ pub struct Session {
     warmup: u64,
     alloc_mark: Option<(u64, u64)>,
     alloc_end: Option<(u64, u64)>,
-    /// The modes `--switch-present-mode-every` cycles through (those the surface offers).
+    /// The modes `--switch-present-mode-every` and the M key cycle through (those offered).
     mode_cycle: Vec<vk::PresentModeKHR>,
+    /// What the live graph draws.
+    history: FrameHistory,
+    display: DisplayTimeEstimate,
+    /// Extra GPU work per frame (starts at `--gpu-load`, changed by +/-).
+    gpu_load: f32,
+    /// Resize every frame regardless of `--resize-every` (the R key).
+    resize_storm: bool,
+    /// Time spent paused, taken out of the pattern's clock so it resumes where it stopped.
+    paused_total: std::time::Duration,
+    paused_since: Option<Instant>,
 }
 
 impl Session {
@@ -75,7 +87,14 @@ impl Session {
         ];
         let offered = swapchain.surface_present_modes()?;
         let mode_cycle: Vec<_> = order.into_iter().filter(|m| offered.contains(m)).collect();
-        let renderer = Renderer::new(&ctx.device, ctx.queue_family, format, MAX_FRAMES_IN_FLIGHT)?;
+        let renderer = Renderer::new(
+            &ctx.instance,
+            ctx.physical,
+            &ctx.device,
+            ctx.queue_family,
+            format,
+            MAX_FRAMES_IN_FLIGHT,
+        )?; // On error the swapchain is dropped here, and its Drop tears it down.
         let expected = args.frames.unwrap_or(10_000).min(1_000_000) as usize;
         Ok(Self {
             swapchain: Some(swapchain),
@@ -90,7 +109,75 @@ impl Session {
             alloc_mark: None,
             alloc_end: None,
             mode_cycle,
+            history: FrameHistory::default(),
+            display: DisplayTimeEstimate::default(),
+            gpu_load: args.gpu_load,
+            resize_storm: false,
+            paused_total: std::time::Duration::ZERO,
+            paused_since: None,
         })
+    }
+
+    /// Switches to the next present mode the surface offers; returns it.
+    pub fn next_present_mode(&mut self) -> Option<vk::PresentModeKHR> {
+        let sc = self.swapchain.as_mut()?;
+        if self.mode_cycle.is_empty() {
+            return None;
+        }
+        let current = sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO);
+        let at = self
+            .mode_cycle
+            .iter()
+            .position(|m| *m == current)
+            .unwrap_or(0);
+        let next = self.mode_cycle[(at + 1) % self.mode_cycle.len()];
+        sc.set_present_mode(next);
+        Some(next)
+    }
+
+    /// Changes frames in flight at run time (1..=3).
+    pub fn set_frames_in_flight(&mut self, n: usize) -> Result<()> {
+        if let Some(sc) = self.swapchain.as_mut() {
+            sc.set_frames_in_flight(n)?;
+        }
+        Ok(())
+    }
+
+    /// Adds `delta` units of GPU load (never below zero); returns the new load.
+    pub fn adjust_gpu_load(&mut self, delta: f32) -> f32 {
+        self.gpu_load = (self.gpu_load + delta).clamp(0.0, 64.0);
+        self.gpu_load
+    }
+
+    /// Turns the every-frame resize storm on or off; returns whether it is on.
+    pub fn toggle_resize_storm(&mut self) -> bool {
+        self.resize_storm = !self.resize_storm;
+        self.resize_storm
+    }
+
+    /// Stops or restarts the pattern's clock (Space): while paused no frame is rendered.
+    pub fn set_paused(&mut self, paused: bool) {
+        match (paused, self.paused_since) {
+            (true, None) => self.paused_since = Some(Instant::now()),
+            (false, Some(t)) => {
+                self.paused_total += t.elapsed();
+                self.paused_since = None;
+                // The pause is not a frame interval.
+                self.last_frame_start = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether Space paused the demo.
+    pub fn paused(&self) -> bool {
+        self.paused_since.is_some()
+    }
+
+    /// Forgets the last frame start, so time spent not rendering (minimized, covered) is not
+    /// counted as one long frame interval.
+    pub fn break_interval(&mut self) {
+        self.last_frame_start = None;
     }
 
     /// Frames rendered so far.
@@ -100,7 +187,11 @@ impl Session {
 
     /// The extent `--resize-every` asks for at frame `i`, if it is a resize frame.
     pub fn resize_target(&self, i: u64) -> Option<vk::Extent2D> {
-        let k = self.args.resize_every;
+        let k = if self.resize_storm {
+            1
+        } else {
+            self.args.resize_every
+        };
         if k == 0 || i == 0 || i % k != 0 {
             return None;
         }
@@ -121,25 +212,21 @@ impl Session {
                 sc.resize(extent);
             }
         }
-        let (Some(sc), Some(renderer)) = (self.swapchain.as_mut(), self.renderer.as_ref()) else {
+        let k = self.args.switch_present_mode_every;
+        if k > 0 && self.frames > 0 && self.frames % k == 0 {
+            self.next_present_mode();
+        }
+        let (Some(sc), Some(renderer)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
             anyhow::bail!("session already finished");
         };
-        let k = self.args.switch_present_mode_every;
-        if k > 0 && self.frames > 0 && self.frames % k == 0 && !self.mode_cycle.is_empty() {
-            let current = sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO);
-            let at = self
-                .mode_cycle
-                .iter()
-                .position(|m| *m == current)
-                .unwrap_or(0);
-            sc.set_present_mode(self.mode_cycle[(at + 1) % self.mode_cycle.len()]);
-        }
         let frame = match sc.acquire()? {
             Acquired::Frame(f) => f,
             Acquired::ZeroExtent => return Ok(Step::ZeroExtent),
         };
-        let t = self.start.elapsed().as_secs_f32();
-        let cmd = renderer.record(&frame, t, self.args.gpu_load)?;
+        let paused = self.paused_total;
+        let start_s = (now - self.start).saturating_sub(paused).as_secs_f64();
+        let t = self.display.display_time(start_s) as f32;
+        let cmd = renderer.record(&frame, t, self.gpu_load, &self.history)?;
         sc.submit(
             &frame,
             &[cmd],
@@ -147,9 +234,17 @@ impl Session {
         )?;
         let cpu_wait = frame.cpu_wait;
         sc.present(frame)?;
-        if let Some(prev) = self.last_frame_start {
-            self.frame_times_ms.push((now - prev).as_secs_f64() * 1e3);
+        let latency = now.elapsed().as_secs_f64();
+        let interval = self.last_frame_start.map(|prev| (now - prev).as_secs_f64());
+        if let Some(i) = interval {
+            self.frame_times_ms.push(i * 1e3);
         }
+        self.display.observe(latency, interval);
+        self.history.push(Sample {
+            interval_ms: interval.map_or(0.0, |i| (i * 1e3) as f32),
+            cpu_wait_ms: (cpu_wait.as_secs_f64() * 1e3) as f32,
+            latency_ms: (latency * 1e3) as f32,
+        });
         self.cpu_waits_ms.push(cpu_wait.as_secs_f64() * 1e3);
         self.last_frame_start = Some(now);
         self.frames += 1;
@@ -204,6 +299,8 @@ impl Session {
             present_mode_recreations: stats.present_mode_recreations,
             distinct_images_acquired: stats.distinct_images_acquired(),
             fallback_waits: stats.fallback_waits,
+            hidden_ms: 0.0,
+            hidden_episodes: 0,
         })
     }
 }

@@ -1,21 +1,33 @@
-//! The windowed path: winit 0.30, a surface through ash-window, the same session as headless.
+//! The windowed path: winit 0.30, a surface through ash-window, the same session as headless,
+//! plus what only a window has: keys, a title with live figures, and hidden states.
+//!
+//! Hidden means nothing can be seen: zero size (minimized on some systems), covered entirely
+//! (X11 reports it as `Occluded`, Wayland and macOS also when minimized) or minimized by the
+//! window manager (X11: `_NET_WM_STATE_HIDDEN`, which winit does not report as an event, so it
+//! is polled a few times a second). While hidden or paused nothing is rendered and the event
+//! loop sleeps until an event or the next poll, so the demo uses next to no CPU.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use ash::vk;
-use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
+use raw_window_handle::{HasDisplayHandle, HasWindowHandle, RawDisplayHandle};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event::{ElementState, KeyEvent, StartCause, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
 use crate::cli::{present_mode_name, Args};
+use crate::keys::{self, Command};
 use crate::report::Report;
 use crate::session::{Session, Step};
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
+
+/// How often the title is refreshed (and window-manager minimizing checked while rendering).
+const TITLE_EVERY: Duration = Duration::from_millis(500);
+/// How often a hidden or paused demo wakes to re-check the window-manager state.
+const HIDDEN_POLL: Duration = Duration::from_millis(250);
 
 struct Running {
     // Field order is drop order: session, then context, then window.
@@ -23,34 +35,84 @@ struct Running {
     ctx: Option<VulkanContext>,
     window: Window,
     title_at: Instant,
+    frames_at_title: u64,
+}
+
+#[derive(Default)]
+struct Visibility {
+    zero_size: bool,
+    occluded: bool,
+    wm_minimized: bool,
+    /// The swapchain reported a zero extent.
+    zero_extent: bool,
+    since: Option<Instant>,
+    total: Duration,
+    episodes: u64,
+}
+
+impl Visibility {
+    fn hidden(&self) -> bool {
+        self.zero_size || self.occluded || self.wm_minimized || self.zero_extent
+    }
+
+    /// Books the time spent hidden; returns true when the window just became visible again.
+    fn update(&mut self) -> bool {
+        match (self.hidden(), self.since) {
+            (true, None) => {
+                self.since = Some(Instant::now());
+                self.episodes += 1;
+                false
+            }
+            (false, Some(t)) => {
+                self.total += t.elapsed();
+                self.since = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn total(&self) -> Duration {
+        self.total + self.since.map_or(Duration::ZERO, |t| t.elapsed())
+    }
 }
 
 struct App {
     args: Args,
     running: Option<Running>,
     report: Option<Result<Report>>,
-    minimized: bool,
+    visibility: Visibility,
 }
 
-/// Whether a window system is reachable (checked by creating the event loop).
+/// The event loop, or why no window system is reachable.
 pub fn event_loop() -> Result<EventLoop<()>> {
-    EventLoop::new().map_err(|e| anyhow!("{e}"))
+    let event_loop = EventLoop::new().map_err(|e| anyhow!("{e}"))?;
+    if let Ok(RawDisplayHandle::Xlib(_)) = event_loop.display_handle().map(|h| h.as_raw()) {
+        crate::x11_connection::install_io_error_handler();
+    }
+    Ok(event_loop)
 }
 
-/// Runs the demo in a window until `--frames` or the window closes.
+/// Runs the demo in a window until `--frames`, Esc, or the window closes.
 pub fn run(args: &Args, event_loop: EventLoop<()>) -> Result<Report> {
     let mut app = App {
         args: args.clone(),
         running: None,
         report: None,
-        minimized: false,
+        visibility: Visibility::default(),
     };
-    println!("vkpace demo: Esc quits.");
+    println!("{}", keys::HELP);
     event_loop
         .run_app(&mut app)
         .map_err(|e| anyhow!("event loop: {e}"))?;
-    app.report
-        .unwrap_or_else(|| Err(anyhow!("the window closed before the demo started")))
+    let hidden = app.visibility.total();
+    let episodes = app.visibility.episodes;
+    let mut report = app
+        .report
+        .unwrap_or_else(|| Err(anyhow!("the window closed before the demo started")))?;
+    report.hidden_ms = hidden.as_secs_f64() * 1e3;
+    report.hidden_episodes = episodes;
+    Ok(report)
 }
 
 impl App {
@@ -87,6 +149,7 @@ impl App {
             ctx: Some(ctx),
             window,
             title_at: Instant::now(),
+            frames_at_title: 0,
         });
         Ok(())
     }
@@ -114,13 +177,55 @@ impl App {
         event_loop.exit();
     }
 
+    fn session(&mut self) -> Option<&mut Session> {
+        self.running.as_mut().and_then(|r| r.session.as_mut())
+    }
+
+    fn command(&mut self, event_loop: &ActiveEventLoop, command: Command) {
+        let Some(session) = self.session() else {
+            return;
+        };
+        let result = match command {
+            Command::Quit => return self.stop(event_loop, None),
+            Command::FramesInFlight(n) => session
+                .set_frames_in_flight(n)
+                .map(|()| format!("frames in flight: {n}")),
+            Command::NextPresentMode => Ok(match session.next_present_mode() {
+                Some(m) => format!("present mode: {}", present_mode_name(m)),
+                None => "present mode: no other mode offered".to_string(),
+            }),
+            Command::GpuLoad(delta) => Ok(format!("GPU load: {}", session.adjust_gpu_load(delta))),
+            Command::ResizeStorm => Ok(format!(
+                "resize storm: {}",
+                if session.toggle_resize_storm() {
+                    "on"
+                } else {
+                    "off"
+                }
+            )),
+            Command::Pause => {
+                let paused = !session.paused();
+                session.set_paused(paused);
+                Ok(if paused { "paused" } else { "resumed" }.to_string())
+            }
+        };
+        match result {
+            Ok(line) => println!("vkpace demo: {line}"),
+            Err(e) => self.stop(event_loop, Some(e)),
+        }
+    }
+
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        let hidden = self.visibility.hidden();
         let Some(r) = self.running.as_mut() else {
             return;
         };
         let Some(session) = r.session.as_mut() else {
             return;
         };
+        if hidden || session.paused() {
+            return;
+        }
         let i = session.frames();
         if let Some(extent) = session.resize_target(i) {
             let _ = r
@@ -128,30 +233,59 @@ impl App {
                 .request_inner_size(PhysicalSize::new(extent.width, extent.height));
         }
         match session.frame() {
-            Ok(Step::Rendered) => self.minimized = false,
-            Ok(Step::ZeroExtent) => self.minimized = true,
+            Ok(Step::Rendered) => self.visibility.zero_extent = false,
+            Ok(Step::ZeroExtent) => self.visibility.zero_extent = true,
             Err(e) => return self.stop(event_loop, Some(e)),
         }
-        if r.title_at.elapsed().as_millis() >= 500 {
+        if self.visibility.update() {
+            session.break_interval();
+        }
+        if r.title_at.elapsed() >= TITLE_EVERY {
+            let elapsed = r.title_at.elapsed().as_secs_f64();
+            let fps = (session.frames() - r.frames_at_title) as f64 / elapsed;
             r.title_at = Instant::now();
-            let frames = session.frames();
-            if let Some(sc) = session.swapchain_mut() {
-                let mode = present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO));
-                r.window.set_title(&format!(
-                    "vkpace: {} frames, {mode}, {} in flight, {} path",
-                    frames,
-                    sc.frames_in_flight(),
-                    if sc.uses_maintenance1() {
-                        "maintenance1"
-                    } else {
-                        "legacy"
-                    }
-                ));
-            }
+            r.frames_at_title = session.frames();
+            set_title(&r.window, session, fps);
+            // Window-manager minimizing has no winit event on X11: look now and then.
+            self.visibility.wm_minimized = r.window.is_minimized() == Some(true);
+            self.visibility.update();
         }
         if self.args.frames.is_some_and(|n| session.frames() >= n) {
             self.stop(event_loop, None);
         }
+    }
+
+    /// Re-reads the window-manager state while hidden; true when rendering should resume.
+    fn poll_hidden(&mut self) -> bool {
+        let Some(r) = self.running.as_mut() else {
+            return false;
+        };
+        self.visibility.wm_minimized = r.window.is_minimized() == Some(true);
+        // A zero extent is retried: the next acquire says whether it is still zero.
+        self.visibility.zero_extent = false;
+        let visible_again = self.visibility.update();
+        if visible_again {
+            if let Some(s) = r.session.as_mut() {
+                s.break_interval();
+            }
+        }
+        !self.visibility.hidden()
+    }
+}
+
+fn set_title(window: &Window, session: &mut Session, fps: f64) {
+    let frames = session.frames();
+    if let Some(sc) = session.swapchain_mut() {
+        let mode = present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO));
+        let path = if sc.uses_maintenance1() {
+            "maintenance1"
+        } else {
+            "legacy"
+        };
+        window.set_title(&format!(
+            "vkpace: {fps:.0} fps | {mode} | {} in flight | {path} | {frames} frames",
+            sc.frames_in_flight(),
+        ));
     }
 }
 
@@ -164,27 +298,47 @@ impl ApplicationHandler for App {
         }
     }
 
+    fn new_events(&mut self, _event_loop: &ActiveEventLoop, cause: StartCause) {
+        if let StartCause::ResumeTimeReached { .. } = cause {
+            self.poll_hidden();
+        }
+    }
+
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         match event {
             WindowEvent::CloseRequested => self.stop(event_loop, None),
             WindowEvent::KeyboardInput {
                 event:
                     KeyEvent {
-                        logical_key: Key::Named(NamedKey::Escape),
+                        logical_key,
                         state: ElementState::Pressed,
+                        repeat: false,
                         ..
                     },
                 ..
-            } => self.stop(event_loop, None),
+            } => {
+                if let Some(c) = keys::command(&logical_key) {
+                    self.command(event_loop, c);
+                }
+            }
             WindowEvent::Resized(size) => {
-                self.minimized = size.width == 0 || size.height == 0;
-                if let Some(sc) = self
-                    .running
-                    .as_mut()
-                    .and_then(|r| r.session.as_mut())
-                    .and_then(Session::swapchain_mut)
-                {
+                self.visibility.zero_size = size.width == 0 || size.height == 0;
+                self.visibility.zero_extent = false;
+                if self.visibility.update() {
+                    if let Some(s) = self.session() {
+                        s.break_interval();
+                    }
+                }
+                if let Some(sc) = self.session().and_then(Session::swapchain_mut) {
                     sc.request_recreate();
+                }
+            }
+            WindowEvent::Occluded(occluded) => {
+                self.visibility.occluded = occluded;
+                if self.visibility.update() {
+                    if let Some(s) = self.session() {
+                        s.break_interval();
+                    }
                 }
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),
@@ -193,9 +347,14 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        if self.minimized {
-            // Zero extent: nothing to render, sleep until the window system wakes us.
-            event_loop.set_control_flow(ControlFlow::Wait);
+        let paused = self
+            .running
+            .as_ref()
+            .and_then(|r| r.session.as_ref())
+            .is_some_and(Session::paused);
+        if self.visibility.hidden() || paused {
+            // Nothing to render: sleep until an event, or the next look at the WM state.
+            event_loop.set_control_flow(ControlFlow::WaitUntil(Instant::now() + HIDDEN_POLL));
         } else {
             event_loop.set_control_flow(ControlFlow::Poll);
             if let Some(r) = &self.running {

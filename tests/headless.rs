@@ -379,7 +379,7 @@ fn scene_renders_upright_and_moves() -> Result<()> {
     };
     let mut rows = Vec::new();
     for t in [0.0f32, 0.5] {
-        let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_ref()) else {
+        let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
             anyhow::bail!("harness");
         };
         let frame = match sc.acquire()? {
@@ -396,7 +396,7 @@ fn scene_renders_upright_and_moves() -> Result<()> {
             frame.extent
         );
         let bgra = frame.format == vk::Format::B8G8R8A8_UNORM;
-        let cmd = r.record_with_readback(&frame, t, 0.0, Some(buffer))?;
+        let cmd = r.record_with_readback(&frame, t, 0.0, &h.history, Some(buffer))?;
         sc.submit(
             &frame,
             &[cmd],

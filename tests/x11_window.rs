@@ -52,11 +52,12 @@ fn main() -> Result<()> {
             &display,
             path,
             extra,
-            &["--frames", FRAMES, "--resize-every", "1"],
+            &["--frames", "600", "--resize-every", "1"],
         )?;
+        ensure!(json_number(&r.report, "frames")? == 600.0, "{}", r.summary);
         let created = json_number(&r.report, "swapchains_created")?;
         ensure!(
-            created >= 150.0,
+            created >= 300.0,
             "{path}: only {created} swapchains: {}",
             r.summary
         );

@@ -3,6 +3,10 @@
 //! leaks (the validation layer reports objects still alive when the device is destroyed).
 #![allow(dead_code)]
 
+#[path = "../../demo/frame_history.rs"]
+pub mod frame_history;
+#[path = "../../demo/graph_buffers.rs"]
+pub mod graph_buffers;
 #[path = "../../demo/renderer.rs"]
 pub mod renderer;
 #[path = "../../demo/vulkan_context.rs"]
@@ -12,6 +16,7 @@ use anyhow::{bail, Context as _, Result};
 use ash::vk;
 use vkpace::vk::{Acquired, Swapchain, SwapchainConfig, SwapchainStats};
 
+pub use frame_history::{FrameHistory, Sample};
 pub use renderer::Renderer;
 pub use vulkan_context::{SurfaceSource, VulkanContext};
 
@@ -30,6 +35,8 @@ pub struct Harness {
     pub swapchain: Option<Swapchain>,
     pub renderer: Option<Renderer>,
     pub frames: u64,
+    /// What the scene's graph draws: synthetic timings, so the graph path is exercised.
+    pub history: FrameHistory,
 }
 
 impl Harness {
@@ -48,6 +55,8 @@ impl Harness {
         let swapchain = ctx.swapchain(config)?;
         let format = swapchain.format().context("format")?;
         let renderer = Renderer::new(
+            &ctx.instance,
+            ctx.physical,
             &ctx.device,
             ctx.queue_family,
             format,
@@ -58,6 +67,7 @@ impl Harness {
             swapchain: Some(swapchain),
             renderer: Some(renderer),
             frames: 0,
+            history: FrameHistory::default(),
         })
     }
 
@@ -77,14 +87,19 @@ impl Harness {
 
     /// Renders one frame; `Ok(false)` when the swapchain reported a zero extent.
     pub fn frame(&mut self) -> Result<bool> {
-        let (Some(sc), Some(r)) = (self.swapchain.as_mut(), self.renderer.as_ref()) else {
+        let (Some(sc), Some(r)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
             bail!("harness finished");
         };
         let frame = match sc.acquire()? {
             Acquired::Frame(f) => f,
             Acquired::ZeroExtent => return Ok(false),
         };
-        let cmd = r.record(&frame, self.frames as f32 / 60.0, 0.0)?;
+        self.history.push(Sample {
+            interval_ms: 16.0 + (self.frames % 7) as f32,
+            cpu_wait_ms: (self.frames % 5) as f32,
+            latency_ms: 20.0 + (self.frames % 3) as f32,
+        });
+        let cmd = r.record(&frame, self.frames as f32 / 60.0, 0.0, &self.history)?;
         sc.submit(
             &frame,
             &[cmd],

@@ -2,6 +2,8 @@
 //! headless acceptance tests.
 #![allow(dead_code)]
 
+pub mod x11;
+
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -15,6 +17,7 @@ pub struct Display {
 }
 
 impl Display {
+    /// `$DISPLAY` when set, else a private Xvfb.
     pub fn get() -> Result<Self> {
         if let Some(d) = std::env::var_os("DISPLAY").filter(|d| !d.is_empty()) {
             return Ok(Self {
@@ -22,6 +25,29 @@ impl Display {
                 xvfb: None,
             });
         }
+        Self::private()
+    }
+
+    /// The display's name, for `DISPLAY`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Kills the X server this display started (SIGKILL, as a crash would); false when the
+    /// display was not started here.
+    pub fn kill_server(&mut self) -> bool {
+        match self.xvfb.take() {
+            Some(mut c) => {
+                let _ = c.kill();
+                let _ = c.wait();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Always a private Xvfb, stopped on drop (for tests that kill the server).
+    pub fn private() -> Result<Self> {
         for n in 90..120 {
             if std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
                 || std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists()

@@ -1,0 +1,146 @@
+//! The windowed demo seen from outside, under Xvfb (started here when there is no display):
+//! a screenshot shows the scene, a covered window renders nothing and sleeps, and killing the X
+//! server ends the demo quickly with one clear line. Screenshots, logs and reports are kept
+//! under target/tmp/x11-live.
+
+mod demo_process;
+
+use std::time::{Duration, Instant};
+
+use anyhow::{ensure, Context as _, Result};
+use demo_process::x11::{
+    artifacts, cpu_time, differing_pixels, fx, pixel, screenshot, spawn, wait_rendering, window_of,
+};
+use demo_process::{json_number, Display};
+
+fn main() -> Result<()> {
+    let display = Display::get()?;
+    screenshot_shows_the_scene(&display)?;
+    println!("test x11 screenshot shows the scene ... ok");
+    covered_window_sleeps(&display)?;
+    println!("test x11 covered window renders nothing and sleeps ... ok");
+    killed_server_ends_the_demo()?;
+    println!("test x11 killed X server ends the demo ... ok");
+    println!("3 passed, 0 failed");
+    Ok(())
+}
+
+fn screenshot_shows_the_scene(display: &Display) -> Result<()> {
+    let mut demo = spawn(display, "screenshot", &["--frames", "3000", "--validation"])?;
+    let window = wait_rendering(display, &mut demo, 300)?;
+    let dir = artifacts()?;
+    let (a, b) = (dir.join("scene-1.png"), dir.join("scene-2.png"));
+    screenshot(display, &window, &a)?;
+    std::thread::sleep(Duration::from_millis(300));
+    screenshot(display, &window, &b)?;
+    let (w, h) = (
+        fx(display, &a, "100%x100%+0+0", "w")?,
+        fx(display, &a, "100%x100%+0+0", "h")?,
+    );
+    ensure!((w, h) == (640.0, 480.0), "screenshot is {w}x{h}");
+    // The scene above the graph (72% of the height); the graph below it.
+    let scene = "640x330+0+10";
+    let graph = "640x130+0+348";
+    let marker = pixel(display, &a, 5, 5)?;
+    let bar_or_gap = pixel(display, &a, 320, 200)?;
+    let graph_sd = fx(display, &a, graph, "standard_deviation")?;
+    let graph_mean = fx(display, &a, graph, "mean")?;
+    let moved = differing_pixels(display, &a, &b, scene)?;
+    println!(
+        "  screenshots {}: {w}x{h}, marker rgb {marker:?}, scene pixel (320,200) rgb \
+         {bar_or_gap:?}, graph region mean {graph_mean:.3} sd {graph_sd:.3}, {moved} scene \
+         pixels changed in 300 ms",
+        dir.display()
+    );
+    ensure!(
+        marker[0] > 200 && marker[1] < 40 && marker[2] < 40,
+        "orientation marker not red at top-left: {marker:?}"
+    );
+    ensure!(graph_sd > 0.02, "graph region is uniform (sd {graph_sd})");
+    ensure!(
+        moved > 1000.0,
+        "the pattern did not move between shots ({moved} pixels)"
+    );
+    let (status, _) = demo.wait(Duration::from_secs(120))?;
+    ensure!(status.success(), "demo: {status}: {}", demo.stderr());
+    let report = std::fs::read_to_string(&demo.report)?;
+    ensure!(
+        json_number(&report, "validation_messages")? == 0.0,
+        "{report}"
+    );
+    Ok(())
+}
+
+/// A second demo window opened on top of the first covers it entirely (no window manager under
+/// Xvfb: both sit at the origin, the newer on top), so the X server reports the first one fully
+/// obscured. The first must then render nothing and sleep; once uncovered it goes on.
+fn covered_window_sleeps(display: &Display) -> Result<()> {
+    let mut demo = spawn(display, "covered", &["--frames", "4000", "--validation"])?;
+    wait_rendering(display, &mut demo, 100)?;
+    let mut cover = spawn(display, "cover", &["--frames", "1000000"])?;
+    wait_rendering(display, &mut cover, 50)?;
+    std::thread::sleep(Duration::from_millis(300));
+    let before_title = window_of(display, demo.pid())?
+        .context("demo window gone")?
+        .1;
+    let t0 = cpu_time(demo.pid())?;
+    let started = Instant::now();
+    std::thread::sleep(Duration::from_secs(5));
+    let used = cpu_time(demo.pid())? - t0;
+    let wall = started.elapsed();
+    let after_title = window_of(display, demo.pid())?
+        .context("demo window gone")?
+        .1;
+    drop(cover);
+    let share = used.as_secs_f64() / wall.as_secs_f64();
+    println!(
+        "  covered for {:.1} s: demo used {:.0} ms CPU ({:.2}% of one core); title before \
+         {before_title:?}, after {after_title:?}",
+        wall.as_secs_f64(),
+        used.as_secs_f64() * 1e3,
+        share * 100.0
+    );
+    ensure!(
+        before_title == after_title,
+        "the covered demo kept rendering (its title changed)"
+    );
+    ensure!(share < 0.02, "covered demo used {:.2}% CPU", share * 100.0);
+    let (status, _) = demo.wait(Duration::from_secs(120))?;
+    ensure!(status.success(), "demo: {status}: {}", demo.stderr());
+    let report = std::fs::read_to_string(&demo.report)?;
+    ensure!(
+        json_number(&report, "validation_messages")? == 0.0,
+        "{report}"
+    );
+    ensure!(json_number(&report, "frames")? == 4000.0, "{report}");
+    let hidden = json_number(&report, "hidden_ms")?;
+    ensure!(hidden >= 4500.0, "hidden only {hidden} ms: {report}");
+    ensure!(json_number(&report, "hidden_episodes")? >= 1.0, "{report}");
+    Ok(())
+}
+
+fn killed_server_ends_the_demo() -> Result<()> {
+    let mut display = Display::private()?;
+    let mut demo = spawn(&display, "killed-server", &["--validation"])?;
+    wait_rendering(&display, &mut demo, 100)?;
+    ensure!(display.kill_server(), "the display was not started here");
+    let (status, took) = demo.wait(Duration::from_secs(30))?;
+    let stderr = demo.stderr();
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+    println!(
+        "  X server killed: demo exited with {:?} after {} ms; its error lines: {errors:?}",
+        status.code(),
+        took.as_millis()
+    );
+    ensure!(!status.success(), "exit status 0 after losing the display");
+    ensure!(took < Duration::from_secs(5), "took {took:?} to exit");
+    ensure!(
+        errors.len() == 1 && errors[0].starts_with("vkpace demo: error:"),
+        "want exactly one line of our own: {stderr}"
+    );
+    ensure!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
+    Ok(())
+}
