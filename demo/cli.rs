@@ -37,6 +37,39 @@ pub struct Args {
     /// Switch to the next present mode the surface offers every K frames (0: never).
     #[arg(long, default_value_t = 0)]
     pub switch_present_mode_every: u64,
+    /// Pacing policy beyond the frames-in-flight gate.
+    #[arg(long, value_enum, default_value_t = Policy::Frames)]
+    pub policy: Policy,
+    /// Frame rate limit (deadline grid, composes with the policy).
+    #[arg(long)]
+    pub fps: Option<f64>,
+}
+
+/// The demo's names of vkpace's pacing policies.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Start each frame as soon as frame F-N completed.
+    Frames,
+    /// Start each frame just in time for the GPU.
+    LowLatency,
+}
+
+impl Policy {
+    /// The library's value.
+    pub fn to_core(self) -> vkpace::core::PacingPolicy {
+        match self {
+            Policy::Frames => vkpace::core::PacingPolicy::FramesInFlight,
+            Policy::LowLatency => vkpace::core::PacingPolicy::LowLatency,
+        }
+    }
+}
+
+/// The flag spelling of a pacing policy.
+pub fn policy_name(policy: vkpace::core::PacingPolicy) -> &'static str {
+    match policy {
+        vkpace::core::PacingPolicy::FramesInFlight => "frames",
+        vkpace::core::PacingPolicy::LowLatency => "low-latency",
+    }
 }
 
 /// The present modes of VK_KHR_surface.

@@ -13,6 +13,10 @@ pub enum Command {
     GpuLoad(f32),
     /// R: resize storm (the window resizes itself every frame) on or off.
     ResizeStorm,
+    /// L: switch pacing policy (frames in flight / low latency).
+    Policy,
+    /// F: frame limit on (at `--fps`, else 60) or off.
+    FrameLimit,
     /// Space: pause or resume.
     Pause,
     /// Esc: quit.
@@ -21,7 +25,8 @@ pub enum Command {
 
 /// The key list printed at start.
 pub const HELP: &str = "vkpace demo keys: 1/2/3 frames in flight | M next present mode | \
-                        +/- GPU load | R resize storm on/off | Space pause | Esc quit";
+                        +/- GPU load | R resize storm on/off | L pacing policy | F frame limit | \
+                        Space pause | Esc quit";
 
 /// The command of a pressed key, if it has one.
 pub fn command(key: &Key) -> Option<Command> {
@@ -37,6 +42,8 @@ pub fn command(key: &Key) -> Option<Command> {
             "+" | "=" => Some(Command::GpuLoad(1.0)),
             "-" | "_" => Some(Command::GpuLoad(-1.0)),
             "r" | "R" => Some(Command::ResizeStorm),
+            "l" | "L" => Some(Command::Policy),
+            "f" | "F" => Some(Command::FrameLimit),
             " " => Some(Command::Pause),
             _ => None,
         },
@@ -58,6 +65,8 @@ mod tests {
         assert_eq!(command(&ch("R")), Some(Command::ResizeStorm));
         assert_eq!(command(&Key::Named(NamedKey::Space)), Some(Command::Pause));
         assert_eq!(command(&Key::Named(NamedKey::Escape)), Some(Command::Quit));
+        assert_eq!(command(&ch("l")), Some(Command::Policy));
+        assert_eq!(command(&ch("F")), Some(Command::FrameLimit));
         assert_eq!(command(&ch("q")), None);
     }
 }

@@ -57,6 +57,40 @@ pub struct Report {
     pub hidden_ms: f64,
     /// Window only: how many times the window became hidden.
     pub hidden_episodes: u64,
+    /// "frames" or "low-latency".
+    pub policy: String,
+    pub fps_limit: Option<f64>,
+    /// CPU frame start to the frame's fence seen signalled (an upper bound of start to GPU end
+    /// until timestamp queries are recorded).
+    pub latency_ms: Percentiles,
+    /// Between consecutive CPU frame starts (after the pacing wait).
+    pub interval_ms: IntervalStats,
+    /// Frames per second over the run's frame starts.
+    pub fps: f64,
+}
+
+/// Mean, standard deviation and 99th percentile of intervals (ms).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IntervalStats {
+    pub mean: f64,
+    pub stddev: f64,
+    pub p99: f64,
+}
+
+impl IntervalStats {
+    pub fn of(samples: &[f64]) -> Self {
+        if samples.is_empty() {
+            return Self::default();
+        }
+        let n = samples.len() as f64;
+        let mean = samples.iter().sum::<f64>() / n;
+        let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+        Self {
+            mean,
+            stddev: var.sqrt(),
+            p99: Percentiles::of(samples).p99,
+        }
+    }
 }
 
 impl Report {
@@ -72,7 +106,11 @@ impl Report {
              \"frame_time_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}, \"max\": {:.4}}},\n  \
              \"cpu_wait_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
              \"allocations_per_frame_steady\": {:.4},\n  \"path\": \"{}\",\n  \
-             \"present_mode_switches\": {},\n  \"hidden_ms\": {:.1},\n  \"hidden_episodes\": {}\n}}\n",
+             \"present_mode_switches\": {},\n  \"hidden_ms\": {:.1},\n  \"hidden_episodes\": {},\n  \
+             \"policy\": \"{}\",\n  \"fps_limit\": {},\n  \
+             \"latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
+             \"interval_ms\": {{\"mean\": {:.4}, \"stddev\": {:.4}, \"p99\": {:.4}}},\n  \
+             \"fps\": {:.3}\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -94,6 +132,14 @@ impl Report {
             self.present_mode_switches,
             self.hidden_ms,
             self.hidden_episodes,
+            self.policy,
+            self.fps_limit.map_or("null".to_string(), |f| format!("{f}")),
+            self.latency_ms.p50,
+            self.latency_ms.p99,
+            self.interval_ms.mean,
+            self.interval_ms.stddev,
+            self.interval_ms.p99,
+            self.fps,
         );
         j
     }
@@ -104,7 +150,8 @@ impl Report {
             "vkpace: {} frames, {} path, {} present ({} switches, {} by recreation), {} in flight, {} images ({} distinct acquired), \
              {} swapchains (max {} retired pending, {} fallback waits), {} semaphores created \
              (max {} alive), {} fences (max {} alive), frame p50 {:.2} ms p99 {:.2} ms, \
-             cpu wait p50 {:.2} ms, {:.2} allocations/frame, {} validation messages",
+             cpu wait p50 {:.2} ms, {:.2} allocations/frame, {} validation messages, policy {}{}, \
+             interval mean {:.3} ms sd {:.3} ms p99 {:.3} ms, latency p50 {:.2} ms",
             self.frames,
             self.path,
             self.present_mode,
@@ -125,6 +172,12 @@ impl Report {
             self.cpu_wait_ms.p50,
             self.allocations_per_frame_steady,
             self.validation_messages,
+            self.policy,
+            self.fps_limit.map_or(String::new(), |f| format!(" limited to {f} fps")),
+            self.interval_ms.mean,
+            self.interval_ms.stddev,
+            self.interval_ms.p99,
+            self.latency_ms.p50,
         )
     }
 }

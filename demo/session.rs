@@ -5,15 +5,15 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use ash::vk;
-use vkpace::core::MAX_FRAMES_IN_FLIGHT;
+use vkpace::core::{FrameLimit, PacingPolicy, MAX_FRAMES_IN_FLIGHT};
 use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::alloc_counter::allocations;
-use crate::cli::{present_mode_name, Args};
+use crate::cli::{policy_name, present_mode_name, Args};
 use crate::display_time::DisplayTimeEstimate;
 use crate::frame_history::{FrameHistory, Sample};
 use crate::renderer::Renderer;
-use crate::report::{Percentiles, Report};
+use crate::report::{IntervalStats, Percentiles, Report};
 use crate::vulkan_context::VulkanContext;
 
 /// Extents cycled through by `--resize-every`.
@@ -58,15 +58,24 @@ pub struct Session {
     /// Time spent paused, taken out of the pattern's clock so it resumes where it stopped.
     paused_total: std::time::Duration,
     paused_since: Option<Instant>,
+    /// From vkpace's telemetry: intervals between frame starts, and start-to-completion.
+    intervals_ms: Vec<f64>,
+    latencies_ms: Vec<f64>,
+    last_cpu_start: Option<std::time::Duration>,
+    /// The next frame whose completion has not been read from the telemetry.
+    latency_cursor: u64,
 }
 
 impl Session {
     /// Makes the swapchain and renderer on `ctx`.
     pub fn new(ctx: &VulkanContext, args: &Args, initial: vk::Extent2D) -> Result<Self> {
+        let frame_limit = args.fps.map(FrameLimit::fps).transpose()?;
         let config = SwapchainConfig {
             frames_in_flight: usize::from(args.frames_in_flight),
             present_mode: args.present_mode.to_vk(),
             extent: initial,
+            pacing: args.policy.to_core(),
+            frame_limit,
             ..SwapchainConfig::default()
         };
         let swapchain = ctx.swapchain(config)?;
@@ -115,6 +124,10 @@ impl Session {
             resize_storm: false,
             paused_total: std::time::Duration::ZERO,
             paused_since: None,
+            intervals_ms: Vec::with_capacity(expected + 1),
+            latencies_ms: Vec::with_capacity(expected + 1),
+            last_cpu_start: None,
+            latency_cursor: 0,
         })
     }
 
@@ -141,6 +154,31 @@ impl Session {
             sc.set_frames_in_flight(n)?;
         }
         Ok(())
+    }
+
+    /// Switches between the frames-in-flight and low-latency policies; returns the new one.
+    pub fn toggle_policy(&mut self) -> Option<PacingPolicy> {
+        let sc = self.swapchain.as_mut()?;
+        let next = match sc.pacing_policy() {
+            PacingPolicy::FramesInFlight => PacingPolicy::LowLatency,
+            PacingPolicy::LowLatency => PacingPolicy::FramesInFlight,
+        };
+        sc.set_pacing_policy(next);
+        Some(next)
+    }
+
+    /// Turns the frame limit off, or on at `--fps` (60 when not given); returns the limit.
+    pub fn toggle_frame_limit(&mut self) -> Result<Option<f64>> {
+        let Some(sc) = self.swapchain.as_mut() else {
+            return Ok(None);
+        };
+        if sc.frame_limit().is_some() {
+            sc.set_frame_limit(None);
+            return Ok(None);
+        }
+        let fps = self.args.fps.unwrap_or(60.0);
+        sc.set_frame_limit(Some(FrameLimit::fps(fps)?));
+        Ok(Some(fps))
     }
 
     /// Adds `delta` units of GPU load (never below zero); returns the new load.
@@ -246,6 +284,7 @@ impl Session {
             latency_ms: (latency * 1e3) as f32,
         });
         self.cpu_waits_ms.push(cpu_wait.as_secs_f64() * 1e3);
+        self.read_telemetry();
         self.last_frame_start = Some(now);
         self.frames += 1;
         if self.frames == self.warmup {
@@ -255,6 +294,40 @@ impl Session {
             self.alloc_end = Some((self.frames, allocations()));
         }
         Ok(Step::Rendered)
+    }
+
+    /// Reads the newest frames' times from vkpace's telemetry: the interval since the previous
+    /// frame start, and the latency of frames whose completion was seen since the last look
+    /// (completions are seen in order, so the newest few frames cover them; no allocation).
+    fn read_telemetry(&mut self) {
+        let Some(sc) = self.swapchain.as_ref() else {
+            return;
+        };
+        if let Some(newest) = sc.telemetry().next_back() {
+            if let Some(prev) = self.last_cpu_start {
+                // Warm-up frames (pipeline and swapchain first use) are not intervals of the
+                // steady loop.
+                if self.frames > self.warmup {
+                    self.intervals_ms
+                        .push((newest.cpu_start.saturating_sub(prev)).as_secs_f64() * 1e3);
+                }
+            }
+            self.last_cpu_start = Some(newest.cpu_start);
+        }
+        let mut newest_done = None;
+        for t in sc.telemetry().rev().take(8) {
+            if t.frame < self.latency_cursor {
+                break;
+            }
+            if let Some(done) = t.completion_observed {
+                self.latencies_ms
+                    .push(done.saturating_sub(t.cpu_start).as_secs_f64() * 1e3);
+                newest_done = Some(newest_done.map_or(t.frame, |n: u64| n.max(t.frame)));
+            }
+        }
+        if let Some(n) = newest_done {
+            self.latency_cursor = n + 1;
+        }
     }
 
     /// Tears the swapchain and renderer down (vkpace waits for its own work) and builds the
@@ -269,6 +342,16 @@ impl Session {
         let present_mode =
             present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO)).to_string();
         let frames_in_flight = sc.frames_in_flight();
+        let policy = policy_name(sc.pacing_policy()).to_string();
+        let fps_limit = sc
+            .frame_limit()
+            .map(|l| (1e9 / l.period_ns() as f64 * 1000.0).round() / 1000.0);
+        let interval_ms = IntervalStats::of(&self.intervals_ms);
+        let fps = if interval_ms.mean > 0.0 {
+            1e3 / interval_ms.mean
+        } else {
+            0.0
+        };
         let path = if sc.uses_maintenance1() {
             "maintenance1"
         } else {
@@ -301,6 +384,11 @@ impl Session {
             fallback_waits: stats.fallback_waits,
             hidden_ms: 0.0,
             hidden_episodes: 0,
+            policy,
+            fps_limit,
+            latency_ms: Percentiles::of(&self.latencies_ms),
+            interval_ms,
+            fps,
         })
     }
 }

@@ -203,6 +203,14 @@ impl App {
                     "off"
                 }
             )),
+            Command::Policy => Ok(match session.toggle_policy() {
+                Some(p) => format!("pacing policy: {}", crate::cli::policy_name(p)),
+                None => "pacing policy: no swapchain".to_string(),
+            }),
+            Command::FrameLimit => session.toggle_frame_limit().map(|l| match l {
+                Some(fps) => format!("frame limit: {fps} fps"),
+                None => "frame limit: off".to_string(),
+            }),
             Command::Pause => {
                 let paused = !session.paused();
                 session.set_paused(paused);

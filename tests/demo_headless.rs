@@ -101,3 +101,51 @@ fn switch_present_mode_every_10_frames() -> Result<()> {
     }
     Ok(())
 }
+
+/// The pacing flags: each policy, with and without a frame limit, on both paths: zero
+/// validation messages, no allocation in the steady loop, the report names what ran, and a
+/// limited run never goes faster than its limit (the precision figures are benchmark numbers,
+/// printed by the README's commands, not asserted here).
+#[test]
+fn pacing_policies_and_frame_limit() -> Result<()> {
+    for (path, extra) in PATHS {
+        for policy in ["frames", "low-latency"] {
+            for fps in [None, Some("60")] {
+                let mut args = vec!["--frames", "300", "--policy", policy];
+                if let Some(f) = fps {
+                    args.extend(["--fps", f]);
+                }
+                let r = run(path, extra, &args)?;
+                ensure!(
+                    r.report.contains(&format!("\"policy\": \"{policy}\"")),
+                    "{}",
+                    r.report
+                );
+                let allocs = json_number(&r.report, "allocations_per_frame_steady")?;
+                ensure!(allocs == 0.0, "{path} {args:?}: {allocs} allocations/frame");
+                let measured = json_number(&r.report, "fps")?;
+                ensure!(measured > 0.0, "{}", r.report);
+                if fps.is_some() {
+                    ensure!(json_number(&r.report, "fps_limit")? == 60.0, "{}", r.report);
+                    ensure!(measured <= 60.5, "limited to 60 but ran at {measured} fps");
+                }
+                println!("{path} {policy} {fps:?}: {measured:.1} fps");
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_bad_frame_limit_is_a_clear_error() -> Result<()> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vkpace-demo"))
+        .args(["--headless", "--frames", "10", "--fps", "0"])
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(!out.status.success(), "--fps 0 accepted");
+    ensure!(
+        stderr.contains("frame limit must be a rate between 1 and 10000 fps"),
+        "{stderr}"
+    );
+    Ok(())
+}

@@ -43,6 +43,9 @@ pub enum CoreError {
         /// The last one submitted.
         last: Serial,
     },
+    /// A frame rate limit that is not a finite rate in 1..=10000 fps.
+    #[error("frame limit must be a rate between 1 and 10000 fps, got {0}")]
+    InvalidFrameLimit(String),
     /// A swapchain with zero images.
     #[error("a swapchain must have at least one image")]
     NoImages,

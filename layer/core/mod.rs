@@ -6,6 +6,7 @@
 mod acquire_semaphores;
 mod error;
 mod pacer;
+mod pacing;
 mod present_history;
 mod presenter;
 mod retire_queue;
@@ -14,6 +15,10 @@ mod swapchain_state;
 
 pub use error::CoreError;
 pub use pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
+pub use pacing::{
+    FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, WindowStats,
+    WINDOW as PACING_WINDOW,
+};
 pub use present_history::{ImageHistory, PresentRecord, PresentSemaphoreChoice};
 pub use presenter::{
     semaphore_bound, Action, FrameGate, FrameSemaphores, PresentOutcome, Presenter,

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use ash::vk;
 
+use crate::core::{FrameLimit, PacingPolicy};
+
 /// How a [`super::Swapchain`] is made and paced. Every field documents its default.
 #[derive(Clone, Debug)]
 pub struct SwapchainConfig {
@@ -39,6 +41,11 @@ pub struct SwapchainConfig {
     /// (maintenance1 only): image memory is bound at an image's first acquire, and vkpace makes
     /// its view then. Default false.
     pub deferred_memory_allocation: bool,
+    /// When frames begin beyond the frames-in-flight gate. Default
+    /// [`PacingPolicy::FramesInFlight`] (as soon as the gate opens).
+    pub pacing: PacingPolicy,
+    /// A frame rate limit (deadline grid, composes with either policy). Default none.
+    pub frame_limit: Option<FrameLimit>,
 }
 
 impl Default for SwapchainConfig {
@@ -58,6 +65,8 @@ impl Default for SwapchainConfig {
             debug_utils: false,
             swapchain_maintenance1: false,
             deferred_memory_allocation: false,
+            pacing: PacingPolicy::FramesInFlight,
+            frame_limit: None,
         }
     }
 }

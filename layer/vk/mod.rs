@@ -8,8 +8,10 @@ mod frame;
 mod maintenance1;
 mod names;
 mod present_fences;
+mod sleep;
 mod stats;
 mod swapchain;
+mod telemetry;
 
 pub use config::SwapchainConfig;
 pub use error::{Error, Result};
@@ -19,3 +21,4 @@ pub use maintenance1::{
 };
 pub use stats::SwapchainStats;
 pub use swapchain::Swapchain;
+pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};

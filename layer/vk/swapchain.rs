@@ -1,7 +1,7 @@
 //! The Vulkan shell: owns the swapchain, its images, views, semaphores and fences, feeds events
 //! to the [`crate::core::Presenter`] and carries out what it decides.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ash::vk;
 
@@ -12,9 +12,12 @@ use super::frame::{Acquired, Frame, Presented};
 use super::maintenance1::compatible_present_modes;
 use super::names::Namer;
 use super::present_fences::PresentFencePool;
+use super::sleep;
 use super::stats::SwapchainStats;
+use super::telemetry::{FrameTimes, Telemetry};
 use crate::core::{
-    Action, FrameGate, PresentOutcome, PresentSemaphoreChoice, Presenter, PresenterConfig, Serial,
+    Action, FrameGate, FrameLimit, Pacing, PacingPolicy, PresentOutcome, PresentSemaphoreChoice,
+    Presenter, PresenterConfig, Serial,
 };
 
 /// The swapchain that is being presented to.
@@ -89,6 +92,15 @@ pub struct Swapchain {
     compatible_modes: Vec<vk::PresentModeKHR>,
     /// A mode to switch to with the next present (`VkSwapchainPresentModeInfoEXT`).
     next_present_mode: Option<vk::PresentModeKHR>,
+    /// The pacing policy and frame limit (decisions in the core, waits here).
+    pacing: Pacing,
+    /// Zero of every telemetry and pacing time.
+    epoch: Instant,
+    /// Number of the next frame to begin.
+    next_frame: u64,
+    /// Whether the frame being built has passed the pacing policy's wait.
+    frame_started: bool,
+    telemetry: Telemetry,
 }
 
 impl Swapchain {
@@ -138,6 +150,7 @@ impl Swapchain {
             frames_in_flight: config.frames_in_flight,
             max_retired_swapchains: config.max_retired_swapchains,
         })?;
+        let (pacing, frame_limit) = (config.pacing, config.frame_limit);
         let mut s = Self {
             device: device.clone(),
             surface_fn,
@@ -165,6 +178,11 @@ impl Swapchain {
             present_fences: PresentFencePool::new(),
             compatible_modes: Vec::with_capacity(4),
             next_present_mode: None,
+            pacing: Pacing::new(pacing, frame_limit),
+            epoch: Instant::now(),
+            next_frame: 0,
+            frame_started: false,
+            telemetry: Telemetry::default(),
         };
         // Objects the frame loop needs are made up front, so the steady loop neither creates
         // nor names (allocates) any: N + 1 present semaphores and, with maintenance1, N + 1
@@ -281,6 +299,40 @@ impl Swapchain {
         Ok(())
     }
 
+    /// The pacing policy in use.
+    #[must_use]
+    pub fn pacing_policy(&self) -> PacingPolicy {
+        self.pacing.policy()
+    }
+
+    /// Switches the pacing policy; takes effect at the next frame.
+    pub fn set_pacing_policy(&mut self, policy: PacingPolicy) {
+        self.pacing.set_policy(policy);
+    }
+
+    /// The frame limit in use.
+    #[must_use]
+    pub fn frame_limit(&self) -> Option<FrameLimit> {
+        self.pacing.frame_limit()
+    }
+
+    /// Sets or removes the frame limit; takes effect at the next frame.
+    pub fn set_frame_limit(&mut self, limit: Option<FrameLimit>) {
+        self.pacing.set_frame_limit(limit);
+    }
+
+    /// The recent frames' timelines, oldest first (at most
+    /// [`super::TELEMETRY_FRAMES`]).
+    pub fn telemetry(&self) -> impl DoubleEndedIterator<Item = &FrameTimes> + ExactSizeIterator {
+        self.telemetry.iter()
+    }
+
+    /// The instant the telemetry's times count from.
+    #[must_use]
+    pub fn telemetry_epoch(&self) -> Instant {
+        self.epoch
+    }
+
     /// Retired swapchains not yet destroyed.
     #[must_use]
     pub fn old_swapchains_pending(&self) -> usize {
@@ -299,6 +351,7 @@ impl Swapchain {
             return Ok(Acquired::ZeroExtent);
         }
         self.pace()?;
+        self.begin_frame();
         let mut retried = false;
         let image = loop {
             if let Some(held) = self.core.frame() {
@@ -340,6 +393,8 @@ impl Swapchain {
                 .ok_or(Error::Core(crate::core::CoreError::OutOfOrder(
                     "frame vanished",
                 )))?;
+        let acquired = self.since_epoch();
+        self.telemetry.acquired(acquired);
         let live = self.live()?;
         Ok(Acquired::Frame(Frame {
             image_index: image,
@@ -365,6 +420,7 @@ impl Swapchain {
         command_buffers: &[vk::CommandBuffer],
         wait_stage: vk::PipelineStageFlags,
     ) -> Result<()> {
+        self.frame_submitted_now();
         let waits = [frame.acquire_semaphore];
         let stages = [wait_stage];
         let signals = [frame.present_semaphore];
@@ -397,6 +453,8 @@ impl Swapchain {
         self.fences.submitted(serial, frame.fence);
         self.frame_fence = None;
         self.stats.frames_presented += 1;
+        // The renderer may have made the submission itself: then it happened by now.
+        self.frame_submitted_now();
 
         let waits = [frame.present_semaphore];
         let swapchains = [handle];
@@ -461,6 +519,11 @@ impl Swapchain {
         };
         self.core
             .frame_presented_with_fence(outcome, present_fence.map(|(id, _)| id))?;
+        let presented = self.since_epoch();
+        self.telemetry.presented(serial, presented);
+        self.pacing.frame_presented(self.next_frame);
+        self.next_frame += 1;
+        self.frame_started = false;
         self.carry_out_actions()?;
         ret
     }
@@ -479,9 +542,54 @@ impl Swapchain {
         s
     }
 
+    fn since_epoch(&self) -> Duration {
+        self.epoch.elapsed()
+    }
+
+    fn nanos(d: Duration) -> u64 {
+        u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// The frame's CPU work may begin once the frames-in-flight gate opened (done) and the
+    /// pacing policy's time came (low latency, frame limit): sleep, then spin, until then.
+    /// A held frame (kept from before) already began.
+    fn begin_frame(&mut self) {
+        if self.frame_started {
+            return;
+        }
+        let now = Self::nanos(self.since_epoch());
+        if let Some(at) = self.pacing.start_at(now) {
+            sleep::sleep_until(self.epoch + Duration::from_nanos(at));
+        }
+        let start = self.since_epoch();
+        self.pacing
+            .frame_started(self.next_frame, Self::nanos(start));
+        self.telemetry.begin(self.next_frame, start);
+        self.frame_started = true;
+    }
+
+    fn frame_submitted_now(&mut self) {
+        let now = self.since_epoch();
+        if self.telemetry.submitted(now) {
+            self.pacing
+                .frame_submitted(self.next_frame, Self::nanos(now));
+        }
+    }
+
+    /// Serial `done` was seen complete now: telemetry and pacing learn which frames finished.
+    /// Without GPU timestamps a frame's GPU time is estimated as submit to observed completion.
+    fn observed_complete(&mut self, done: Serial) {
+        let now = self.since_epoch();
+        let pacing = &mut self.pacing;
+        self.telemetry.completed(done, now, |frame, submitted, at| {
+            pacing.gpu_done(frame, Self::nanos(submitted), Self::nanos(at));
+        });
+    }
+
     fn poll_completions(&mut self) -> Result<()> {
         if let Some(done) = self.fences.poll(&self.device)? {
             self.core.serial_completed(done)?;
+            self.observed_complete(done);
         }
         if self.m1.is_some() {
             let core = &mut self.core;
@@ -516,6 +624,7 @@ impl Swapchain {
             .fences
             .wait(&self.device, serial, self.config.wait_timeout)?;
         self.core.serial_completed(done)?;
+        self.observed_complete(done);
         Ok(())
     }
 

@@ -1,0 +1,182 @@
+//! The low-latency policy: begin the next frame's CPU work as late as possible, so that its
+//! submission reaches the GPU just as the GPU finishes the work queued before it. Input is then
+//! sampled one GPU frame before it is rendered instead of N frames before, while the GPU stays
+//! busy (the idea behind LatencyFleX and NVIDIA Reflex).
+//!
+//! Predictions use order statistics over the last frames ([`WindowStats`]): the GPU time is the
+//! median, the CPU time a high percentile (starting late costs a GPU bubble, starting early only
+//! a little latency), so one slow frame neither stalls nor rushes the next.
+//!
+//! Where the display's timing is known (VK_KHR_present_wait, or the simulator's display), the
+//! display can be the bottleneck (FIFO): the frame is then also timed to finish just before the
+//! refresh it will be shown at, rather than to wait finished in the present queue.
+
+use super::window_stats::WindowStats;
+
+/// Frames whose GPU end is not known yet that are remembered (beyond N frames in flight the
+/// caller does not submit anyway).
+const PENDING: usize = 8;
+
+/// Headroom added to the prediction: the GPU should find the next submission already there.
+const MARGIN_NS: u64 = 300_000;
+
+/// Low-latency pacing state.
+#[derive(Debug, Clone, Default)]
+pub struct LowLatency {
+    cpu: WindowStats,
+    gpu: WindowStats,
+    /// Frames submitted whose GPU end is not known: (frame id, submit time).
+    pending: [(u64, u64); PENDING],
+    pending_len: usize,
+    /// The latest known GPU end.
+    gpu_end: Option<u64>,
+    /// The start of the frame being built: (frame id, CPU start).
+    started: Option<(u64, u64)>,
+    /// Display feedback: the last displayed frame (id, time) and the refresh interval.
+    displayed: Option<(u64, u64)>,
+    refresh: WindowStats,
+    /// Frames presented and not yet displayed (for the display bottleneck).
+    presented_after_display: u64,
+}
+
+impl LowLatency {
+    /// Forgets everything learned (a new policy run starts fresh).
+    pub fn reset(&mut self) {
+        *self = Self::default();
+    }
+
+    /// When the GPU will have finished everything submitted so far, predicted; None until a
+    /// GPU duration is known.
+    fn gpu_free_at(&self) -> Option<u64> {
+        let g = self.gpu.percentile(50)?;
+        let mut end = self.gpu_end.unwrap_or(0);
+        for &(_, submit) in &self.pending[..self.pending_len] {
+            end = end.max(submit) + g;
+        }
+        Some(end)
+    }
+
+    /// When the display can next take a new frame, predicted from present-wait feedback, and
+    /// the refresh interval.
+    fn display_free_at(&self) -> Option<(u64, u64)> {
+        let (_, shown) = self.displayed?;
+        let period = self.refresh.percentile(50)?;
+        Some((shown + period * (1 + self.presented_after_display), period))
+    }
+
+    /// The time the next frame should start its CPU work, or None to start at once.
+    #[must_use]
+    pub fn start_at(&self) -> Option<u64> {
+        let cpu = self.cpu.percentile(90)?;
+        // The submission should arrive as the GPU finishes its queue (arriving a little late
+        // costs a small GPU bubble, so the typical GPU time is the right prediction)...
+        let mut submit_at = self.gpu_free_at()?.saturating_sub(MARGIN_NS);
+        // ...and, where the display is the bottleneck, frames need not be ready long before
+        // their refresh. Finishing late there costs a whole refresh, so the GPU time is
+        // predicted high (95th percentile) and one frame is kept ready a refresh ahead: a
+        // single slow frame (twice the usual time) then still makes its refresh.
+        if let Some((display_free, period)) = self.display_free_at() {
+            let gpu_high = self.gpu.percentile(95)?;
+            let ready_by = display_free.saturating_sub(period);
+            submit_at = submit_at.max(ready_by.saturating_sub(gpu_high + MARGIN_NS));
+        }
+        Some(submit_at.saturating_sub(cpu))
+    }
+
+    /// Frame `id` began its CPU work at `now`.
+    pub fn frame_started(&mut self, id: u64, now: u64) {
+        self.started = Some((id, now));
+    }
+
+    /// Frame `id` was submitted at `now`.
+    pub fn frame_submitted(&mut self, id: u64, now: u64) {
+        if let Some((sid, start)) = self.started.take() {
+            if sid == id {
+                self.cpu.push(now.saturating_sub(start));
+            }
+        }
+        if self.pending_len == PENDING {
+            // More unreported frames than can be queued: drop the oldest prediction.
+            self.pending.copy_within(1.., 0);
+            self.pending_len -= 1;
+        }
+        self.pending[self.pending_len] = (id, now);
+        self.pending_len += 1;
+    }
+
+    /// The GPU ran frame `id` from `start` to `end` (timestamps, or the best estimate).
+    pub fn gpu_done(&mut self, id: u64, start: u64, end: u64) {
+        self.gpu.push(end.saturating_sub(start));
+        self.gpu_end = Some(self.gpu_end.map_or(end, |e| e.max(end)));
+        let keep = self.pending[..self.pending_len]
+            .iter()
+            .filter(|(pid, _)| *pid > id)
+            .count();
+        let first = self.pending_len - keep;
+        self.pending.copy_within(first..self.pending_len, 0);
+        self.pending_len = keep;
+    }
+
+    /// Frame `id` was handed to the presentation engine.
+    pub fn frame_presented(&mut self) {
+        self.presented_after_display += 1;
+    }
+
+    /// Frame `id` was shown at `at` (present-wait feedback).
+    pub fn frame_displayed(&mut self, id: u64, at: u64) {
+        if let Some((prev_id, prev_at)) = self.displayed {
+            if id > prev_id && at > prev_at {
+                // Per-frame spacing of consecutive displayed frames: the refresh interval
+                // (or a multiple where frames were late; the median ignores those).
+                self.refresh.push((at - prev_at) / (id - prev_id));
+            }
+        }
+        self.displayed = Some((id, at));
+        self.presented_after_display = self.presented_after_display.saturating_sub(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn gpu_bound_starts_just_in_time() {
+        let mut l = LowLatency::default();
+        // CPU 2 ms, GPU 10 ms, one frame queued ending at 30 ms.
+        for id in 0..10u64 {
+            let t = id * 10 * MS;
+            l.frame_started(id, t);
+            l.frame_submitted(id, t + 2 * MS);
+            l.gpu_done(id, t + 2 * MS, t + 12 * MS);
+        }
+        l.frame_started(10, 100 * MS);
+        l.frame_submitted(10, 102 * MS);
+        // GPU busy until 91 ms (last end) -> frame 10 predicted 102..112 ms.
+        let at = l.start_at().unwrap();
+        assert_eq!(at, 112 * MS - MARGIN_NS - 2 * MS);
+    }
+
+    #[test]
+    fn nothing_known_means_start_now() {
+        assert_eq!(LowLatency::default().start_at(), None);
+    }
+
+    #[test]
+    fn display_bottleneck_delays_the_start() {
+        let mut l = LowLatency::default();
+        for id in 0..10u64 {
+            let t = id * 16 * MS;
+            l.frame_started(id, t);
+            l.frame_submitted(id, t + MS);
+            l.gpu_done(id, t + MS, t + 5 * MS);
+            l.frame_presented();
+            l.frame_displayed(id, t + 16 * MS);
+        }
+        // Last shown at 160 ms, refresh 16 ms: next slot 176 ms, to be ready one refresh
+        // ahead (160 ms); GPU 4 ms (every sample, so also its 95th percentile), CPU 1 ms.
+        assert_eq!(l.start_at(), Some(160 * MS - 4 * MS - MARGIN_NS - MS));
+    }
+}

@@ -1,0 +1,127 @@
+//! Pacing policies: when the next frame should begin its CPU work. Time is an argument
+//! (nanoseconds on any monotonic clock), never read here, so the same decisions run in the
+//! simulator and on Vulkan.
+//!
+//! The frames-in-flight gate ([`super::FramePacer`]) always applies first: no policy ever has
+//! more than N frames queued. On top of it:
+//! - [`PacingPolicy::FramesInFlight`]: start as soon as the gate opens (wgpu's
+//!   `desired_maximum_frame_latency`, the textbook loop with N frames);
+//! - [`PacingPolicy::LowLatency`]: start as late as still keeps the GPU (or display) busy;
+//! - a [`FrameLimit`] composes with either: never start before the next deadline of a fixed
+//!   grid.
+
+mod frame_limiter;
+mod low_latency;
+mod window_stats;
+
+pub use frame_limiter::{FrameLimit, FrameLimiter};
+pub use low_latency::LowLatency;
+pub use window_stats::{WindowStats, WINDOW};
+
+/// How frames are paced beyond the frames-in-flight gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PacingPolicy {
+    /// Start each frame as soon as frame F-N completed.
+    #[default]
+    FramesInFlight,
+    /// Start each frame just in time for the GPU, from recent CPU and GPU durations.
+    LowLatency,
+}
+
+/// The pacing decisions of one swapchain (or one simulated loop).
+///
+/// ```
+/// use vkpace::core::{FrameLimit, Pacing, PacingPolicy};
+/// let mut p = Pacing::new(PacingPolicy::FramesInFlight, Some(FrameLimit::fps(50.0)?));
+/// assert_eq!(p.start_at(0), None); // the first frame starts at once
+/// p.frame_started(0, 0);
+/// p.frame_submitted(0, 1_000_000);
+/// assert_eq!(p.start_at(1_000_000), Some(20_000_000)); // the next deadline of the 50 fps grid
+/// # Ok::<(), vkpace::core::CoreError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Pacing {
+    policy: PacingPolicy,
+    limiter: Option<FrameLimiter>,
+    low_latency: LowLatency,
+}
+
+impl Pacing {
+    /// A policy and an optional frame limit.
+    #[must_use]
+    pub fn new(policy: PacingPolicy, limit: Option<FrameLimit>) -> Self {
+        Self {
+            policy,
+            limiter: limit.map(FrameLimiter::new),
+            low_latency: LowLatency::default(),
+        }
+    }
+
+    /// The policy in use.
+    #[must_use]
+    pub fn policy(&self) -> PacingPolicy {
+        self.policy
+    }
+
+    /// Switches policy at run time; the low-latency predictor keeps learning either way, so a
+    /// switch to it takes effect at the next frame.
+    pub fn set_policy(&mut self, policy: PacingPolicy) {
+        self.policy = policy;
+    }
+
+    /// The frame limit in use.
+    #[must_use]
+    pub fn frame_limit(&self) -> Option<FrameLimit> {
+        self.limiter.as_ref().map(FrameLimiter::limit)
+    }
+
+    /// Sets or removes the frame limit (a new grid starts at the next frame).
+    pub fn set_frame_limit(&mut self, limit: Option<FrameLimit>) {
+        self.limiter = limit.map(FrameLimiter::new);
+    }
+
+    /// When the next frame should begin, if later than `now`. Call once the frames-in-flight
+    /// gate has opened; sleep until the returned time (the shell sleeps, then spins the last
+    /// fraction for precision).
+    #[must_use]
+    pub fn start_at(&self, now: u64) -> Option<u64> {
+        let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);
+        let low = match self.policy {
+            PacingPolicy::LowLatency => self.low_latency.start_at(),
+            PacingPolicy::FramesInFlight => None,
+        };
+        match (limit, low) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+        .filter(|&t| t > now)
+    }
+
+    /// Frame `id` began its CPU work at `now`.
+    pub fn frame_started(&mut self, id: u64, now: u64) {
+        if let Some(l) = self.limiter.as_mut() {
+            l.frame_started(now);
+        }
+        self.low_latency.frame_started(id, now);
+    }
+
+    /// Frame `id` was submitted at `now`.
+    pub fn frame_submitted(&mut self, id: u64, now: u64) {
+        self.low_latency.frame_submitted(id, now);
+    }
+
+    /// The GPU ran frame `id` from `start` to `end`.
+    pub fn gpu_done(&mut self, id: u64, start: u64, end: u64) {
+        self.low_latency.gpu_done(id, start, end);
+    }
+
+    /// Frame `id` was handed to the presentation engine.
+    pub fn frame_presented(&mut self, _id: u64) {
+        self.low_latency.frame_presented();
+    }
+
+    /// Frame `id` reached the display at `at` (VK_KHR_present_wait or a simulated display).
+    pub fn frame_displayed(&mut self, id: u64, at: u64) {
+        self.low_latency.frame_displayed(id, at);
+    }
+}

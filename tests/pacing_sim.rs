@@ -1,0 +1,62 @@
+//! The pacing policies judged in the deterministic GPU/display simulation (virtual time, so
+//! these are exact figures, not timings): the acceptance thresholds of the pacing issue.
+
+#[path = "../bench/scenarios.rs"]
+mod scenarios;
+#[path = "../bench/sim.rs"]
+mod sim;
+
+use scenarios::{convergence_ms, cpu_bound, fifo_60hz, gpu_bound, load_step, policies, SEED};
+use sim::{run, summarize, Policy};
+
+const WARMUP_MS: f64 = 1_000.0;
+
+#[test]
+fn same_seed_same_numbers() {
+    let a = run(&gpu_bound(), Policy::LowLatency, SEED);
+    let b = run(&gpu_bound(), Policy::LowLatency, SEED);
+    assert_eq!(a.len(), b.len());
+    assert!(a.iter().zip(&b).all(|(x, y)| x.gpu_end == y.gpu_end));
+}
+
+#[test]
+fn gpu_bound_low_latency_halves_latency_at_the_same_fps() {
+    let s = gpu_bound();
+    let text = summarize(&run(&s, Policy::Textbook, SEED), WARMUP_MS, s.duration_ms);
+    let low = summarize(&run(&s, Policy::LowLatency, SEED), WARMUP_MS, s.duration_ms);
+    println!("textbook {text:?}\nlow latency {low:?}");
+    assert!(
+        low.latency_ms_p50 <= 0.5 * text.latency_ms_p50,
+        "{low:?} vs {text:?}"
+    );
+    assert!(low.fps >= 0.95 * text.fps, "{low:?} vs {text:?}");
+}
+
+#[test]
+fn load_step_low_latency_reconverges_within_a_second() {
+    let frames = run(&load_step(), Policy::LowLatency, SEED);
+    let c = convergence_ms(&frames);
+    println!("convergence after each step: {c:?}");
+    for (i, t) in c.iter().enumerate() {
+        let t = t.unwrap_or(f64::INFINITY);
+        assert!(t <= 1_000.0, "step {i}: {t} ms");
+    }
+}
+
+#[test]
+fn fifo_60hz_no_policy_drops_below_60_fps() {
+    let s = fifo_60hz();
+    for p in policies() {
+        let m = summarize(&run(&s, p, SEED), WARMUP_MS, s.duration_ms);
+        println!("{}: {m:?}", p.name());
+        assert!(m.fps >= 59.99, "{}: {m:?}", p.name());
+    }
+}
+
+#[test]
+fn cpu_bound_low_latency_costs_no_fps() {
+    let s = cpu_bound();
+    let text = summarize(&run(&s, Policy::Textbook, SEED), WARMUP_MS, s.duration_ms);
+    let low = summarize(&run(&s, Policy::LowLatency, SEED), WARMUP_MS, s.duration_ms);
+    assert!(low.fps >= 0.99 * text.fps, "{low:?} vs {text:?}");
+}
