@@ -10,6 +10,10 @@
 
 use vkpace::core::{FrameLimit, Pacing, PacingPolicy};
 
+// The seeded generator the correctness simulator uses (tests/sim/rng.rs); the including
+// crate declares it as `rng`.
+use crate::rng::Rng;
+
 /// How the display takes frames.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum DisplayMode {
@@ -85,26 +89,6 @@ impl FrameRecord {
     /// CPU frame start to GPU end of that frame.
     pub fn latency(&self) -> f64 {
         self.gpu_end - self.cpu_start
-    }
-}
-
-/// splitmix64: small, seeded, deterministic.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

@@ -1,6 +1,9 @@
 //! The pacing policies judged in the deterministic GPU/display simulation (virtual time, so
 //! these are exact figures, not timings): the acceptance thresholds of the pacing issue.
 
+#[allow(dead_code)]
+#[path = "sim/rng.rs"]
+mod rng;
 #[path = "../bench/scenarios.rs"]
 mod scenarios;
 #[path = "../bench/sim.rs"]

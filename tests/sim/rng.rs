@@ -21,6 +21,11 @@ impl Rng {
         (self.next_u64() % u64::from(n.max(1))) as u32
     }
 
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// True with probability `percent`/100.
     pub fn chance(&mut self, percent: u32) -> bool {
         self.below(100) < percent
