@@ -60,9 +60,14 @@ pub struct Report {
     /// "frames" or "low-latency".
     pub policy: String,
     pub fps_limit: Option<f64>,
-    /// CPU frame start to the frame's fence seen signalled (an upper bound of start to GPU end
-    /// until timestamp queries are recorded).
+    /// CPU frame start to the frame's GPU end (timestamp queries calibrated to the CPU clock),
+    /// or to its fence seen signalled (an upper bound) where the device lacks
+    /// VK_EXT_calibrated_timestamps; `latency_source` says which.
     pub latency_ms: Percentiles,
+    /// "gpu-timestamps" or "fence-observed".
+    pub latency_source: &'static str,
+    /// GPU end minus GPU start per frame (zeros without timestamps).
+    pub gpu_ms: Percentiles,
     /// Between consecutive CPU frame starts (after the pacing wait).
     pub interval_ms: IntervalStats,
     /// Frames per second over the run's frame starts.
@@ -110,7 +115,8 @@ impl Report {
              \"policy\": \"{}\",\n  \"fps_limit\": {},\n  \
              \"latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
              \"interval_ms\": {{\"mean\": {:.4}, \"stddev\": {:.4}, \"p99\": {:.4}}},\n  \
-             \"fps\": {:.3}\n}}\n",
+             \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
+             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}}\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -140,6 +146,9 @@ impl Report {
             self.interval_ms.stddev,
             self.interval_ms.p99,
             self.fps,
+            self.latency_source,
+            self.gpu_ms.p50,
+            self.gpu_ms.p99,
         );
         j
     }

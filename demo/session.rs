@@ -61,6 +61,8 @@ pub struct Session {
     /// From vkpace's telemetry: intervals between frame starts, and start-to-completion.
     intervals_ms: Vec<f64>,
     latencies_ms: Vec<f64>,
+    /// GPU end minus GPU start, for frames with timestamps.
+    gpu_ms: Vec<f64>,
     last_cpu_start: Option<std::time::Duration>,
     /// The next frame whose completion has not been read from the telemetry.
     latency_cursor: u64,
@@ -126,6 +128,7 @@ impl Session {
             paused_since: None,
             intervals_ms: Vec::with_capacity(expected + 1),
             latencies_ms: Vec::with_capacity(expected + 1),
+            gpu_ms: Vec::with_capacity(expected + 1),
             last_cpu_start: None,
             latency_cursor: 0,
         })
@@ -320,8 +323,14 @@ impl Session {
                 break;
             }
             if let Some(done) = t.completion_observed {
+                // Start to GPU end where timestamps were recorded; else start to the fence
+                // seen signalled, an upper bound.
+                let end = t.gpu_end.unwrap_or(done);
+                if let (Some(s), Some(e)) = (t.gpu_start, t.gpu_end) {
+                    self.gpu_ms.push(e.saturating_sub(s).as_secs_f64() * 1e3);
+                }
                 self.latencies_ms
-                    .push(done.saturating_sub(t.cpu_start).as_secs_f64() * 1e3);
+                    .push(end.saturating_sub(t.cpu_start).as_secs_f64() * 1e3);
                 newest_done = Some(newest_done.map_or(t.frame, |n: u64| n.max(t.frame)));
             }
         }
@@ -387,6 +396,12 @@ impl Session {
             policy,
             fps_limit,
             latency_ms: Percentiles::of(&self.latencies_ms),
+            gpu_ms: Percentiles::of(&self.gpu_ms),
+            latency_source: if self.gpu_ms.is_empty() {
+                "fence-observed"
+            } else {
+                "gpu-timestamps"
+            },
             interval_ms,
             fps,
         })

@@ -72,6 +72,9 @@ pub struct VulkanContext {
     pub debug_utils: bool,
     /// Whether VK_EXT_swapchain_maintenance1 (and its instance extensions) were enabled.
     pub maintenance1: bool,
+    /// Whether VK_EXT_calibrated_timestamps was enabled and the queue has timestamps (vkpace
+    /// then measures GPU start and end per frame).
+    pub gpu_timing: bool,
     /// The physical device's name, for the summary.
     pub device_name: String,
 }
@@ -200,7 +203,14 @@ impl VulkanContext {
             ctx_partial.4,
             m1_instance,
         ) {
-            Ok((physical, device, queue, queue_family, device_name, maintenance1)) => {
+            Ok((
+                physical,
+                device,
+                queue,
+                queue_family,
+                device_name,
+                (maintenance1, gpu_timing),
+            )) => {
                 let (entry, instance, messenger, surface_fn, surface) = ctx_partial;
                 Ok(Self {
                     entry,
@@ -215,6 +225,7 @@ impl VulkanContext {
                     queue_family,
                     debug_utils,
                     maintenance1,
+                    gpu_timing,
                     device_name,
                 })
             }
@@ -245,7 +256,7 @@ impl VulkanContext {
         vk::Queue,
         u32,
         String,
-        bool,
+        (bool, bool),
     )> {
         // SAFETY: valid instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }?;
@@ -290,6 +301,13 @@ impl VulkanContext {
         if maintenance1 {
             extensions.push(vkpace::vk::MAINTENANCE1_DEVICE_EXTENSION.as_ptr());
         }
+        // SAFETY: as above; `family` is one of its queue families.
+        let timing =
+            unsafe { vkpace::vk::GpuTimingSupport::query(entry, instance, physical, family) }?;
+        let gpu_timing = timing.usable();
+        if gpu_timing {
+            extensions.push(vkpace::vk::GPU_TIMING_DEVICE_EXTENSION.as_ptr());
+        }
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
             .dynamic_rendering(true)
             .synchronization2(true);
@@ -308,7 +326,14 @@ impl VulkanContext {
             unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")?;
         // SAFETY: queue 0 of the family was requested above.
         let queue = unsafe { device.get_device_queue(family, 0) };
-        Ok((physical, device, queue, family, name, maintenance1))
+        Ok((
+            physical,
+            device,
+            queue,
+            family,
+            name,
+            (maintenance1, gpu_timing),
+        ))
     }
 
     /// A vkpace swapchain on this context's surface, with debug names and maintenance1 set
@@ -317,6 +342,7 @@ impl VulkanContext {
         let config = vkpace::vk::SwapchainConfig {
             debug_utils: self.debug_utils,
             swapchain_maintenance1: self.maintenance1,
+            gpu_timestamps: self.gpu_timing,
             ..config
         };
         // SAFETY: the context's handles are valid, the queue is of `queue_family`, and callers

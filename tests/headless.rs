@@ -470,3 +470,46 @@ fn frames_in_flight_change_at_run_time() -> Result<()> {
     }
     Ok(())
 }
+
+/// GPU timestamps (VK_EXT_calibrated_timestamps, which lavapipe offers): every frame's GPU
+/// start and end are measured and fit the CPU timeline: submitted before the GPU started, the
+/// GPU ended before vkpace saw the fence signalled, start before end. The tolerance covers the
+/// calibration's CPU bracket (tens of microseconds at most).
+#[test]
+fn gpu_timestamps_fit_the_cpu_timeline() -> Result<()> {
+    use std::time::Duration;
+    let tolerance = Duration::from_micros(200);
+    for m1 in [false, true] {
+        let mut h = Harness::headless(config(vk::PresentModeKHR::FIFO, 2, m1))?;
+        ensure!(
+            h.ctx.as_ref().is_some_and(|c| c.gpu_timing),
+            "lavapipe offers VK_EXT_calibrated_timestamps; the context must enable it"
+        );
+        for _ in 0..200 {
+            ensure!(h.frame()?);
+        }
+        let mut timed = 0;
+        for t in h.swapchain().telemetry() {
+            let Some(done) = t.completion_observed else {
+                continue;
+            };
+            let (Some(sub), Some(start), Some(end)) = (t.submitted, t.gpu_start, t.gpu_end) else {
+                anyhow::bail!("completed frame {} has no GPU times: {t:?}", t.frame);
+            };
+            ensure!(t.cpu_start <= sub, "{t:?}");
+            ensure!(
+                sub <= start + tolerance,
+                "GPU started before submission: {t:?}"
+            );
+            ensure!(start <= end, "{t:?}");
+            ensure!(
+                end <= done + tolerance,
+                "GPU ended after the fence was seen: {t:?}"
+            );
+            timed += 1;
+        }
+        ensure!(timed >= 190, "only {timed} frames timed");
+        h.finish()?;
+    }
+    Ok(())
+}

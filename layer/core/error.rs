@@ -46,6 +46,9 @@ pub enum CoreError {
     /// A frame rate limit that is not a finite rate in 1..=10000 fps.
     #[error("frame limit must be a rate between 1 and 10000 fps, got {0}")]
     InvalidFrameLimit(String),
+    /// A GPU clock description out of range (`timestampPeriod`, `timestampValidBits`).
+    #[error("invalid GPU clock: {0}")]
+    InvalidGpuClock(String),
     /// A swapchain with zero images.
     #[error("a swapchain must have at least one image")]
     NoImages,

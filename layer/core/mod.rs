@@ -5,6 +5,7 @@
 
 mod acquire_semaphores;
 mod error;
+mod gpu_clock;
 mod pacer;
 mod pacing;
 mod present_history;
@@ -14,6 +15,7 @@ mod serial;
 mod swapchain_state;
 
 pub use error::CoreError;
+pub use gpu_clock::GpuClock;
 pub use pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
 pub use pacing::{
     FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, WindowStats,

@@ -46,6 +46,13 @@ pub struct SwapchainConfig {
     pub pacing: PacingPolicy,
     /// A frame rate limit (deadline grid, composes with either policy). Default none.
     pub frame_limit: Option<FrameLimit>,
+    /// Measure each frame's GPU start and end (timestamp queries around the command buffers
+    /// given to [`super::Swapchain::submit`], mapped to the CPU clock with
+    /// `VK_EXT_calibrated_timestamps`), for the telemetry and the low-latency policy. Set only
+    /// if the device enabled [`super::GPU_TIMING_DEVICE_EXTENSION`]; see
+    /// [`super::GpuTimingSupport`]. Default false: GPU time is estimated from submission to
+    /// observed completion.
+    pub gpu_timestamps: bool,
 }
 
 impl Default for SwapchainConfig {
@@ -67,6 +74,7 @@ impl Default for SwapchainConfig {
             deferred_memory_allocation: false,
             pacing: PacingPolicy::FramesInFlight,
             frame_limit: None,
+            gpu_timestamps: false,
         }
     }
 }

@@ -5,6 +5,7 @@ mod config;
 mod error;
 mod fences;
 mod frame;
+mod gpu_timer;
 mod maintenance1;
 mod names;
 mod present_fences;
@@ -16,9 +17,10 @@ mod telemetry;
 pub use config::SwapchainConfig;
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented};
+pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 pub use maintenance1::{
     Maintenance1Support, MAINTENANCE1_DEVICE_EXTENSION, MAINTENANCE1_INSTANCE_EXTENSIONS,
 };
 pub use stats::SwapchainStats;
-pub use swapchain::Swapchain;
+pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};
 pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};

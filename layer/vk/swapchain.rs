@@ -9,6 +9,7 @@ use super::config::SwapchainConfig;
 use super::error::{Error, Result, VkContext};
 use super::fences::FencePool;
 use super::frame::{Acquired, Frame, Presented};
+use super::gpu_timer::GpuTimer;
 use super::maintenance1::compatible_present_modes;
 use super::names::Namer;
 use super::present_fences::PresentFencePool;
@@ -19,6 +20,9 @@ use crate::core::{
     Action, FrameGate, FrameLimit, Pacing, PacingPolicy, PresentOutcome, PresentSemaphoreChoice,
     Presenter, PresenterConfig, Serial,
 };
+
+/// Command buffers [`Swapchain::submit`] frames with GPU timestamps without allocating.
+pub const MAX_TIMED_COMMAND_BUFFERS: usize = 14;
 
 /// The swapchain that is being presented to.
 struct Live {
@@ -101,6 +105,8 @@ pub struct Swapchain {
     /// Whether the frame being built has passed the pacing policy's wait.
     frame_started: bool,
     telemetry: Telemetry,
+    /// Timestamp queries around [`Swapchain::submit`]'s command buffers (`gpu_timestamps`).
+    gpu_timer: Option<GpuTimer>,
 }
 
 impl Swapchain {
@@ -113,7 +119,8 @@ impl Swapchain {
     /// `queue_family` of `device`, and all of them must outlive the returned value. The queue
     /// must be externally synchronized with vkpace's calls (vkpace submits to it and presents
     /// on it). `config.debug_utils` may be true only if the instance enabled
-    /// `VK_EXT_debug_utils`.
+    /// `VK_EXT_debug_utils`, and `config.gpu_timestamps` only if the device enabled
+    /// [`super::GPU_TIMING_DEVICE_EXTENSION`].
     #[allow(clippy::too_many_arguments)] // Vulkan's own set of handles, each needed.
     pub unsafe fn new(
         entry: &ash::Entry,
@@ -183,7 +190,14 @@ impl Swapchain {
             next_frame: 0,
             frame_started: false,
             telemetry: Telemetry::default(),
+            gpu_timer: None,
         };
+        if s.config.gpu_timestamps {
+            // SAFETY: the device enabled the extension (caller contract); the timer is
+            // destroyed in teardown after the queue is idle.
+            s.gpu_timer =
+                Some(unsafe { GpuTimer::new(instance, physical, device, queue_family, &s.namer) }?);
+        }
         // Objects the frame loop needs are made up front, so the steady loop neither creates
         // nor names (allocates) any: N + 1 present semaphores and, with maintenance1, N + 1
         // present fences (one per frame in flight plus the one being presented).
@@ -352,6 +366,9 @@ impl Swapchain {
         }
         self.pace()?;
         self.begin_frame();
+        if let Some(timer) = self.gpu_timer.as_mut() {
+            timer.calibrate_if_due(self.epoch)?;
+        }
         let mut retried = false;
         let image = loop {
             if let Some(held) = self.core.frame() {
@@ -413,7 +430,11 @@ impl Swapchain {
 
     /// Submits `command_buffers` for `frame`: waits on its acquire semaphore at `wait_stage`,
     /// signals its present semaphore and fence. Optional: a renderer may make this submission
-    /// itself with the same three objects.
+    /// itself with the same three objects (it then gets no GPU times in the telemetry).
+    ///
+    /// With [`SwapchainConfig::gpu_timestamps`] the batch is framed by two small command
+    /// buffers of vkpace's that write the frame's GPU start and end timestamps. Up to
+    /// [`MAX_TIMED_COMMAND_BUFFERS`] command buffers this allocates nothing.
     pub fn submit(
         &mut self,
         frame: &Frame,
@@ -424,10 +445,37 @@ impl Swapchain {
         let waits = [frame.acquire_semaphore];
         let stages = [wait_stage];
         let signals = [frame.present_semaphore];
+        let mut framed = [vk::CommandBuffer::null(); MAX_TIMED_COMMAND_BUFFERS + 2];
+        let mut framed_vec = Vec::new();
+        let timer = self
+            .gpu_timer
+            .as_ref()
+            .and_then(|t| t.command_buffers(frame.slot));
+        let buffers: &[vk::CommandBuffer] = match timer {
+            None => command_buffers,
+            Some((begin, end)) => {
+                let n = command_buffers.len();
+                if n <= MAX_TIMED_COMMAND_BUFFERS {
+                    framed[0] = begin;
+                    framed[1..=n].copy_from_slice(command_buffers);
+                    framed[n + 1] = end;
+                    &framed[..n + 2]
+                } else {
+                    framed_vec.reserve_exact(n + 2);
+                    framed_vec.push(begin);
+                    framed_vec.extend_from_slice(command_buffers);
+                    framed_vec.push(end);
+                    &framed_vec
+                }
+            }
+        };
+        if timer.is_some() {
+            self.telemetry.timed(frame.slot);
+        }
         let submit = vk::SubmitInfo::default()
             .wait_semaphores(&waits)
             .wait_dst_stage_mask(&stages)
-            .command_buffers(command_buffers)
+            .command_buffers(buffers)
             .signal_semaphores(&signals);
         // SAFETY: the semaphores and fence come from this swapchain's bookkeeping, which proved
         // the acquire semaphore has a pending signal and no other wait, the present semaphore
@@ -576,13 +624,25 @@ impl Swapchain {
         }
     }
 
-    /// Serial `done` was seen complete now: telemetry and pacing learn which frames finished.
-    /// Without GPU timestamps a frame's GPU time is estimated as submit to observed completion.
+    /// Serial `done` was seen complete now: telemetry and pacing learn which frames finished,
+    /// with GPU start and end from the timestamp queries where the frame wrote them. Without
+    /// them a frame's GPU time is estimated as submit to observed completion (an upper bound).
     fn observed_complete(&mut self, done: Serial) {
         let now = self.since_epoch();
         let pacing = &mut self.pacing;
-        self.telemetry.completed(done, now, |frame, submitted, at| {
-            pacing.gpu_done(frame, Self::nanos(submitted), Self::nanos(at));
+        let timer = self.gpu_timer.as_ref();
+        let device = &self.device;
+        self.telemetry.completed(done, now, |times, slot| {
+            // SAFETY: the frame's submission completed (its serial is at most `done`).
+            let gpu = slot
+                .zip(timer)
+                .and_then(|(slot, t)| unsafe { t.read(device, slot) });
+            if let Some((start, end)) = gpu {
+                times.gpu_start = Some(start);
+                times.gpu_end = Some(end);
+            }
+            let (start, end) = gpu.unwrap_or((times.submitted.unwrap_or(times.cpu_start), now));
+            pacing.gpu_done(times.frame, Self::nanos(start), Self::nanos(end));
         });
     }
 
@@ -1155,6 +1215,10 @@ impl Swapchain {
         self.core.shutdown_waited()?;
         self.carry_out_actions()?;
         self.fences.destroy(&self.device);
+        if let Some(mut timer) = self.gpu_timer.take() {
+            // SAFETY: the queue is idle, so none of the timer's command buffers is pending.
+            unsafe { timer.destroy(&self.device) };
+        }
         // Fences the core no longer tracks (of presents proven by the queue-idle fallback, or
         // failed ones) are destroyed too: the idle wait ended their use.
         self.present_fences.destroy(&self.device);

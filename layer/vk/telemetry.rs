@@ -20,9 +20,10 @@ pub struct FrameTimes {
     pub acquired: Option<Duration>,
     /// The frame's submission was made (`submit`, or `present` when the renderer submitted).
     pub submitted: Option<Duration>,
-    /// GPU start and end of the frame's work. Not measured yet: the shell records no
-    /// timestamp queries (so these stay `None`); pacing estimates GPU time from `submitted`
-    /// to `completion_observed` instead.
+    /// GPU start of the frame's work: a timestamp query mapped to the CPU clock. Measured
+    /// only with [`super::SwapchainConfig::gpu_timestamps`] and submissions made through
+    /// [`super::Swapchain::submit`]; otherwise `None`, and pacing estimates GPU time from
+    /// `submitted` to `completion_observed` instead.
     pub gpu_start: Option<Duration>,
     /// See `gpu_start`.
     pub gpu_end: Option<Duration>,
@@ -36,6 +37,8 @@ pub struct FrameTimes {
 struct Entry {
     times: FrameTimes,
     serial: Option<Serial>,
+    /// The frame slot whose timestamp queries the submission wrote.
+    timed_slot: Option<usize>,
 }
 
 /// The ring.
@@ -74,6 +77,7 @@ impl Telemetry {
                 ..FrameTimes::default()
             },
             serial: None,
+            timed_slot: None,
         };
         self.next = (self.next + 1) % TELEMETRY_FRAMES;
         self.len = (self.len + 1).min(TELEMETRY_FRAMES);
@@ -96,6 +100,13 @@ impl Telemetry {
         }
     }
 
+    /// The frame's submission wrote the timestamp queries of `slot`.
+    pub(crate) fn timed(&mut self, slot: usize) {
+        if let Some(e) = self.newest_mut() {
+            e.timed_slot = Some(slot);
+        }
+    }
+
     pub(crate) fn presented(&mut self, serial: Serial, at: Duration) {
         if let Some(e) = self.newest_mut() {
             e.serial = Some(serial);
@@ -104,23 +115,20 @@ impl Telemetry {
     }
 
     /// Every frame whose serial is at most `done` and not yet marked completes at `at`;
-    /// `each` gets (frame, submitted, at) for each newly completed one.
+    /// `each` gets each newly completed frame's times (to fill in GPU times) and the slot whose
+    /// timestamp queries it wrote.
     pub(crate) fn completed(
         &mut self,
         done: Serial,
         at: Duration,
-        mut each: impl FnMut(u64, Duration, Duration),
+        mut each: impl FnMut(&mut FrameTimes, Option<usize>),
     ) {
         let start = (self.next + TELEMETRY_FRAMES - self.len) % TELEMETRY_FRAMES;
         for k in 0..self.len {
             let e = &mut self.entries[(start + k) % TELEMETRY_FRAMES];
             if e.times.completion_observed.is_none() && e.serial.is_some_and(|s| s <= done) {
                 e.times.completion_observed = Some(at);
-                each(
-                    e.times.frame,
-                    e.times.submitted.unwrap_or(e.times.cpu_start),
-                    at,
-                );
+                each(&mut e.times, e.timed_slot);
             }
         }
     }
@@ -153,12 +161,18 @@ mod tests {
             t.presented(serial, ms(10 * f + 4));
         }
         let mut seen = Vec::new();
-        t.completed(serial, ms(40), |f, sub, at| seen.push((f, sub, at)));
+        t.completed(serial, ms(40), |f, slot| {
+            seen.push((f.frame, f.submitted, f.completion_observed, slot));
+            f.gpu_end = Some(ms(39));
+        });
         assert_eq!(seen.len(), 3);
-        assert_eq!(seen[1], (1, ms(12), ms(40)));
+        assert_eq!(seen[1], (1, Some(ms(12)), Some(ms(40)), None));
         seen.clear();
-        t.completed(serial, ms(50), |f, sub, at| seen.push((f, sub, at)));
+        t.completed(serial, ms(50), |f, slot| {
+            seen.push((f.frame, f.submitted, f.completion_observed, slot))
+        });
         assert!(seen.is_empty());
+        assert!(t.iter().all(|f| f.gpu_end == Some(ms(39))));
         let frames: Vec<u64> = t.iter().map(|x| x.frame).collect();
         assert_eq!(frames, vec![0, 1, 2]);
     }
