@@ -284,6 +284,9 @@ pub struct Summary {
     pub latency_ms_p99: f64,
     pub fps: f64,
     pub interval_ms_stddev: f64,
+    /// CPU frame start to the frame reaching the screen (shown frames only): with FIFO the
+    /// latency a user sees, which `latency_ms_*` (to GPU end) leaves out.
+    pub display_latency_ms_p50: f64,
 }
 
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -303,6 +306,11 @@ pub fn summarize(frames: &[FrameRecord], from_ms: f64, to_ms: f64) -> Summary {
     let mut lat: Vec<f64> = window.iter().map(|f| f.latency()).collect();
     lat.sort_by(f64::total_cmp);
     let shown: Vec<f64> = window.iter().filter_map(|f| f.display).collect();
+    let mut to_display: Vec<f64> = window
+        .iter()
+        .filter_map(|f| f.display.map(|d| d - f.cpu_start))
+        .collect();
+    to_display.sort_by(f64::total_cmp);
     let intervals: Vec<f64> = shown.windows(2).map(|w| w[1] - w[0]).collect();
     let fps = if shown.len() > 1 {
         (shown.len() - 1) as f64 / ((shown[shown.len() - 1] - shown[0]) / 1e3)
@@ -317,5 +325,6 @@ pub fn summarize(frames: &[FrameRecord], from_ms: f64, to_ms: f64) -> Summary {
         latency_ms_p99: percentile(&lat, 99.0),
         fps,
         interval_ms_stddev: var.sqrt(),
+        display_latency_ms_p50: percentile(&to_display, 50.0),
     }
 }

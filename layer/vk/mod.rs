@@ -21,6 +21,7 @@ pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 pub use maintenance1::{
     Maintenance1Support, MAINTENANCE1_DEVICE_EXTENSION, MAINTENANCE1_INSTANCE_EXTENSIONS,
 };
+pub use sleep::sleep_until;
 pub use stats::SwapchainStats;
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};
 pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};

@@ -1,0 +1,312 @@
+//! `vkpace-bench`: the pacing benchmark. Simulated scenarios under every policy (exact, seeded
+//! figures), then the real driver: the demo's frame limiter and vkpace's own CPU cost per frame
+//! against a textbook loop measured in the same run. Writes a JSON report, a markdown table of
+//! ratios to the textbook loop and PNG plots of the load-step scenario. `scripts/bench` builds
+//! and runs it; `--help` lists the flags.
+
+mod cpu_time;
+mod overhead;
+mod plots;
+mod real_driver;
+mod scenarios;
+mod sim;
+mod sim_matrix;
+mod timer_baseline;
+
+#[path = "../tests/sim/rng.rs"]
+#[allow(dead_code)]
+mod rng;
+
+#[path = "../demo/frame_history.rs"]
+#[allow(dead_code)]
+mod frame_history;
+#[path = "../demo/graph_buffers.rs"]
+#[allow(dead_code)]
+mod graph_buffers;
+#[path = "../demo/renderer.rs"]
+#[allow(dead_code)]
+mod renderer;
+#[path = "../demo/vulkan_context.rs"]
+#[allow(dead_code)]
+mod vulkan_context;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use clap::Parser;
+
+use overhead::VkpaceVariant;
+use real_driver::{median, median_intervals, Intervals};
+
+#[derive(Parser, Debug)]
+#[command(about = "vkpace pacing benchmark: simulation matrix, frame limiter and CPU overhead")]
+struct Args {
+    /// Write the JSON report here (the markdown table and plots go beside it).
+    #[arg(long)]
+    json: PathBuf,
+    /// Repetitions of every real-driver measurement (figures are medians).
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+    /// Frames per real-driver run.
+    #[arg(long, default_value_t = 600)]
+    frames: u64,
+    /// The demo binary (default: `vkpace-demo` beside this one).
+    #[arg(long)]
+    demo: Option<PathBuf>,
+    /// Exit with status 1 when an acceptance threshold is missed.
+    #[arg(long)]
+    check: bool,
+}
+
+struct Verdicts {
+    lines: String,
+    failed: usize,
+}
+
+impl Verdicts {
+    fn check(&mut self, ok: bool, what: String) {
+        let _ = writeln!(
+            self.lines,
+            "  [{}] {what}",
+            if ok { "ok" } else { "MISSED" }
+        );
+        if !ok {
+            self.failed += 1;
+        }
+    }
+}
+
+fn intervals_json(i: &Intervals, runs: usize) -> String {
+    format!(
+        "{{\"interval_ms_mean\": {:.4}, \"interval_ms_stddev\": {:.4}, \"interval_ms_p99\": {:.4}, \
+         \"fps\": {:.2}, \"runs\": {runs}}}",
+        i.mean, i.stddev, i.p99, i.fps
+    )
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join(format!("vkpace-bench-xdg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
+    let reps = args.reps.max(1);
+    let out_dir = args
+        .json
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), PathBuf::from);
+    std::fs::create_dir_all(&out_dir)?;
+    let demo = match &args.demo {
+        Some(d) => d.clone(),
+        None => std::env::current_exe()?
+            .parent()
+            .context("bench binary has no directory")?
+            .join("vkpace-demo"),
+    };
+    let mut verdicts = Verdicts {
+        lines: String::new(),
+        failed: 0,
+    };
+
+    // --- simulation -----------------------------------------------------------------------
+    eprintln!(
+        "vkpace-bench: simulation (4 scenarios x 5 policies, seed {:#x})",
+        scenarios::SEED
+    );
+    let sim = sim_matrix::run_all();
+    let table = sim_matrix::markdown(&sim);
+    let find = |scenario: &str, policy: &str| {
+        sim.iter()
+            .find(|r| r.name == scenario)
+            .and_then(|r| r.rows.iter().find(|(p, _)| p == policy))
+            .map(|(_, s)| *s)
+    };
+    if let (Some(t), Some(l)) = (
+        find("gpu-bound", "textbook"),
+        find("gpu-bound", "low-latency"),
+    ) {
+        let (lat, fps) = (l.latency_ms_p50 / t.latency_ms_p50, l.fps / t.fps);
+        verdicts.check(
+            lat <= 0.5,
+            format!("gpu-bound: low-latency latency p50 {lat:.3}x textbook (at most 0.5x)"),
+        );
+        verdicts.check(
+            fps >= 0.95,
+            format!("gpu-bound: low-latency fps {fps:.3}x textbook (at least 0.95x)"),
+        );
+    }
+    let load_step = sim.iter().find(|r| r.name == "load-step");
+    if let Some(r) = load_step {
+        if let Some((_, frames)) = r.frames.iter().find(|(p, _)| *p == sim::Policy::LowLatency) {
+            for (i, c) in scenarios::convergence_ms(frames).iter().enumerate() {
+                verdicts.check(
+                    c.is_some_and(|ms| ms <= 1_000.0),
+                    format!(
+                        "load-step: low-latency settles {c:?} ms after step {} (within 1000)",
+                        i + 1
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(r) = sim.iter().find(|r| r.name == "fifo-60hz") {
+        for (p, s) in &r.rows {
+            verdicts.check(
+                s.fps >= 59.9,
+                format!("fifo-60hz: {p} at {:.2} fps (no drop below 60)", s.fps),
+            );
+        }
+    }
+    let mut plot_paths = Vec::new();
+    if let (Some(r), Some(s)) = (
+        load_step,
+        scenarios::scenarios()
+            .iter()
+            .find(|s| s.name == "load-step"),
+    ) {
+        plot_paths = plots::load_step(&out_dir, &r.frames, s.duration_ms)?;
+    }
+
+    // --- real driver: the frame limiter ----------------------------------------------------
+    eprintln!(
+        "vkpace-bench: real driver, demo headless {} frames x {reps}, with and without --fps 60",
+        args.frames
+    );
+    let report = out_dir.join("demo-report.json");
+    let mut limited = Vec::new();
+    let mut unlimited = Vec::new();
+    let mut floor = Vec::new();
+    for _ in 0..reps {
+        limited.push(real_driver::demo_run(
+            &demo,
+            args.frames,
+            Some(60.0),
+            &report,
+        )?);
+        floor.push(timer_baseline::run(args.frames, 60.0));
+        unlimited.push(real_driver::demo_run(&demo, args.frames, None, &report)?);
+    }
+    let _ = std::fs::remove_file(&report);
+    let lim = median_intervals(&limited);
+    let unl = median_intervals(&unlimited);
+    let base = median_intervals(&floor);
+    let runs_sd: Vec<String> = limited.iter().map(|r| format!("{:.4}", r.stddev)).collect();
+    let floor_sd: Vec<String> = floor.iter().map(|r| format!("{:.4}", r.stddev)).collect();
+    let target = 1000.0 / 60.0;
+    verdicts.check(
+        ((lim.mean - target) / target).abs() <= 0.005,
+        format!(
+            "limit-60: mean interval {:.4} ms (within 0.5% of {target:.3})",
+            lim.mean
+        ),
+    );
+    verdicts.check(
+        lim.stddev <= 0.05,
+        format!("limit-60: interval sd {:.4} ms (at most 0.05)", lim.stddev),
+    );
+    verdicts.check(
+        lim.p99 <= 16.8,
+        format!("limit-60: interval p99 {:.4} ms (at most 16.8)", lim.p99),
+    );
+
+    // --- real driver: CPU overhead ---------------------------------------------------------
+    eprintln!(
+        "vkpace-bench: CPU per frame, textbook loop vs vkpace, frames alternating, {} frames x {reps}",
+        args.frames
+    );
+    let variants = [
+        VkpaceVariant::default(),
+        VkpaceVariant {
+            maintenance1: true,
+            gpu_timestamps: false,
+        },
+        VkpaceVariant {
+            maintenance1: false,
+            gpu_timestamps: true,
+        },
+    ];
+    let mut text = Vec::new();
+    let mut loops: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    let mut diffs: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    for _ in 0..reps {
+        for (i, v) in variants.iter().enumerate() {
+            let pair = overhead::interleaved(args.frames, *v)?;
+            if i == 0 {
+                text.push(pair.textbook_us);
+            }
+            loops[i].push(pair.vkpace_us);
+            diffs[i].push(pair.vkpace_us - pair.textbook_us);
+        }
+    }
+    let textbook_us = median(&text);
+    let own_us = median(&diffs[0]);
+    let own_m1_us = median(&diffs[1]);
+    let own_ts_us = median(&diffs[2]);
+    verdicts.check(
+        own_us <= 0.02 * textbook_us,
+        format!(
+            "overhead: vkpace's own CPU {own_us:.2} us/frame = {:.2}% of the textbook loop's {textbook_us:.1} (at most 2%)",
+            100.0 * own_us / textbook_us
+        ),
+    );
+
+    // --- outputs ---------------------------------------------------------------------------
+    let pct = |us: f64| 100.0 * us / textbook_us;
+    let json = format!(
+        "{{\n  \"sim\": {},\n  \"real\": {{\n    \"limit-60\": {},\n    \"timer-floor-60\": {},\n    \
+         \"unlimited\": {},\n    \
+         \"overhead\": {{\"vkpace_cpu_us_per_frame\": {own_us:.3}, \"textbook_cpu_us_per_frame\": {textbook_us:.3}, \
+         \"vkpace_loop_cpu_us_per_frame\": {:.3}, \"with_maintenance1_cpu_us_per_frame\": {own_m1_us:.3}, \
+         \"with_gpu_timestamps_cpu_us_per_frame\": {own_ts_us:.3}, \"runs\": {reps}, \"frames_per_run\": {}}}\n  }}\n}}\n",
+        sim_matrix::json(&sim),
+        intervals_json(&lim, reps),
+        intervals_json(&base, reps),
+        intervals_json(&unl, reps),
+        median(&loops[0]),
+        args.frames,
+    );
+    std::fs::write(&args.json, &json)
+        .with_context(|| format!("writing {}", args.json.display()))?;
+    let md_path = out_dir.join("bench.md");
+    let mut md =
+        String::from("### Simulation (virtual time, seeded; ratios to the textbook loop)\n\n");
+    md.push_str(&table);
+    let _ = write!(
+        md,
+        "\n### Real driver (lavapipe, medians of {reps} runs of {} frames)\n\n\
+         | measure | value |\n|---|---|\n\
+         | `--fps 60` interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
+         | `--fps 60` interval sd of each run | {} ms |\n\
+         | timer floor (the same sleep on a 60 Hz grid, no Vulkan): mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
+         | timer floor sd of each run | {} ms |\n\
+         | unlimited interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms ({:.0} fps) |\n\
+         | textbook loop CPU per frame | {textbook_us:.1} us |\n\
+         | vkpace loop CPU per frame (defaults) | {:.1} us |\n\
+         | vkpace's own CPU per frame (defaults) | {own_us:.2} us ({:.2}% of textbook) |\n\
+         | + maintenance1 present fences | {own_m1_us:.2} us ({:.2}%) |\n\
+         | + GPU timestamps | {own_ts_us:.2} us ({:.2}%) |\n",
+        args.frames,
+        lim.mean, lim.stddev, lim.p99,
+        runs_sd.join(", "),
+        base.mean, base.stddev, base.p99,
+        floor_sd.join(", "),
+        unl.mean, unl.stddev, unl.p99, unl.fps,
+        median(&loops[0]),
+        pct(own_us),
+        pct(own_m1_us),
+        pct(own_ts_us),
+    );
+    std::fs::write(&md_path, &md)?;
+    println!("{md}\nAcceptance thresholds:\n{}", verdicts.lines);
+    println!("wrote {}, {}", args.json.display(), md_path.display());
+    for p in &plot_paths {
+        println!("wrote {}", p.display());
+    }
+    if args.check && verdicts.failed > 0 {
+        anyhow::bail!("{} threshold(s) missed", verdicts.failed);
+    }
+    Ok(())
+}

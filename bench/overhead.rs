@@ -1,0 +1,398 @@
+//! vkpace's own CPU cost per frame, measured against a textbook loop doing the same work.
+//!
+//! Both loops render the demo's scene with the demo's renderer into a headless swapchain of
+//! the same size and present mode, 3 frames in flight, no validation, each on its own device.
+//! The textbook loop is the usual raw-ash one (a fence and an acquire semaphore per frame in
+//! flight, a present semaphore per image, wait on the frame's fence before reusing its slot);
+//! the other goes through [`vkpace::vk::Swapchain`]. Their frames alternate one by one in one
+//! thread, and each frame's thread CPU time is added to its loop: whatever the machine does
+//! (the driver's worker threads, the hypervisor) hits both alike, so the difference is
+//! vkpace's. Measured run to run instead, the noise was larger than the whole effect.
+
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use ash::vk;
+use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
+
+use crate::cpu_time::thread_cpu;
+use crate::frame_history::FrameHistory;
+use crate::renderer::Renderer;
+use crate::vulkan_context::{SurfaceSource, VulkanContext};
+
+/// Frames before the measurement starts (pipeline first use, swapchain creation).
+const WARMUP: u64 = 60;
+const FRAMES_IN_FLIGHT: usize = 3;
+const EXTENT: vk::Extent2D = vk::Extent2D {
+    width: 640,
+    height: 480,
+};
+/// Bound of the textbook loop's waits (ns).
+const TIMEOUT_NS: u64 = 2_000_000_000;
+
+/// Which vkpace configuration the vkpace loop uses: the library defaults (proof-based path, no
+/// GPU timestamps) with 3 frames in flight, plus the options named here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VkpaceVariant {
+    /// Present fences of VK_EXT_swapchain_maintenance1.
+    pub maintenance1: bool,
+    /// GPU timestamps (VK_EXT_calibrated_timestamps).
+    pub gpu_timestamps: bool,
+}
+
+/// One interleaved run: thread CPU microseconds per frame of each loop.
+#[derive(Debug, Clone, Copy)]
+pub struct Pair {
+    pub textbook_us: f64,
+    pub vkpace_us: f64,
+}
+
+/// Runs both loops, frames alternating (the order flips every frame), and returns each one's
+/// thread CPU per frame over `frames` frames after the warm-up.
+pub fn interleaved(frames: u64, variant: VkpaceVariant) -> Result<Pair> {
+    let text_ctx = VulkanContext::new(SurfaceSource::Headless, false, false)?;
+    let vk_ctx = match VulkanContext::new(SurfaceSource::Headless, false, variant.maintenance1) {
+        Ok(c) => c,
+        Err(e) => {
+            text_ctx.destroy();
+            return Err(e);
+        }
+    };
+    let result = interleaved_on(&text_ctx, &vk_ctx, frames, variant);
+    vk_ctx.destroy();
+    text_ctx.destroy();
+    result
+}
+
+fn interleaved_on(
+    text_ctx: &VulkanContext,
+    vk_ctx: &VulkanContext,
+    frames: u64,
+    variant: VkpaceVariant,
+) -> Result<Pair> {
+    let mut text = TextbookLoop::new(text_ctx)?;
+    let mut vkp = match VkpaceLoop::new(vk_ctx, variant) {
+        Ok(v) => v,
+        Err(e) => {
+            text.destroy(text_ctx)?;
+            return Err(e);
+        }
+    };
+    let history = FrameHistory::default();
+    let (mut text_cpu, mut vk_cpu) = (Duration::ZERO, Duration::ZERO);
+    let mut outcome = Ok(());
+    for f in 0..WARMUP + frames {
+        let t = f as f32 / 60.0;
+        let mut one = |which: bool| -> Result<Duration> {
+            let before = thread_cpu();
+            if which {
+                vkp.frame(t, &history)?;
+            } else {
+                text.frame(text_ctx, t, &history)?;
+            }
+            Ok(thread_cpu().saturating_sub(before))
+        };
+        let vk_first = f % 2 == 0;
+        let step = one(vk_first).and_then(|a| Ok((a, one(!vk_first)?)));
+        match step {
+            Ok((a, b)) if f >= WARMUP => {
+                let (v, x) = if vk_first { (a, b) } else { (b, a) };
+                vk_cpu += v;
+                text_cpu += x;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    let closed = vkp.destroy().and(text.destroy(text_ctx));
+    outcome?;
+    closed?;
+    let per = |d: Duration| d.as_secs_f64() * 1e6 / frames as f64;
+    Ok(Pair {
+        textbook_us: per(text_cpu),
+        vkpace_us: per(vk_cpu),
+    })
+}
+
+/// The textbook loop's objects.
+struct TextbookLoop {
+    sc_fn: ash::khr::swapchain::Device,
+    device: ash::Device,
+    queue: vk::Queue,
+    swapchain: vk::SwapchainKHR,
+    format: vk::Format,
+    images: Vec<vk::Image>,
+    views: Vec<vk::ImageView>,
+    acquire_sems: Vec<vk::Semaphore>,
+    present_sems: Vec<vk::Semaphore>,
+    fences: Vec<vk::Fence>,
+    renderer: Option<Renderer>,
+    frame: u64,
+}
+
+impl TextbookLoop {
+    fn new(ctx: &VulkanContext) -> Result<Self> {
+        let d = &ctx.device;
+        let sc_fn = ash::khr::swapchain::Device::new(&ctx.instance, d);
+        // SAFETY: valid handles of the context.
+        let caps = unsafe {
+            ctx.surface_fn
+                .get_physical_device_surface_capabilities(ctx.physical, ctx.surface)
+        }?;
+        // SAFETY: as above.
+        let formats = unsafe {
+            ctx.surface_fn
+                .get_physical_device_surface_formats(ctx.physical, ctx.surface)
+        }?;
+        let format = formats
+            .iter()
+            .find(|f| f.format == vk::Format::B8G8R8A8_UNORM)
+            .or(formats.first())
+            .copied()
+            .context("no surface format")?;
+        let mut count = caps.min_image_count + 1;
+        if caps.max_image_count > 0 {
+            count = count.min(caps.max_image_count);
+        }
+        let info = vk::SwapchainCreateInfoKHR::default()
+            .surface(ctx.surface)
+            .min_image_count(count)
+            .image_format(format.format)
+            .image_color_space(format.color_space)
+            .image_extent(EXTENT)
+            .image_array_layers(1)
+            .image_usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_DST)
+            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .pre_transform(caps.current_transform)
+            .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
+            .present_mode(vk::PresentModeKHR::FIFO)
+            .clipped(true);
+        // SAFETY: the device enabled VK_KHR_swapchain; the surface supports these (queried).
+        let swapchain = unsafe { sc_fn.create_swapchain(&info, None) }?;
+        let mut l = Self {
+            sc_fn,
+            device: d.clone(),
+            queue: ctx.queue,
+            swapchain,
+            format: format.format,
+            images: Vec::new(),
+            views: Vec::new(),
+            acquire_sems: Vec::new(),
+            present_sems: Vec::new(),
+            fences: Vec::new(),
+            renderer: None,
+            frame: 0,
+        };
+        if let Err(e) = l.make_objects(ctx) {
+            let _ = l.destroy(ctx);
+            return Err(e);
+        }
+        Ok(l)
+    }
+
+    fn make_objects(&mut self, ctx: &VulkanContext) -> Result<()> {
+        let d = &self.device;
+        // SAFETY: just created swapchain.
+        self.images = unsafe { self.sc_fn.get_swapchain_images(self.swapchain) }?;
+        for &image in &self.images {
+            let vi = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(self.format)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    base_mip_level: 0,
+                    level_count: 1,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                });
+            // SAFETY: image of this device's swapchain.
+            self.views.push(unsafe { d.create_image_view(&vi, None) }?);
+            // SAFETY: valid device.
+            let sem = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }?;
+            self.present_sems.push(sem);
+        }
+        for _ in 0..FRAMES_IN_FLIGHT {
+            // SAFETY: valid device.
+            let sem = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }?;
+            self.acquire_sems.push(sem);
+            let fi = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+            // SAFETY: valid device.
+            self.fences.push(unsafe { d.create_fence(&fi, None) }?);
+        }
+        self.renderer = Some(Renderer::new(
+            &ctx.instance,
+            ctx.physical,
+            d,
+            ctx.queue_family,
+            self.format,
+            FRAMES_IN_FLIGHT,
+        )?);
+        Ok(())
+    }
+
+    fn frame(&mut self, _ctx: &VulkanContext, t: f32, history: &FrameHistory) -> Result<()> {
+        let d = &self.device;
+        let slot = (self.frame % FRAMES_IN_FLIGHT as u64) as usize;
+        self.frame += 1;
+        let fence = self.fences[slot];
+        let acquire = self.acquire_sems[slot];
+        // SAFETY: the fence belongs to this device; the wait is bounded.
+        unsafe { d.wait_for_fences(&[fence], true, TIMEOUT_NS) }?;
+        // SAFETY: the acquire semaphore's last wait (the slot's previous submission) completed.
+        let (index, _) = unsafe {
+            self.sc_fn
+                .acquire_next_image(self.swapchain, TIMEOUT_NS, acquire, vk::Fence::null())
+        }?;
+        // SAFETY: the fence is signalled and not in use.
+        unsafe { d.reset_fences(&[fence]) }?;
+        let i = index as usize;
+        // The renderer reads the image, view, extent and slot; the rest are this loop's handles.
+        let frame = vkpace::vk::Frame {
+            image_index: index,
+            image: self.images[i],
+            image_view: self.views[i],
+            extent: EXTENT,
+            format: self.format,
+            acquire_semaphore: acquire,
+            present_semaphore: self.present_sems[i],
+            fence,
+            slot,
+            cpu_wait: Duration::ZERO,
+            generation: 1,
+        };
+        let renderer = self.renderer.as_mut().context("renderer gone")?;
+        let cmd = renderer.record(&frame, t, 0.0, history)?;
+        let waits = [acquire];
+        let stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
+        let cmds = [cmd];
+        let signals = [self.present_sems[i]];
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages)
+            .command_buffers(&cmds)
+            .signal_semaphores(&signals);
+        // SAFETY: the slot's fence is unsignalled; the command buffer's previous use completed.
+        unsafe { d.queue_submit(self.queue, &[submit], fence) }?;
+        let scs = [self.swapchain];
+        let idx = [index];
+        let present = vk::PresentInfoKHR::default()
+            .wait_semaphores(&signals)
+            .swapchains(&scs)
+            .image_indices(&idx);
+        // SAFETY: the image was acquired and its rendering submitted.
+        unsafe { self.sc_fn.queue_present(self.queue, &present) }?;
+        // The Frame was only a carrier of this loop's handles.
+        let _ = frame;
+        Ok(())
+    }
+
+    fn destroy(&mut self, _ctx: &VulkanContext) -> Result<()> {
+        // SAFETY: benchmark teardown: wait for everything, then destroy in reverse order.
+        unsafe { self.device.device_wait_idle() }?;
+        if let Some(r) = self.renderer.take() {
+            r.destroy();
+        }
+        let d = &self.device;
+        // SAFETY: the device is idle; nothing below is in use; each handle is destroyed once
+        // (the vectors are drained).
+        unsafe {
+            for s in self
+                .acquire_sems
+                .drain(..)
+                .chain(self.present_sems.drain(..))
+            {
+                d.destroy_semaphore(s, None);
+            }
+            for f in self.fences.drain(..) {
+                d.destroy_fence(f, None);
+            }
+            for v in self.views.drain(..) {
+                d.destroy_image_view(v, None);
+            }
+            self.sc_fn.destroy_swapchain(self.swapchain, None);
+        }
+        self.swapchain = vk::SwapchainKHR::null();
+        Ok(())
+    }
+}
+
+/// The same loop through vkpace.
+struct VkpaceLoop {
+    swapchain: Option<Swapchain>,
+    renderer: Option<Renderer>,
+}
+
+impl VkpaceLoop {
+    fn new(ctx: &VulkanContext, variant: VkpaceVariant) -> Result<Self> {
+        if variant.maintenance1 && !ctx.maintenance1 || variant.gpu_timestamps && !ctx.gpu_timing {
+            anyhow::bail!("{variant:?} asked for, but the device does not offer it");
+        }
+        let config = SwapchainConfig {
+            frames_in_flight: FRAMES_IN_FLIGHT,
+            extent: EXTENT,
+            swapchain_maintenance1: variant.maintenance1,
+            gpu_timestamps: variant.gpu_timestamps,
+            ..SwapchainConfig::default()
+        };
+        // SAFETY: the context's handles are valid and outlive the swapchain (destroyed in
+        // `destroy`, before the context); the options are set only where the context
+        // enabled them (checked above).
+        let swapchain = unsafe {
+            Swapchain::new(
+                &ctx.entry,
+                &ctx.instance,
+                ctx.physical,
+                &ctx.device,
+                ctx.queue,
+                ctx.queue_family,
+                ctx.surface,
+                config,
+            )
+        }?;
+        let format = swapchain.format().context("format")?;
+        let renderer = Renderer::new(
+            &ctx.instance,
+            ctx.physical,
+            &ctx.device,
+            ctx.queue_family,
+            format,
+            vkpace::core::MAX_FRAMES_IN_FLIGHT,
+        )?;
+        Ok(Self {
+            swapchain: Some(swapchain),
+            renderer: Some(renderer),
+        })
+    }
+
+    fn frame(&mut self, t: f32, history: &FrameHistory) -> Result<()> {
+        let (Some(sc), Some(r)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
+            anyhow::bail!("loop destroyed");
+        };
+        let frame = match sc.acquire()? {
+            Acquired::Frame(frame) => frame,
+            Acquired::ZeroExtent => anyhow::bail!("a headless surface reported a zero extent"),
+        };
+        let cmd = r.record(&frame, t, 0.0, history)?;
+        sc.submit(
+            &frame,
+            &[cmd],
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+        )?;
+        sc.present(frame)?;
+        Ok(())
+    }
+
+    fn destroy(&mut self) -> Result<()> {
+        if let Some(sc) = self.swapchain.take() {
+            sc.destroy()?;
+        }
+        if let Some(r) = self.renderer.take() {
+            r.destroy();
+        }
+        Ok(())
+    }
+}
