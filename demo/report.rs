@@ -72,6 +72,9 @@ pub struct Report {
     pub interval_ms: IntervalStats,
     /// Frames per second over the run's frame starts.
     pub fps: f64,
+    /// "present-wait" where the device offers VK_KHR_present_wait (vkpace then learns when
+    /// frames are shown), otherwise "none" (lavapipe).
+    pub display_feedback: &'static str,
 }
 
 /// Mean, standard deviation and 99th percentile of intervals (ms).
@@ -116,7 +119,7 @@ impl Report {
              \"latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
              \"interval_ms\": {{\"mean\": {:.4}, \"stddev\": {:.4}, \"p99\": {:.4}}},\n  \
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
-             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}}\n}}\n",
+             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\"\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -149,6 +152,7 @@ impl Report {
             self.latency_source,
             self.gpu_ms.p50,
             self.gpu_ms.p99,
+            self.display_feedback,
         );
         j
     }

@@ -361,6 +361,11 @@ impl Session {
         } else {
             0.0
         };
+        let display_feedback = if sc.uses_present_wait() {
+            "present-wait"
+        } else {
+            "none"
+        };
         let path = if sc.uses_maintenance1() {
             "maintenance1"
         } else {
@@ -404,6 +409,7 @@ impl Session {
             },
             interval_ms,
             fps,
+            display_feedback,
         })
     }
 }

@@ -75,6 +75,9 @@ pub struct VulkanContext {
     /// Whether VK_EXT_calibrated_timestamps was enabled and the queue has timestamps (vkpace
     /// then measures GPU start and end per frame).
     pub gpu_timing: bool,
+    /// Whether VK_KHR_present_id and VK_KHR_present_wait were enabled (vkpace then polls when
+    /// frames are shown).
+    pub present_wait: bool,
     /// The physical device's name, for the summary.
     pub device_name: String,
 }
@@ -209,7 +212,7 @@ impl VulkanContext {
                 queue,
                 queue_family,
                 device_name,
-                (maintenance1, gpu_timing),
+                (maintenance1, gpu_timing, present_wait),
             )) => {
                 let (entry, instance, messenger, surface_fn, surface) = ctx_partial;
                 Ok(Self {
@@ -226,6 +229,7 @@ impl VulkanContext {
                     debug_utils,
                     maintenance1,
                     gpu_timing,
+                    present_wait,
                     device_name,
                 })
             }
@@ -256,7 +260,7 @@ impl VulkanContext {
         vk::Queue,
         u32,
         String,
-        (bool, bool),
+        (bool, bool, bool),
     )> {
         // SAFETY: valid instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }?;
@@ -308,6 +312,20 @@ impl VulkanContext {
         if gpu_timing {
             extensions.push(vkpace::vk::GPU_TIMING_DEVICE_EXTENSION.as_ptr());
         }
+        // SAFETY: as above.
+        let present_wait =
+            unsafe { vkpace::vk::PresentWaitSupport::query(instance, physical) }?.usable();
+        if present_wait {
+            extensions.extend(
+                vkpace::vk::PRESENT_WAIT_DEVICE_EXTENSIONS
+                    .iter()
+                    .map(|e| e.as_ptr()),
+            );
+        }
+        let mut present_id_feature =
+            vk::PhysicalDevicePresentIdFeaturesKHR::default().present_id(true);
+        let mut present_wait_feature =
+            vk::PhysicalDevicePresentWaitFeaturesKHR::default().present_wait(true);
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
             .dynamic_rendering(true)
             .synchronization2(true);
@@ -319,6 +337,11 @@ impl VulkanContext {
             .push_next(&mut v13);
         if maintenance1 {
             info = info.push_next(&mut m1_features);
+        }
+        if present_wait {
+            info = info
+                .push_next(&mut present_id_feature)
+                .push_next(&mut present_wait_feature);
         }
         // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering and synchronization2 are
         // required features of 1.3) and VK_KHR_swapchain (it can present).
@@ -332,7 +355,7 @@ impl VulkanContext {
             queue,
             family,
             name,
-            (maintenance1, gpu_timing),
+            (maintenance1, gpu_timing, present_wait),
         ))
     }
 
@@ -343,6 +366,7 @@ impl VulkanContext {
             debug_utils: self.debug_utils,
             swapchain_maintenance1: self.maintenance1,
             gpu_timestamps: self.gpu_timing,
+            present_wait: self.present_wait,
             ..config
         };
         // SAFETY: the context's handles are valid, the queue is of `queue_family`, and callers

@@ -513,3 +513,74 @@ fn gpu_timestamps_fit_the_cpu_timeline() -> Result<()> {
     }
     Ok(())
 }
+
+/// Display feedback needs VK_KHR_present_id and VK_KHR_present_wait. Where the device offers
+/// them the context enables them and shown frames get display times; where it does not
+/// (lavapipe) asking for it is a typed error that creates and leaks nothing.
+#[test]
+fn present_wait_is_used_where_offered_and_refused_where_not() -> Result<()> {
+    use common::{SurfaceSource, VulkanContext};
+    common::set_runtime_dir();
+    let ctx = VulkanContext::new(SurfaceSource::Headless, true, false)?;
+    // SAFETY: the physical device comes from the context's Vulkan 1.3 instance.
+    let support = unsafe { vkpace::vk::PresentWaitSupport::query(&ctx.instance, ctx.physical) }?;
+    ensure!(
+        support.usable() == ctx.present_wait,
+        "the context enables present wait exactly where it is offered ({support:?})"
+    );
+    if ctx.present_wait {
+        ctx.destroy();
+        let mut h = Harness::headless(config(vk::PresentModeKHR::FIFO, 2, false))?;
+        ensure!(h.swapchain().uses_present_wait());
+        for _ in 0..200 {
+            ensure!(h.frame()?);
+        }
+        let mut shown = 0;
+        for t in h.swapchain().telemetry() {
+            if let (Some(displayed), Some(presented)) = (t.displayed, t.presented) {
+                ensure!(presented <= displayed, "shown before presented: {t:?}");
+                shown += 1;
+            }
+        }
+        ensure!(shown >= 150, "only {shown} of 200 frames reported shown");
+        h.finish()?;
+        return Ok(());
+    }
+    let config = SwapchainConfig {
+        present_wait: true,
+        ..config(vk::PresentModeKHR::FIFO, 2, false)
+    };
+    // SAFETY: the context's handles are valid and outlive the call; the option is set on a
+    // device without the extension on purpose, which vkpace must detect.
+    let made = unsafe {
+        vkpace::vk::Swapchain::new(
+            &ctx.entry,
+            &ctx.instance,
+            ctx.physical,
+            &ctx.device,
+            ctx.queue,
+            ctx.queue_family,
+            ctx.surface,
+            config,
+        )
+    };
+    let outcome = match made {
+        Err(Error::InvalidConfig(why)) if why.contains("present_wait") => Ok(()),
+        Err(e) => Err(anyhow::anyhow!("unexpected error: {e}")),
+        Ok(sc) => {
+            let _ = sc.destroy();
+            Err(anyhow::anyhow!(
+                "present_wait accepted on a device without it"
+            ))
+        }
+    };
+    let messages = ctx.messages.clone();
+    ctx.destroy();
+    outcome?;
+    ensure!(
+        messages.count() == 0,
+        "{} validation message(s): the refused swapchain left something behind",
+        messages.count()
+    );
+    Ok(())
+}

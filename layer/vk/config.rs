@@ -53,6 +53,13 @@ pub struct SwapchainConfig {
     /// [`super::GpuTimingSupport`]. Default false: GPU time is estimated from submission to
     /// observed completion.
     pub gpu_timestamps: bool,
+    /// Learn when each frame was shown (`VK_KHR_present_id` + `VK_KHR_present_wait`, polled
+    /// once per frame without blocking), for the low-latency policy and the telemetry's
+    /// `displayed`. Set only if the device enabled [`super::PRESENT_WAIT_DEVICE_EXTENSIONS`]
+    /// with the `presentId` and `presentWait` features (see [`super::PresentWaitSupport`]);
+    /// without the extension [`super::Swapchain::new`] fails with
+    /// [`super::Error::InvalidConfig`]. Default false.
+    pub present_wait: bool,
 }
 
 impl Default for SwapchainConfig {
@@ -75,6 +82,7 @@ impl Default for SwapchainConfig {
             pacing: PacingPolicy::FramesInFlight,
             frame_limit: None,
             gpu_timestamps: false,
+            present_wait: false,
         }
     }
 }

@@ -9,6 +9,7 @@ mod gpu_timer;
 mod maintenance1;
 mod names;
 mod present_fences;
+mod present_wait;
 mod sleep;
 mod stats;
 mod swapchain;
@@ -21,6 +22,7 @@ pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 pub use maintenance1::{
     Maintenance1Support, MAINTENANCE1_DEVICE_EXTENSION, MAINTENANCE1_INSTANCE_EXTENSIONS,
 };
+pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
 pub use sleep::sleep_until;
 pub use stats::SwapchainStats;
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};

@@ -13,6 +13,7 @@ use super::gpu_timer::GpuTimer;
 use super::maintenance1::compatible_present_modes;
 use super::names::Namer;
 use super::present_fences::PresentFencePool;
+use super::present_wait::DisplayFeedback;
 use super::sleep;
 use super::stats::SwapchainStats;
 use super::telemetry::{FrameTimes, Telemetry};
@@ -107,6 +108,8 @@ pub struct Swapchain {
     telemetry: Telemetry,
     /// Timestamp queries around [`Swapchain::submit`]'s command buffers (`gpu_timestamps`).
     gpu_timer: Option<GpuTimer>,
+    /// Present ids and display polling (`present_wait`).
+    display: Option<DisplayFeedback>,
 }
 
 impl Swapchain {
@@ -119,8 +122,11 @@ impl Swapchain {
     /// `queue_family` of `device`, and all of them must outlive the returned value. The queue
     /// must be externally synchronized with vkpace's calls (vkpace submits to it and presents
     /// on it). `config.debug_utils` may be true only if the instance enabled
-    /// `VK_EXT_debug_utils`, and `config.gpu_timestamps` only if the device enabled
-    /// [`super::GPU_TIMING_DEVICE_EXTENSION`].
+    /// `VK_EXT_debug_utils`, `config.gpu_timestamps` only if the device enabled
+    /// [`super::GPU_TIMING_DEVICE_EXTENSION`], and `config.present_wait` only if it enabled the
+    /// `presentId` and `presentWait` features with [`super::PRESENT_WAIT_DEVICE_EXTENSIONS`]
+    /// (without the extensions vkpace returns [`Error::InvalidConfig`]; the features it cannot
+    /// query on a device).
     #[allow(clippy::too_many_arguments)] // Vulkan's own set of handles, each needed.
     pub unsafe fn new(
         entry: &ash::Entry,
@@ -157,6 +163,11 @@ impl Swapchain {
             frames_in_flight: config.frames_in_flight,
             max_retired_swapchains: config.max_retired_swapchains,
         })?;
+        let display = if config.present_wait {
+            Some(DisplayFeedback::new(instance, device)?)
+        } else {
+            None
+        };
         let (pacing, frame_limit) = (config.pacing, config.frame_limit);
         let mut s = Self {
             device: device.clone(),
@@ -191,6 +202,7 @@ impl Swapchain {
             frame_started: false,
             telemetry: Telemetry::default(),
             gpu_timer: None,
+            display,
         };
         if s.config.gpu_timestamps {
             // SAFETY: the device enabled the extension (caller contract); the timer is
@@ -244,6 +256,12 @@ impl Swapchain {
         s.fences_created = self.fences.created + self.present_fences.created;
         s.fences_max_alive = self.fences.max_alive + self.present_fences.max_alive;
         s
+    }
+
+    /// Whether display feedback (`VK_KHR_present_wait`) is in use.
+    #[must_use]
+    pub fn uses_present_wait(&self) -> bool {
+        self.display.is_some()
     }
 
     /// Whether the `VK_EXT_swapchain_maintenance1` path is in use.
@@ -410,8 +428,10 @@ impl Swapchain {
                 .ok_or(Error::Core(crate::core::CoreError::OutOfOrder(
                     "frame vanished",
                 )))?;
-        let acquired = self.since_epoch();
-        self.telemetry.acquired(acquired);
+        // One clock read serves the telemetry and the frame's wait time.
+        let acquired_at = Instant::now();
+        self.telemetry
+            .acquired(acquired_at.saturating_duration_since(self.epoch));
         let live = self.live()?;
         Ok(Acquired::Frame(Frame {
             image_index: image,
@@ -423,7 +443,7 @@ impl Swapchain {
             present_semaphore,
             fence,
             slot,
-            cpu_wait: started.elapsed(),
+            cpu_wait: acquired_at.saturating_duration_since(started),
             generation: self.core.generation(),
         }))
     }
@@ -521,6 +541,13 @@ impl Swapchain {
         if present_fence.is_some() {
             info = info.push_next(&mut fence_info);
         }
+        let present_ids = [self.display.as_ref().map_or(0, DisplayFeedback::next_id)];
+        let mut id_info = vk::PresentIdKHR::default().present_ids(&present_ids);
+        if self.display.is_some() {
+            // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before on this
+            // swapchain (one growing counter for all swapchains).
+            info = info.push_next(&mut id_info);
+        }
         let modes = [self.next_present_mode.unwrap_or(vk::PresentModeKHR::FIFO)];
         let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);
         if self.next_present_mode.is_some() {
@@ -539,6 +566,9 @@ impl Swapchain {
                 | Err(vk::Result::ERROR_OUT_OF_DATE_KHR)
                 | Err(vk::Result::ERROR_SURFACE_LOST_KHR)
         );
+        if let (true, Some(display)) = (queued, self.display.as_mut()) {
+            display.presented(handle, self.next_frame);
+        }
         if let Some(mode) = self.next_present_mode.take() {
             if queued {
                 if let Some(live) = self.current.as_mut() {
@@ -605,11 +635,11 @@ impl Swapchain {
         if self.frame_started {
             return;
         }
-        let now = Self::nanos(self.since_epoch());
-        if let Some(at) = self.pacing.start_at(now) {
+        let mut start = self.since_epoch();
+        if let Some(at) = self.pacing.start_at(Self::nanos(start)) {
             sleep::sleep_until(self.epoch + Duration::from_nanos(at));
+            start = self.since_epoch();
         }
-        let start = self.since_epoch();
         self.pacing
             .frame_started(self.next_frame, Self::nanos(start));
         self.telemetry.begin(self.next_frame, start);
@@ -617,6 +647,10 @@ impl Swapchain {
     }
 
     fn frame_submitted_now(&mut self) {
+        if self.telemetry.submission_recorded() {
+            // `present` after `submit`: nothing new, and no clock read.
+            return;
+        }
         let now = self.since_epoch();
         if self.telemetry.submitted(now) {
             self.pacing
@@ -650,6 +684,15 @@ impl Swapchain {
         if let Some(done) = self.fences.poll(&self.device)? {
             self.core.serial_completed(done)?;
             self.observed_complete(done);
+        }
+        if let Some(display) = self.display.as_mut() {
+            let (pacing, telemetry, epoch) = (&mut self.pacing, &mut self.telemetry, self.epoch);
+            let mut now = None;
+            display.poll(|frame| {
+                let at = *now.get_or_insert_with(|| epoch.elapsed());
+                pacing.frame_displayed(frame, Self::nanos(at));
+                telemetry.displayed(frame, at);
+            })?;
         }
         if self.m1.is_some() {
             let core = &mut self.core;
@@ -902,6 +945,10 @@ impl Swapchain {
             info = info.push_next(&mut modes_info);
         }
         self.release_held_image(old)?;
+        if let Some(display) = self.display.as_mut() {
+            // From here `old` is retired, even if creation fails: no more waits on it.
+            display.retired();
+        }
         // SAFETY: `old` is the non-retired current swapchain of this surface or null
         // (VUID-VkSwapchainCreateInfoKHR-oldSwapchain-01933); the other fields were checked
         // against the surface capabilities just queried.
