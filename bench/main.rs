@@ -5,6 +5,7 @@
 //! and runs it; `--help` lists the flags.
 
 mod cpu_time;
+mod driver_meter;
 mod overhead;
 mod plots;
 mod real_driver;
@@ -228,28 +229,57 @@ fn main() -> Result<()> {
             gpu_timestamps: true,
         },
     ];
+    let clock_ns = driver_meter::clock_read_ns();
     let mut text = Vec::new();
-    let mut loops: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
-    let mut diffs: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    let mut text_own = Vec::new();
+    let mut text_calls = Vec::new();
+    let n = variants.len();
+    let mut loops: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut totals: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut owns: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut added: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut calls: Vec<Vec<f64>> = vec![Vec::new(); n];
     for _ in 0..reps {
         for (i, v) in variants.iter().enumerate() {
             let pair = overhead::interleaved(args.frames, *v)?;
+            let (vk_own, tx_own) = (pair.vkpace_own_us(clock_ns), pair.textbook_own_us(clock_ns));
             if i == 0 {
                 text.push(pair.textbook_us);
+                text_own.push(tx_own);
+                text_calls.push(pair.textbook_calls);
             }
             loops[i].push(pair.vkpace_us);
-            diffs[i].push(pair.vkpace_us - pair.textbook_us);
+            totals[i].push(pair.vkpace_us - pair.textbook_us);
+            owns[i].push(vk_own);
+            added[i].push(vk_own - tx_own);
+            calls[i].push(pair.vkpace_calls);
         }
     }
     let textbook_us = median(&text);
-    let own_us = median(&diffs[0]);
-    let own_m1_us = median(&diffs[1]);
-    let own_ts_us = median(&diffs[2]);
+    let textbook_own_us = median(&text_own);
+    let own_us = median(&added[0]);
+    let own_m1_us = median(&added[1]);
+    let own_ts_us = median(&added[2]);
+    let total_diff_us = median(&totals[0]);
+    eprintln!(
+        "  own code per frame (outside driver and renderer): textbook {textbook_own_us:.2} us, vkpace {:.2} us; \
+         whole-loop difference {total_diff_us:+.2} us (per run {:?})",
+        median(&owns[0]),
+        totals[0].iter().map(|d| (d * 10.0).round() / 10.0).collect::<Vec<_>>()
+    );
     verdicts.check(
         own_us <= 0.02 * textbook_us,
         format!(
             "overhead: vkpace's own CPU {own_us:.2} us/frame = {:.2}% of the textbook loop's {textbook_us:.1} (at most 2%)",
             100.0 * own_us / textbook_us
+        ),
+    );
+    verdicts.check(
+        median(&calls[0]) <= median(&text_calls),
+        format!(
+            "overhead: driver calls per frame {:.2} (textbook loop {:.2}; not more)",
+            median(&calls[0]),
+            median(&text_calls)
         ),
     );
 
@@ -259,13 +289,22 @@ fn main() -> Result<()> {
         "{{\n  \"sim\": {},\n  \"real\": {{\n    \"limit-60\": {},\n    \"timer-floor-60\": {},\n    \
          \"unlimited\": {},\n    \
          \"overhead\": {{\"vkpace_cpu_us_per_frame\": {own_us:.3}, \"textbook_cpu_us_per_frame\": {textbook_us:.3}, \
-         \"vkpace_loop_cpu_us_per_frame\": {:.3}, \"with_maintenance1_cpu_us_per_frame\": {own_m1_us:.3}, \
-         \"with_gpu_timestamps_cpu_us_per_frame\": {own_ts_us:.3}, \"runs\": {reps}, \"frames_per_run\": {}}}\n  }}\n}}\n",
+         \"vkpace_own_code_us_per_frame\": {:.3}, \"textbook_own_code_us_per_frame\": {textbook_own_us:.3}, \
+         \"vkpace_loop_cpu_us_per_frame\": {:.3}, \"loop_cpu_difference_us_per_frame\": {total_diff_us:.3}, \
+         \"with_maintenance1_cpu_us_per_frame\": {own_m1_us:.3}, \
+         \"with_gpu_timestamps_cpu_us_per_frame\": {own_ts_us:.3}, \
+         \"driver_calls_per_frame\": {{\"textbook\": {:.3}, \"vkpace\": {:.3}, \"with_maintenance1\": {:.3}, \"with_gpu_timestamps\": {:.3}}}, \
+         \"clock_read_ns\": {clock_ns:.1}, \"runs\": {reps}, \"frames_per_run\": {}}}\n  }}\n}}\n",
         sim_matrix::json(&sim),
         intervals_json(&lim, reps),
         intervals_json(&base, reps),
         intervals_json(&unl, reps),
+        median(&owns[0]),
         median(&loops[0]),
+        median(&text_calls),
+        median(&calls[0]),
+        median(&calls[1]),
+        median(&calls[2]),
         args.frames,
     );
     std::fs::write(&args.json, &json)

@@ -9,13 +9,14 @@
 //! (the driver's worker threads, the hypervisor) hits both alike, so the difference is
 //! vkpace's. Measured run to run instead, the noise was larger than the whole effect.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use ash::vk;
 use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::cpu_time::thread_cpu;
+use crate::driver_meter::{self, Meter};
 use crate::frame_history::FrameHistory;
 use crate::renderer::Renderer;
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
@@ -40,11 +41,72 @@ pub struct VkpaceVariant {
     pub gpu_timestamps: bool,
 }
 
-/// One interleaved run: thread CPU microseconds per frame of each loop.
-#[derive(Debug, Clone, Copy)]
+/// One interleaved run: thread CPU microseconds per frame of each loop, and each loop's own
+/// time per frame (outside the driver and the renderer).
+#[derive(Debug, Clone, Default)]
 pub struct Pair {
     pub textbook_us: f64,
     pub vkpace_us: f64,
+    /// Per frame, nanoseconds of the loop's own code: the wall time of its steps other than
+    /// recording, less the time inside hooked driver calls.
+    pub textbook_own_ns: Vec<u64>,
+    pub vkpace_own_ns: Vec<u64>,
+    /// Hooked driver calls per frame (mean).
+    pub textbook_calls: f64,
+    pub vkpace_calls: f64,
+}
+
+/// Frames dropped from the top of each loop's own-time distribution: those where the OS
+/// descheduled the thread inside a step (the VM does, for up to milliseconds), which would say
+/// nothing about the loop's code. The same share is dropped from both loops.
+const TRIM: f64 = 0.01;
+
+/// Mean of `ns` without its highest `TRIM` share, in microseconds.
+fn trimmed_mean_us(ns: &[u64]) -> f64 {
+    let mut v = ns.to_vec();
+    v.sort_unstable();
+    let keep = v.len() - (v.len() as f64 * TRIM) as usize;
+    let kept = &v[..keep.max(1).min(v.len())];
+    if kept.is_empty() {
+        return 0.0;
+    }
+    kept.iter().sum::<u64>() as f64 / kept.len() as f64 / 1000.0
+}
+
+impl Pair {
+    /// vkpace's own code per frame (trimmed mean, microseconds), less the clock reads the
+    /// measurement itself adds: one per metered driver call and one per timed step.
+    pub fn vkpace_own_us(&self, clock_read_ns: f64) -> f64 {
+        trimmed_mean_us(&self.vkpace_own_ns) - (self.vkpace_calls + STEPS) * clock_read_ns / 1000.0
+    }
+
+    /// The textbook loop's own code per frame, measured and corrected the same way.
+    pub fn textbook_own_us(&self, clock_read_ns: f64) -> f64 {
+        trimmed_mean_us(&self.textbook_own_ns)
+            - (self.textbook_calls + STEPS) * clock_read_ns / 1000.0
+    }
+}
+
+/// Timed steps per frame of either loop (before and after recording).
+const STEPS: f64 = 2.0;
+
+/// What one frame of a loop cost outside the renderer's recording.
+#[derive(Debug, Clone, Copy)]
+struct Steps {
+    /// Wall time of the loop's steps other than recording.
+    wall_ns: u64,
+    /// Driver calls within them.
+    driver: Meter,
+}
+
+impl Steps {
+    fn own_ns(self) -> u64 {
+        self.wall_ns.saturating_sub(self.driver.inside_ns)
+    }
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Runs both loops, frames alternating (the order flips every frame), and returns each one's
@@ -70,35 +132,51 @@ fn interleaved_on(
     frames: u64,
     variant: VkpaceVariant,
 ) -> Result<Pair> {
-    let mut text = TextbookLoop::new(text_ctx)?;
-    let mut vkp = match VkpaceLoop::new(vk_ctx, variant) {
+    // SAFETY: the contexts are alive for the whole run; the copies only make calls.
+    let text_fns =
+        unsafe { driver_meter::hooked(&text_ctx.entry, &text_ctx.instance, &text_ctx.device) }?;
+    // SAFETY: as above.
+    let vk_fns = unsafe { driver_meter::hooked(&vk_ctx.entry, &vk_ctx.instance, &vk_ctx.device) }?;
+    let mut text = TextbookLoop::new(text_ctx, &text_fns)?;
+    let mut vkp = match VkpaceLoop::new(vk_ctx, &vk_fns, variant) {
         Ok(v) => v,
         Err(e) => {
-            text.destroy(text_ctx)?;
+            text.destroy()?;
             return Err(e);
         }
     };
     let history = FrameHistory::default();
     let (mut text_cpu, mut vk_cpu) = (Duration::ZERO, Duration::ZERO);
+    let capacity = usize::try_from(frames).unwrap_or(0);
+    let mut pair = Pair {
+        textbook_own_ns: Vec::with_capacity(capacity),
+        vkpace_own_ns: Vec::with_capacity(capacity),
+        ..Pair::default()
+    };
+    let (mut text_calls, mut vk_calls) = (0u64, 0u64);
     let mut outcome = Ok(());
     for f in 0..WARMUP + frames {
         let t = f as f32 / 60.0;
-        let mut one = |which: bool| -> Result<Duration> {
+        let mut one = |which: bool| -> Result<(Duration, Steps)> {
             let before = thread_cpu();
-            if which {
-                vkp.frame(t, &history)?;
+            let steps = if which {
+                vkp.frame(t, &history)?
             } else {
-                text.frame(text_ctx, t, &history)?;
-            }
-            Ok(thread_cpu().saturating_sub(before))
+                text.frame(t, &history)?
+            };
+            Ok((thread_cpu().saturating_sub(before), steps))
         };
         let vk_first = f % 2 == 0;
         let step = one(vk_first).and_then(|a| Ok((a, one(!vk_first)?)));
         match step {
             Ok((a, b)) if f >= WARMUP => {
-                let (v, x) = if vk_first { (a, b) } else { (b, a) };
+                let ((v, vs), (x, xs)) = if vk_first { (a, b) } else { (b, a) };
                 vk_cpu += v;
                 text_cpu += x;
+                pair.vkpace_own_ns.push(vs.own_ns());
+                pair.textbook_own_ns.push(xs.own_ns());
+                vk_calls += vs.driver.calls;
+                text_calls += xs.driver.calls;
             }
             Ok(_) => {}
             Err(e) => {
@@ -107,14 +185,15 @@ fn interleaved_on(
             }
         }
     }
-    let closed = vkp.destroy().and(text.destroy(text_ctx));
+    let closed = vkp.destroy().and(text.destroy());
     outcome?;
     closed?;
     let per = |d: Duration| d.as_secs_f64() * 1e6 / frames as f64;
-    Ok(Pair {
-        textbook_us: per(text_cpu),
-        vkpace_us: per(vk_cpu),
-    })
+    pair.textbook_us = per(text_cpu);
+    pair.vkpace_us = per(vk_cpu);
+    pair.textbook_calls = text_calls as f64 / frames as f64;
+    pair.vkpace_calls = vk_calls as f64 / frames as f64;
+    Ok(pair)
 }
 
 /// The textbook loop's objects.
@@ -134,9 +213,10 @@ struct TextbookLoop {
 }
 
 impl TextbookLoop {
-    fn new(ctx: &VulkanContext) -> Result<Self> {
-        let d = &ctx.device;
-        let sc_fn = ash::khr::swapchain::Device::new(&ctx.instance, d);
+    /// `fns` are the context's instance and device tables (metered copies).
+    fn new(ctx: &VulkanContext, fns: &(ash::Instance, ash::Device)) -> Result<Self> {
+        let d = &fns.1;
+        let sc_fn = ash::khr::swapchain::Device::new(&fns.0, d);
         // SAFETY: valid handles of the context.
         let caps = unsafe {
             ctx.surface_fn
@@ -187,7 +267,7 @@ impl TextbookLoop {
             frame: 0,
         };
         if let Err(e) = l.make_objects(ctx) {
-            let _ = l.destroy(ctx);
+            let _ = l.destroy();
             return Err(e);
         }
         Ok(l)
@@ -234,7 +314,9 @@ impl TextbookLoop {
         Ok(())
     }
 
-    fn frame(&mut self, _ctx: &VulkanContext, t: f32, history: &FrameHistory) -> Result<()> {
+    fn frame(&mut self, t: f32, history: &FrameHistory) -> Result<Steps> {
+        let meter = driver_meter::now();
+        let t0 = Instant::now();
         let d = &self.device;
         let slot = (self.frame % FRAMES_IN_FLIGHT as u64) as usize;
         self.frame += 1;
@@ -265,7 +347,9 @@ impl TextbookLoop {
             generation: 1,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
+        let t1 = Instant::now();
         let cmd = renderer.record(&frame, t, 0.0, history)?;
+        let t2 = Instant::now();
         let waits = [acquire];
         let stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
         let cmds = [cmd];
@@ -285,12 +369,14 @@ impl TextbookLoop {
             .image_indices(&idx);
         // SAFETY: the image was acquired and its rendering submitted.
         unsafe { self.sc_fn.queue_present(self.queue, &present) }?;
-        // The Frame was only a carrier of this loop's handles.
-        let _ = frame;
-        Ok(())
+        let t3 = Instant::now();
+        Ok(Steps {
+            wall_ns: nanos((t1 - t0) + (t3 - t2)),
+            driver: driver_meter::now().since(meter),
+        })
     }
 
-    fn destroy(&mut self, _ctx: &VulkanContext) -> Result<()> {
+    fn destroy(&mut self) -> Result<()> {
         // SAFETY: benchmark teardown: wait for everything, then destroy in reverse order.
         unsafe { self.device.device_wait_idle() }?;
         if let Some(r) = self.renderer.take() {
@@ -327,7 +413,12 @@ struct VkpaceLoop {
 }
 
 impl VkpaceLoop {
-    fn new(ctx: &VulkanContext, variant: VkpaceVariant) -> Result<Self> {
+    /// `fns` are the context's instance and device tables (metered copies).
+    fn new(
+        ctx: &VulkanContext,
+        fns: &(ash::Instance, ash::Device),
+        variant: VkpaceVariant,
+    ) -> Result<Self> {
         if variant.maintenance1 && !ctx.maintenance1 || variant.gpu_timestamps && !ctx.gpu_timing {
             anyhow::bail!("{variant:?} asked for, but the device does not offer it");
         }
@@ -344,9 +435,9 @@ impl VkpaceLoop {
         let swapchain = unsafe {
             Swapchain::new(
                 &ctx.entry,
-                &ctx.instance,
+                &fns.0,
                 ctx.physical,
-                &ctx.device,
+                &fns.1,
                 ctx.queue,
                 ctx.queue_family,
                 ctx.surface,
@@ -368,22 +459,30 @@ impl VkpaceLoop {
         })
     }
 
-    fn frame(&mut self, t: f32, history: &FrameHistory) -> Result<()> {
+    fn frame(&mut self, t: f32, history: &FrameHistory) -> Result<Steps> {
         let (Some(sc), Some(r)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
             anyhow::bail!("loop destroyed");
         };
+        let meter = driver_meter::now();
+        let t0 = Instant::now();
         let frame = match sc.acquire()? {
             Acquired::Frame(frame) => frame,
             Acquired::ZeroExtent => anyhow::bail!("a headless surface reported a zero extent"),
         };
+        let t1 = Instant::now();
         let cmd = r.record(&frame, t, 0.0, history)?;
+        let t2 = Instant::now();
         sc.submit(
             &frame,
             &[cmd],
             vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
         )?;
         sc.present(frame)?;
-        Ok(())
+        let t3 = Instant::now();
+        Ok(Steps {
+            wall_ns: nanos((t1 - t0) + (t3 - t2)),
+            driver: driver_meter::now().since(meter),
+        })
     }
 
     fn destroy(&mut self) -> Result<()> {
@@ -394,5 +493,19 @@ impl VkpaceLoop {
             r.destroy();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trimmed_mean_drops_the_top_percent() {
+        let mut ns: Vec<u64> = vec![1000; 99];
+        ns.push(1_000_000);
+        assert!((trimmed_mean_us(&ns) - 1.0).abs() < 1e-9);
+        assert!((trimmed_mean_us(&[3000]) - 3.0).abs() < 1e-9);
+        assert_eq!(trimmed_mean_us(&[]), 0.0);
     }
 }
