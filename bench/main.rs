@@ -322,11 +322,13 @@ fn main() -> Result<()> {
          | timer floor (the same sleep on a 60 Hz grid, no Vulkan): mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
          | timer floor sd of each run | {} ms |\n\
          | unlimited interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms ({:.0} fps) |\n\
-         | textbook loop CPU per frame | {textbook_us:.1} us |\n\
-         | vkpace loop CPU per frame (defaults) | {:.1} us |\n\
-         | vkpace's own CPU per frame (defaults) | {own_us:.2} us ({:.2}% of textbook) |\n\
+         | textbook loop thread CPU per frame | {textbook_us:.1} us |\n\
+         | vkpace loop thread CPU per frame (defaults), frames interleaved | {:.1} us (difference per run: {} us) |\n\
+         | own code per frame, outside driver and renderer: textbook glue / vkpace | {textbook_own_us:.2} / {:.2} us |\n\
+         | vkpace's own CPU per frame (defaults): vkpace's own code less the textbook's glue | {own_us:.2} us ({:.2}% of textbook) |\n\
          | + maintenance1 present fences | {own_m1_us:.2} us ({:.2}%) |\n\
-         | + GPU timestamps | {own_ts_us:.2} us ({:.2}%) |\n",
+         | + GPU timestamps | {own_ts_us:.2} us ({:.2}%) |\n\
+         | driver calls per frame: textbook / vkpace / + maintenance1 / + GPU timestamps | {:.2} / {:.2} / {:.2} / {:.2} |\n",
         args.frames,
         lim.mean, lim.stddev, lim.p99,
         runs_sd.join(", "),
@@ -334,9 +336,19 @@ fn main() -> Result<()> {
         floor_sd.join(", "),
         unl.mean, unl.stddev, unl.p99, unl.fps,
         median(&loops[0]),
+        totals[0]
+            .iter()
+            .map(|d| format!("{d:+.1}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        median(&owns[0]),
         pct(own_us),
         pct(own_m1_us),
         pct(own_ts_us),
+        median(&text_calls),
+        median(&calls[0]),
+        median(&calls[1]),
+        median(&calls[2]),
     );
     std::fs::write(&md_path, &md)?;
     println!("{md}\nAcceptance thresholds:\n{}", verdicts.lines);

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use ash::vk;
 
 use super::error::{Error, Result, VkContext};
+use super::extensions::device_offers;
 use super::names::Namer;
 use crate::core::{GpuClock, MAX_FRAMES_IN_FLIGHT};
 
@@ -53,12 +54,8 @@ impl GpuTimingSupport {
         queue_family: u32,
     ) -> Result<Self> {
         // SAFETY: `physical` comes from `instance` (caller contract).
-        let exts = unsafe { instance.enumerate_device_extension_properties(physical) }
-            .during("vkEnumerateDeviceExtensionProperties")?;
-        let extension = exts.iter().any(|e| {
-            e.extension_name_as_c_str()
-                .is_ok_and(|n| n == GPU_TIMING_DEVICE_EXTENSION)
-        });
+        let extension =
+            unsafe { device_offers(instance, physical, &[GPU_TIMING_DEVICE_EXTENSION]) }?;
         // SAFETY: as above.
         let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
         let timestamp_valid_bits = families

@@ -9,6 +9,7 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::error::{Result, VkContext};
+use super::extensions::device_offers;
 
 /// Instance extensions the maintenance1 path needs (`VK_EXT_surface_maintenance1` and its
 /// dependency `VK_KHR_get_surface_capabilities2`).
@@ -65,12 +66,8 @@ impl Maintenance1Support {
     ) -> Result<Self> {
         let instance_extensions = Self::instance_extensions_available(entry)?;
         // SAFETY: `physical` comes from `instance` (caller contract).
-        let device_exts = unsafe { instance.enumerate_device_extension_properties(physical) }
-            .during("vkEnumerateDeviceExtensionProperties")?;
-        let device_extension = device_exts.iter().any(|e| {
-            e.extension_name_as_c_str()
-                .is_ok_and(|n| n == MAINTENANCE1_DEVICE_EXTENSION)
-        });
+        let device_extension =
+            unsafe { device_offers(instance, physical, &[MAINTENANCE1_DEVICE_EXTENSION]) }?;
         let mut feature = false;
         if instance_extensions && device_extension {
             let mut m1 = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default();

@@ -3,6 +3,7 @@
 
 mod config;
 mod error;
+mod extensions;
 mod fences;
 mod frame;
 mod gpu_timer;

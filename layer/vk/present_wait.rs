@@ -17,7 +17,8 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use super::error::{Error, Result, VkContext};
+use super::error::{Error, Result};
+use super::extensions::device_offers;
 
 /// The device extensions display feedback needs. Enable both, with the `presentId` and
 /// `presentWait` features, then set [`super::SwapchainConfig::present_wait`].
@@ -64,13 +65,8 @@ impl PresentWaitSupport {
     /// ```
     pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
         // SAFETY: `physical` comes from `instance` (caller contract).
-        let available = unsafe { instance.enumerate_device_extension_properties(physical) }
-            .during("vkEnumerateDeviceExtensionProperties")?;
-        let extensions = PRESENT_WAIT_DEVICE_EXTENSIONS.iter().all(|want| {
-            available
-                .iter()
-                .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == *want))
-        });
+        let extensions =
+            unsafe { device_offers(instance, physical, &PRESENT_WAIT_DEVICE_EXTENSIONS) }?;
         let mut features = false;
         if extensions {
             let mut id = vk::PhysicalDevicePresentIdFeaturesKHR::default();
