@@ -566,8 +566,8 @@ impl Swapchain {
                 | Err(vk::Result::ERROR_OUT_OF_DATE_KHR)
                 | Err(vk::Result::ERROR_SURFACE_LOST_KHR)
         );
-        if let (true, Some(display)) = (queued, self.display.as_mut()) {
-            display.presented(handle, self.next_frame);
+        if let Some(display) = self.display.as_mut() {
+            display.presented(handle, self.next_frame, queued);
         }
         if let Some(mode) = self.next_present_mode.take() {
             if queued {
