@@ -445,14 +445,7 @@ impl VkpaceLoop {
             )
         }?;
         let format = swapchain.format().context("format")?;
-        let renderer = Renderer::new(
-            &ctx.instance,
-            ctx.physical,
-            &ctx.device,
-            ctx.queue_family,
-            format,
-            vkpace::core::MAX_FRAMES_IN_FLIGHT,
-        )?;
+        let renderer = ctx.renderer(format)?;
         Ok(Self {
             swapchain: Some(swapchain),
             renderer: Some(renderer),

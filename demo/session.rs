@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use ash::vk;
-use vkpace::core::{FrameLimit, PacingPolicy, MAX_FRAMES_IN_FLIGHT};
+use vkpace::core::{FrameLimit, PacingPolicy};
 use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::alloc_counter::allocations;
@@ -98,14 +98,8 @@ impl Session {
         ];
         let offered = swapchain.surface_present_modes()?;
         let mode_cycle: Vec<_> = order.into_iter().filter(|m| offered.contains(m)).collect();
-        let renderer = Renderer::new(
-            &ctx.instance,
-            ctx.physical,
-            &ctx.device,
-            ctx.queue_family,
-            format,
-            MAX_FRAMES_IN_FLIGHT,
-        )?; // On error the swapchain is dropped here, and its Drop tears it down.
+        // On error the swapchain is dropped here, and its Drop tears it down.
+        let renderer = ctx.renderer(format)?;
         let expected = args.frames.unwrap_or(10_000).min(1_000_000) as usize;
         Ok(Self {
             swapchain: Some(swapchain),

@@ -359,8 +359,9 @@ impl VulkanContext {
         ))
     }
 
-    /// A vkpace swapchain on this context's surface, with debug names and maintenance1 set
-    /// from what the context enabled. Drop (or destroy) it before [`VulkanContext::destroy`].
+    /// A vkpace swapchain on this context's surface, with debug names and the optional
+    /// extensions set from what the context enabled. Drop (or destroy) it before
+    /// [`VulkanContext::destroy`].
     pub fn swapchain(&self, config: vkpace::vk::SwapchainConfig) -> Result<vkpace::vk::Swapchain> {
         let config = vkpace::vk::SwapchainConfig {
             debug_utils: self.debug_utils,
@@ -369,8 +370,25 @@ impl VulkanContext {
             present_wait: self.present_wait,
             ..config
         };
+        // SAFETY: the options that need an extension are set exactly where the context
+        // enabled it (just above).
+        unsafe { self.swapchain_as_given(config) }
+    }
+
+    /// A vkpace swapchain with `config` exactly as given (tests use it to ask for an option the
+    /// device lacks). Drop (or destroy) it before [`VulkanContext::destroy`].
+    ///
+    /// # Safety
+    ///
+    /// The options of `config` that need an extension are set only where this context enabled
+    /// it, except those vkpace itself checks (documented on [`vkpace::vk::Swapchain::new`]).
+    pub unsafe fn swapchain_as_given(
+        &self,
+        config: vkpace::vk::SwapchainConfig,
+    ) -> Result<vkpace::vk::Swapchain> {
         // SAFETY: the context's handles are valid, the queue is of `queue_family`, and callers
-        // drop the swapchain before destroying the context (documented above).
+        // drop the swapchain before destroying the context (documented above); the options
+        // are the caller's contract.
         let swapchain = unsafe {
             vkpace::vk::Swapchain::new(
                 &self.entry,
@@ -389,6 +407,19 @@ impl VulkanContext {
 
     /// Destroys device, surface, messenger and instance (in that order). Everything made from
     /// the device must be gone; the validation layer reports what is not.
+    /// The demo renderer on this context's device, drawing into `format`, with a slot for
+    /// every frame vkpace may have in flight.
+    pub fn renderer(&self, format: vk::Format) -> Result<super::renderer::Renderer> {
+        super::renderer::Renderer::new(
+            &self.instance,
+            self.physical,
+            &self.device,
+            self.queue_family,
+            format,
+            vkpace::core::MAX_FRAMES_IN_FLIGHT,
+        )
+    }
+
     pub fn destroy(mut self) {
         // SAFETY: the caller destroyed every child object; destruction order is reverse creation.
         unsafe {

@@ -1,5 +1,5 @@
-//! Whether a physical device offers some device extensions: the first step of every support
-//! query (`Maintenance1Support`, `GpuTimingSupport`, `PresentWaitSupport`).
+//! Whether the system offers some extensions: the first step of every support query
+//! (`Maintenance1Support`, `GpuTimingSupport`, `PresentWaitSupport`).
 
 use std::ffi::CStr;
 
@@ -20,9 +20,14 @@ pub(crate) unsafe fn device_offers(
     // SAFETY: `physical` comes from `instance` (caller contract).
     let available = unsafe { instance.enumerate_device_extension_properties(physical) }
         .during("vkEnumerateDeviceExtensionProperties")?;
-    Ok(wanted.iter().all(|want| {
+    Ok(all_listed(&available, wanted))
+}
+
+/// Whether every extension of `wanted` is in `available` (instance or device extensions).
+pub(crate) fn all_listed(available: &[vk::ExtensionProperties], wanted: &[&CStr]) -> bool {
+    wanted.iter().all(|want| {
         available
             .iter()
             .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == *want))
-    }))
+    })
 }

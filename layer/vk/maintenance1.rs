@@ -9,7 +9,7 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::error::{Result, VkContext};
-use super::extensions::device_offers;
+use super::extensions::{all_listed, device_offers};
 
 /// Instance extensions the maintenance1 path needs (`VK_EXT_surface_maintenance1` and its
 /// dependency `VK_KHR_get_surface_capabilities2`).
@@ -46,11 +46,7 @@ impl Maintenance1Support {
         // SAFETY: plain enumeration on a loaded entry.
         let available = unsafe { entry.enumerate_instance_extension_properties(None) }
             .during("vkEnumerateInstanceExtensionProperties")?;
-        Ok(MAINTENANCE1_INSTANCE_EXTENSIONS.iter().all(|want| {
-            available
-                .iter()
-                .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == *want))
-        }))
+        Ok(all_listed(&available, &MAINTENANCE1_INSTANCE_EXTENSIONS))
     }
 
     /// Checks everything for `physical`.

@@ -54,14 +54,7 @@ impl Harness {
         }
         let swapchain = ctx.swapchain(config)?;
         let format = swapchain.format().context("format")?;
-        let renderer = Renderer::new(
-            &ctx.instance,
-            ctx.physical,
-            &ctx.device,
-            ctx.queue_family,
-            format,
-            vkpace::core::MAX_FRAMES_IN_FLIGHT,
-        )?;
+        let renderer = ctx.renderer(format)?;
         Ok(Self {
             ctx: Some(ctx),
             swapchain: Some(swapchain),
