@@ -87,6 +87,9 @@ impl Pair {
     }
 }
 
+/// Metered driver calls of one textbook frame.
+const TEXTBOOK_CALLS_PER_FRAME: u64 = 5;
+
 /// Timed steps per frame of either loop (before and after recording).
 const STEPS: f64 = 2.0;
 
@@ -193,6 +196,14 @@ fn interleaved_on(
     pair.vkpace_us = per(vk_cpu);
     pair.textbook_calls = text_calls as f64 / frames as f64;
     pair.vkpace_calls = vk_calls as f64 / frames as f64;
+    // The textbook frame makes exactly five metered calls (wait, acquire, reset, submit,
+    // present): anything else means the metering missed calls and the own times are wrong.
+    if text_calls != TEXTBOOK_CALLS_PER_FRAME * frames {
+        anyhow::bail!(
+            "driver metering saw {} calls per textbook frame, not {TEXTBOOK_CALLS_PER_FRAME}",
+            pair.textbook_calls
+        );
+    }
     Ok(pair)
 }
 
