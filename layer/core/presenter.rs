@@ -156,22 +156,27 @@ pub struct PresenterStats {
 
 /// The sans-IO presentation bookkeeping, generic over semaphore (`S`) and swapchain (`W`)
 /// handles.
+//
+// `repr(C)` keeps what every frame reads and writes (serials, the frame in progress, the
+// slots, the pacer) together at the front, ahead of what changes only on recreation: each
+// cache line touched per frame costs a memory access (see `vk::Swapchain`'s layout note).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Presenter<S, W> {
-    pacer: FramePacer,
-    max_retired: usize,
     completed: Serial,
     last_submitted: Serial,
-    acquire: AcquireSemaphores<S>,
-    current: Option<SwapchainState<S, W>>,
-    generation: u64,
-    retired: RetireQueue<S, W>,
-    /// Present semaphores known unsignalled with nothing pending, shared across swapchains.
-    pool: Vec<S>,
     frame: Option<FrameSemaphores<S>>,
     /// The serial of the last submission that used each resource slot.
     slots: [Serial; MAX_FRAMES_IN_FLIGHT],
+    pacer: FramePacer,
+    acquire: AcquireSemaphores<S>,
+    current: Option<SwapchainState<S, W>>,
     actions: VecDeque<Action<S, W>>,
+    retired: RetireQueue<S, W>,
+    /// Present semaphores known unsignalled with nothing pending, shared across swapchains.
+    pool: Vec<S>,
+    generation: u64,
+    max_retired: usize,
     stats: PresenterStats,
 }
 
@@ -762,6 +767,9 @@ where
     }
 
     fn collect_retired(&mut self) {
+        if self.retired.is_empty() {
+            return;
+        }
         let completed = self.completed;
         let mut released: Vec<Retired<S, W>> = Vec::new();
         self.retired.collect_idle(completed, |r| released.push(r));

@@ -61,6 +61,12 @@ impl<S: Copy + PartialEq, W> RetireQueue<S, W> {
         self.retired.len()
     }
 
+    /// Whether no retired swapchain is pending.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.retired.is_empty()
+    }
+
     /// Adds a swapchain that was just passed as `oldSwapchain` (or is being shut down).
     pub fn retire(&mut self, state: SwapchainState<S, W>, awaiting_consume: Option<S>) {
         self.retired.push(Retired {

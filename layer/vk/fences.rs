@@ -13,7 +13,9 @@ use super::error::{Error, Result, VkContext};
 use super::names::Namer;
 use crate::core::Serial;
 
-/// A pool of fences and the serials they stand for.
+/// A pool of fences and the serials they stand for. `repr(C)`: the two queues, which every
+/// frame touches, share a cache line.
+#[repr(C)]
 pub(crate) struct FencePool {
     pending: VecDeque<(Serial, vk::Fence)>,
     free: Vec<vk::Fence>,

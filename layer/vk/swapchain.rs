@@ -16,7 +16,7 @@ use super::present_fences::PresentFencePool;
 use super::present_wait::DisplayFeedback;
 use super::sleep;
 use super::stats::SwapchainStats;
-use super::telemetry::{FrameTimes, Telemetry};
+use super::telemetry::{FrameTimes, Telemetry, UNSET};
 use crate::core::{
     Action, FrameGate, FrameLimit, Pacing, PacingPolicy, PresentOutcome, PresentSemaphoreChoice,
     Presenter, PresenterConfig, Serial,
@@ -69,47 +69,59 @@ struct Maintenance1Fns {
 /// }
 /// # Ok(()) }
 /// ```
+//
+// The fields are laid out by use (`repr(C)`): those every frame touches come first and sit in
+// a few cache lines; the large and rarely used parts (options off by default, creation
+// settings) come last or behind a `Box`. Between frames the driver's rendering evicts this
+// data from the caches, so each line a frame touches costs a trip to memory: measured with a
+// cache simulator, that, not the instructions, is most of vkpace's CPU time per frame.
+#[repr(C)]
 pub struct Swapchain {
-    device: ash::Device,
-    surface_fn: ash::khr::surface::Instance,
-    swapchain_fn: ash::khr::swapchain::Device,
-    physical: vk::PhysicalDevice,
-    surface: vk::SurfaceKHR,
+    // ----- every frame ---------------------------------------------------------------------
     queue: vk::Queue,
-    config: SwapchainConfig,
-    namer: Namer,
-    core: Presenter<vk::Semaphore, vk::SwapchainKHR>,
-    fences: FencePool,
-    current: Option<Live>,
+    frame_fence: Option<vk::Fence>,
+    next_serial: Serial,
+    /// Number of the next frame to begin.
+    next_frame: u64,
+    /// Zero of every telemetry and pacing time.
+    epoch: Instant,
+    /// `config.wait_timeout` in nanoseconds, as the acquire takes it.
+    wait_timeout_ns: u64,
+    /// The entry points of the maintenance1 path, when enabled.
+    m1: Option<Box<Maintenance1Fns>>,
+    /// Timestamp queries around [`Swapchain::submit`]'s command buffers (`gpu_timestamps`).
+    gpu_timer: Option<Box<GpuTimer>>,
+    /// Present ids and display polling (`present_wait`).
+    display: Option<Box<DisplayFeedback>>,
+    /// A mode to switch to with the next present (`VkSwapchainPresentModeInfoEXT`).
+    next_present_mode: Option<vk::PresentModeKHR>,
+    needs_recreate: bool,
+    /// Whether the frame being built has passed the pacing policy's wait.
+    frame_started: bool,
     /// The current handle was passed as `oldSwapchain` to a creation that failed: it is retired
     /// (spec: "even if creation of the new swapchain fails") and must not be passed again.
     current_retired: bool,
-    retired_views: Vec<(vk::SwapchainKHR, Vec<vk::ImageView>)>,
-    next_serial: Serial,
-    wanted_extent: vk::Extent2D,
-    needs_recreate: bool,
-    frame_fence: Option<vk::Fence>,
-    stats: SwapchainStats,
     destroyed: bool,
-    m1: Option<Maintenance1Fns>,
+    telemetry: Telemetry,
+    fences: FencePool,
+    core: Presenter<vk::Semaphore, vk::SwapchainKHR>,
+    current: Option<Live>,
+    stats: SwapchainStats,
+    /// The pacing policy and frame limit (decisions in the core, waits here).
+    pacing: Pacing,
+    swapchain_fn: ash::khr::swapchain::Device,
+    device: ash::Device,
+    // ----- creation, recreation, options -------------------------------------------------
+    surface_fn: ash::khr::surface::Instance,
+    physical: vk::PhysicalDevice,
+    surface: vk::SurfaceKHR,
+    config: SwapchainConfig,
+    namer: Namer,
+    retired_views: Vec<(vk::SwapchainKHR, Vec<vk::ImageView>)>,
+    wanted_extent: vk::Extent2D,
     present_fences: PresentFencePool,
     /// Modes the current swapchain can switch to per present (maintenance1).
     compatible_modes: Vec<vk::PresentModeKHR>,
-    /// A mode to switch to with the next present (`VkSwapchainPresentModeInfoEXT`).
-    next_present_mode: Option<vk::PresentModeKHR>,
-    /// The pacing policy and frame limit (decisions in the core, waits here).
-    pacing: Pacing,
-    /// Zero of every telemetry and pacing time.
-    epoch: Instant,
-    /// Number of the next frame to begin.
-    next_frame: u64,
-    /// Whether the frame being built has passed the pacing policy's wait.
-    frame_started: bool,
-    telemetry: Telemetry,
-    /// Timestamp queries around [`Swapchain::submit`]'s command buffers (`gpu_timestamps`).
-    gpu_timer: Option<GpuTimer>,
-    /// Present ids and display polling (`present_wait`).
-    display: Option<DisplayFeedback>,
 }
 
 impl Swapchain {
@@ -155,16 +167,18 @@ impl Swapchain {
                 "deferred_memory_allocation needs swapchain_maintenance1",
             ));
         }
-        let m1 = config.swapchain_maintenance1.then(|| Maintenance1Fns {
-            swapchain: ash::ext::swapchain_maintenance1::Device::new(instance, device),
-            caps2: ash::khr::get_surface_capabilities2::Instance::new(entry, instance),
+        let m1 = config.swapchain_maintenance1.then(|| {
+            Box::new(Maintenance1Fns {
+                swapchain: ash::ext::swapchain_maintenance1::Device::new(instance, device),
+                caps2: ash::khr::get_surface_capabilities2::Instance::new(entry, instance),
+            })
         });
         let core = Presenter::new(PresenterConfig {
             frames_in_flight: config.frames_in_flight,
             max_retired_swapchains: config.max_retired_swapchains,
         })?;
         let display = if config.present_wait {
-            Some(DisplayFeedback::new(instance, device)?)
+            Some(Box::new(DisplayFeedback::new(instance, device)?))
         } else {
             None
         };
@@ -178,6 +192,7 @@ impl Swapchain {
             queue,
             namer: Namer::new(instance, device, config.debug_utils),
             wanted_extent: config.extent,
+            wait_timeout_ns: u64::try_from(config.wait_timeout.as_nanos()).unwrap_or(u64::MAX),
             config,
             core,
             fences: FencePool::new(),
@@ -207,8 +222,9 @@ impl Swapchain {
         if s.config.gpu_timestamps {
             // SAFETY: the device enabled the extension (caller contract); the timer is
             // destroyed in teardown after the queue is idle.
-            s.gpu_timer =
-                Some(unsafe { GpuTimer::new(instance, physical, device, queue_family, &s.namer) }?);
+            s.gpu_timer = Some(Box::new(unsafe {
+                GpuTimer::new(instance, physical, device, queue_family, &s.namer)
+            }?));
         }
         // Objects the frame loop needs are made up front, so the steady loop neither creates
         // nor names (allocates) any: N + 1 present semaphores and, with maintenance1, N + 1
@@ -355,7 +371,9 @@ impl Swapchain {
 
     /// The recent frames' timelines, oldest first (at most
     /// [`super::TELEMETRY_FRAMES`]).
-    pub fn telemetry(&self) -> impl DoubleEndedIterator<Item = &FrameTimes> + ExactSizeIterator {
+    pub fn telemetry(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = FrameTimes> + ExactSizeIterator + '_ {
         self.telemetry.iter()
     }
 
@@ -430,8 +448,9 @@ impl Swapchain {
                 )))?;
         // One clock read serves the telemetry and the frame's wait time.
         let acquired_at = Instant::now();
-        self.telemetry
-            .acquired(acquired_at.saturating_duration_since(self.epoch));
+        self.telemetry.acquired(Self::nanos(
+            acquired_at.saturating_duration_since(self.epoch),
+        ));
         let live = self.live()?;
         Ok(Acquired::Frame(Frame {
             image_index: image,
@@ -541,7 +560,7 @@ impl Swapchain {
         if present_fence.is_some() {
             info = info.push_next(&mut fence_info);
         }
-        let present_ids = [self.display.as_ref().map_or(0, DisplayFeedback::next_id)];
+        let present_ids = [self.display.as_ref().map_or(0, |d| d.next_id())];
         let mut id_info = vk::PresentIdKHR::default().present_ids(&present_ids);
         if self.display.is_some() {
             // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before on this
@@ -597,7 +616,7 @@ impl Swapchain {
         };
         self.core
             .frame_presented_with_fence(outcome, present_fence.map(|(id, _)| id))?;
-        let presented = self.since_epoch();
+        let presented = self.now_ns();
         self.telemetry.presented(serial, presented);
         self.pacing.frame_presented(self.next_frame);
         self.next_frame += 1;
@@ -620,8 +639,9 @@ impl Swapchain {
         s
     }
 
-    fn since_epoch(&self) -> Duration {
-        self.epoch.elapsed()
+    /// Nanoseconds since the epoch: the time base of telemetry and pacing.
+    fn now_ns(&self) -> u64 {
+        Self::nanos(self.epoch.elapsed())
     }
 
     fn nanos(d: Duration) -> u64 {
@@ -635,13 +655,12 @@ impl Swapchain {
         if self.frame_started {
             return;
         }
-        let mut start = self.since_epoch();
-        if let Some(at) = self.pacing.start_at(Self::nanos(start)) {
+        let mut start = self.now_ns();
+        if let Some(at) = self.pacing.start_at(start) {
             sleep::sleep_until(self.epoch + Duration::from_nanos(at));
-            start = self.since_epoch();
+            start = self.now_ns();
         }
-        self.pacing
-            .frame_started(self.next_frame, Self::nanos(start));
+        self.pacing.frame_started(self.next_frame, start);
         self.telemetry.begin(self.next_frame, start);
         self.frame_started = true;
     }
@@ -651,10 +670,9 @@ impl Swapchain {
             // `present` after `submit`: nothing new, and no clock read.
             return;
         }
-        let now = self.since_epoch();
+        let now = self.now_ns();
         if self.telemetry.submitted(now) {
-            self.pacing
-                .frame_submitted(self.next_frame, Self::nanos(now));
+            self.pacing.frame_submitted(self.next_frame, now);
         }
     }
 
@@ -662,21 +680,27 @@ impl Swapchain {
     /// with GPU start and end from the timestamp queries where the frame wrote them. Without
     /// them a frame's GPU time is estimated as submit to observed completion (an upper bound).
     fn observed_complete(&mut self, done: Serial) {
-        let now = self.since_epoch();
+        let now = self.now_ns();
         let pacing = &mut self.pacing;
         let timer = self.gpu_timer.as_ref();
         let device = &self.device;
-        self.telemetry.completed(done, now, |times, slot| {
+        self.telemetry.completed(done, now, |frame, times, slot| {
             // SAFETY: the frame's submission completed (its serial is at most `done`).
             let gpu = slot
                 .zip(timer)
-                .and_then(|(slot, t)| unsafe { t.read(device, slot) });
+                .and_then(|(slot, t)| unsafe { t.read(device, slot) })
+                .map(|(start, end)| (Self::nanos(start), Self::nanos(end)));
             if let Some((start, end)) = gpu {
-                times.gpu_start = Some(start);
-                times.gpu_end = Some(end);
+                times.gpu_start = start;
+                times.gpu_end = end;
             }
-            let (start, end) = gpu.unwrap_or((times.submitted.unwrap_or(times.cpu_start), now));
-            pacing.gpu_done(times.frame, Self::nanos(start), Self::nanos(end));
+            let submitted = if times.submitted == UNSET {
+                times.cpu_start
+            } else {
+                times.submitted
+            };
+            let (start, end) = gpu.unwrap_or((submitted, now));
+            pacing.gpu_done(frame, start, end);
         });
     }
 
@@ -689,8 +713,8 @@ impl Swapchain {
             let (pacing, telemetry, epoch) = (&mut self.pacing, &mut self.telemetry, self.epoch);
             let mut now = None;
             display.poll(|frame| {
-                let at = *now.get_or_insert_with(|| epoch.elapsed());
-                pacing.frame_displayed(frame, Self::nanos(at));
+                let at = *now.get_or_insert_with(|| Self::nanos(epoch.elapsed()));
+                pacing.frame_displayed(frame, at);
                 telemetry.displayed(frame, at);
             })?;
         }
@@ -750,7 +774,7 @@ impl Swapchain {
             }
         };
         let handle = self.live()?.handle;
-        let timeout = u64::try_from(self.config.wait_timeout.as_nanos()).unwrap_or(u64::MAX);
+        let timeout = self.wait_timeout_ns;
         // SAFETY: the semaphore is unsignalled with nothing pending (the core handed it out:
         // VUID-vkAcquireNextImageKHR-semaphore-01286/01779); the timeout is finite
         // (VUID-vkAcquireNextImageKHR-surface-07783); `handle` is not retired.

@@ -21,22 +21,26 @@ const PENDING: usize = 8;
 const MARGIN_NS: u64 = 300_000;
 
 /// Low-latency pacing state.
+//
+// `repr(C)` keeps the per-frame scalars together in the first cache line, ahead of the
+// sample windows (see `WindowStats` on why lines matter).
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 pub struct LowLatency {
-    cpu: WindowStats,
-    gpu: WindowStats,
-    /// Frames submitted whose GPU end is not known: (frame id, submit time).
-    pending: [(u64, u64); PENDING],
-    pending_len: usize,
-    /// The latest known GPU end.
-    gpu_end: Option<u64>,
     /// The start of the frame being built: (frame id, CPU start).
     started: Option<(u64, u64)>,
+    /// The latest known GPU end.
+    gpu_end: Option<u64>,
+    pending_len: usize,
+    /// Frames presented and not yet displayed (for the display bottleneck).
+    presented_after_display: u64,
+    /// Frames submitted whose GPU end is not known: (frame id, submit time).
+    pending: [(u64, u64); PENDING],
+    cpu: WindowStats,
+    gpu: WindowStats,
     /// Display feedback: the last displayed frame (id, time) and the refresh interval.
     displayed: Option<(u64, u64)>,
     refresh: WindowStats,
-    /// Frames presented and not yet displayed (for the display bottleneck).
-    presented_after_display: u64,
 }
 
 impl LowLatency {

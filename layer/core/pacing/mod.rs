@@ -40,6 +40,7 @@ pub enum PacingPolicy {
 /// # Ok::<(), vkpace::core::CoreError>(())
 /// ```
 #[derive(Debug, Clone)]
+#[repr(C)] // The policy and limit first: read every frame, they share a line.
 pub struct Pacing {
     policy: PacingPolicy,
     limiter: Option<FrameLimiter>,

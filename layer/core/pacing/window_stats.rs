@@ -4,20 +4,26 @@
 /// Samples kept: about half a second at 60 fps, so a load change is learned within a second.
 pub const WINDOW: usize = 32;
 
-/// The last [`WINDOW`] samples (nanoseconds).
+/// The last [`WINDOW`] samples (nanoseconds, kept as `u32`: durations beyond about 4.29 s
+/// saturate, far beyond any frame time a prediction is made from).
+//
+// Laid out small and header first (`repr(C)`, 132 bytes): a push touches one or two cache
+// lines. The frame loop's data is evicted from the caches between frames by the driver's
+// rendering, so every line touched per frame costs a trip to memory.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct WindowStats {
-    samples: [u64; WINDOW],
-    next: usize,
-    len: usize,
+    next: u8,
+    len: u8,
+    samples: [u32; WINDOW],
 }
 
 impl Default for WindowStats {
     fn default() -> Self {
         Self {
-            samples: [0; WINDOW],
             next: 0,
             len: 0,
+            samples: [0; WINDOW],
         }
     }
 }
@@ -25,15 +31,17 @@ impl Default for WindowStats {
 impl WindowStats {
     /// Adds a sample, replacing the oldest once full.
     pub fn push(&mut self, value: u64) {
-        self.samples[self.next] = value;
-        self.next = (self.next + 1) % WINDOW;
-        self.len = (self.len + 1).min(WINDOW);
+        let next = usize::from(self.next) % WINDOW;
+        self.samples[next] = u32::try_from(value).unwrap_or(u32::MAX);
+        // Both stay at most WINDOW (32), so the casts are lossless.
+        self.next = ((next + 1) % WINDOW) as u8;
+        self.len = (usize::from(self.len) + 1).min(WINDOW) as u8;
     }
 
     /// Samples held.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.len
+        usize::from(self.len)
     }
 
     /// Whether no sample was pushed yet.
@@ -51,15 +59,16 @@ impl WindowStats {
     /// The nearest-rank percentile `p` (0..=100) of the held samples, None when empty.
     #[must_use]
     pub fn percentile(&self, p: u32) -> Option<u64> {
-        if self.len == 0 {
+        let len = self.len();
+        if len == 0 {
             return None;
         }
-        let mut sorted = [0u64; WINDOW];
-        let held = &mut sorted[..self.len];
-        held.copy_from_slice(&self.samples[..self.len]);
+        let mut sorted = [0u32; WINDOW];
+        let held = &mut sorted[..len];
+        held.copy_from_slice(&self.samples[..len]);
         held.sort_unstable();
-        let rank = (p.min(100) as usize * self.len).div_ceil(100).max(1);
-        held.get(rank - 1).copied()
+        let rank = (p.min(100) as usize * len).div_ceil(100).max(1);
+        held.get(rank - 1).copied().map(u64::from)
     }
 }
 
@@ -78,6 +87,16 @@ mod tests {
         assert_eq!(w.percentile(90), Some(9));
         assert_eq!(w.percentile(100), Some(10));
         assert_eq!(w.percentile(0), Some(1));
+    }
+
+    #[test]
+    fn samples_beyond_u32_nanoseconds_saturate() {
+        let mut w = WindowStats::default();
+        w.push(10_000_000_000); // 10 s
+        w.push(3);
+        assert_eq!(w.percentile(100), Some(u64::from(u32::MAX)));
+        assert_eq!(w.percentile(0), Some(3));
+        assert_eq!(w.len(), 2);
     }
 
     #[test]
