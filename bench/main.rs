@@ -44,8 +44,8 @@ use real_driver::{median, median_intervals, Intervals};
 #[command(about = "vkpace pacing benchmark: simulation matrix, frame limiter and CPU overhead")]
 struct Args {
     /// Write the JSON report here (the markdown table and plots go beside it).
-    #[arg(long)]
-    json: PathBuf,
+    #[arg(long, required_unless_present = "stubbed_frames")]
+    json: Option<PathBuf>,
     /// Repetitions of every real-driver measurement (figures are medians).
     #[arg(long, default_value_t = 5)]
     reps: usize,
@@ -58,6 +58,14 @@ struct Args {
     /// Exit with status 1 when an acceptance threshold is missed.
     #[arg(long)]
     check: bool,
+    /// Instead of the benchmark: run the textbook and vkpace loops this many frames against a
+    /// stubbed driver (their own code only, nothing rendered) and print each loop's median
+    /// time per frame. `scripts/cachesim` runs this under a cache simulator.
+    #[arg(long, conflicts_with = "json")]
+    stubbed_frames: Option<u64>,
+    /// With `--stubbed-frames`: bytes of memory touched before each frame to evict the caches.
+    #[arg(long, default_value_t = 64 << 20)]
+    wipe_bytes: usize,
 }
 
 struct Verdicts {
@@ -86,6 +94,21 @@ fn intervals_json(i: &Intervals, runs: usize) -> String {
     )
 }
 
+/// `--stubbed-frames`: each loop's own code against the stubbed driver, cold caches.
+fn stubbed_report(frames: u64, wipe_bytes: usize) -> Result<()> {
+    let mut s = overhead::stubbed(frames.max(1), wipe_bytes)?;
+    let median = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or(0)
+    };
+    let (t, v) = (median(&mut s.textbook_ns), median(&mut s.vkpace_ns));
+    println!(
+        "stubbed driver, {frames} frames, {wipe_bytes} bytes wiped before each frame: median \
+         per frame textbook {t} ns, vkpace {v} ns"
+    );
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let args = Args::parse();
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
@@ -93,9 +116,12 @@ fn main() -> Result<()> {
         std::fs::create_dir_all(&dir)?;
         std::env::set_var("XDG_RUNTIME_DIR", &dir);
     }
+    if let Some(frames) = args.stubbed_frames {
+        return stubbed_report(frames, args.wipe_bytes);
+    }
+    let json_path = args.json.clone().context("--json is required")?;
     let reps = args.reps.max(1);
-    let out_dir = args
-        .json
+    let out_dir = json_path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), PathBuf::from);
@@ -307,8 +333,8 @@ fn main() -> Result<()> {
         median(&calls[2]),
         args.frames,
     );
-    std::fs::write(&args.json, &json)
-        .with_context(|| format!("writing {}", args.json.display()))?;
+    std::fs::write(&json_path, &json)
+        .with_context(|| format!("writing {}", json_path.display()))?;
     let md_path = out_dir.join("bench.md");
     let mut md =
         String::from("### Simulation (virtual time, seeded; ratios to the textbook loop)\n\n");
@@ -352,7 +378,7 @@ fn main() -> Result<()> {
     );
     std::fs::write(&md_path, &md)?;
     println!("{md}\nAcceptance thresholds:\n{}", verdicts.lines);
-    println!("wrote {}, {}", args.json.display(), md_path.display());
+    println!("wrote {}, {}", json_path.display(), md_path.display());
     for p in &plot_paths {
         println!("wrote {}", p.display());
     }

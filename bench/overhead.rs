@@ -221,6 +221,8 @@ struct TextbookLoop {
     fences: Vec<vk::Fence>,
     renderer: Option<Renderer>,
     frame: u64,
+    /// Record the scene each frame (off for the stubbed driver, which renders nothing).
+    record: bool,
 }
 
 impl TextbookLoop {
@@ -276,6 +278,7 @@ impl TextbookLoop {
             fences: Vec::new(),
             renderer: None,
             frame: 0,
+            record: true,
         };
         if let Err(e) = l.make_objects(ctx) {
             let _ = l.destroy();
@@ -359,7 +362,11 @@ impl TextbookLoop {
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let t1 = Instant::now();
-        let cmd = renderer.record(&frame, t, 0.0, history)?;
+        let cmd = if self.record {
+            renderer.record(&frame, t, 0.0, history)?
+        } else {
+            vk::CommandBuffer::null()
+        };
         let t2 = Instant::now();
         let waits = [acquire];
         let stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
@@ -421,6 +428,8 @@ impl TextbookLoop {
 struct VkpaceLoop {
     swapchain: Option<Swapchain>,
     renderer: Option<Renderer>,
+    /// As [`TextbookLoop`]'s.
+    record: bool,
 }
 
 impl VkpaceLoop {
@@ -460,6 +469,7 @@ impl VkpaceLoop {
         Ok(Self {
             swapchain: Some(swapchain),
             renderer: Some(renderer),
+            record: true,
         })
     }
 
@@ -474,7 +484,11 @@ impl VkpaceLoop {
             Acquired::ZeroExtent => anyhow::bail!("a headless surface reported a zero extent"),
         };
         let t1 = Instant::now();
-        let cmd = r.record(&frame, t, 0.0, history)?;
+        let cmd = if self.record {
+            r.record(&frame, t, 0.0, history)?
+        } else {
+            vk::CommandBuffer::null()
+        };
         let t2 = Instant::now();
         sc.submit(
             &frame,
@@ -498,6 +512,97 @@ impl VkpaceLoop {
         }
         Ok(())
     }
+}
+
+/// Per-frame wall time of each loop's steps against the stubbed driver.
+pub struct Stubbed {
+    pub textbook_ns: Vec<u64>,
+    pub vkpace_ns: Vec<u64>,
+}
+
+/// Touches every cache line of `buf`, evicting what the frame loop had cached (as the
+/// driver's rendering does between real frames).
+fn wipe(buf: &mut [u8], round: u8) {
+    for b in buf.iter_mut().step_by(64) {
+        *b = b.wrapping_add(round);
+    }
+    std::hint::black_box(buf);
+}
+
+/// Both loops (vkpace with its defaults) against the stubbed driver
+/// ([`driver_meter::set_stubbed`]): their own code alone, nothing rendered or submitted.
+/// Before each frame `wipe_bytes` of memory are touched to evict the caches. Frames
+/// alternate as in [`interleaved`]; `frames` are timed after a warm-up of 100.
+pub fn stubbed(frames: u64, wipe_bytes: usize) -> Result<Stubbed> {
+    let text_ctx = VulkanContext::new(SurfaceSource::Headless, false, false)?;
+    let vk_ctx = match VulkanContext::new(SurfaceSource::Headless, false, false) {
+        Ok(c) => c,
+        Err(e) => {
+            text_ctx.destroy();
+            return Err(e);
+        }
+    };
+    let result = stubbed_on(&text_ctx, &vk_ctx, frames, wipe_bytes);
+    driver_meter::set_stubbed(false, 1);
+    vk_ctx.destroy();
+    text_ctx.destroy();
+    result
+}
+
+fn stubbed_on(
+    text_ctx: &VulkanContext,
+    vk_ctx: &VulkanContext,
+    frames: u64,
+    wipe_bytes: usize,
+) -> Result<Stubbed> {
+    // SAFETY: the contexts are alive for the whole run; the copies only make calls.
+    let text_fns =
+        unsafe { driver_meter::hooked(&text_ctx.entry, &text_ctx.instance, &text_ctx.device) }?;
+    // SAFETY: as above.
+    let vk_fns = unsafe { driver_meter::hooked(&vk_ctx.entry, &vk_ctx.instance, &vk_ctx.device) }?;
+    let mut text = TextbookLoop::new(text_ctx, &text_fns)?;
+    let mut vkp = match VkpaceLoop::new(vk_ctx, &vk_fns, VkpaceVariant::default()) {
+        Ok(v) => v,
+        Err(e) => {
+            text.destroy()?;
+            return Err(e);
+        }
+    };
+    text.record = false;
+    vkp.record = false;
+    let vk_images = vkp.swapchain.as_ref().map_or(0, |s| s.stats().image_count);
+    let images = u32::try_from(text.images.len())
+        .unwrap_or(u32::MAX)
+        .min(vk_images);
+    let history = FrameHistory::default();
+    let mut buf = vec![0u8; wipe_bytes.max(64)];
+    let capacity = usize::try_from(frames).unwrap_or(0);
+    let mut out = Stubbed {
+        textbook_ns: Vec::with_capacity(capacity),
+        vkpace_ns: Vec::with_capacity(capacity),
+    };
+    driver_meter::set_stubbed(true, images);
+    let mut run = || -> Result<()> {
+        for f in 0..100 + frames {
+            wipe(&mut buf, f as u8);
+            let v = vkp.frame(0.0, &history)?;
+            wipe(&mut buf, f as u8);
+            let t = text.frame(0.0, &history)?;
+            if f >= 100 {
+                out.vkpace_ns.push(v.wall_ns);
+                out.textbook_ns.push(t.wall_ns);
+            }
+        }
+        Ok(())
+    };
+    let outcome = run();
+    // Still stubbed: vkpace's teardown waits on fences that were never submitted, which the
+    // stubbed driver reports signalled; the textbook loop waits for device idle (not hooked).
+    let closed = vkp.destroy().and(text.destroy());
+    driver_meter::set_stubbed(false, 1);
+    outcome?;
+    closed?;
+    Ok(out)
 }
 
 #[cfg(test)]
