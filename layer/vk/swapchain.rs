@@ -353,7 +353,8 @@ impl Swapchain {
         self.pacing.policy()
     }
 
-    /// Switches the pacing policy; takes effect at the next frame.
+    /// Switches the pacing policy; takes effect at the next frame (low latency learns from
+    /// then on: see [`Pacing::set_policy`]).
     pub fn set_pacing_policy(&mut self, policy: PacingPolicy) {
         self.pacing.set_policy(policy);
     }

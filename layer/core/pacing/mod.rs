@@ -64,10 +64,22 @@ impl Pacing {
         self.policy
     }
 
-    /// Switches policy at run time; the low-latency predictor keeps learning either way, so a
-    /// switch to it takes effect at the next frame.
+    /// Switches policy at run time. The low-latency predictor learns only while it is the
+    /// policy: under frames in flight its statistics would cost every frame (about four cache
+    /// lines, each a memory access once the driver's rendering has evicted them) for nothing.
+    /// So a switch to it starts from scratch: the frames until one has finished on the GPU
+    /// begin at once, as under frames in flight, and the prediction then sharpens over the
+    /// next frames (a median of what is known so far).
     pub fn set_policy(&mut self, policy: PacingPolicy) {
+        if policy != self.policy && policy == PacingPolicy::LowLatency {
+            self.low_latency.reset();
+        }
         self.policy = policy;
+    }
+
+    /// Whether the low-latency predictor is learning (it is the policy).
+    fn learning(&self) -> bool {
+        self.policy == PacingPolicy::LowLatency
     }
 
     /// The frame limit in use.
@@ -103,26 +115,76 @@ impl Pacing {
         if let Some(l) = self.limiter.as_mut() {
             l.frame_started(now);
         }
-        self.low_latency.frame_started(id, now);
+        if self.learning() {
+            self.low_latency.frame_started(id, now);
+        }
     }
 
     /// Frame `id` was submitted at `now`.
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
-        self.low_latency.frame_submitted(id, now);
+        if self.learning() {
+            self.low_latency.frame_submitted(id, now);
+        }
     }
 
     /// The GPU ran frame `id` from `start` to `end`.
     pub fn gpu_done(&mut self, id: u64, start: u64, end: u64) {
-        self.low_latency.gpu_done(id, start, end);
+        if self.learning() {
+            self.low_latency.gpu_done(id, start, end);
+        }
     }
 
     /// Frame `id` was handed to the presentation engine.
     pub fn frame_presented(&mut self, _id: u64) {
-        self.low_latency.frame_presented();
+        if self.learning() {
+            self.low_latency.frame_presented();
+        }
     }
 
     /// Frame `id` reached the display at `at` (VK_KHR_present_wait or a simulated display).
     pub fn frame_displayed(&mut self, id: u64, at: u64) {
-        self.low_latency.frame_displayed(id, at);
+        if self.learning() {
+            self.low_latency.frame_displayed(id, at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// Frames `from..from + n`, 10 ms apart: CPU 2 ms, GPU 10 ms right after the submit.
+    fn feed(p: &mut Pacing, from: u64, n: u64) {
+        for id in from..from + n {
+            let t = id * 10 * MS;
+            p.frame_started(id, t);
+            p.frame_submitted(id, t + 2 * MS);
+            p.frame_presented(id);
+            p.gpu_done(id, t + 2 * MS, t + 12 * MS);
+        }
+    }
+
+    #[test]
+    fn low_latency_learns_only_while_it_is_the_policy() {
+        let mut p = Pacing::new(PacingPolicy::FramesInFlight, None);
+        feed(&mut p, 0, 10);
+        assert_eq!(p.start_at(0), None);
+        p.set_policy(PacingPolicy::LowLatency);
+        // Nothing was learned under frames in flight: the next frame begins at once.
+        assert_eq!(p.start_at(0), None);
+        feed(&mut p, 10, 3);
+        // Frame 12's GPU ends at 132 ms: the next submit is due then, less the margin and
+        // the CPU time.
+        let at = p.start_at(0);
+        assert_eq!(at, Some(132 * MS - 300_000 - 2 * MS));
+        // Choosing the policy in use again keeps what was learned.
+        p.set_policy(PacingPolicy::LowLatency);
+        assert_eq!(p.start_at(0), at);
+        // Back and forth starts over.
+        p.set_policy(PacingPolicy::FramesInFlight);
+        p.set_policy(PacingPolicy::LowLatency);
+        assert_eq!(p.start_at(0), None);
     }
 }
