@@ -102,10 +102,10 @@ pub struct Swapchain {
     /// (spec: "even if creation of the new swapchain fails") and must not be passed again.
     current_retired: bool,
     destroyed: bool,
+    current: Option<Live>,
     telemetry: Telemetry,
     fences: FencePool,
     core: Presenter<vk::Semaphore, vk::SwapchainKHR>,
-    current: Option<Live>,
     stats: SwapchainStats,
     /// The pacing policy and frame limit (decisions in the core, waits here).
     pacing: Pacing,
