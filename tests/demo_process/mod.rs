@@ -13,7 +13,8 @@ use anyhow::{bail, ensure, Context as _, Result};
 /// A display to run on: `$DISPLAY`, or a private Xvfb started here and stopped on drop.
 pub struct Display {
     name: String,
-    xvfb: Option<Child>,
+    /// The private server and its display number.
+    xvfb: Option<(Child, u32)>,
 }
 
 impl Display {
@@ -37,9 +38,10 @@ impl Display {
     /// display was not started here.
     pub fn kill_server(&mut self) -> bool {
         match self.xvfb.take() {
-            Some(mut c) => {
+            Some((mut c, n)) => {
                 let _ = c.kill();
                 let _ = c.wait();
+                remove_leftovers(n);
                 true
             }
             None => false,
@@ -62,6 +64,11 @@ impl Display {
                     "1280x1024x24".into(),
                     "-nolisten".into(),
                     "tcp".into(),
+                    // By default an X server resets when its last client disconnects, and a
+                    // client connecting during the reset fails to open the display: with one
+                    // demo process after another that happened under load (CI saw "Failed to
+                    // open connection to X server" between two runs).
+                    "-noreset".into(),
                 ])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -75,18 +82,34 @@ impl Display {
             ensure!(socket.exists(), "Xvfb :{n} did not come up");
             return Ok(Self {
                 name: format!(":{n}"),
-                xvfb: Some(child),
+                xvfb: Some((child, n)),
             });
         }
         bail!("no free X display number")
     }
 }
 
+/// Removes what a killed Xvfb on display `n` could not (its socket and lock file), so the
+/// number is free for the next run. Only for a server this process started and reaped.
+fn remove_leftovers(n: u32) {
+    let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
+    let _ = std::fs::remove_file(format!("/tmp/.X{n}-lock"));
+}
+
 impl Drop for Display {
     fn drop(&mut self) {
-        if let Some(mut c) = self.xvfb.take() {
+        if let Some((mut c, n)) = self.xvfb.take() {
+            // SIGTERM first: Xvfb then removes its socket and lock file itself.
+            let _ = Command::new("kill")
+                .args(["-TERM", &c.id().to_string()])
+                .status();
+            let asked = Instant::now();
+            while matches!(c.try_wait(), Ok(None)) && asked.elapsed() < Duration::from_secs(3) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
             let _ = c.kill();
             let _ = c.wait();
+            remove_leftovers(n);
         }
     }
 }
