@@ -21,6 +21,7 @@
 use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -109,13 +110,15 @@ impl Real {
 static STUBBED: AtomicBool = AtomicBool::new(false);
 /// Image count the stubbed acquire cycles through.
 static STUB_IMAGES: AtomicU32 = AtomicU32::new(1);
-/// Acquires answered while stubbed.
-static STUB_ACQUIRES: AtomicU32 = AtomicU32::new(0);
+/// Acquires answered while stubbed, per swapchain (raw handle, count): each loop's swapchain
+/// cycles through all its images although the loops' acquires alternate.
+static STUB_ACQUIRES: Mutex<[(u64, u32); 4]> = Mutex::new([(0, 0); 4]);
 
 /// Turns the stubbed driver on (handing out images `0..images` in turn) or off. Only for
 /// frames whose objects nothing on the GPU uses, and with the same objects destroyed while
 /// still stubbed or after a real wait: nothing is submitted while stubbed.
 pub fn set_stubbed(on: bool, images: u32) {
+    *STUB_ACQUIRES.lock().unwrap_or_else(|p| p.into_inner()) = [(0, 0); 4];
     STUB_IMAGES.store(images.max(1), Ordering::Release);
     STUBBED.store(on, Ordering::Release);
 }
@@ -124,6 +127,7 @@ pub fn set_stubbed(on: bool, images: u32) {
 /// an error for the GPU-timestamp calls, which a stubbed run never makes.
 mod stub {
     use super::*;
+    use ash::vk::Handle as _;
 
     pub(super) fn success() -> vk::Result {
         vk::Result::SUCCESS
@@ -136,8 +140,18 @@ mod stub {
     /// # Safety
     ///
     /// `index` is valid for a write (the caller's acquire arguments).
-    pub(super) unsafe fn acquire(index: *mut u32) -> vk::Result {
-        let n = STUB_ACQUIRES.fetch_add(1, Ordering::AcqRel) % STUB_IMAGES.load(Ordering::Acquire);
+    pub(super) unsafe fn acquire(swapchain: vk::SwapchainKHR, index: *mut u32) -> vk::Result {
+        let raw = swapchain.as_raw();
+        let count = {
+            let mut table = STUB_ACQUIRES.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(slot) = table.iter_mut().find(|(h, _)| *h == raw || *h == 0) else {
+                return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
+            };
+            let count = slot.1;
+            *slot = (raw, count.wrapping_add(1));
+            count
+        };
+        let n = count % STUB_IMAGES.load(Ordering::Acquire);
         // SAFETY: the caller passed a valid pointer for the acquired index (Vulkan's contract
         // for vkAcquireNextImageKHR's pImageIndex).
         unsafe { index.write(n) };
@@ -182,7 +196,7 @@ hook!(REAL_GET_FENCE_STATUS, get_fence_status, stub::success(), vk::PFN_vkGetFen
     (device: vk::Device, fence: vk::Fence));
 hook!(REAL_QUEUE_SUBMIT, queue_submit, stub::success(), vk::PFN_vkQueueSubmit,
     (queue: vk::Queue, count: u32, submits: *const vk::SubmitInfo<'_>, fence: vk::Fence));
-hook!(REAL_ACQUIRE, acquire_next_image, stub::acquire(index), vk::PFN_vkAcquireNextImageKHR,
+hook!(REAL_ACQUIRE, acquire_next_image, stub::acquire(swapchain, index), vk::PFN_vkAcquireNextImageKHR,
     (device: vk::Device, swapchain: vk::SwapchainKHR, timeout: u64, semaphore: vk::Semaphore,
      fence: vk::Fence, index: *mut u32));
 hook!(REAL_PRESENT, queue_present, stub::success(), vk::PFN_vkQueuePresentKHR,
@@ -315,6 +329,38 @@ mod tests {
     fn a_clock_read_costs_something_finite() {
         let c = clock_read_ns();
         assert!(c > 0.0 && c < 10_000.0, "{c}");
+    }
+
+    #[test]
+    fn the_stubbed_acquire_cycles_each_swapchain_through_its_images() {
+        use ash::vk::Handle as _;
+        set_stubbed(true, 3);
+        let (a, b) = (
+            vk::SwapchainKHR::from_raw(0x10),
+            vk::SwapchainKHR::from_raw(0x20),
+        );
+        let mut seen = (Vec::new(), Vec::new());
+        for _ in 0..4 {
+            for (sc, out) in [(a, &mut seen.0), (b, &mut seen.1)] {
+                let mut index = u32::MAX;
+                // SAFETY: stubbed, so no driver is called; `index` is a valid place to write.
+                let r = unsafe {
+                    acquire_next_image(
+                        vk::Device::null(),
+                        sc,
+                        0,
+                        vk::Semaphore::null(),
+                        vk::Fence::null(),
+                        &mut index,
+                    )
+                };
+                assert_eq!(r, vk::Result::SUCCESS);
+                out.push(index);
+            }
+        }
+        set_stubbed(false, 1);
+        assert_eq!(seen.0, vec![0, 1, 2, 0]);
+        assert_eq!(seen.1, vec![0, 1, 2, 0]);
     }
 
     #[test]

@@ -115,18 +115,46 @@ fn nanos(d: Duration) -> u64 {
 /// Runs both loops, frames alternating (the order flips every frame), and returns each one's
 /// thread CPU per frame over `frames` frames after the warm-up.
 pub fn interleaved(frames: u64, variant: VkpaceVariant) -> Result<Pair> {
-    let text_ctx = VulkanContext::new(SurfaceSource::Headless, false, false)?;
-    let vk_ctx = match VulkanContext::new(SurfaceSource::Headless, false, variant.maintenance1) {
-        Ok(c) => c,
-        Err(e) => {
-            text_ctx.destroy();
-            return Err(e);
-        }
-    };
+    let (text_ctx, vk_ctx) = contexts(variant)?;
     let result = interleaved_on(&text_ctx, &vk_ctx, frames, variant);
     vk_ctx.destroy();
     text_ctx.destroy();
     result
+}
+
+/// A headless context for each loop, without validation; vkpace's with maintenance1 when
+/// `variant` asks for it.
+fn contexts(variant: VkpaceVariant) -> Result<(VulkanContext, VulkanContext)> {
+    let text_ctx = VulkanContext::new(SurfaceSource::Headless, false, false)?;
+    match VulkanContext::new(SurfaceSource::Headless, false, variant.maintenance1) {
+        Ok(vk_ctx) => Ok((text_ctx, vk_ctx)),
+        Err(e) => {
+            text_ctx.destroy();
+            Err(e)
+        }
+    }
+}
+
+/// Both loops on metered copies of their contexts' function tables (the loops keep their own
+/// copies of the device table, so the returned pair is all they need).
+fn loops(
+    text_ctx: &VulkanContext,
+    vk_ctx: &VulkanContext,
+    variant: VkpaceVariant,
+) -> Result<(TextbookLoop, VkpaceLoop)> {
+    // SAFETY: the contexts are alive for the whole run; the copies only make calls.
+    let text_fns =
+        unsafe { driver_meter::hooked(&text_ctx.entry, &text_ctx.instance, &text_ctx.device) }?;
+    // SAFETY: as above.
+    let vk_fns = unsafe { driver_meter::hooked(&vk_ctx.entry, &vk_ctx.instance, &vk_ctx.device) }?;
+    let mut text = TextbookLoop::new(text_ctx, &text_fns)?;
+    match VkpaceLoop::new(vk_ctx, &vk_fns, variant) {
+        Ok(vkp) => Ok((text, vkp)),
+        Err(e) => {
+            text.destroy()?;
+            Err(e)
+        }
+    }
 }
 
 fn interleaved_on(
@@ -135,19 +163,7 @@ fn interleaved_on(
     frames: u64,
     variant: VkpaceVariant,
 ) -> Result<Pair> {
-    // SAFETY: the contexts are alive for the whole run; the copies only make calls.
-    let text_fns =
-        unsafe { driver_meter::hooked(&text_ctx.entry, &text_ctx.instance, &text_ctx.device) }?;
-    // SAFETY: as above.
-    let vk_fns = unsafe { driver_meter::hooked(&vk_ctx.entry, &vk_ctx.instance, &vk_ctx.device) }?;
-    let mut text = TextbookLoop::new(text_ctx, &text_fns)?;
-    let mut vkp = match VkpaceLoop::new(vk_ctx, &vk_fns, variant) {
-        Ok(v) => v,
-        Err(e) => {
-            text.destroy()?;
-            return Err(e);
-        }
-    };
+    let (mut text, mut vkp) = loops(text_ctx, vk_ctx, variant)?;
     let history = FrameHistory::default();
     let (mut text_cpu, mut vk_cpu) = (Duration::ZERO, Duration::ZERO);
     let capacity = usize::try_from(frames).unwrap_or(0);
@@ -534,14 +550,7 @@ fn wipe(buf: &mut [u8], round: u8) {
 /// Before each frame `wipe_bytes` of memory are touched to evict the caches. Frames
 /// alternate as in [`interleaved`]; `frames` are timed after a warm-up of 100.
 pub fn stubbed(frames: u64, wipe_bytes: usize) -> Result<Stubbed> {
-    let text_ctx = VulkanContext::new(SurfaceSource::Headless, false, false)?;
-    let vk_ctx = match VulkanContext::new(SurfaceSource::Headless, false, false) {
-        Ok(c) => c,
-        Err(e) => {
-            text_ctx.destroy();
-            return Err(e);
-        }
-    };
+    let (text_ctx, vk_ctx) = contexts(VkpaceVariant::default())?;
     let result = stubbed_on(&text_ctx, &vk_ctx, frames, wipe_bytes);
     driver_meter::set_stubbed(false, 1);
     vk_ctx.destroy();
@@ -555,19 +564,7 @@ fn stubbed_on(
     frames: u64,
     wipe_bytes: usize,
 ) -> Result<Stubbed> {
-    // SAFETY: the contexts are alive for the whole run; the copies only make calls.
-    let text_fns =
-        unsafe { driver_meter::hooked(&text_ctx.entry, &text_ctx.instance, &text_ctx.device) }?;
-    // SAFETY: as above.
-    let vk_fns = unsafe { driver_meter::hooked(&vk_ctx.entry, &vk_ctx.instance, &vk_ctx.device) }?;
-    let mut text = TextbookLoop::new(text_ctx, &text_fns)?;
-    let mut vkp = match VkpaceLoop::new(vk_ctx, &vk_fns, VkpaceVariant::default()) {
-        Ok(v) => v,
-        Err(e) => {
-            text.destroy()?;
-            return Err(e);
-        }
-    };
+    let (mut text, mut vkp) = loops(text_ctx, vk_ctx, VkpaceVariant::default())?;
     text.record = false;
     vkp.record = false;
     let vk_images = vkp.swapchain.as_ref().map_or(0, |s| s.stats().image_count);

@@ -85,7 +85,8 @@ pub struct Swapchain {
     next_frame: u64,
     /// Zero of every telemetry and pacing time.
     epoch: Instant,
-    /// `config.wait_timeout` in nanoseconds, as the acquire takes it.
+    /// `config.wait_timeout` in nanoseconds, as the acquire takes it (the config's timeout is
+    /// fixed at creation, so the copy cannot go stale).
     wait_timeout_ns: u64,
     /// The entry points of the maintenance1 path, when enabled.
     m1: Option<Box<Maintenance1Fns>>,

@@ -88,7 +88,9 @@ struct Meta {
     serial: Serial,
     /// The frame slot whose timestamp queries the submission wrote, or [`NO_SLOT`].
     timed_slot: u8,
-    /// Its completion was observed.
+    /// Its completion was observed: the same fact as the timeline's `completion_observed`
+    /// being set, kept here so that the walk passes finished frames without reading their
+    /// timeline line.
     done: bool,
 }
 
