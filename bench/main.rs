@@ -213,15 +213,23 @@ fn main() -> Result<()> {
             Some(60.0),
             &report,
         )?);
-        floor.push(timer_baseline::run(args.frames, 60.0));
+        floor.push(timer_baseline::run(args.frames, 60.0)?);
         unlimited.push(real_driver::demo_run(&demo, args.frames, None, &report)?);
     }
     let _ = std::fs::remove_file(&report);
     let lim = median_intervals(&limited);
     let unl = median_intervals(&unlimited);
-    let base = median_intervals(&floor);
+    let base = median_intervals(&floor.iter().map(|f| f.limiter).collect::<Vec<_>>());
+    let grid = median_intervals(&floor.iter().map(|f| f.plain_grid).collect::<Vec<_>>());
     let runs_sd: Vec<String> = limited.iter().map(|r| format!("{:.4}", r.stddev)).collect();
-    let floor_sd: Vec<String> = floor.iter().map(|r| format!("{:.4}", r.stddev)).collect();
+    let floor_sd: Vec<String> = floor
+        .iter()
+        .map(|r| format!("{:.4}", r.limiter.stddev))
+        .collect();
+    let grid_sd: Vec<String> = floor
+        .iter()
+        .map(|r| format!("{:.4}", r.plain_grid.stddev))
+        .collect();
     let target = 1000.0 / 60.0;
     verdicts.check(
         ((lim.mean - target) / target).abs() <= 0.005,
@@ -312,7 +320,7 @@ fn main() -> Result<()> {
     // --- outputs ---------------------------------------------------------------------------
     let pct = |us: f64| 100.0 * us / textbook_us;
     let json = format!(
-        "{{\n  \"sim\": {},\n  \"real\": {{\n    \"limit-60\": {},\n    \"timer-floor-60\": {},\n    \
+        "{{\n  \"sim\": {},\n  \"real\": {{\n    \"limit-60\": {},\n    \"timer-floor-60\": {},\n    \"timer-floor-60-plain-grid\": {},\n    \
          \"unlimited\": {},\n    \
          \"overhead\": {{\"vkpace_cpu_us_per_frame\": {own_us:.3}, \"textbook_cpu_us_per_frame\": {textbook_us:.3}, \
          \"vkpace_own_code_us_per_frame\": {:.3}, \"textbook_own_code_us_per_frame\": {textbook_own_us:.3}, \
@@ -324,6 +332,7 @@ fn main() -> Result<()> {
         sim_matrix::json(&sim),
         intervals_json(&lim, reps),
         intervals_json(&base, reps),
+        intervals_json(&grid, reps),
         intervals_json(&unl, reps),
         median(&owns[0]),
         median(&loops[0]),
@@ -345,8 +354,10 @@ fn main() -> Result<()> {
          | measure | value |\n|---|---|\n\
          | `--fps 60` interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
          | `--fps 60` interval sd of each run | {} ms |\n\
-         | timer floor (the same sleep on a 60 Hz grid, no Vulkan): mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
+         | timer floor (the limiter's grid and sleep, no Vulkan): mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
          | timer floor sd of each run | {} ms |\n\
+         | the floor's stalls replayed on a plain grid (catching up at once): mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
+         | plain-grid replay sd of each run | {} ms |\n\
          | unlimited interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms ({:.0} fps) |\n\
          | textbook loop thread CPU per frame | {textbook_us:.1} us |\n\
          | vkpace loop thread CPU per frame (defaults), frames interleaved | {:.1} us (difference per run: {} us) |\n\
@@ -360,6 +371,8 @@ fn main() -> Result<()> {
         runs_sd.join(", "),
         base.mean, base.stddev, base.p99,
         floor_sd.join(", "),
+        grid.mean, grid.stddev, grid.p99,
+        grid_sd.join(", "),
         unl.mean, unl.stddev, unl.p99, unl.fps,
         median(&loops[0]),
         totals[0]

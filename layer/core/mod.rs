@@ -18,8 +18,8 @@ pub use error::CoreError;
 pub use gpu_clock::GpuClock;
 pub use pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
 pub use pacing::{
-    FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, WindowStats,
-    WINDOW as PACING_WINDOW,
+    FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, WindowStats, CATCH_UP_AT_ONCE,
+    CATCH_UP_SHARE, WINDOW as PACING_WINDOW,
 };
 pub use present_history::{ImageHistory, PresentRecord, PresentSemaphoreChoice};
 pub use presenter::{

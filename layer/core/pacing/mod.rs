@@ -14,7 +14,7 @@ mod frame_limiter;
 mod low_latency;
 mod window_stats;
 
-pub use frame_limiter::{FrameLimit, FrameLimiter};
+pub use frame_limiter::{FrameLimit, FrameLimiter, CATCH_UP_AT_ONCE, CATCH_UP_SHARE};
 pub use low_latency::LowLatency;
 pub use window_stats::{WindowStats, WINDOW};
 
