@@ -3,17 +3,11 @@
 //! Each case is a random schedule (seeded, so a failure reproduces from the printed
 //! parameters). `VKPACE_SCHEDULES` sets how many cases run (default 10,000).
 
+mod proptest_cases;
 mod sim;
 
 use proptest::prelude::*;
 use sim::app::{run, Params};
-
-fn schedules() -> u32 {
-    std::env::var("VKPACE_SCHEDULES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000)
-}
 
 fn params() -> impl Strategy<Value = Params> {
     (
@@ -59,11 +53,7 @@ fn params() -> impl Strategy<Value = Params> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: schedules(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases::config())]
 
     /// No semaphore reused or destroyed while busy, no swapchain destroyed while a present to
     /// it may be pending, CPU at most N frames ahead, retired swapchains within the cap, history

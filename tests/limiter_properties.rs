@@ -2,15 +2,10 @@
 //! that start on time, a little late, very late (stalls) or early, at rates from 30 to 240 fps.
 //! `VKPACE_SCHEDULES` sets how many cases run (default 10,000).
 
+mod proptest_cases;
+
 use proptest::prelude::*;
 use vkpace::core::{FrameLimit, FrameLimiter, CATCH_UP_SHARE};
-
-fn schedules() -> u32 {
-    std::env::var("VKPACE_SCHEDULES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000)
-}
 
 /// How a frame starts relative to its deadline, in millionths of a period: mostly a little
 /// late, sometimes a stall of up to 1.5 periods, sometimes early (a caller that did not wait).
@@ -41,11 +36,7 @@ fn drive(l: &mut FrameLimiter, period: u64, offsets: &[i64]) -> Vec<(u64, u64)> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: schedules(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases::config())]
 
     /// The next deadline always lies ahead of the frame that set it, by at least the period
     /// less an eighth of it (the gradual catch-up never makes an interval shorter), and by at

@@ -182,28 +182,22 @@ mod tests {
         }
     }
 
+    /// The deadline after a first frame at 0 and a second at `second`, at 100 fps.
     #[test]
-    fn wake_up_jitter_within_the_catch_up_is_paid_back_at_once() {
-        let mut l = FrameLimiter::new(FrameLimit::fps(100.0).unwrap());
-        l.frame_started(0);
-        l.frame_started(10_000_000 + 60_000);
-        assert_eq!(l.deadline(), Some(20_000_000));
-    }
-
-    #[test]
-    fn an_early_start_keeps_its_slot() {
-        let mut l = FrameLimiter::new(FrameLimit::fps(100.0).unwrap());
-        l.frame_started(0);
-        l.frame_started(9_000_000);
-        assert_eq!(l.deadline(), Some(20_000_000));
-    }
-
-    #[test]
-    fn a_long_stall_reanchors_instead_of_bursting() {
-        let mut l = FrameLimiter::new(FrameLimit::fps(100.0).unwrap());
-        l.frame_started(0);
-        l.frame_started(95_000_000);
-        assert_eq!(l.deadline(), Some(105_000_000));
+    fn the_deadline_after_a_second_frame() {
+        for (case, second, deadline) in [
+            // Wake-up jitter within 1% of the period is paid back at once.
+            ("jitter", 10_000_000 + 60_000, 20_000_000),
+            // A frame that started before its slot keeps the slot.
+            ("early start", 9_000_000, 20_000_000),
+            // More than one period behind: the grid re-anchors instead of bursting.
+            ("long stall", 95_000_000, 105_000_000),
+        ] {
+            let mut l = FrameLimiter::new(FrameLimit::fps(100.0).unwrap());
+            l.frame_started(0);
+            l.frame_started(second);
+            assert_eq!(l.deadline(), Some(deadline), "{case}");
+        }
     }
 
     #[test]
