@@ -38,6 +38,7 @@ impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
 
     /// A semaphore that is provably unused, marked as handed to an acquire; `None` means the
     /// caller must create one and pass it to [`AcquireSemaphores::start_new`].
+    #[inline(always)]
     pub fn take(&mut self, completed: Serial) -> Option<S> {
         let entry = self.entries.iter_mut().find(|(_, st)| match st {
             State::Free => true,
@@ -53,6 +54,7 @@ impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
         self.entries.push((semaphore, State::Acquiring));
     }
 
+    #[inline(always)]
     fn set(&mut self, semaphore: S, state: State) -> bool {
         match self.entries.iter_mut().find(|(s, _)| *s == semaphore) {
             Some(entry) => {
@@ -69,11 +71,13 @@ impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
     }
 
     /// The acquire succeeded: its signal is pending until a submission waits on it.
+    #[inline(always)]
     pub fn acquired(&mut self, semaphore: S) -> bool {
         self.set(semaphore, State::SignalPending)
     }
 
     /// A submission with `serial` waits on the semaphore.
+    #[inline(always)]
     pub fn waited_by(&mut self, semaphore: S, serial: Serial) -> bool {
         self.set(semaphore, State::WaitedBy(serial))
     }

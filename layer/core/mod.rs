@@ -1,6 +1,10 @@
 //! The sans-IO bookkeeping core: no Vulkan, no clock, no OS. Inputs are events ("image 2
 //! acquired", "serial 7 completed"), outputs are decisions ("wait for serial 5", "destroy
 //! swapchain G"). Generic over handle types, so tests drive it with plain integers.
+//!
+//! The inputs a shell feeds every frame are `#[inline(always)]`: the shell's frame path
+//! compiles into a few dense functions, because on a real driver what a frame costs is
+//! mostly the code lines and pages it runs (see `vk::Swapchain`'s layout note).
 #![forbid(unsafe_code)]
 
 mod acquire_semaphores;

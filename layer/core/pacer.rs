@@ -57,11 +57,13 @@ impl FramePacer {
     /// The serial that must have completed before the next frame may begin: that of frame F-N.
     /// With it complete, at most N-1 frames are queued when frame F starts, N once it submits.
     #[must_use]
+    #[inline(always)]
     pub fn serial_to_wait(&self) -> Serial {
         self.recent[self.frames_in_flight - 1]
     }
 
     /// Records the serial of a frame's (main) submission.
+    #[inline(always)]
     pub fn frame_submitted(&mut self, serial: Serial) {
         self.recent.rotate_right(1);
         self.recent[0] = serial;

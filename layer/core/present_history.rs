@@ -38,6 +38,7 @@ pub struct PresentRecord<S> {
 impl<S> PresentRecord<S> {
     /// Whether the present's wait is provably consumed.
     #[must_use]
+    #[inline(always)]
     pub fn is_free(&self, completed: Serial) -> bool {
         if cfg!(feature = "mutation-weak-reuse") {
             // Deliberately wrong (see Cargo.toml): trusts a proof before it has completed.
@@ -88,6 +89,7 @@ impl<S: Copy> ImageHistory<S> {
 
     /// A submission with `serial` waited on a new acquire of this image: it proves every earlier
     /// present of the image. Returns whether any record was newly proven.
+    #[inline(always)]
     pub fn prove_previous(&mut self, serial: Serial) -> bool {
         let mut any = false;
         for r in self.records.iter_mut().filter(|r| r.proven_by.is_none()) {
@@ -99,6 +101,7 @@ impl<S: Copy> ImageHistory<S> {
 
     /// Picks the semaphore for the next present of this image. A reused or poisoned-and-free
     /// oldest record is removed; a poisoned one is returned through `destroy`.
+    #[inline(always)]
     pub fn choose(
         &mut self,
         depth: usize,
@@ -129,6 +132,7 @@ impl<S: Copy> ImageHistory<S> {
     }
 
     /// Records a present that waited on `semaphore`, with its present fence if it had one.
+    #[inline(always)]
     pub fn push(&mut self, semaphore: S, poisoned: bool, present_fence: Option<u64>) {
         self.records.push_back(PresentRecord {
             semaphore,

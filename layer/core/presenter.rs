@@ -212,6 +212,7 @@ where
         2 * (frames_in_flight + 1)
     }
 
+    #[inline(always)]
     fn depth(&self) -> usize {
         self.pacer.frames_in_flight() + 1
     }
@@ -296,6 +297,7 @@ where
     // ----- inputs: per frame ------------------------------------------------------------------
 
     /// Whether the next frame may begin (pacing: frame F waits for frame F-N's submission).
+    #[inline(always)]
     pub fn begin_frame(&self) -> FrameGate {
         // Checked for a held image too: it passed the gate when its frame began, but N may have
         // been lowered since (with N unchanged no submission happened, so it passes again).
@@ -312,6 +314,7 @@ where
 
     /// A free acquire semaphore, marked as handed to an acquire; `None` means create one and
     /// register it with [`Presenter::acquire_semaphore_created`].
+    #[inline(always)]
     pub fn take_acquire_semaphore(&mut self) -> Option<S> {
         self.acquire.take(self.completed)
     }
@@ -333,6 +336,7 @@ where
     }
 
     /// The acquire returned `image` and will signal `semaphore`.
+    #[inline(always)]
     pub fn image_acquired(&mut self, semaphore: S, image: u32) -> Result<(), CoreError> {
         if self.frame.is_some() {
             return Err(CoreError::OutOfOrder(
@@ -381,11 +385,13 @@ where
     /// The frame in progress (acquired, maybe submitted), or an image held from a frame that
     /// was not submitted.
     #[must_use]
+    #[inline(always)]
     pub fn frame(&self) -> Option<FrameSemaphores<S>> {
         self.frame
     }
 
     /// Picks the present semaphore of the frame in progress.
+    #[inline(always)]
     pub fn choose_present_semaphore(&mut self) -> Result<PresentSemaphoreChoice<S>, CoreError> {
         let frame = self.frame.ok_or(CoreError::OutOfOrder(
             "choose_present_semaphore without an image",
@@ -442,6 +448,7 @@ where
 
     /// The frame's submission (waiting on its acquire semaphore, signalling its present
     /// semaphore) was made with `serial`.
+    #[inline(always)]
     pub fn frame_submitted(&mut self, serial: Serial) -> Result<(), CoreError> {
         let frame = self
             .frame
@@ -476,6 +483,7 @@ where
     /// The frame was handed to `vkQueuePresentKHR` with present fence `present_fence`
     /// (`VK_EXT_swapchain_maintenance1`); report it with [`Presenter::present_fence_signaled`].
     /// A failed present's fence is not relied on (it may never signal).
+    #[inline(always)]
     pub fn frame_presented_with_fence(
         &mut self,
         outcome: PresentOutcome,
@@ -531,6 +539,7 @@ where
     }
 
     /// Every submission up to `serial` has completed (a fence of `serial` signalled).
+    #[inline(always)]
     pub fn serial_completed(&mut self, serial: Serial) -> Result<(), CoreError> {
         if serial > self.last_submitted {
             return Err(CoreError::CompletedUnsubmitted {
@@ -598,6 +607,14 @@ where
         self.actions.pop_front()
     }
 
+    /// Whether [`Presenter::poll_action`] has something: a cheap check for a shell that
+    /// keeps its action loop out of the frame path when there is nothing to do.
+    #[must_use]
+    #[inline(always)]
+    pub fn has_actions(&self) -> bool {
+        !self.actions.is_empty()
+    }
+
     // ----- getters ----------------------------------------------------------------------------
 
     /// The highest completed serial reported.
@@ -632,6 +649,7 @@ where
 
     /// How many swapchains were created (the current one is generation `generation()`).
     #[must_use]
+    #[inline(always)]
     pub fn generation(&self) -> u64 {
         self.current
             .as_ref()
@@ -731,6 +749,7 @@ where
 
     // ----- internals --------------------------------------------------------------------------
 
+    #[inline(always)]
     fn record_submission(&mut self, serial: Serial) -> Result<(), CoreError> {
         if serial <= self.last_submitted {
             return Err(CoreError::SerialNotIncreasing {
@@ -766,10 +785,21 @@ where
         }
     }
 
+    /// Destroys (as actions) the retired swapchains now provably idle and recycles their
+    /// present semaphores.
+    ///
+    /// Called every frame; only the check is inlined into the frame path, the collection
+    /// (rare) is out of line.
+    #[inline(always)]
     fn collect_retired(&mut self) {
-        if self.retired.is_empty() {
-            return;
+        if !self.retired.is_empty() {
+            self.collect_idle_retired();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn collect_idle_retired(&mut self) {
         let completed = self.completed;
         let mut released: Vec<Retired<S, W>> = Vec::new();
         self.retired.collect_idle(completed, |r| released.push(r));

@@ -39,6 +39,7 @@ impl FencePool {
 
     /// An unsignalled fence, reused when one is free. The caller submits with it, then calls
     /// [`FencePool::submitted`].
+    #[inline(always)]
     pub(crate) fn take(&mut self, device: &ash::Device, namer: &Namer) -> Result<vk::Fence> {
         if let Some(f) = self.free.pop() {
             return Ok(f);
@@ -58,12 +59,14 @@ impl FencePool {
     }
 
     /// Records that `fence` was submitted as serial `serial`.
+    #[inline(always)]
     pub(crate) fn submitted(&mut self, serial: Serial, fence: vk::Fence) {
         self.pending.push_back((serial, fence));
         self.max_alive = self.max_alive.max(self.alive());
     }
 
     /// Retires signalled fences in order; returns the highest serial known complete, if it moved.
+    #[inline(always)]
     pub(crate) fn poll(&mut self, device: &ash::Device) -> Result<Option<Serial>> {
         let mut done = None;
         while let Some(&(serial, fence)) = self.pending.front() {
@@ -79,6 +82,7 @@ impl FencePool {
         Ok(done)
     }
 
+    #[inline(always)]
     fn recycle(&mut self, device: &ash::Device, fence: vk::Fence) -> Result<()> {
         // SAFETY: the fence signalled, so no queue operation still refers to it
         // (`VUID-vkResetFences-pFences-01123`).

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use super::clock::Clock;
 use super::error::{Error, Result, VkContext};
 use super::extensions::device_offers;
 use super::names::Namer;
@@ -214,10 +215,11 @@ impl GpuTimer {
         Some((*self.begin.get(slot)?, *self.end.get(slot)?))
     }
 
-    /// Anchors the GPU clock to `epoch` when the last anchor is older than a second. The CPU
-    /// time of the device reading is the middle of a bracket of two `Instant`s around it; the
-    /// narrowest of three tries is kept, so a preemption during one does not skew the mapping.
-    pub(crate) fn calibrate_if_due(&mut self, epoch: Instant) -> Result<()> {
+    /// Anchors the GPU clock to `clock`'s epoch when the last anchor is older than a second.
+    /// The CPU time of the device reading is the middle of a bracket of two clock readings
+    /// around it; the narrowest of three tries is kept, so a preemption during one does not
+    /// skew the mapping.
+    pub(crate) fn calibrate_if_due(&mut self, clock: &Clock) -> Result<()> {
         let now = Instant::now();
         if self
             .calibrated_at
@@ -227,11 +229,11 @@ impl GpuTimer {
         }
         let info =
             [vk::CalibratedTimestampInfoEXT::default().time_domain(vk::TimeDomainEXT::DEVICE)];
-        let mut best: Option<(Duration, u64, Duration)> = None;
+        let mut best: Option<(u64, u64, u64)> = None;
         for _ in 0..3 {
             let mut ticks = [0u64; 1];
             let mut deviation = 0u64;
-            let before = epoch.elapsed();
+            let before = clock.now_ns();
             // SAFETY: the device enabled the extension (constructor contract); the arrays hold
             // one element each, matching the count. The raw entry point is used because ash's
             // wrapper allocates a Vec, and this runs in the frame loop.
@@ -244,7 +246,7 @@ impl GpuTimer {
                     &mut deviation,
                 )
             };
-            let after = epoch.elapsed();
+            let after = clock.now_ns();
             r.result().during("vkGetCalibratedTimestampsEXT")?;
             let bracket = after.saturating_sub(before);
             if best.map_or(true, |(b, _, _)| bracket < b) {
@@ -252,9 +254,10 @@ impl GpuTimer {
             }
         }
         if let Some((bracket, ticks, mid)) = best {
-            self.clock
-                .anchor(ticks, u64::try_from(mid.as_nanos()).unwrap_or(u64::MAX));
-            self.worst_calibration_bracket = self.worst_calibration_bracket.max(bracket);
+            self.clock.anchor(ticks, mid);
+            self.worst_calibration_bracket = self
+                .worst_calibration_bracket
+                .max(Duration::from_nanos(bracket));
         }
         self.calibrated_at = Some(now);
         Ok(())

@@ -1,6 +1,7 @@
 //! The thin Vulkan shell over [`crate::core`]: creates and owns the Vulkan objects and carries
 //! out the core's decisions. All `unsafe` of vkpace lives here.
 
+mod clock;
 mod config;
 mod error;
 mod extensions;

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use super::clock::Clock;
 use super::config::SwapchainConfig;
 use super::error::{Error, Result, VkContext};
 use super::fences::FencePool;
@@ -21,6 +22,9 @@ use crate::core::{
     Action, FrameGate, FrameLimit, Pacing, PacingPolicy, PresentOutcome, PresentSemaphoreChoice,
     Presenter, PresenterConfig, Serial,
 };
+
+/// A present fence given to a present: its id in the present fence pool and its handle.
+type PresentFence = (u64, vk::Fence);
 
 /// Command buffers [`Swapchain::submit`] frames with GPU timestamps without allocating.
 pub const MAX_TIMED_COMMAND_BUFFERS: usize = 14;
@@ -70,11 +74,20 @@ struct Maintenance1Fns {
 /// # Ok(()) }
 /// ```
 //
-// The fields are laid out by use (`repr(C)`): those every frame touches come first and sit in
-// a few cache lines; the large and rarely used parts (options off by default, creation
-// settings) come last or behind a `Box`. Between frames the driver's rendering evicts this
-// data from the caches, so each line a frame touches costs a trip to memory: measured with a
-// cache simulator, that, not the instructions, is most of vkpace's CPU time per frame.
+// Between two frames the driver's rendering evicts vkpace's code and data from the caches and
+// TLBs, so what a frame costs is mostly how much code and data it touches, not how many
+// instructions it runs. Measured on lavapipe (README, "Where vkpace's time goes"): a jump to
+// a code page of its own costs about 43 ns, a data line on a page of its own about 15 ns.
+// So:
+// - The frame path is compiled into the three entry points (`acquire`, `submit`,
+//   `present`): the per-frame functions of this shell and of the core it calls are
+//   `#[inline(always)]`, and what is rare (recreation, actions to carry out, retired
+//   swapchains, the options' extension structures) is out of line and `#[cold]`. That took
+//   the code run every frame from 184 lines on 19 pages to 148 on 12 (`scripts/cachesim`)
+//   and vkpace's own time per frame down by about 40%.
+// - The fields are laid out by use (`repr(C)`): those every frame touches come first and
+//   sit in a few cache lines; the large and rarely used parts (options off by default,
+//   creation settings) come last or behind a `Box`.
 #[repr(C)]
 pub struct Swapchain {
     // ----- every frame ---------------------------------------------------------------------
@@ -83,8 +96,8 @@ pub struct Swapchain {
     next_serial: Serial,
     /// Number of the next frame to begin.
     next_frame: u64,
-    /// Zero of every telemetry and pacing time.
-    epoch: Instant,
+    /// Zero of every telemetry and pacing time, and the reading of it.
+    clock: Clock,
     /// `config.wait_timeout` in nanoseconds, as the acquire takes it (the config's timeout is
     /// fixed at creation, so the copy cannot go stale).
     wait_timeout_ns: u64,
@@ -213,7 +226,7 @@ impl Swapchain {
             compatible_modes: Vec::with_capacity(4),
             next_present_mode: None,
             pacing: Pacing::new(pacing, frame_limit),
-            epoch: Instant::now(),
+            clock: Clock::new(),
             next_frame: 0,
             frame_started: false,
             telemetry: Telemetry::default(),
@@ -382,7 +395,7 @@ impl Swapchain {
     /// The instant the telemetry's times count from.
     #[must_use]
     pub fn telemetry_epoch(&self) -> Instant {
-        self.epoch
+        self.clock.epoch()
     }
 
     /// Retired swapchains not yet destroyed.
@@ -396,16 +409,24 @@ impl Swapchain {
     /// Waits (bounded) until the frame may begin, recreates the swapchain if needed, and
     /// acquires an image. `VK_ERROR_OUT_OF_DATE_KHR` is handled inside: recreate, retry once.
     pub fn acquire(&mut self) -> Result<Acquired> {
-        let started = Instant::now();
-        self.poll_completions()?;
-        if self.needs_recreate && !self.recreate()? {
-            self.stats.zero_extent_skips += 1;
-            return Ok(Acquired::ZeroExtent);
+        // One clock reading serves the completions seen now and, when nothing blocks before
+        // it, the frame's start.
+        let started = self.now_ns();
+        self.poll_completions(started)?;
+        let mut unblocked = true;
+        if self.needs_recreate {
+            unblocked = false;
+            if !self.recreate()? {
+                self.stats.zero_extent_skips += 1;
+                return Ok(Acquired::ZeroExtent);
+            }
         }
-        self.pace()?;
-        self.begin_frame();
+        if self.pace()? {
+            unblocked = false;
+        }
+        self.begin_frame(unblocked.then_some(started));
         if let Some(timer) = self.gpu_timer.as_mut() {
-            timer.calibrate_if_due(self.epoch)?;
+            timer.calibrate_if_due(&self.clock)?;
         }
         let mut retried = false;
         let image = loop {
@@ -449,10 +470,8 @@ impl Swapchain {
                     "frame vanished",
                 )))?;
         // One clock read serves the telemetry and the frame's wait time.
-        let acquired_at = Instant::now();
-        self.telemetry.acquired(Self::nanos(
-            acquired_at.saturating_duration_since(self.epoch),
-        ));
+        let acquired_at = self.now_ns();
+        self.telemetry.acquired(acquired_at);
         let live = self.live()?;
         Ok(Acquired::Frame(Frame {
             image_index: image,
@@ -464,7 +483,7 @@ impl Swapchain {
             present_semaphore,
             fence,
             slot,
-            cpu_wait: acquired_at.saturating_duration_since(started),
+            cpu_wait: Duration::from_nanos(acquired_at.saturating_sub(started)),
             generation: self.core.generation(),
         }))
     }
@@ -483,9 +502,23 @@ impl Swapchain {
         wait_stage: vk::PipelineStageFlags,
     ) -> Result<()> {
         self.frame_submitted_now();
-        let waits = [frame.acquire_semaphore];
-        let stages = [wait_stage];
-        let signals = [frame.present_semaphore];
+        if self.gpu_timer.is_some() {
+            return self.submit_timed(frame, command_buffers, wait_stage);
+        }
+        self.queue_submit(frame, command_buffers, wait_stage)
+    }
+
+    /// [`Swapchain::submit`] with GPU timestamps: the batch framed by the timer's two command
+    /// buffers. Apart, so that the usual path's code stays small (see the type's layout
+    /// note).
+    #[cold]
+    #[inline(never)]
+    fn submit_timed(
+        &mut self,
+        frame: &Frame,
+        command_buffers: &[vk::CommandBuffer],
+        wait_stage: vk::PipelineStageFlags,
+    ) -> Result<()> {
         let mut framed = [vk::CommandBuffer::null(); MAX_TIMED_COMMAND_BUFFERS + 2];
         let mut framed_vec = Vec::new();
         let timer = self
@@ -513,6 +546,20 @@ impl Swapchain {
         if timer.is_some() {
             self.telemetry.timed(frame.slot);
         }
+        self.queue_submit(frame, buffers, wait_stage)
+    }
+
+    /// The frame's `vkQueueSubmit` of `buffers`.
+    #[inline(always)]
+    fn queue_submit(
+        &self,
+        frame: &Frame,
+        buffers: &[vk::CommandBuffer],
+        wait_stage: vk::PipelineStageFlags,
+    ) -> Result<()> {
+        let waits = [frame.acquire_semaphore];
+        let stages = [wait_stage];
+        let signals = [frame.present_semaphore];
         let submit = vk::SubmitInfo::default()
             .wait_semaphores(&waits)
             .wait_dst_stage_mask(&stages)
@@ -545,42 +592,23 @@ impl Swapchain {
         // The renderer may have made the submission itself: then it happened by now.
         self.frame_submitted_now();
 
-        let waits = [frame.present_semaphore];
-        let swapchains = [handle];
-        let indices = [frame.image_index];
-        let mut info = vk::PresentInfoKHR::default()
-            .wait_semaphores(&waits)
-            .swapchains(&swapchains)
-            .image_indices(&indices);
-        // maintenance1: a present fence tells when the semaphore and swapchain are free.
-        let present_fence = match self.m1 {
-            Some(_) => Some(self.present_fences.take(&self.device, &self.namer)?),
-            None => None,
-        };
-        let fences = [present_fence.map_or(vk::Fence::null(), |(_, f)| f)];
-        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&fences);
-        if present_fence.is_some() {
-            info = info.push_next(&mut fence_info);
-        }
-        let present_ids = [self.display.as_ref().map_or(0, |d| d.next_id())];
-        let mut id_info = vk::PresentIdKHR::default().present_ids(&present_ids);
-        if self.display.is_some() {
-            // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before on this
-            // swapchain (one growing counter for all swapchains).
-            info = info.push_next(&mut id_info);
-        }
-        let modes = [self.next_present_mode.unwrap_or(vk::PresentModeKHR::FIFO)];
-        let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);
-        if self.next_present_mode.is_some() {
-            // VUID-VkSwapchainPresentModeInfoEXT-pPresentModes-07761: one of the modes given
-            // in VkSwapchainPresentModesCreateInfoEXT (`compatible_modes`).
-            info = info.push_next(&mut mode_info);
-        }
-        // SAFETY: the image was acquired from `handle` and not yet presented; the present
-        // semaphore has a signal pending from the frame's submission
-        // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268); the present fence is unsignalled and
-        // unused (VUID-VkSwapchainPresentFenceInfoEXT-pFences-07759).
-        let result = unsafe { self.swapchain_fn.queue_present(self.queue, &info) };
+        let (result, present_fence) =
+            if self.m1.is_none() && self.display.is_none() && self.next_present_mode.is_none() {
+                let waits = [frame.present_semaphore];
+                let swapchains = [handle];
+                let indices = [frame.image_index];
+                let info = vk::PresentInfoKHR::default()
+                    .wait_semaphores(&waits)
+                    .swapchains(&swapchains)
+                    .image_indices(&indices);
+                // SAFETY: the image was acquired from `handle` and not yet presented; the
+                // present semaphore has a signal pending from the frame's submission
+                // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268).
+                let result = unsafe { self.swapchain_fn.queue_present(self.queue, &info) };
+                (result, None)
+            } else {
+                self.queue_present_extended(&frame, handle)?
+            };
         let queued = matches!(
             result,
             Ok(_)
@@ -627,14 +655,66 @@ impl Swapchain {
         ret
     }
 
+    /// `vkQueuePresentKHR` with the extension structures in use: a present fence
+    /// (maintenance1), a present id (present_wait), a present mode switch. Apart, so that the
+    /// usual path's code stays small (see the type's layout note). Returns the present's
+    /// result and the present fence given to it.
+    #[cold]
+    #[inline(never)]
+    fn queue_present_extended(
+        &mut self,
+        frame: &Frame,
+        handle: vk::SwapchainKHR,
+    ) -> Result<(ash::prelude::VkResult<bool>, Option<PresentFence>)> {
+        let waits = [frame.present_semaphore];
+        let swapchains = [handle];
+        let indices = [frame.image_index];
+        let mut info = vk::PresentInfoKHR::default()
+            .wait_semaphores(&waits)
+            .swapchains(&swapchains)
+            .image_indices(&indices);
+        // maintenance1: a present fence tells when the semaphore and swapchain are free.
+        let present_fence = match self.m1 {
+            Some(_) => Some(self.present_fences.take(&self.device, &self.namer)?),
+            None => None,
+        };
+        let fences = [present_fence.map_or(vk::Fence::null(), |(_, f)| f)];
+        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&fences);
+        if present_fence.is_some() {
+            info = info.push_next(&mut fence_info);
+        }
+        let present_ids = [self.display.as_ref().map_or(0, |d| d.next_id())];
+        let mut id_info = vk::PresentIdKHR::default().present_ids(&present_ids);
+        if self.display.is_some() {
+            // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before on this
+            // swapchain (one growing counter for all swapchains).
+            info = info.push_next(&mut id_info);
+        }
+        let modes = [self.next_present_mode.unwrap_or(vk::PresentModeKHR::FIFO)];
+        let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);
+        if self.next_present_mode.is_some() {
+            // VUID-VkSwapchainPresentModeInfoEXT-pPresentModes-07761: one of the modes given
+            // in VkSwapchainPresentModesCreateInfoEXT (`compatible_modes`).
+            info = info.push_next(&mut mode_info);
+        }
+        // SAFETY: the image was acquired from `handle` and not yet presented; the present
+        // semaphore has a signal pending from the frame's submission
+        // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268); the present fence is unsignalled and
+        // unused (VUID-VkSwapchainPresentFenceInfoEXT-pFences-07759).
+        let result = unsafe { self.swapchain_fn.queue_present(self.queue, &info) };
+        Ok((result, present_fence))
+    }
+
     // ----- internals ---------------------------------------------------------------------------
 
+    #[inline(always)]
     fn live(&self) -> Result<&Live> {
         self.current
             .as_ref()
             .ok_or(Error::Core(crate::core::CoreError::NoSwapchain))
     }
 
+    #[inline(always)]
     fn take_serial(&mut self) -> Serial {
         let s = self.next_serial;
         self.next_serial = s.next();
@@ -642,8 +722,9 @@ impl Swapchain {
     }
 
     /// Nanoseconds since the epoch: the time base of telemetry and pacing.
+    #[inline(always)]
     fn now_ns(&self) -> u64 {
-        Self::nanos(self.epoch.elapsed())
+        self.clock.now_ns()
     }
 
     fn nanos(d: Duration) -> u64 {
@@ -652,14 +733,16 @@ impl Swapchain {
 
     /// The frame's CPU work may begin once the frames-in-flight gate opened (done) and the
     /// pacing policy's time came (low latency, frame limit): sleep, then spin, until then.
-    /// A held frame (kept from before) already began.
-    fn begin_frame(&mut self) {
+    /// A held frame (kept from before) already began. `now` is a clock reading taken since
+    /// the last blocking call, if there is one.
+    #[inline(always)]
+    fn begin_frame(&mut self, now: Option<u64>) {
         if self.frame_started {
             return;
         }
-        let mut start = self.now_ns();
+        let mut start = now.unwrap_or_else(|| self.now_ns());
         if let Some(at) = self.pacing.start_at(start) {
-            sleep::sleep_until(self.epoch + Duration::from_nanos(at));
+            sleep::sleep_until(self.clock.instant_at(at));
             start = self.now_ns();
         }
         self.pacing.frame_started(self.next_frame, start);
@@ -667,6 +750,7 @@ impl Swapchain {
         self.frame_started = true;
     }
 
+    #[inline(always)]
     fn frame_submitted_now(&mut self) {
         if self.telemetry.submission_recorded() {
             // `present` after `submit`: nothing new, and no clock read.
@@ -681,8 +765,8 @@ impl Swapchain {
     /// Serial `done` was seen complete now: telemetry and pacing learn which frames finished,
     /// with GPU start and end from the timestamp queries where the frame wrote them. Without
     /// them a frame's GPU time is estimated as submit to observed completion (an upper bound).
-    fn observed_complete(&mut self, done: Serial) {
-        let now = self.now_ns();
+    #[inline(always)]
+    fn observed_complete(&mut self, done: Serial, now: u64) {
         let pacing = &mut self.pacing;
         let timer = self.gpu_timer.as_ref();
         let device = &self.device;
@@ -706,18 +790,18 @@ impl Swapchain {
         });
     }
 
-    fn poll_completions(&mut self) -> Result<()> {
+    /// Takes in what completed by `now` (a clock reading taken just before).
+    #[inline(always)]
+    fn poll_completions(&mut self, now: u64) -> Result<()> {
         if let Some(done) = self.fences.poll(&self.device)? {
             self.core.serial_completed(done)?;
-            self.observed_complete(done);
+            self.observed_complete(done, now);
         }
         if let Some(display) = self.display.as_mut() {
-            let (pacing, telemetry, epoch) = (&mut self.pacing, &mut self.telemetry, self.epoch);
-            let mut now = None;
+            let (pacing, telemetry) = (&mut self.pacing, &mut self.telemetry);
             display.poll(|frame| {
-                let at = *now.get_or_insert_with(|| Self::nanos(epoch.elapsed()));
-                pacing.frame_displayed(frame, at);
-                telemetry.displayed(frame, at);
+                pacing.frame_displayed(frame, now);
+                telemetry.displayed(frame, now);
             })?;
         }
         if self.m1.is_some() {
@@ -733,6 +817,7 @@ impl Swapchain {
 
     /// With deferred memory allocation an image's view is made at its first acquire
     /// (the image has no memory before, VUID-VkImageViewCreateInfo-image-01020).
+    #[inline(always)]
     fn ensure_view(&mut self, image: u32) -> Result<()> {
         let Some(live) = self.current.as_ref() else {
             return Ok(());
@@ -753,19 +838,23 @@ impl Swapchain {
             .fences
             .wait(&self.device, serial, self.config.wait_timeout)?;
         self.core.serial_completed(done)?;
-        self.observed_complete(done);
+        self.observed_complete(done, self.now_ns());
         Ok(())
     }
 
-    /// Frame F may begin once frame F-N's submission completed.
-    fn pace(&mut self) -> Result<()> {
+    /// Frame F may begin once frame F-N's submission completed. Returns whether it waited.
+    #[inline(always)]
+    fn pace(&mut self) -> Result<bool> {
+        let mut waited = false;
         while let FrameGate::WaitFor(serial) = self.core.begin_frame() {
             self.wait_serial(serial)?;
+            waited = true;
         }
-        Ok(())
+        Ok(waited)
     }
 
     /// One `vkAcquireNextImageKHR`. `Ok(None)` for `OUT_OF_DATE` (nothing signalled).
+    #[inline(always)]
     fn acquire_image(&mut self) -> Result<Option<u32>> {
         let semaphore = match self.core.take_acquire_semaphore() {
             Some(s) => s,
@@ -816,6 +905,7 @@ impl Swapchain {
         }
     }
 
+    #[inline(always)]
     fn present_semaphore(&mut self, image: u32) -> Result<vk::Semaphore> {
         loop {
             match self.core.choose_present_semaphore()? {
@@ -1066,7 +1156,7 @@ impl Swapchain {
                 ),
                 Err(e) => return Err(e),
             }
-            self.poll_completions()?;
+            self.poll_completions(self.now_ns())?;
             if self.core.retired_over_cap().is_none() {
                 return Ok(());
             }
@@ -1206,7 +1296,21 @@ impl Swapchain {
     }
 
     /// Carries out the core's decisions: destroy what is provably idle.
+    ///
+    /// Called twice per frame, nearly always with nothing to do: only the check is inlined
+    /// into the frame path, the loop is out of line.
+    #[inline(always)]
     fn carry_out_actions(&mut self) -> Result<()> {
+        if self.core.has_actions() {
+            self.carry_out_pending_actions()
+        } else {
+            Ok(())
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn carry_out_pending_actions(&mut self) -> Result<()> {
         while let Some(action) = self.core.poll_action() {
             match action {
                 Action::DestroySemaphore(s) => {
@@ -1272,7 +1376,7 @@ impl Swapchain {
                 );
                 return Err(e);
             }
-            self.poll_completions()?;
+            self.poll_completions(self.now_ns())?;
         }
         // Teardown is the one place a queue-wide wait is allowed (never per frame or on
         // resize). Without present fences nothing else proves the engine consumed the last

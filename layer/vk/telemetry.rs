@@ -134,6 +134,7 @@ impl Default for Telemetry {
 }
 
 /// Where frame number `k` lives in the ring.
+#[inline(always)]
 fn index(k: u64) -> usize {
     // The remainder is below TELEMETRY_FRAMES, so the cast is lossless.
     (k % TELEMETRY_FRAMES as u64) as usize
@@ -141,17 +142,20 @@ fn index(k: u64) -> usize {
 
 impl Telemetry {
     /// The oldest frame number still in the ring.
+    #[inline(always)]
     fn oldest(&self) -> u64 {
         self.begun.saturating_sub(TELEMETRY_FRAMES as u64)
     }
 
     /// The newest frame's timeline, if any frame began.
+    #[inline(always)]
     fn newest_mut(&mut self) -> Option<&mut Timeline> {
         let k = self.begun.checked_sub(1)?;
         self.timelines.get_mut(index(k))
     }
 
     /// Frame `frame` begins its CPU work at `at`.
+    #[inline(always)]
     pub(crate) fn begin(&mut self, frame: u64, at: Nanos) {
         let i = index(self.begun);
         self.timelines[i] = Timeline {
@@ -166,6 +170,7 @@ impl Telemetry {
     }
 
     /// The newest frame's image was acquired at `at` (the first time, for a held image).
+    #[inline(always)]
     pub(crate) fn acquired(&mut self, at: Nanos) {
         if let Some(t) = self.newest_mut() {
             if t.acquired == UNSET {
@@ -176,6 +181,7 @@ impl Telemetry {
 
     /// The newest frame's submission happened at `at`. Returns whether this was news (the
     /// first report for the frame).
+    #[inline(always)]
     pub(crate) fn submitted(&mut self, at: Nanos) -> bool {
         match self.newest_mut() {
             Some(t) if t.submitted == UNSET => {
@@ -205,6 +211,7 @@ impl Telemetry {
     }
 
     /// Whether the newest frame's submission was already recorded.
+    #[inline(always)]
     pub(crate) fn submission_recorded(&self) -> bool {
         self.begun
             .checked_sub(1)
@@ -219,6 +226,7 @@ impl Telemetry {
     }
 
     /// The newest frame was presented at `at`; its submission was `serial`.
+    #[inline(always)]
     pub(crate) fn presented(&mut self, serial: Serial, at: Nanos) {
         if let Some(k) = self.begun.checked_sub(1) {
             let i = index(k);
@@ -231,6 +239,7 @@ impl Telemetry {
     /// `completion_observed = at`, and `each(frame, timeline, timed slot)` is called for it,
     /// oldest first. Frames not presented (skipped) are passed over; the newest one, still
     /// being built, stops the walk.
+    #[inline(always)]
     pub(crate) fn completed(
         &mut self,
         done: Serial,

@@ -78,6 +78,7 @@ impl Pacing {
     }
 
     /// Whether the low-latency predictor is learning (it is the policy).
+    #[inline(always)]
     fn learning(&self) -> bool {
         self.policy == PacingPolicy::LowLatency
     }
@@ -97,6 +98,7 @@ impl Pacing {
     /// gate has opened; sleep until the returned time (the shell sleeps, then spins the last
     /// fraction for precision).
     #[must_use]
+    #[inline(always)]
     pub fn start_at(&self, now: u64) -> Option<u64> {
         let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);
         let low = match self.policy {
@@ -111,6 +113,7 @@ impl Pacing {
     }
 
     /// Frame `id` began its CPU work at `now`.
+    #[inline(always)]
     pub fn frame_started(&mut self, id: u64, now: u64) {
         if let Some(l) = self.limiter.as_mut() {
             l.frame_started(now);
@@ -121,6 +124,7 @@ impl Pacing {
     }
 
     /// Frame `id` was submitted at `now`.
+    #[inline(always)]
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
         if self.learning() {
             self.low_latency.frame_submitted(id, now);
@@ -128,6 +132,7 @@ impl Pacing {
     }
 
     /// The GPU ran frame `id` from `start` to `end`.
+    #[inline(always)]
     pub fn gpu_done(&mut self, id: u64, start: u64, end: u64) {
         if self.learning() {
             self.low_latency.gpu_done(id, start, end);
@@ -135,6 +140,7 @@ impl Pacing {
     }
 
     /// Frame `id` was handed to the presentation engine.
+    #[inline(always)]
     pub fn frame_presented(&mut self, _id: u64) {
         if self.learning() {
             self.low_latency.frame_presented();
