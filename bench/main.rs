@@ -44,7 +44,7 @@ use real_driver::{median, median_intervals, Intervals};
 #[command(about = "vkpace pacing benchmark: simulation matrix, frame limiter and CPU overhead")]
 struct Args {
     /// Write the JSON report here (the markdown table and plots go beside it).
-    #[arg(long, required_unless_present = "stubbed_frames")]
+    #[arg(long, required_unless_present_any = ["stubbed_frames", "overhead_runs"])]
     json: Option<PathBuf>,
     /// Repetitions of every real-driver measurement (figures are medians).
     #[arg(long, default_value_t = 5)]
@@ -63,6 +63,11 @@ struct Args {
     /// time per frame. `scripts/cachesim` runs this under a cache simulator.
     #[arg(long, conflicts_with = "json")]
     stubbed_frames: Option<u64>,
+    /// Instead of the benchmark: only the CPU overhead of the default configuration, this
+    /// many interleaved runs of `--frames` frames, each run's figures printed (for iterating
+    /// on vkpace's frame path; the full benchmark judges).
+    #[arg(long, conflicts_with_all = ["json", "stubbed_frames"])]
+    overhead_runs: Option<usize>,
     /// With `--stubbed-frames`: bytes of memory touched before each frame to evict the caches.
     #[arg(long, default_value_t = 64 << 20)]
     wipe_bytes: usize,
@@ -109,6 +114,32 @@ fn stubbed_report(frames: u64, wipe_bytes: usize) -> Result<()> {
     Ok(())
 }
 
+/// `--overhead-runs`: vkpace's own CPU per frame (defaults) against the textbook loop, run by
+/// run, then the medians.
+fn overhead_report(runs: usize, frames: u64) -> Result<()> {
+    let clock_ns = driver_meter::clock_read_ns();
+    let (mut text, mut added) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        let pair = overhead::interleaved(frames, VkpaceVariant::default())?;
+        let (vk_own, tx_own) = (pair.vkpace_own_us(clock_ns), pair.textbook_own_us(clock_ns));
+        println!(
+            "run {run}: textbook loop {:.1} us; own code textbook {tx_own:.2} us, vkpace {vk_own:.2} us; \
+             vkpace's own CPU {:.2} us ({:.2}%)",
+            pair.textbook_us,
+            vk_own - tx_own,
+            100.0 * (vk_own - tx_own) / pair.textbook_us
+        );
+        text.push(pair.textbook_us);
+        added.push(vk_own - tx_own);
+    }
+    let (t, a) = (median(&text), median(&added));
+    println!(
+        "median: vkpace's own CPU {a:.2} us per frame = {:.2}% of the textbook loop's {t:.1} us",
+        100.0 * a / t
+    );
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let args = Args::parse();
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
@@ -118,6 +149,9 @@ fn main() -> Result<()> {
     }
     if let Some(frames) = args.stubbed_frames {
         return stubbed_report(frames, args.wipe_bytes);
+    }
+    if let Some(runs) = args.overhead_runs {
+        return overhead_report(runs.max(1), args.frames);
     }
     let json_path = args.json.clone().context("--json is required")?;
     let reps = args.reps.max(1);
