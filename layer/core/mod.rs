@@ -25,6 +25,7 @@ pub use pacing::{
     FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, WindowStats, CATCH_UP_AT_ONCE,
     CATCH_UP_SHARE, WINDOW as PACING_WINDOW,
 };
+pub(crate) use present_history::remove_first;
 pub use present_history::{ImageHistory, PresentRecord, PresentSemaphoreChoice};
 pub use presenter::{
     semaphore_bound, Action, FrameGate, FrameSemaphores, PresentOutcome, Presenter,

@@ -14,8 +14,6 @@
 //! always has a free oldest entry. The depth cap also bounds an image that is never acquired
 //! again: its history simply stays as it is until its swapchain retires.
 
-use std::collections::VecDeque;
-
 use super::serial::Serial;
 
 /// One past present of an image.
@@ -61,17 +59,31 @@ pub enum PresentSemaphoreChoice<S> {
     WaitFor(Serial),
 }
 
+/// Removes the first element of a short vector, keeping the order. Swaps rather than
+/// `Vec::remove`, whose `memmove` is a call into libc, code on a page of its own that each
+/// frame would fetch.
+#[inline(always)]
+pub(crate) fn remove_first<T>(v: &mut Vec<T>) {
+    for i in 1..v.len() {
+        v.swap(i - 1, i);
+    }
+    v.pop();
+}
+
 /// The present history of one swapchain image.
 #[derive(Debug, Clone)]
 pub struct ImageHistory<S> {
-    records: VecDeque<PresentRecord<S>>,
+    /// Oldest first. A `Vec`, not a `VecDeque`: it holds at most a few records, so taking the
+    /// oldest shifts a few words, and `Vec::push` inlines into the frame path where
+    /// `VecDeque::push_back` stayed an out-of-line call on a code page of its own.
+    records: Vec<PresentRecord<S>>,
 }
 
 impl<S: Copy> ImageHistory<S> {
     /// An empty history with room for `depth` records.
     pub fn with_depth(depth: usize) -> Self {
         Self {
-            records: VecDeque::with_capacity(depth),
+            records: Vec::with_capacity(depth),
         }
     }
 
@@ -108,9 +120,9 @@ impl<S: Copy> ImageHistory<S> {
         completed: Serial,
         mut destroy: impl FnMut(S),
     ) -> PresentSemaphoreChoice<S> {
-        while let Some(oldest) = self.records.front().copied() {
+        while let Some(oldest) = self.records.first().copied() {
             if oldest.is_free(completed) {
-                self.records.pop_front();
+                remove_first(&mut self.records);
                 if oldest.poisoned {
                     destroy(oldest.semaphore);
                     continue;
@@ -134,7 +146,7 @@ impl<S: Copy> ImageHistory<S> {
     /// Records a present that waited on `semaphore`, with its present fence if it had one.
     #[inline(always)]
     pub fn push(&mut self, semaphore: S, poisoned: bool, present_fence: Option<u64>) {
-        self.records.push_back(PresentRecord {
+        self.records.push(PresentRecord {
             semaphore,
             proven_by: None,
             poisoned,

@@ -53,6 +53,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Maps a `vk::Result` from `call`, giving device and surface loss their own variants.
+    /// Cold: the paths that build an error are laid out away from the frame path, whose
+    /// code stays dense (see `Swapchain`'s layout note).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn vk(call: &'static str, result: vk::Result) -> Self {
         match result {
             vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost,

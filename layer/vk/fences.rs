@@ -4,20 +4,22 @@
 //! covers "all commands that occur earlier in submission order" (spec, *Fence Signaling*),
 //! polling the oldest pending fence first gives the highest completed serial in order.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use ash::vk;
 
 use super::error::{Error, Result, VkContext};
 use super::names::Namer;
-use crate::core::Serial;
+use crate::core::{remove_first, Serial};
 
 /// A pool of fences and the serials they stand for. `repr(C)`: the two queues, which every
 /// frame touches, share a cache line.
 #[repr(C)]
 pub(crate) struct FencePool {
-    pending: VecDeque<(Serial, vk::Fence)>,
+    /// Oldest first. A `Vec`, not a `VecDeque`: it holds a few fences (the frames in flight),
+    /// so taking the oldest shifts a few words, and `Vec::push` inlines into the frame path
+    /// where `VecDeque::push_back` stayed an out-of-line call on a code page of its own.
+    pending: Vec<(Serial, vk::Fence)>,
     free: Vec<vk::Fence>,
     pub(crate) created: u64,
     pub(crate) max_alive: usize,
@@ -26,7 +28,7 @@ pub(crate) struct FencePool {
 impl FencePool {
     pub(crate) fn new() -> Self {
         Self {
-            pending: VecDeque::with_capacity(16),
+            pending: Vec::with_capacity(16),
             free: Vec::with_capacity(16),
             created: 0,
             max_alive: 0,
@@ -41,9 +43,16 @@ impl FencePool {
     /// [`FencePool::submitted`].
     #[inline(always)]
     pub(crate) fn take(&mut self, device: &ash::Device, namer: &Namer) -> Result<vk::Fence> {
-        if let Some(f) = self.free.pop() {
-            return Ok(f);
+        match self.free.pop() {
+            Some(f) => Ok(f),
+            None => self.create(device, namer),
         }
+    }
+
+    /// A new fence (the pool grows to what the pacing needs in the first frames, then stays).
+    #[cold]
+    #[inline(never)]
+    fn create(&mut self, device: &ash::Device, namer: &Namer) -> Result<vk::Fence> {
         // SAFETY: `device` is a valid device; the create info is a plain default.
         let f = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .during("vkCreateFence")?;
@@ -61,7 +70,7 @@ impl FencePool {
     /// Records that `fence` was submitted as serial `serial`.
     #[inline(always)]
     pub(crate) fn submitted(&mut self, serial: Serial, fence: vk::Fence) {
-        self.pending.push_back((serial, fence));
+        self.pending.push((serial, fence));
         self.max_alive = self.max_alive.max(self.alive());
     }
 
@@ -69,14 +78,14 @@ impl FencePool {
     #[inline(always)]
     pub(crate) fn poll(&mut self, device: &ash::Device) -> Result<Option<Serial>> {
         let mut done = None;
-        while let Some(&(serial, fence)) = self.pending.front() {
+        while let Some(&(serial, fence)) = self.pending.first() {
             // SAFETY: `fence` belongs to `device` and is alive (owned by this pool).
             let signalled = unsafe { device.get_fence_status(fence) }.during("vkGetFenceStatus")?;
             if !signalled {
                 break;
             }
             self.recycle(device, fence)?;
-            self.pending.pop_front();
+            remove_first(&mut self.pending);
             done = Some(serial);
         }
         Ok(done)
@@ -125,7 +134,7 @@ impl FencePool {
 
     /// The highest pending serial, if any.
     pub(crate) fn last_pending(&self) -> Option<Serial> {
-        self.pending.back().map(|&(s, _)| s)
+        self.pending.last().map(|&(s, _)| s)
     }
 
     /// Destroys every fence. Call only when none is pending on the GPU.

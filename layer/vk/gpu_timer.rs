@@ -269,6 +269,7 @@ impl GpuTimer {
     /// # Safety
     ///
     /// The submission that used `slot` completed (its fence was seen signalled).
+    #[inline(never)] // Out of the frame path when the option is off.
     pub(crate) unsafe fn read(
         &self,
         device: &ash::Device,

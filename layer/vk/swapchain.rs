@@ -742,12 +742,20 @@ impl Swapchain {
         }
         let mut start = now.unwrap_or_else(|| self.now_ns());
         if let Some(at) = self.pacing.start_at(start) {
-            sleep::sleep_until(self.clock.instant_at(at));
-            start = self.now_ns();
+            start = self.sleep_until(at);
         }
         self.pacing.frame_started(self.next_frame, start);
         self.telemetry.begin(self.next_frame, start);
         self.frame_started = true;
+    }
+
+    /// Sleeps (then spins) until `at` on the epoch's clock; returns the time then. Out of
+    /// line: the sleep takes milliseconds, the call nothing, and the frame path without a
+    /// policy wait stays small.
+    #[inline(never)]
+    fn sleep_until(&self, at: u64) -> u64 {
+        sleep::sleep_until(self.clock.instant_at(at));
+        self.now_ns()
     }
 
     #[inline(always)]
@@ -797,6 +805,16 @@ impl Swapchain {
             self.core.serial_completed(done)?;
             self.observed_complete(done, now);
         }
+        if self.display.is_some() || self.m1.is_some() {
+            self.poll_options(now)?;
+        }
+        Ok(())
+    }
+
+    /// The per-frame polls of the options: present_wait's displayed frames, maintenance1's
+    /// present fences. Out of line, so that the default frame path stays small.
+    #[inline(never)]
+    fn poll_options(&mut self, now: u64) -> Result<()> {
         if let Some(display) = self.display.as_mut() {
             let (pacing, telemetry) = (&mut self.pacing, &mut self.telemetry);
             display.poll(|frame| {
@@ -826,6 +844,15 @@ impl Swapchain {
         if live.views[i] != vk::ImageView::null() {
             return Ok(());
         }
+        self.make_deferred_view(i)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn make_deferred_view(&mut self, i: usize) -> Result<()> {
+        let Some(live) = self.current.as_ref() else {
+            return Ok(());
+        };
         let view = self.make_view(live.images[i], live.format, i)?;
         if let Some(live) = self.current.as_mut() {
             live.views[i] = view;
@@ -833,6 +860,7 @@ impl Swapchain {
         Ok(())
     }
 
+    #[inline(never)]
     fn wait_serial(&mut self, serial: Serial) -> Result<()> {
         let done = self
             .fences
@@ -858,11 +886,7 @@ impl Swapchain {
     fn acquire_image(&mut self) -> Result<Option<u32>> {
         let semaphore = match self.core.take_acquire_semaphore() {
             Some(s) => s,
-            None => {
-                let s = self.create_semaphore("acquire")?;
-                self.core.acquire_semaphore_created(s);
-                s
-            }
+            None => self.new_acquire_semaphore()?,
         };
         let handle = self.live()?.handle;
         let timeout = self.wait_timeout_ns;
@@ -886,22 +910,37 @@ impl Swapchain {
                 }
                 Ok(Some(index))
             }
-            Err(e) => {
-                // On failure the acquire signals nothing: the semaphore is free again.
-                self.core.acquire_failed(semaphore)?;
-                match e {
-                    vk::Result::ERROR_OUT_OF_DATE_KHR => {
-                        self.stats.out_of_date_or_suboptimal += 1;
-                        self.needs_recreate = true;
-                        Ok(None)
-                    }
-                    vk::Result::TIMEOUT | vk::Result::NOT_READY => Err(Error::Timeout {
-                        what: "vkAcquireNextImageKHR",
-                        timeout: self.config.wait_timeout,
-                    }),
-                    e => Err(Error::vk("vkAcquireNextImageKHR", e)),
-                }
+            Err(e) => self.acquire_failed(semaphore, e),
+        }
+    }
+
+    /// A new acquire semaphore, registered with the core (the ring grows to what the pacing
+    /// needs in the first frames, then stays).
+    #[cold]
+    #[inline(never)]
+    fn new_acquire_semaphore(&mut self) -> Result<vk::Semaphore> {
+        let s = self.create_semaphore("acquire")?;
+        self.core.acquire_semaphore_created(s);
+        Ok(s)
+    }
+
+    /// `vkAcquireNextImageKHR` returned `e`: `Ok(None)` for `OUT_OF_DATE`, else the error.
+    #[cold]
+    #[inline(never)]
+    fn acquire_failed(&mut self, semaphore: vk::Semaphore, e: vk::Result) -> Result<Option<u32>> {
+        // On failure the acquire signals nothing: the semaphore is free again.
+        self.core.acquire_failed(semaphore)?;
+        match e {
+            vk::Result::ERROR_OUT_OF_DATE_KHR => {
+                self.stats.out_of_date_or_suboptimal += 1;
+                self.needs_recreate = true;
+                Ok(None)
             }
+            vk::Result::TIMEOUT | vk::Result::NOT_READY => Err(Error::Timeout {
+                what: "vkAcquireNextImageKHR",
+                timeout: self.config.wait_timeout,
+            }),
+            e => Err(Error::vk("vkAcquireNextImageKHR", e)),
         }
     }
 
@@ -910,16 +949,22 @@ impl Swapchain {
         loop {
             match self.core.choose_present_semaphore()? {
                 PresentSemaphoreChoice::Reuse(s) => return Ok(s),
-                PresentSemaphoreChoice::Create => {
-                    let s = self.create_semaphore_named(|n| {
-                        format!("vkpace present semaphore #{n} (first used by image {image})")
-                    })?;
-                    self.core.present_semaphore_created(s)?;
-                    return Ok(s);
-                }
+                PresentSemaphoreChoice::Create => return self.new_present_semaphore(image),
                 PresentSemaphoreChoice::WaitFor(serial) => self.wait_serial(serial)?,
             }
         }
+    }
+
+    /// A new present semaphore for the frame in progress (the pool ran dry: the first frames,
+    /// or an image that is acquired again before its presents are proven).
+    #[cold]
+    #[inline(never)]
+    fn new_present_semaphore(&mut self, image: u32) -> Result<vk::Semaphore> {
+        let s = self.create_semaphore_named(|n| {
+            format!("vkpace present semaphore #{n} (first used by image {image})")
+        })?;
+        self.core.present_semaphore_created(s)?;
+        Ok(s)
     }
 
     fn create_semaphore(&mut self, role: &'static str) -> Result<vk::Semaphore> {

@@ -88,11 +88,13 @@ impl LowLatency {
     }
 
     /// Frame `id` began its CPU work at `now`.
+    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn frame_started(&mut self, id: u64, now: u64) {
         self.started = Some((id, now));
     }
 
     /// Frame `id` was submitted at `now`.
+    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
         if let Some((sid, start)) = self.started.take() {
             if sid == id {
@@ -109,6 +111,7 @@ impl LowLatency {
     }
 
     /// The GPU ran frame `id` from `start` to `end` (timestamps, or the best estimate).
+    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn gpu_done(&mut self, id: u64, start: u64, end: u64) {
         self.gpu.push(end.saturating_sub(start));
         self.gpu_end = Some(self.gpu_end.map_or(end, |e| e.max(end)));
@@ -122,11 +125,13 @@ impl LowLatency {
     }
 
     /// Frame `id` was handed to the presentation engine.
+    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn frame_presented(&mut self) {
         self.presented_after_display += 1;
     }
 
     /// Frame `id` was shown at `at` (present-wait feedback).
+    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn frame_displayed(&mut self, id: u64, at: u64) {
         if let Some((prev_id, prev_at)) = self.displayed {
             if id > prev_id && at > prev_at {

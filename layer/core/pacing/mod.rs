@@ -100,6 +100,22 @@ impl Pacing {
     #[must_use]
     #[inline(always)]
     pub fn start_at(&self, now: u64) -> Option<u64> {
+        if self.is_passive() {
+            return None;
+        }
+        self.start_at_active(now)
+    }
+
+    /// Frames in flight without a limit: no decision to make and nothing to learn. The
+    /// inputs check this inline and keep the policies' work out of line, so that the frame
+    /// path of the default configuration stays small (see `vk::Swapchain`'s layout note).
+    #[inline(always)]
+    fn is_passive(&self) -> bool {
+        self.limiter.is_none() && self.policy == PacingPolicy::FramesInFlight
+    }
+
+    #[inline(never)]
+    fn start_at_active(&self, now: u64) -> Option<u64> {
         let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);
         let low = match self.policy {
             PacingPolicy::LowLatency => self.low_latency.start_at(),
@@ -115,6 +131,13 @@ impl Pacing {
     /// Frame `id` began its CPU work at `now`.
     #[inline(always)]
     pub fn frame_started(&mut self, id: u64, now: u64) {
+        if !self.is_passive() {
+            self.frame_started_active(id, now);
+        }
+    }
+
+    #[inline(never)]
+    fn frame_started_active(&mut self, id: u64, now: u64) {
         if let Some(l) = self.limiter.as_mut() {
             l.frame_started(now);
         }
