@@ -6,6 +6,7 @@
 
 mod cpu_time;
 mod driver_meter;
+mod footprint_probe;
 mod overhead;
 mod plots;
 mod real_driver;
@@ -44,7 +45,7 @@ use real_driver::{median, median_intervals, Intervals};
 #[command(about = "vkpace pacing benchmark: simulation matrix, frame limiter and CPU overhead")]
 struct Args {
     /// Write the JSON report here (the markdown table and plots go beside it).
-    #[arg(long, required_unless_present_any = ["stubbed_frames", "overhead_runs"])]
+    #[arg(long, required_unless_present_any = ["stubbed_frames", "overhead_runs", "calibrate_footprint"])]
     json: Option<PathBuf>,
     /// Repetitions of every real-driver measurement (figures are medians).
     #[arg(long, default_value_t = 5)]
@@ -68,6 +69,11 @@ struct Args {
     /// on vkpace's frame path; the full benchmark judges).
     #[arg(long, conflicts_with_all = ["json", "stubbed_frames"])]
     overhead_runs: Option<usize>,
+    /// Instead of the benchmark: this many rounds of the textbook loop touching extra code
+    /// pages, code lines and data pages per frame (and nothing, in between), then what one
+    /// of each costs a frame on this machine (the cost model behind vkpace's frame path).
+    #[arg(long, conflicts_with_all = ["json", "stubbed_frames", "overhead_runs"])]
+    calibrate_footprint: Option<usize>,
     /// With `--stubbed-frames`: bytes of memory touched before each frame to evict the caches.
     #[arg(long, default_value_t = 64 << 20)]
     wipe_bytes: usize,
@@ -140,6 +146,41 @@ fn overhead_report(runs: usize, frames: u64) -> Result<()> {
     Ok(())
 }
 
+/// `--calibrate-footprint`: per round, the textbook loop with each probe and without, frames
+/// interleaved with the vkpace loop as usual; per probe, the median over rounds of what it
+/// added to the textbook loop's own time per frame, divided by the units it touched.
+fn calibration_report(rounds: usize, frames: u64) -> Result<()> {
+    use footprint_probe::Probe;
+    let clock_ns = driver_meter::clock_read_ns();
+    let mut probes = vec![Probe::DataPages];
+    if footprint_probe::CODE_PROBES {
+        probes.splice(0..0, [Probe::CodePages, Probe::CodeLines]);
+    }
+    let mut added: Vec<Vec<f64>> = vec![Vec::new(); probes.len()];
+    for round in 0..rounds {
+        let own = |probe| -> Result<f64> {
+            let pair = overhead::interleaved_probed(frames, VkpaceVariant::default(), probe)?;
+            Ok(pair.textbook_own_us(clock_ns))
+        };
+        for (i, &probe) in probes.iter().enumerate() {
+            let (off, on) = (own(Probe::Off)?, own(probe)?);
+            println!(
+                "round {round}: {probe:?} ({} units): textbook own {off:.2} -> {on:.2} us",
+                probe.units()
+            );
+            added[i].push(on - off);
+        }
+    }
+    for (probe, a) in probes.iter().zip(&added) {
+        let per = 1000.0 * median(a) / probe.units() as f64;
+        println!(
+            "{probe:?}: {per:.1} ns per unit per frame (median over {rounds} rounds of {} units)",
+            probe.units()
+        );
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let args = Args::parse();
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
@@ -152,6 +193,9 @@ fn main() -> Result<()> {
     }
     if let Some(runs) = args.overhead_runs {
         return overhead_report(runs.max(1), args.frames);
+    }
+    if let Some(rounds) = args.calibrate_footprint {
+        return calibration_report(rounds.max(1), args.frames);
     }
     let json_path = args.json.clone().context("--json is required")?;
     let reps = args.reps.max(1);

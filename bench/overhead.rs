@@ -17,6 +17,7 @@ use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::cpu_time::thread_cpu;
 use crate::driver_meter::{self, Meter};
+use crate::footprint_probe::{Probe, Toucher};
 use crate::frame_history::FrameHistory;
 use crate::renderer::Renderer;
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
@@ -115,8 +116,14 @@ fn nanos(d: Duration) -> u64 {
 /// Runs both loops, frames alternating (the order flips every frame), and returns each one's
 /// thread CPU per frame over `frames` frames after the warm-up.
 pub fn interleaved(frames: u64, variant: VkpaceVariant) -> Result<Pair> {
+    interleaved_probed(frames, variant, Probe::Off)
+}
+
+/// [`interleaved`] with the textbook loop touching what `probe` says in its timed steps
+/// (`--calibrate-footprint`).
+pub fn interleaved_probed(frames: u64, variant: VkpaceVariant, probe: Probe) -> Result<Pair> {
     let (text_ctx, vk_ctx) = contexts(variant)?;
-    let result = interleaved_on(&text_ctx, &vk_ctx, frames, variant);
+    let result = interleaved_on(&text_ctx, &vk_ctx, frames, variant, probe);
     vk_ctx.destroy();
     text_ctx.destroy();
     result
@@ -162,8 +169,12 @@ fn interleaved_on(
     vk_ctx: &VulkanContext,
     frames: u64,
     variant: VkpaceVariant,
+    probe: Probe,
 ) -> Result<Pair> {
     let (mut text, mut vkp) = loops(text_ctx, vk_ctx, variant)?;
+    if probe != Probe::Off {
+        text.probe = Some((probe, Toucher::new()));
+    }
     let history = FrameHistory::default();
     let (mut text_cpu, mut vk_cpu) = (Duration::ZERO, Duration::ZERO);
     let capacity = usize::try_from(frames).unwrap_or(0);
@@ -239,6 +250,8 @@ struct TextbookLoop {
     frame: u64,
     /// Record the scene each frame (off for the stubbed driver, which renders nothing).
     record: bool,
+    /// What to touch on top of the loop's work (`--calibrate-footprint`).
+    probe: Option<(Probe, Toucher)>,
 }
 
 impl TextbookLoop {
@@ -295,6 +308,7 @@ impl TextbookLoop {
             renderer: None,
             frame: 0,
             record: true,
+            probe: None,
         };
         if let Err(e) = l.make_objects(ctx) {
             let _ = l.destroy();
@@ -347,6 +361,9 @@ impl TextbookLoop {
     fn frame(&mut self, t: f32, history: &FrameHistory) -> Result<Steps> {
         let meter = driver_meter::now();
         let t0 = Instant::now();
+        if let Some((probe, toucher)) = self.probe.as_mut() {
+            toucher.touch(*probe);
+        }
         let d = &self.device;
         let slot = (self.frame % FRAMES_IN_FLIGHT as u64) as usize;
         self.frame += 1;
