@@ -76,15 +76,17 @@ struct Maintenance1Fns {
 //
 // Between two frames the driver's rendering evicts vkpace's code and data from the caches and
 // TLBs, so what a frame costs is mostly how much code and data it touches, not how many
-// instructions it runs. Measured on lavapipe (README, "Where vkpace's time goes"): a jump to
-// a code page of its own costs about 43 ns, a data line on a page of its own about 15 ns.
-// So:
+// instructions it runs. Measured on lavapipe (README, "Where vkpace's time goes";
+// `vkpace-bench --calibrate-footprint`): a jump to a code page of its own costs 40 to 130 ns
+// depending on the VM's phase, a code line 4 to 15 ns, a data line on a page of its own about
+// 15 ns. So:
 // - The frame path is compiled into the three entry points (`acquire`, `submit`,
 //   `present`): the per-frame functions of this shell and of the core it calls are
-//   `#[inline(always)]`, and what is rare (recreation, actions to carry out, retired
-//   swapchains, the options' extension structures) is out of line and `#[cold]`. That took
-//   the code run every frame from 184 lines on 19 pages to 148 on 12 (`scripts/cachesim`)
-//   and vkpace's own time per frame down by about 40%.
+//   `#[inline(always)]`, and what is rare or optional (object creation, recreation, error
+//   handling, actions to carry out, retired swapchains, the policies' sleeps, the options'
+//   polls and extension structures) is out of line, `#[cold]` where rare. That took the code
+//   run every frame from 184 lines on 19 pages to about 128 on 10 (`scripts/cachesim`) and
+//   vkpace's own time per frame from about 2.9 to 1.8 us in paired runs.
 // - The fields are laid out by use (`repr(C)`): those every frame touches come first and
 //   sit in a few cache lines; the large and rarely used parts (options off by default,
 //   creation settings) come last or behind a `Box`.
@@ -392,7 +394,8 @@ impl Swapchain {
         self.telemetry.iter()
     }
 
-    /// The instant the telemetry's times count from.
+    /// The instant the telemetry's times count from (to within the tens of nanoseconds
+    /// between two clock readings: the times are read from the same monotonic clock).
     #[must_use]
     pub fn telemetry_epoch(&self) -> Instant {
         self.clock.epoch()
@@ -510,7 +513,7 @@ impl Swapchain {
 
     /// [`Swapchain::submit`] with GPU timestamps: the batch framed by the timer's two command
     /// buffers. Apart, so that the usual path's code stays small (see the type's layout
-    /// note).
+    /// note); `#[cold]` because the option is off by default (with it on, this costs a jump).
     #[cold]
     #[inline(never)]
     fn submit_timed(
@@ -658,7 +661,8 @@ impl Swapchain {
     /// `vkQueuePresentKHR` with the extension structures in use: a present fence
     /// (maintenance1), a present id (present_wait), a present mode switch. Apart, so that the
     /// usual path's code stays small (see the type's layout note). Returns the present's
-    /// result and the present fence given to it.
+    /// result and the present fence given to it. `#[cold]` because the options are off by
+    /// default (with one on, this costs a jump).
     #[cold]
     #[inline(never)]
     fn queue_present_extended(
