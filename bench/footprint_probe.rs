@@ -71,43 +71,48 @@ impl Toucher {
     }
 }
 
-/// Jumps through [`CODE_PAGES`] code pages, one line on each.
+/// A function that jumps forward `$count` times, each jump landing on the next `$align`
+/// boundary: `$count` code lines (align 64) or code pages (align 4096) it runs once each.
+/// The counts are literals because the assembler's `.rept` needs them.
 #[cfg(target_arch = "x86_64")]
-#[inline(never)]
-fn code_pages() {
-    // SAFETY: the block only jumps forward to its own labels and falls through at its end; it
-    // reads and writes no register, memory or flag that the compiler relies on
-    // (`nomem, nostack`, and jumps leave the flags alone).
-    unsafe {
-        std::arch::asm!(
-            ".balign 64",
-            ".rept 32",
-            "jmp 2f",
-            ".balign 4096",
-            "2:",
-            ".endr",
-            options(nomem, nostack, preserves_flags)
-        );
-    }
+macro_rules! jump_chain {
+    ($(#[$doc:meta])* $name:ident, $count:literal, $align:literal) => {
+        $(#[$doc])*
+        #[inline(never)]
+        fn $name() {
+            // SAFETY: the block only jumps forward to its own labels and falls through at its
+            // end; it reads and writes no register, memory or flag the compiler relies on
+            // (`nomem, nostack`, and jumps leave the flags alone).
+            unsafe {
+                std::arch::asm!(
+                    ".balign 64",
+                    concat!(".rept ", $count),
+                    "jmp 2f",
+                    concat!(".balign ", $align),
+                    "2:",
+                    ".endr",
+                    options(nomem, nostack, preserves_flags)
+                );
+            }
+        }
+    };
 }
 
-/// Jumps through [`CODE_LINES`] code lines in a row.
 #[cfg(target_arch = "x86_64")]
-#[inline(never)]
-fn code_lines() {
-    // SAFETY: as in `code_pages`.
-    unsafe {
-        std::arch::asm!(
-            ".balign 64",
-            ".rept 64",
-            "jmp 2f",
-            ".balign 64",
-            "2:",
-            ".endr",
-            options(nomem, nostack, preserves_flags)
-        );
-    }
-}
+jump_chain!(
+    /// Jumps through [`CODE_PAGES`] code pages, one line on each.
+    code_pages,
+    32,
+    4096
+);
+
+#[cfg(target_arch = "x86_64")]
+jump_chain!(
+    /// Jumps through [`CODE_LINES`] code lines in a row.
+    code_lines,
+    64,
+    64
+);
 
 #[cfg(not(target_arch = "x86_64"))]
 fn code_pages() {}

@@ -16,6 +16,7 @@ mod present_history;
 mod presenter;
 mod retire_queue;
 mod serial;
+mod short_vec;
 mod swapchain_state;
 
 pub use error::CoreError;
@@ -25,10 +26,10 @@ pub use pacing::{
     FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, WindowStats, CATCH_UP_AT_ONCE,
     CATCH_UP_SHARE, WINDOW as PACING_WINDOW,
 };
-pub(crate) use present_history::remove_first;
 pub use present_history::{ImageHistory, PresentRecord, PresentSemaphoreChoice};
 pub use presenter::{
     semaphore_bound, Action, FrameGate, FrameSemaphores, PresentOutcome, Presenter,
     PresenterConfig, PresenterStats,
 };
 pub use serial::Serial;
+pub(crate) use short_vec::remove_first;

@@ -15,6 +15,7 @@
 //! again: its history simply stays as it is until its swapchain retires.
 
 use super::serial::Serial;
+use super::short_vec::remove_first;
 
 /// One past present of an image.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -57,17 +58,6 @@ pub enum PresentSemaphoreChoice<S> {
     /// The history is full and its oldest entry is not yet provably free: wait for this serial
     /// and ask again. Never happens while N stays fixed; can after N is lowered at run time.
     WaitFor(Serial),
-}
-
-/// Removes the first element of a short vector, keeping the order. Swaps rather than
-/// `Vec::remove`, whose `memmove` is a call into libc, code on a page of its own that each
-/// frame would fetch.
-#[inline(always)]
-pub(crate) fn remove_first<T>(v: &mut Vec<T>) {
-    for i in 1..v.len() {
-        v.swap(i - 1, i);
-    }
-    v.pop();
 }
 
 /// The present history of one swapchain image.
