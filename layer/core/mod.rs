@@ -14,6 +14,7 @@ mod pacer;
 mod pacing;
 mod present_history;
 mod presenter;
+mod rare;
 mod retire_queue;
 mod serial;
 mod short_vec;
@@ -31,5 +32,6 @@ pub use presenter::{
     semaphore_bound, Action, FrameGate, FrameSemaphores, PresentOutcome, Presenter,
     PresenterConfig, PresenterStats,
 };
+pub(crate) use rare::{cold_path, rare};
 pub use serial::Serial;
 pub(crate) use short_vec::remove_first;

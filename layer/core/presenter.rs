@@ -55,6 +55,7 @@ use super::acquire_semaphores::AcquireSemaphores;
 use super::error::CoreError;
 use super::pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
 use super::present_history::PresentSemaphoreChoice;
+use super::rare::rare;
 use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
@@ -238,12 +239,12 @@ where
         image_count: u32,
     ) -> Result<Option<S>, CoreError> {
         if image_count == 0 {
-            return Err(CoreError::NoImages);
+            return Err(rare(CoreError::NoImages));
         }
         if self.frame.is_some_and(|f| f.submitted.is_some()) {
-            return Err(CoreError::OutOfOrder(
+            return Err(rare(CoreError::OutOfOrder(
                 "swapchain recreated between frame_submitted and frame_presented",
-            ));
+            )));
         }
         let consume = self.release_held();
         if let Some(old) = self.current.take() {
@@ -267,9 +268,9 @@ where
     pub fn consume_submitted(&mut self, semaphore: S, serial: Serial) -> Result<(), CoreError> {
         self.record_submission(serial)?;
         if !self.acquire.waited_by(semaphore, serial) {
-            return Err(CoreError::OutOfOrder(
+            return Err(rare(CoreError::OutOfOrder(
                 "consume_submitted: unknown acquire semaphore",
-            ));
+            )));
         }
         if !self.retired.consume_submitted(semaphore, serial) {
             if let Some(cur) = self.current.as_mut() {
@@ -329,9 +330,9 @@ where
         if self.acquire.acquire_failed(semaphore) {
             Ok(())
         } else {
-            Err(CoreError::OutOfOrder(
+            Err(rare(CoreError::OutOfOrder(
                 "acquire_failed: unknown acquire semaphore",
-            ))
+            )))
         }
     }
 
@@ -339,28 +340,28 @@ where
     #[inline(always)]
     pub fn image_acquired(&mut self, semaphore: S, image: u32) -> Result<(), CoreError> {
         if self.frame.is_some() {
-            return Err(CoreError::OutOfOrder(
+            return Err(rare(CoreError::OutOfOrder(
                 "image_acquired while a frame is in progress",
-            ));
+            )));
         }
         let count = self
             .current
             .as_ref()
-            .ok_or(CoreError::NoSwapchain)?
+            .ok_or_else(|| rare(CoreError::NoSwapchain))?
             .images
             .len();
         if image as usize >= count {
             // The semaphore will be signalled anyway; keep the ring consistent.
             self.acquire.acquired(semaphore);
-            return Err(CoreError::ImageOutOfRange {
+            return Err(rare(CoreError::ImageOutOfRange {
                 index: image,
                 count: u32::try_from(count).unwrap_or(u32::MAX),
-            });
+            }));
         }
         if !self.acquire.acquired(semaphore) {
-            return Err(CoreError::OutOfOrder(
+            return Err(rare(CoreError::OutOfOrder(
                 "image_acquired: unknown acquire semaphore",
-            ));
+            )));
         }
         // After the pacing gate at most N - 1 <= 2 frames are pending, so one of the three
         // slots has completed.
@@ -369,9 +370,11 @@ where
             .slots
             .iter()
             .position(|s| s.is_complete(completed))
-            .ok_or(CoreError::OutOfOrder(
-                "image_acquired before begin_frame said Ready",
-            ))?;
+            .ok_or_else(|| {
+                rare(CoreError::OutOfOrder(
+                    "image_acquired before begin_frame said Ready",
+                ))
+            })?;
         self.frame = Some(FrameSemaphores {
             image,
             acquire: semaphore,
@@ -393,15 +396,20 @@ where
     /// Picks the present semaphore of the frame in progress.
     #[inline(always)]
     pub fn choose_present_semaphore(&mut self) -> Result<PresentSemaphoreChoice<S>, CoreError> {
-        let frame = self.frame.ok_or(CoreError::OutOfOrder(
-            "choose_present_semaphore without an image",
-        ))?;
+        let frame = self.frame.ok_or_else(|| {
+            rare(CoreError::OutOfOrder(
+                "choose_present_semaphore without an image",
+            ))
+        })?;
         if let Some(p) = frame.present {
             return Ok(PresentSemaphoreChoice::Reuse(p));
         }
         let depth = self.depth();
         let completed = self.completed;
-        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
+        let cur = self
+            .current
+            .as_mut()
+            .ok_or_else(|| rare(CoreError::NoSwapchain))?;
         let history = &mut cur.images[frame.image as usize];
         let actions = &mut self.actions;
         let stats = &mut self.stats;
@@ -440,9 +448,9 @@ where
                 f.present = Some(semaphore);
                 Ok(())
             }
-            _ => Err(CoreError::OutOfOrder(
+            _ => Err(rare(CoreError::OutOfOrder(
                 "present_semaphore_created without a choice",
-            )),
+            ))),
         }
     }
 
@@ -452,17 +460,20 @@ where
     pub fn frame_submitted(&mut self, serial: Serial) -> Result<(), CoreError> {
         let frame = self
             .frame
-            .ok_or(CoreError::OutOfOrder("frame_submitted without an image"))?;
+            .ok_or_else(|| rare(CoreError::OutOfOrder("frame_submitted without an image")))?;
         if frame.present.is_none() || frame.submitted.is_some() {
-            return Err(CoreError::OutOfOrder(
+            return Err(rare(CoreError::OutOfOrder(
                 "frame_submitted needs a chosen present semaphore and no earlier submit",
-            ));
+            )));
         }
         self.record_submission(serial)?;
         self.acquire.waited_by(frame.acquire, serial);
         self.pacer.frame_submitted(serial);
         self.slots[frame.slot] = serial;
-        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
+        let cur = self
+            .current
+            .as_mut()
+            .ok_or_else(|| rare(CoreError::NoSwapchain))?;
         cur.last_serial = serial;
         // This submission waited on a new acquire of the image: it proves the image's earlier
         // presents, and (presents being processed in order) every present to older swapchains.
@@ -492,17 +503,22 @@ where
         let frame = match self.frame {
             Some(f) if f.submitted.is_some() => f,
             _ => {
-                return Err(CoreError::OutOfOrder(
+                return Err(rare(CoreError::OutOfOrder(
                     "frame_presented before frame_submitted",
-                ))
+                )))
             }
         };
-        let present = frame.present.ok_or(CoreError::OutOfOrder(
-            "frame_presented without a present semaphore",
-        ))?;
+        let present = frame.present.ok_or_else(|| {
+            rare(CoreError::OutOfOrder(
+                "frame_presented without a present semaphore",
+            ))
+        })?;
         let failed = outcome == PresentOutcome::Failed;
         let fence = present_fence.filter(|_| !failed);
-        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
+        let cur = self
+            .current
+            .as_mut()
+            .ok_or_else(|| rare(CoreError::NoSwapchain))?;
         cur.images[frame.image as usize].push(present, failed, fence);
         cur.presented = true;
         if fence.is_some() {
@@ -542,10 +558,10 @@ where
     #[inline(always)]
     pub fn serial_completed(&mut self, serial: Serial) -> Result<(), CoreError> {
         if serial > self.last_submitted {
-            return Err(CoreError::CompletedUnsubmitted {
+            return Err(rare(CoreError::CompletedUnsubmitted {
                 given: serial,
                 last: self.last_submitted,
-            });
+            }));
         }
         if serial > self.completed {
             self.completed = serial;
@@ -578,14 +594,15 @@ where
     /// wait submitted (a held image that was not consumed), in which case nothing is released.
     pub fn shutdown_waited(&mut self) -> Result<(), CoreError> {
         if self.frame.is_some() {
-            return Err(CoreError::OutOfOrder("shutdown with a frame in progress"));
+            return Err(rare(CoreError::OutOfOrder(
+                "shutdown with a frame in progress",
+            )));
         }
-        let freeing = self
-            .acquire
-            .serial_freeing_all()
-            .ok_or(CoreError::OutOfOrder(
+        let freeing = self.acquire.serial_freeing_all().ok_or_else(|| {
+            rare(CoreError::OutOfOrder(
                 "shutdown with an unconsumed acquire semaphore",
-            ))?;
+            ))
+        })?;
         self.serial_completed(self.last_submitted.max(freeing).min(self.last_submitted))?;
         if let Some(cur) = self.current.take() {
             self.retired.retire(cur, None);
@@ -752,10 +769,10 @@ where
     #[inline(always)]
     fn record_submission(&mut self, serial: Serial) -> Result<(), CoreError> {
         if serial <= self.last_submitted {
-            return Err(CoreError::SerialNotIncreasing {
+            return Err(rare(CoreError::SerialNotIncreasing {
                 given: serial,
                 last: self.last_submitted,
-            });
+            }));
         }
         self.last_submitted = serial;
         Ok(())

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use ash::vk;
 
-use crate::core::CoreError;
+use crate::core::{cold_path, CoreError};
 
 /// Everything vkpace can fail with. Each variant says what was being done.
 #[derive(Debug, thiserror::Error)]
@@ -53,11 +53,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Maps a `vk::Result` from `call`, giving device and surface loss their own variants.
-    /// Cold: the paths that build an error are laid out away from the frame path, whose
-    /// code stays dense (see `Swapchain`'s layout note).
-    #[cold]
-    #[inline(never)]
+    /// Marks its branch rare, so that the paths that build an error are laid out away from
+    /// the frame path, whose code stays dense (`core::cold_path`; see `Swapchain`'s layout
+    /// note). Inlined rather than a `#[cold]` call: after a call the compiler cannot see that
+    /// the value returned is an error, and checks it again on the hot side.
+    #[inline(always)]
     pub(crate) fn vk(call: &'static str, result: vk::Result) -> Self {
+        cold_path();
         match result {
             vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost,
             vk::Result::ERROR_SURFACE_LOST_KHR => Error::SurfaceLost,
@@ -72,6 +74,7 @@ pub(crate) trait VkContext<T> {
 }
 
 impl<T> VkContext<T> for Result<T, vk::Result> {
+    #[inline(always)]
     fn during(self, call: &'static str) -> Result<T> {
         self.map_err(|r| Error::vk(call, r))
     }

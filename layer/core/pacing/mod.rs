@@ -14,6 +14,8 @@ mod frame_limiter;
 mod low_latency;
 mod window_stats;
 
+use super::rare::cold_path;
+
 pub use frame_limiter::{FrameLimit, FrameLimiter, CATCH_UP_AT_ONCE, CATCH_UP_SHARE};
 pub use low_latency::LowLatency;
 pub use window_stats::{WindowStats, WINDOW};
@@ -83,6 +85,14 @@ impl Pacing {
         self.policy == PacingPolicy::LowLatency
     }
 
+    /// Whether [`Pacing::gpu_done`] uses what it is given: a shell may skip measuring GPU
+    /// times when it does not (and then still calls it, or not: both are fine).
+    #[must_use]
+    #[inline(always)]
+    pub fn wants_gpu_times(&self) -> bool {
+        self.learning()
+    }
+
     /// The frame limit in use.
     #[must_use]
     pub fn frame_limit(&self) -> Option<FrameLimit> {
@@ -132,6 +142,7 @@ impl Pacing {
     #[inline(always)]
     pub fn frame_started(&mut self, id: u64, now: u64) {
         if !self.is_passive() {
+            cold_path();
             self.frame_started_active(id, now);
         }
     }
@@ -150,6 +161,7 @@ impl Pacing {
     #[inline(always)]
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
         if self.learning() {
+            cold_path();
             self.low_latency.frame_submitted(id, now);
         }
     }
@@ -158,6 +170,7 @@ impl Pacing {
     #[inline(always)]
     pub fn gpu_done(&mut self, id: u64, start: u64, end: u64) {
         if self.learning() {
+            cold_path();
             self.low_latency.gpu_done(id, start, end);
         }
     }
@@ -166,6 +179,7 @@ impl Pacing {
     #[inline(always)]
     pub fn frame_presented(&mut self, _id: u64) {
         if self.learning() {
+            cold_path();
             self.low_latency.frame_presented();
         }
     }
