@@ -53,13 +53,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Maps a `vk::Result` from `call`, giving device and surface loss their own variants.
-    /// Marks its branch rare, so that the paths that build an error are laid out away from
-    /// the frame path, whose code stays dense (`core::cold_path`; see `Swapchain`'s layout
-    /// note). Inlined rather than a `#[cold]` call: after a call the compiler cannot see that
-    /// the value returned is an error, and checks it again on the hot side.
-    #[inline(always)]
+    /// Cold and out of line: the paths that build an error are laid out away from the frame
+    /// path, whose code stays dense, and take little room (see `Swapchain`'s layout note).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn vk(call: &'static str, result: vk::Result) -> Self {
-        cold_path();
         match result {
             vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost,
             vk::Result::ERROR_SURFACE_LOST_KHR => Error::SurfaceLost,
@@ -76,6 +74,14 @@ pub(crate) trait VkContext<T> {
 impl<T> VkContext<T> for Result<T, vk::Result> {
     #[inline(always)]
     fn during(self, call: &'static str) -> Result<T> {
-        self.map_err(|r| Error::vk(call, r))
+        match self {
+            Ok(v) => Ok(v),
+            Err(r) => {
+                // Marked here too: the call alone leaves the compiler checking its result
+                // again on the hot side.
+                cold_path();
+                Err(Error::vk(call, r))
+            }
+        }
     }
 }
