@@ -65,10 +65,10 @@ fn monotonic_ns() -> u64 {
         tv_sec: 0,
         tv_nsec: 0,
     };
+    // The return code is not checked: Linux writes `ts` only on success, so a failure leaves
+    // it zero, the documented result, without a rare branch in the frame path's code.
     // SAFETY: `ts` is a valid, writable timespec and CLOCK_MONOTONIC a clock id every Linux
     // kernel supports; the call writes only `ts`.
-    // On failure the call leaves `ts` as it was, zero, which is the documented result; no
-    // branch on the return code, which would put a rare block in the frame path's code.
     let _ = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     // Both fields are non-negative for CLOCK_MONOTONIC (time since boot).
     (ts.tv_sec as u64)
