@@ -33,11 +33,19 @@ pub const MAX_TIMED_COMMAND_BUFFERS: usize = 14;
 /// The swapchain that is being presented to.
 struct Live {
     handle: vk::SwapchainKHR,
-    images: Vec<vk::Image>,
-    views: Vec<vk::ImageView>,
+    images: Vec<LiveImage>,
     extent: vk::Extent2D,
     format: vk::Format,
     present_mode: vk::PresentModeKHR,
+}
+
+/// One image of the live swapchain and its view (null until made, with deferred memory
+/// allocation). Together in one vector because a frame reads both: one data line and page
+/// rather than two (see the type's layout note).
+#[derive(Clone, Copy)]
+struct LiveImage {
+    image: vk::Image,
+    view: vk::ImageView,
 }
 
 /// The entry points of the maintenance1 path.
@@ -142,7 +150,7 @@ pub struct Swapchain {
     surface: vk::SurfaceKHR,
     config: SwapchainConfig,
     namer: Namer,
-    retired_views: Vec<(vk::SwapchainKHR, Vec<vk::ImageView>)>,
+    retired_views: Vec<(vk::SwapchainKHR, Vec<LiveImage>)>,
     wanted_extent: vk::Extent2D,
     present_fences: PresentFencePool,
     /// Modes the current swapchain can switch to per present (maintenance1).
@@ -495,8 +503,8 @@ impl Swapchain {
         let live = self.live()?;
         Ok(Acquired::Frame(Frame {
             image_index: image,
-            image: live.images[image as usize],
-            image_view: live.views[image as usize],
+            image: live.images[image as usize].image,
+            image_view: live.images[image as usize].view,
             extent: live.extent,
             format: live.format,
             acquire_semaphore,
@@ -905,7 +913,7 @@ impl Swapchain {
             return Ok(());
         };
         let i = image as usize;
-        if live.views[i] != vk::ImageView::null() {
+        if live.images[i].view != vk::ImageView::null() {
             return Ok(());
         }
         self.make_deferred_view(i)
@@ -917,9 +925,9 @@ impl Swapchain {
         let Some(live) = self.current.as_ref() else {
             return Ok(());
         };
-        let view = self.make_view(live.images[i], live.format, i)?;
+        let view = self.make_view(live.images[i].image, live.format, i)?;
         if let Some(live) = self.current.as_mut() {
-            live.views[i] = view;
+            live.images[i].view = view;
         }
         Ok(())
     }
@@ -1282,7 +1290,7 @@ impl Swapchain {
         }
         let consume = self.core.swapchain_created(handle, image_count)?;
         if let Some(old_live) = self.current.replace(live) {
-            self.retired_views.push((old_live.handle, old_live.views));
+            self.retired_views.push((old_live.handle, old_live.images));
         }
         self.current_retired = false;
         self.needs_recreate = false;
@@ -1350,30 +1358,34 @@ impl Swapchain {
             .during("vkGetSwapchainImagesKHR")?;
         let mut live = Live {
             handle,
-            images,
-            views: Vec::new(),
+            images: images
+                .into_iter()
+                .map(|image| LiveImage {
+                    image,
+                    view: vk::ImageView::null(),
+                })
+                .collect(),
             extent,
             format,
             present_mode,
         };
         let generation = self.stats.swapchains_created;
-        for (i, &image) in live.images.iter().enumerate() {
-            self.namer.name(image, || {
+        for (i, image) in live.images.iter().enumerate() {
+            self.namer.name(image.image, || {
                 format!("vkpace swapchain image {i} (generation {generation})")
             });
         }
         if self.config.deferred_memory_allocation {
             // Views are made at each image's first acquire (`ensure_view`).
-            live.views = vec![vk::ImageView::null(); live.images.len()];
             return Ok(live);
         }
         for i in 0..live.images.len() {
-            match self.make_view(live.images[i], format, i) {
-                Ok(v) => live.views.push(v),
+            match self.make_view(live.images[i].image, format, i) {
+                Ok(v) => live.images[i].view = v,
                 Err(e) => {
-                    for v in live.views.drain(..) {
+                    for made in &live.images[..i] {
                         // SAFETY: created above and never used.
-                        unsafe { self.device.destroy_image_view(v, None) };
+                        unsafe { self.device.destroy_image_view(made.view, None) };
                     }
                     return Err(e);
                 }
@@ -1491,14 +1503,15 @@ impl Swapchain {
                     self.stats.semaphores_alive -= 1;
                 }
                 Action::DestroySwapchain(handle) => {
-                    let views = match self.retired_views.iter().position(|(h, _)| *h == handle) {
+                    let images = match self.retired_views.iter().position(|(h, _)| *h == handle) {
                         Some(i) => self.retired_views.swap_remove(i).1,
                         None => match self.current.take_if(|l| l.handle == handle) {
-                            Some(l) => l.views,
+                            Some(l) => l.images,
                             None => Vec::new(),
                         },
                     };
-                    for v in views.into_iter().filter(|v| *v != vk::ImageView::null()) {
+                    let views = images.into_iter().map(|i| i.view);
+                    for v in views.filter(|v| *v != vk::ImageView::null()) {
                         // SAFETY: the swapchain is idle, so no command using its views is
                         // pending.
                         unsafe { self.device.destroy_image_view(v, None) };
