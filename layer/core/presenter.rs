@@ -55,7 +55,7 @@ use super::acquire_semaphores::AcquireSemaphores;
 use super::error::CoreError;
 use super::pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
 use super::present_history::PresentSemaphoreChoice;
-use super::rare::rare;
+use super::rare::{cold_path, rare};
 use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
@@ -351,12 +351,8 @@ where
             .images
             .len();
         if image as usize >= count {
-            // The semaphore will be signalled anyway; keep the ring consistent.
-            self.acquire.acquired(semaphore);
-            return Err(rare(CoreError::ImageOutOfRange {
-                index: image,
-                count: u32::try_from(count).unwrap_or(u32::MAX),
-            }));
+            cold_path();
+            return Err(self.image_out_of_range(semaphore, image, count));
         }
         if !self.acquire.acquired(semaphore) {
             return Err(rare(CoreError::OutOfOrder(
@@ -383,6 +379,28 @@ where
             slot,
         });
         Ok(())
+    }
+
+    /// An acquire returned an index past the image count. Out of line, so that the frame
+    /// path's code stays small (see `vk::Swapchain`'s layout note).
+    #[cold]
+    #[inline(never)]
+    fn image_out_of_range(&mut self, semaphore: S, image: u32, count: usize) -> CoreError {
+        // The semaphore will be signalled anyway; keep the ring consistent.
+        self.acquire.acquired(semaphore);
+        CoreError::ImageOutOfRange {
+            index: image,
+            count: u32::try_from(count).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// A poisoned present semaphore left an image's history: destroy it. Out of line, so that
+    /// the frame path's code stays small.
+    #[cold]
+    #[inline(never)]
+    fn destroy_poisoned(actions: &mut VecDeque<Action<S, W>>, stats: &mut PresenterStats, s: S) {
+        stats.semaphores_destroyed += 1;
+        actions.push_back(Action::DestroySemaphore(s));
     }
 
     /// The frame in progress (acquired, maybe submitted), or an image held from a frame that
@@ -414,8 +432,8 @@ where
         let actions = &mut self.actions;
         let stats = &mut self.stats;
         let mut choice = history.choose(depth, completed, |s| {
-            stats.semaphores_destroyed += 1;
-            actions.push_back(Action::DestroySemaphore(s));
+            cold_path();
+            Self::destroy_poisoned(actions, stats, s);
         });
         if choice == PresentSemaphoreChoice::Create {
             if let Some(s) = self.pool.pop() {
