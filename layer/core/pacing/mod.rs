@@ -85,8 +85,9 @@ impl Pacing {
         self.policy == PacingPolicy::LowLatency
     }
 
-    /// Whether [`Pacing::gpu_done`] uses what it is given: a shell may skip measuring GPU
-    /// times when it does not (and then still calls it, or not: both are fine).
+    /// Whether [`Pacing::gpu_done`] uses what it is given (only the low-latency policy learns
+    /// from GPU times): when it does not, a shell may skip measuring them; calling
+    /// `gpu_done` anyway is harmless.
     #[must_use]
     #[inline(always)]
     pub fn wants_gpu_times(&self) -> bool {
