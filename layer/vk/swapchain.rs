@@ -98,11 +98,15 @@ struct Maintenance1Fns {
 //   vkpace's own time per frame from about 2.9 to 1.8 us in paired runs.
 // - Inside those three functions the rare branches are marked (`core::cold_path`) and
 //   loops that only rare cases run (waits, retries, slow present-semaphore choices) are out of
-//   line: the compiler lays marked blocks away from the hot ones, so the hot code fills the
-//   lines it runs. The three ran about 9 hot instructions per 64-byte line before (85 lines)
-//   and about 11 after (70 to 73 lines, with about 56 lines' worth of hot bytes).
+//   line: the compiler then lays more of the rare blocks apart from the hot ones (not all:
+//   some still sit between them), so the hot code fills the lines it runs better. With the other steps of that session (one out-of-line clock read,
+//   the core's two rarest paths out of line) the three went from 85 hot lines holding about
+//   59 lines' worth of hot bytes to 67 holding about 52 (about 9 and 11 hot instructions per
+//   line; callgrind `--dump-instr` on a line-tables build), and vkpace's own time per frame
+//   fell by 0.16 to 0.29 us in paired runs.
 // - On ELF targets the three entry points share the section `.text.hot.vkpace`: linkers
-//   place `.text.hot.*` together, so the frame path's code is contiguous (9 code pages
+//   place `.text.hot.*` together (GNU ld groups them; the benchmark's LLD keeps them
+//   adjacent in `.text`), so the frame path's code is contiguous (9 code pages
 //   instead of 10 in the benchmark binary; how many depends on where the section lands).
 // - The fields are laid out by use (`repr(C)`): those every frame touches come first and
 //   sit in a few cache lines; the large and rarely used parts (options off by default,

@@ -46,10 +46,11 @@ pub(crate) const UNSET: Nanos = u64::MAX;
 
 /// One frame's timeline in the ring: exactly one 64-byte cache line, so that the steps of a
 /// frame (begin, acquire, submit, present, completion) all write the same line. Between frames
-/// the driver's rendering evicts vkpace's data from the caches, and every line vkpace touches
-/// per frame costs a trip to memory (about 0.06-0.1 µs here): the layout is the cost. The
-/// earlier ring of `FrameTimes` took 168 bytes per frame, and in a cache simulation its
-/// completion walk alone touched about 9 lines per frame.
+/// the driver's rendering evicts vkpace's data from the caches, so the lines and pages a frame
+/// touches are its cost (README, "Where vkpace's time goes": about 15 ns for a line on a page
+/// of its own, nothing measurable for an adjacent one). The earlier ring of `FrameTimes` took
+/// 168 bytes per frame, and in a cache simulation its completion walk alone touched about 9
+/// lines per frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub(crate) struct Timeline {
