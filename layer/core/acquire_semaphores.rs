@@ -7,7 +7,6 @@
 //! have any uncompleted signal or wait operations pending"). The wait that consumes the signal is
 //! the frame's submission, so the semaphore is free once that submission's serial has completed.
 
-use super::rare::cold_path;
 use super::serial::Serial;
 
 /// Where one acquire semaphore stands.
@@ -27,9 +26,6 @@ enum State {
 #[derive(Debug)]
 pub struct AcquireSemaphores<S> {
     entries: Vec<(S, State)>,
-    /// Where the semaphore handed out last is: the one the next `acquired` and `waited_by`
-    /// name in the usual frame order, found there without a search.
-    last_taken: usize,
 }
 
 impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
@@ -37,20 +33,17 @@ impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
             entries: Vec::with_capacity(capacity),
-            last_taken: 0,
         }
     }
 
     /// A semaphore that is provably unused, marked as handed to an acquire; `None` means the
     /// caller must create one and pass it to [`AcquireSemaphores::start_new`].
-    #[inline(always)]
     pub fn take(&mut self, completed: Serial) -> Option<S> {
         let i = self.entries.iter().position(|(_, st)| match st {
             State::Free => true,
             State::WaitedBy(s) => s.is_complete(completed),
             State::Acquiring | State::SignalPending => false,
         })?;
-        self.last_taken = i;
         let entry = self.entries.get_mut(i)?;
         entry.1 = State::Acquiring;
         Some(entry.0)
@@ -58,27 +51,11 @@ impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
 
     /// Registers a newly created semaphore, already handed to an acquire.
     pub fn start_new(&mut self, semaphore: S) {
-        self.last_taken = self.entries.len();
         self.entries.push((semaphore, State::Acquiring));
     }
 
     /// Sets `semaphore`'s state; `false` if the pool does not own it.
-    #[inline(always)]
     fn set(&mut self, semaphore: S, state: State) -> bool {
-        if let Some(entry) = self.entries.get_mut(self.last_taken) {
-            if entry.0 == semaphore {
-                entry.1 = state;
-                return true;
-            }
-        }
-        cold_path();
-        self.set_found(semaphore, state)
-    }
-
-    /// [`Self::set`] for a semaphore other than the last one handed out (a failed acquire's
-    /// retry, a held frame), or one the pool does not own.
-    #[inline(never)]
-    fn set_found(&mut self, semaphore: S, state: State) -> bool {
         match self.entries.iter_mut().find(|(s, _)| *s == semaphore) {
             Some(entry) => {
                 entry.1 = state;
@@ -94,13 +71,11 @@ impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
     }
 
     /// The acquire succeeded: its signal is pending until a submission waits on it.
-    #[inline(always)]
     pub fn acquired(&mut self, semaphore: S) -> bool {
         self.set(semaphore, State::SignalPending)
     }
 
     /// A submission with `serial` waits on the semaphore.
-    #[inline(always)]
     pub fn waited_by(&mut self, semaphore: S, serial: Serial) -> bool {
         self.set(semaphore, State::WaitedBy(serial))
     }
@@ -148,26 +123,5 @@ mod tests {
         assert!(ring.acquire_failed(7));
         assert_eq!(ring.take(Serial::NONE), Some(7));
         assert_eq!(ring.serial_freeing_all(), None);
-    }
-
-    #[test]
-    fn states_land_on_the_named_semaphore_whichever_was_taken_last() {
-        let mut ring = AcquireSemaphores::with_capacity(4);
-        ring.start_new(1u32);
-        ring.start_new(2u32);
-        // 2 was handed out last; 1 is named: found by the search, not the shortcut.
-        assert!(ring.acquired(1));
-        assert!(ring.waited_by(1, Serial(1)));
-        assert!(!ring.acquired(9), "a semaphore the pool does not own");
-        assert_eq!(ring.take(Serial(1)), Some(1));
-        assert!(ring.acquire_failed(2));
-        assert!(ring.acquired(1));
-        assert!(ring.waited_by(1, Serial(2)));
-        // 2 is free, 1 waited by serial 2: only 2 can be taken before serial 2 completes.
-        assert_eq!(ring.take(Serial(1)), Some(2));
-        assert_eq!(ring.take(Serial(1)), None);
-        assert!(ring.acquired(2));
-        assert!(ring.waited_by(2, Serial(3)));
-        assert_eq!(ring.serial_freeing_all(), Some(Serial(3)));
     }
 }

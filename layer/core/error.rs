@@ -1,9 +1,12 @@
-//! Errors of the bookkeeping core.
+//! What the core refuses ([`CoreError`]: a setting out of range or a call out of order) and how an
+//! operation of the frame machine can end badly at run time ([`Failure`]).
 
 use super::serial::Serial;
+use super::vk_values::VkStatus;
 
-/// What the core refuses, each a misuse of its call order or an out-of-range setting.
+/// A misuse of the core's call order or an out-of-range setting.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CoreError {
     /// Frames in flight outside 1..=max.
     #[error("frames in flight must be 1..={max}, got {requested}")]
@@ -13,8 +16,8 @@ pub enum CoreError {
         /// The largest supported value.
         max: usize,
     },
-    /// A call that needs a swapchain came before `swapchain_created`.
-    #[error("no swapchain: call swapchain_created first")]
+    /// A call that needs a swapchain came before one was created.
+    #[error("no swapchain yet")]
     NoSwapchain,
     /// An image index at or past the swapchain's image count.
     #[error("image index {index} out of range for a swapchain of {count} images")]
@@ -24,9 +27,17 @@ pub enum CoreError {
         /// The swapchain's image count.
         count: u32,
     },
-    /// A frame step came out of order (for example `submitted` without an acquired image).
+    /// A frame step came out of order (for example a submission without an acquired image).
     #[error("call out of order: {0}")]
     OutOfOrder(&'static str),
+    /// A frame that is not the frame in progress (presented already, or of another swapchain).
+    #[error("frame {given} is not the frame in progress ({current:?})")]
+    ForeignFrame {
+        /// The frame number given.
+        given: u64,
+        /// The frame in progress, if any.
+        current: Option<u64>,
+    },
     /// A serial lower than one already recorded as submitted.
     #[error("serial {given} is not after the last submitted serial {last}")]
     SerialNotIncreasing {
@@ -52,4 +63,64 @@ pub enum CoreError {
     /// A swapchain with zero images.
     #[error("a swapchain must have at least one image")]
     NoImages,
+    /// A bound of zero time: every wait must be bounded, and a zero bound never waits at all.
+    #[error("the wait timeout must be non-zero")]
+    ZeroTimeout,
+}
+
+/// How an operation of the frame machine ended badly. The machine stays consistent: the same
+/// operation can be tried again, and teardown still releases everything that is provably idle.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Failure {
+    /// A bounded wait ran out of time. Nothing was destroyed early.
+    #[error("waiting for {what} timed out after {timeout_ns} ns")]
+    Timeout {
+        /// What was waited for.
+        what: &'static str,
+        /// The bound, in nanoseconds.
+        timeout_ns: u64,
+    },
+    /// `VK_ERROR_SURFACE_LOST_KHR`: the window or display is gone.
+    #[error("the surface was lost")]
+    SurfaceLost,
+    /// `VK_ERROR_DEVICE_LOST`.
+    #[error("the device was lost")]
+    DeviceLost,
+    /// Another error code from a Vulkan call.
+    #[error("{call} failed: VkResult {}", status.0)]
+    Vulkan {
+        /// The Vulkan entry point.
+        call: &'static str,
+        /// What it returned.
+        status: VkStatus,
+    },
+    /// The surface offers none of the formats asked for and falling back was not allowed, or
+    /// it offers no format at all.
+    #[error("the surface offers none of the formats asked for")]
+    NoSurfaceFormat,
+    /// Image usage bits asked for that the surface does not support (never dropped silently:
+    /// a renderer that copies into the image would fail later, less clearly).
+    #[error("image usage {requested:#x} asked for, the surface supports only {supported:#x}")]
+    UnsupportedImageUsage {
+        /// The usage asked for.
+        requested: u32,
+        /// What the surface supports.
+        supported: u32,
+    },
+    /// The core refused a call.
+    #[error(transparent)]
+    Misuse(#[from] CoreError),
+}
+
+impl Failure {
+    /// The failure a Vulkan call's error code stands for.
+    #[must_use]
+    pub fn from_status(call: &'static str, status: VkStatus) -> Self {
+        match status {
+            VkStatus::DEVICE_LOST => Failure::DeviceLost,
+            VkStatus::SURFACE_LOST => Failure::SurfaceLost,
+            _ => Failure::Vulkan { call, status },
+        }
+    }
 }

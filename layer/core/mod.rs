@@ -1,37 +1,40 @@
-//! The sans-IO bookkeeping core: no Vulkan, no clock, no OS. Inputs are events ("image 2
-//! acquired", "serial 7 completed"), outputs are decisions ("wait for serial 5", "destroy
-//! swapchain G"). Generic over handle types, so tests drive it with plain integers.
-//!
-//! The inputs a shell feeds every frame are `#[inline(always)]`: the shell's frame path
-//! compiles into a few dense functions, because on a real driver what a frame costs is
-//! mostly the code lines and pages it runs (see `vk::Swapchain`'s layout note).
+//! The sans-IO core: no Vulkan, no clock, no OS. [`FrameMachine`] owns the whole frame sequence
+//! of a swapchain and speaks in [`Request`]s its shell carries out and `handle_*` inputs the
+//! shell reports back; time is an argument. Generic over handle types, so the simulator and the
+//! tests drive it with plain integers. The pacing policies ([`Pacing`]) and the GPU clock
+//! mapping ([`GpuClock`]) are public too: the benchmark's simulator runs them.
 #![forbid(unsafe_code)]
 
 mod acquire_semaphores;
 mod error;
+mod fence_pool;
 mod gpu_clock;
+mod machine;
 mod pacer;
 mod pacing;
 mod present_history;
+mod present_ids;
 mod presenter;
-mod rare;
 mod retire_queue;
 mod serial;
-mod short_vec;
+mod surface_plan;
 mod swapchain_state;
+mod telemetry;
+mod vk_values;
 
-pub use error::CoreError;
+pub use error::{CoreError, Failure};
 pub use gpu_clock::GpuClock;
-pub use pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
+pub use machine::{
+    CreateSwapchain, FrameInfo, FrameMachine, MachineConfig, PresentInfo, PresentStatus, Request,
+    SemaphoreRole, SwapchainStats,
+};
+pub use pacer::MAX_FRAMES_IN_FLIGHT;
 pub use pacing::{
     FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, WindowStats, CATCH_UP_AT_ONCE,
     CATCH_UP_SHARE, WINDOW as PACING_WINDOW,
 };
-pub use present_history::{ImageHistory, PresentRecord, PresentSemaphoreChoice};
-pub use presenter::{
-    semaphore_bound, Action, FrameGate, FrameSemaphores, PresentOutcome, Presenter,
-    PresenterConfig, PresenterStats,
-};
-pub(crate) use rare::{cold_path, rare};
+pub use presenter::semaphore_bound;
 pub use serial::Serial;
-pub(crate) use short_vec::remove_first;
+pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
+pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};
+pub use vk_values::{composite_alpha, Extent, PresentMode, SurfaceFormat, VkStatus};

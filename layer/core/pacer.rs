@@ -29,7 +29,6 @@ pub struct FramePacer {
     frames_in_flight: usize,
     /// `recent[0]` is the most recently submitted frame; `Serial::NONE` where none yet.
     recent: [Serial; MAX_FRAMES_IN_FLIGHT],
-    frames_submitted: u64,
 }
 
 impl FramePacer {
@@ -38,7 +37,6 @@ impl FramePacer {
         Ok(Self {
             frames_in_flight: validate_frames_in_flight(frames_in_flight)?,
             recent: [Serial::NONE; MAX_FRAMES_IN_FLIGHT],
-            frames_submitted: 0,
         })
     }
 
@@ -57,23 +55,14 @@ impl FramePacer {
     /// The serial that must have completed before the next frame may begin: that of frame F-N.
     /// With it complete, at most N-1 frames are queued when frame F starts, N once it submits.
     #[must_use]
-    #[inline(always)]
     pub fn serial_to_wait(&self) -> Serial {
         self.recent[self.frames_in_flight - 1]
     }
 
     /// Records the serial of a frame's (main) submission.
-    #[inline(always)]
     pub fn frame_submitted(&mut self, serial: Serial) {
         self.recent.rotate_right(1);
         self.recent[0] = serial;
-        self.frames_submitted += 1;
-    }
-
-    /// Frames submitted so far.
-    #[must_use]
-    pub fn frames_submitted(&self) -> u64 {
-        self.frames_submitted
     }
 
     /// How many submitted frames are not yet complete.

@@ -14,8 +14,9 @@
 //! always has a free oldest entry. The depth cap also bounds an image that is never acquired
 //! again: its history simply stays as it is until its swapchain retires.
 
+use std::collections::VecDeque;
+
 use super::serial::Serial;
-use super::short_vec::remove_first;
 
 /// One past present of an image.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,7 +38,6 @@ pub struct PresentRecord<S> {
 impl<S> PresentRecord<S> {
     /// Whether the present's wait is provably consumed.
     #[must_use]
-    #[inline(always)]
     pub fn is_free(&self, completed: Serial) -> bool {
         if cfg!(vkpace_mutation = "weak_reuse") {
             // Deliberately wrong (`scripts/mutation-check`): trusts a proof before it has completed.
@@ -63,17 +63,15 @@ pub enum PresentSemaphoreChoice<S> {
 /// The present history of one swapchain image.
 #[derive(Debug, Clone)]
 pub struct ImageHistory<S> {
-    /// Oldest first. A `Vec`, not a `VecDeque`: it holds at most a few records, so taking the
-    /// oldest shifts a few words, and `Vec::push` inlines into the frame path where
-    /// `VecDeque::push_back` stayed an out-of-line call on a code page of its own.
-    records: Vec<PresentRecord<S>>,
+    /// Oldest first; at most N+1 records.
+    records: VecDeque<PresentRecord<S>>,
 }
 
 impl<S: Copy> ImageHistory<S> {
     /// An empty history with room for `depth` records.
     pub fn with_depth(depth: usize) -> Self {
         Self {
-            records: Vec::with_capacity(depth),
+            records: VecDeque::with_capacity(depth),
         }
     }
 
@@ -83,15 +81,8 @@ impl<S: Copy> ImageHistory<S> {
         self.records.len()
     }
 
-    /// Whether the image holds no present semaphore.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
-    }
-
     /// A submission with `serial` waited on a new acquire of this image: it proves every earlier
     /// present of the image. Returns whether any record was newly proven.
-    #[inline(always)]
     pub fn prove_previous(&mut self, serial: Serial) -> bool {
         let mut any = false;
         for r in self.records.iter_mut().filter(|r| r.proven_by.is_none()) {
@@ -103,16 +94,15 @@ impl<S: Copy> ImageHistory<S> {
 
     /// Picks the semaphore for the next present of this image. A reused or poisoned-and-free
     /// oldest record is removed; a poisoned one is returned through `destroy`.
-    #[inline(always)]
     pub fn choose(
         &mut self,
         depth: usize,
         completed: Serial,
         mut destroy: impl FnMut(S),
     ) -> PresentSemaphoreChoice<S> {
-        while let Some(oldest) = self.records.first().copied() {
+        while let Some(oldest) = self.records.front().copied() {
             if oldest.is_free(completed) {
-                remove_first(&mut self.records);
+                self.records.pop_front();
                 if oldest.poisoned {
                     destroy(oldest.semaphore);
                     continue;
@@ -134,9 +124,8 @@ impl<S: Copy> ImageHistory<S> {
     }
 
     /// Records a present that waited on `semaphore`, with its present fence if it had one.
-    #[inline(always)]
     pub fn push(&mut self, semaphore: S, poisoned: bool, present_fence: Option<u64>) {
-        self.records.push(PresentRecord {
+        self.records.push_back(PresentRecord {
             semaphore,
             proven_by: None,
             poisoned,
@@ -216,6 +205,6 @@ mod tests {
             PresentSemaphoreChoice::Create
         );
         assert_eq!(destroyed, vec![1]);
-        assert!(h.is_empty());
+        assert_eq!(h.len(), 0);
     }
 }

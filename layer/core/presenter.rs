@@ -1,53 +1,7 @@
-//! The presenter: the sans-IO state machine that composes pacing, the acquire ring, the
-//! per-image present histories and the retire queue.
-//!
-//! # Call order
-//!
-//! Inputs are method calls; outputs are return values and [`Action`]s polled with
-//! [`Presenter::poll_action`] after every input. Per frame:
-//!
-//! 1. [`Presenter::begin_frame`]: `WaitFor(s)` means wait until serial `s` completed, report it
-//!    with [`Presenter::serial_completed`], and ask again.
-//! 2. If [`Presenter::frame`] is `Some` an image is still held from a frame that was not
-//!    submitted: use it again. Otherwise acquire: [`Presenter::take_acquire_semaphore`] (or a new
-//!    semaphore registered with [`Presenter::acquire_semaphore_created`]), then
-//!    [`Presenter::image_acquired`] or [`Presenter::acquire_failed`].
-//! 3. [`Presenter::choose_present_semaphore`]; on `Create` pass the new one to
-//!    [`Presenter::present_semaphore_created`]; on `WaitFor(s)` wait and ask again.
-//! 4. Submit work that waits on the acquire semaphore and signals the present semaphore, then
-//!    [`Presenter::frame_submitted`] with its serial, then present and
-//!    [`Presenter::frame_presented`].
-//!
-//! On recreation: [`Presenter::swapchain_created`] retires the old swapchain; if it returns a
-//! semaphore, submit a batch that waits on it and report it with
-//! [`Presenter::consume_submitted`]. Check [`Presenter::retired_over_cap`] after recreation.
-//! At shutdown: [`Presenter::release_held`], then wait for [`Presenter::last_submitted`] and the
-//! queue, then [`Presenter::shutdown_waited`].
-//!
-//! # Example
-//!
-//! ```
-//! use vkpace::core::{Presenter, PresenterConfig, FrameGate, PresentSemaphoreChoice, Serial,
-//!     PresentOutcome};
-//! # fn main() -> Result<(), vkpace::core::CoreError> {
-//! // Handles are plain integers here; the Vulkan shell uses `vk::Semaphore` and its swapchains.
-//! let mut p: Presenter<u32, &str> = Presenter::new(PresenterConfig::default())?;
-//! let _ = p.swapchain_created("swapchain A", 3)?;
-//! assert_eq!(p.begin_frame(), FrameGate::Ready);
-//! let acquire = p.take_acquire_semaphore().unwrap_or(10);
-//! p.acquire_semaphore_created(acquire);
-//! p.image_acquired(acquire, 1)?;
-//! let present = match p.choose_present_semaphore()? {
-//!     PresentSemaphoreChoice::Reuse(s) => s,
-//!     _ => { p.present_semaphore_created(20)?; 20 }
-//! };
-//! assert_eq!(present, 20);
-//! p.frame_submitted(Serial(1))?;
-//! p.frame_presented(PresentOutcome::Queued)?;
-//! p.serial_completed(Serial(1))?;
-//! assert!(p.poll_action().is_none());
-//! # Ok(()) }
-//! ```
+//! The presenter: the bookkeeping of vkpace's semaphores and swapchains. It composes the
+//! frames-in-flight gate, the acquire ring, the per-image present histories and the retire
+//! queue, and says which semaphore may be reused and which swapchain destroyed. The frame
+//! machine ([`super::FrameMachine`]) drives it; its unit tests below drive it directly.
 
 use std::collections::VecDeque;
 
@@ -55,7 +9,6 @@ use super::acquire_semaphores::AcquireSemaphores;
 use super::error::CoreError;
 use super::pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
 use super::present_history::PresentSemaphoreChoice;
-use super::rare::{cold_path, rare};
 use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
@@ -157,12 +110,7 @@ pub struct PresenterStats {
 
 /// The sans-IO presentation bookkeeping, generic over semaphore (`S`) and swapchain (`W`)
 /// handles.
-//
-// `repr(C)` keeps what every frame reads and writes (serials, the frame in progress, the
-// slots, the pacer) together at the front, ahead of what changes only on recreation: each
-// cache line touched per frame costs a memory access (see `vk::Swapchain`'s layout note).
 #[derive(Debug)]
-#[repr(C)]
 pub struct Presenter<S, W> {
     completed: Serial,
     last_submitted: Serial,
@@ -176,7 +124,6 @@ pub struct Presenter<S, W> {
     retired: RetireQueue<S, W>,
     /// Present semaphores known unsignalled with nothing pending, shared across swapchains.
     pool: Vec<S>,
-    generation: u64,
     max_retired: usize,
     stats: PresenterStats,
 }
@@ -197,7 +144,6 @@ where
             last_submitted: Serial::NONE,
             acquire: AcquireSemaphores::with_capacity(MAX_FRAMES_IN_FLIGHT + max_retired + 2),
             current: None,
-            generation: 0,
             retired: RetireQueue::with_capacity(max_retired + 2),
             pool: Vec::with_capacity(Self::pool_cap_for(MAX_FRAMES_IN_FLIGHT)),
             frame: None,
@@ -213,7 +159,6 @@ where
         2 * (frames_in_flight + 1)
     }
 
-    #[inline(always)]
     fn depth(&self) -> usize {
         self.pacer.frames_in_flight() + 1
     }
@@ -239,25 +184,19 @@ where
         image_count: u32,
     ) -> Result<Option<S>, CoreError> {
         if image_count == 0 {
-            return Err(rare(CoreError::NoImages));
+            return Err(CoreError::NoImages);
         }
         if self.frame.is_some_and(|f| f.submitted.is_some()) {
-            return Err(rare(CoreError::OutOfOrder(
+            return Err(CoreError::OutOfOrder(
                 "swapchain recreated between frame_submitted and frame_presented",
-            )));
+            ));
         }
         let consume = self.release_held();
         if let Some(old) = self.current.take() {
             self.retired.retire(old, consume);
         }
-        self.generation += 1;
         let depth = self.depth();
-        self.current = Some(SwapchainState::new(
-            handle,
-            self.generation,
-            image_count,
-            depth,
-        ));
+        self.current = Some(SwapchainState::new(handle, image_count, depth));
         self.stats.retired_max_pending = self.stats.retired_max_pending.max(self.retired.len());
         self.collect_retired();
         Ok(consume)
@@ -268,9 +207,9 @@ where
     pub fn consume_submitted(&mut self, semaphore: S, serial: Serial) -> Result<(), CoreError> {
         self.record_submission(serial)?;
         if !self.acquire.waited_by(semaphore, serial) {
-            return Err(rare(CoreError::OutOfOrder(
+            return Err(CoreError::OutOfOrder(
                 "consume_submitted: unknown acquire semaphore",
-            )));
+            ));
         }
         if !self.retired.consume_submitted(semaphore, serial) {
             if let Some(cur) = self.current.as_mut() {
@@ -278,6 +217,12 @@ where
             }
         }
         Ok(())
+    }
+
+    /// A submission that waits on nothing was made with `serial` (the proof submission of the
+    /// bounded fallback and of teardown).
+    pub fn empty_submitted(&mut self, serial: Serial) -> Result<(), CoreError> {
+        self.record_submission(serial)
     }
 
     /// Gives up an acquired image that was not submitted: returns its acquire semaphore, which
@@ -298,7 +243,6 @@ where
     // ----- inputs: per frame ------------------------------------------------------------------
 
     /// Whether the next frame may begin (pacing: frame F waits for frame F-N's submission).
-    #[inline(always)]
     pub fn begin_frame(&self) -> FrameGate {
         // Checked for a held image too: it passed the gate when its frame began, but N may have
         // been lowered since (with N unchanged no submission happened, so it passes again).
@@ -315,7 +259,6 @@ where
 
     /// A free acquire semaphore, marked as handed to an acquire; `None` means create one and
     /// register it with [`Presenter::acquire_semaphore_created`].
-    #[inline(always)]
     pub fn take_acquire_semaphore(&mut self) -> Option<S> {
         self.acquire.take(self.completed)
     }
@@ -330,34 +273,32 @@ where
         if self.acquire.acquire_failed(semaphore) {
             Ok(())
         } else {
-            Err(rare(CoreError::OutOfOrder(
+            Err(CoreError::OutOfOrder(
                 "acquire_failed: unknown acquire semaphore",
-            )))
+            ))
         }
     }
 
     /// The acquire returned `image` and will signal `semaphore`.
-    #[inline(always)]
     pub fn image_acquired(&mut self, semaphore: S, image: u32) -> Result<(), CoreError> {
         if self.frame.is_some() {
-            return Err(rare(CoreError::OutOfOrder(
+            return Err(CoreError::OutOfOrder(
                 "image_acquired while a frame is in progress",
-            )));
+            ));
         }
         let count = self
             .current
             .as_ref()
-            .ok_or_else(|| rare(CoreError::NoSwapchain))?
+            .ok_or(CoreError::NoSwapchain)?
             .images
             .len();
         if image as usize >= count {
-            cold_path();
             return Err(self.image_out_of_range(semaphore, image, count));
         }
         if !self.acquire.acquired(semaphore) {
-            return Err(rare(CoreError::OutOfOrder(
+            return Err(CoreError::OutOfOrder(
                 "image_acquired: unknown acquire semaphore",
-            )));
+            ));
         }
         // After the pacing gate at most N - 1 <= 2 frames are pending, so one of the three
         // slots has completed.
@@ -366,11 +307,9 @@ where
             .slots
             .iter()
             .position(|s| s.is_complete(completed))
-            .ok_or_else(|| {
-                rare(CoreError::OutOfOrder(
-                    "image_acquired before begin_frame said Ready",
-                ))
-            })?;
+            .ok_or(CoreError::OutOfOrder(
+                "image_acquired before begin_frame said Ready",
+            ))?;
         self.frame = Some(FrameSemaphores {
             image,
             acquire: semaphore,
@@ -383,8 +322,6 @@ where
 
     /// An acquire returned an index past the image count. Out of line, so that the frame
     /// path's code stays small (see `vk::Swapchain`'s layout note).
-    #[cold]
-    #[inline(never)]
     fn image_out_of_range(&mut self, semaphore: S, image: u32, count: usize) -> CoreError {
         // The semaphore will be signalled anyway; keep the ring consistent.
         self.acquire.acquired(semaphore);
@@ -396,8 +333,6 @@ where
 
     /// A poisoned present semaphore left an image's history: destroy it. Out of line, so that
     /// the frame path's code stays small.
-    #[cold]
-    #[inline(never)]
     fn destroy_poisoned(actions: &mut VecDeque<Action<S, W>>, stats: &mut PresenterStats, s: S) {
         stats.semaphores_destroyed += 1;
         actions.push_back(Action::DestroySemaphore(s));
@@ -406,33 +341,25 @@ where
     /// The frame in progress (acquired, maybe submitted), or an image held from a frame that
     /// was not submitted.
     #[must_use]
-    #[inline(always)]
     pub fn frame(&self) -> Option<FrameSemaphores<S>> {
         self.frame
     }
 
     /// Picks the present semaphore of the frame in progress.
-    #[inline(always)]
     pub fn choose_present_semaphore(&mut self) -> Result<PresentSemaphoreChoice<S>, CoreError> {
-        let frame = self.frame.ok_or_else(|| {
-            rare(CoreError::OutOfOrder(
-                "choose_present_semaphore without an image",
-            ))
-        })?;
+        let frame = self.frame.ok_or(CoreError::OutOfOrder(
+            "choose_present_semaphore without an image",
+        ))?;
         if let Some(p) = frame.present {
             return Ok(PresentSemaphoreChoice::Reuse(p));
         }
         let depth = self.depth();
         let completed = self.completed;
-        let cur = self
-            .current
-            .as_mut()
-            .ok_or_else(|| rare(CoreError::NoSwapchain))?;
+        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
         let history = &mut cur.images[frame.image as usize];
         let actions = &mut self.actions;
         let stats = &mut self.stats;
         let mut choice = history.choose(depth, completed, |s| {
-            cold_path();
             Self::destroy_poisoned(actions, stats, s);
         });
         if choice == PresentSemaphoreChoice::Create {
@@ -459,6 +386,12 @@ where
         }
     }
 
+    /// How many free present semaphores the pool holds.
+    #[must_use]
+    pub fn free_present_semaphores(&self) -> usize {
+        self.pool.len()
+    }
+
     /// Registers a present semaphore the shell created after [`PresentSemaphoreChoice::Create`].
     pub fn present_semaphore_created(&mut self, semaphore: S) -> Result<(), CoreError> {
         match self.frame.as_mut() {
@@ -466,32 +399,28 @@ where
                 f.present = Some(semaphore);
                 Ok(())
             }
-            _ => Err(rare(CoreError::OutOfOrder(
+            _ => Err(CoreError::OutOfOrder(
                 "present_semaphore_created without a choice",
-            ))),
+            )),
         }
     }
 
     /// The frame's submission (waiting on its acquire semaphore, signalling its present
     /// semaphore) was made with `serial`.
-    #[inline(always)]
     pub fn frame_submitted(&mut self, serial: Serial) -> Result<(), CoreError> {
         let frame = self
             .frame
-            .ok_or_else(|| rare(CoreError::OutOfOrder("frame_submitted without an image")))?;
+            .ok_or(CoreError::OutOfOrder("frame_submitted without an image"))?;
         if frame.present.is_none() || frame.submitted.is_some() {
-            return Err(rare(CoreError::OutOfOrder(
+            return Err(CoreError::OutOfOrder(
                 "frame_submitted needs a chosen present semaphore and no earlier submit",
-            )));
+            ));
         }
         self.record_submission(serial)?;
         self.acquire.waited_by(frame.acquire, serial);
         self.pacer.frame_submitted(serial);
         self.slots[frame.slot] = serial;
-        let cur = self
-            .current
-            .as_mut()
-            .ok_or_else(|| rare(CoreError::NoSwapchain))?;
+        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
         cur.last_serial = serial;
         // This submission waited on a new acquire of the image: it proves the image's earlier
         // presents, and (presents being processed in order) every present to older swapchains.
@@ -504,15 +433,9 @@ where
         Ok(())
     }
 
-    /// The frame was handed to `vkQueuePresentKHR` (without a present fence).
-    pub fn frame_presented(&mut self, outcome: PresentOutcome) -> Result<(), CoreError> {
-        self.frame_presented_with_fence(outcome, None)
-    }
-
     /// The frame was handed to `vkQueuePresentKHR` with present fence `present_fence`
     /// (`VK_EXT_swapchain_maintenance1`); report it with [`Presenter::present_fence_signaled`].
     /// A failed present's fence is not relied on (it may never signal).
-    #[inline(always)]
     pub fn frame_presented_with_fence(
         &mut self,
         outcome: PresentOutcome,
@@ -521,22 +444,17 @@ where
         let frame = match self.frame {
             Some(f) if f.submitted.is_some() => f,
             _ => {
-                return Err(rare(CoreError::OutOfOrder(
+                return Err(CoreError::OutOfOrder(
                     "frame_presented before frame_submitted",
-                )))
+                ))
             }
         };
-        let present = frame.present.ok_or_else(|| {
-            rare(CoreError::OutOfOrder(
-                "frame_presented without a present semaphore",
-            ))
-        })?;
+        let present = frame.present.ok_or(CoreError::OutOfOrder(
+            "frame_presented without a present semaphore",
+        ))?;
         let failed = outcome == PresentOutcome::Failed;
         let fence = present_fence.filter(|_| !failed);
-        let cur = self
-            .current
-            .as_mut()
-            .ok_or_else(|| rare(CoreError::NoSwapchain))?;
+        let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
         cur.images[frame.image as usize].push(present, failed, fence);
         cur.presented = true;
         if fence.is_some() {
@@ -573,13 +491,12 @@ where
     }
 
     /// Every submission up to `serial` has completed (a fence of `serial` signalled).
-    #[inline(always)]
     pub fn serial_completed(&mut self, serial: Serial) -> Result<(), CoreError> {
         if serial > self.last_submitted {
-            return Err(rare(CoreError::CompletedUnsubmitted {
+            return Err(CoreError::CompletedUnsubmitted {
                 given: serial,
                 last: self.last_submitted,
-            }));
+            });
         }
         if serial > self.completed {
             self.completed = serial;
@@ -612,15 +529,14 @@ where
     /// wait submitted (a held image that was not consumed), in which case nothing is released.
     pub fn shutdown_waited(&mut self) -> Result<(), CoreError> {
         if self.frame.is_some() {
-            return Err(rare(CoreError::OutOfOrder(
-                "shutdown with a frame in progress",
-            )));
+            return Err(CoreError::OutOfOrder("shutdown with a frame in progress"));
         }
-        let freeing = self.acquire.serial_freeing_all().ok_or_else(|| {
-            rare(CoreError::OutOfOrder(
+        let freeing = self
+            .acquire
+            .serial_freeing_all()
+            .ok_or(CoreError::OutOfOrder(
                 "shutdown with an unconsumed acquire semaphore",
-            ))
-        })?;
+            ))?;
         self.serial_completed(self.last_submitted.max(freeing).min(self.last_submitted))?;
         if let Some(cur) = self.current.take() {
             self.retired.retire(cur, None);
@@ -642,26 +558,12 @@ where
         self.actions.pop_front()
     }
 
-    /// Whether [`Presenter::poll_action`] has something: a cheap check for a shell that
-    /// keeps its action loop out of the frame path when there is nothing to do.
-    #[must_use]
-    #[inline(always)]
-    pub fn has_actions(&self) -> bool {
-        !self.actions.is_empty()
-    }
-
     // ----- getters ----------------------------------------------------------------------------
 
     /// The highest completed serial reported.
     #[must_use]
     pub fn completed(&self) -> Serial {
         self.completed
-    }
-
-    /// The highest serial submitted.
-    #[must_use]
-    pub fn last_submitted(&self) -> Serial {
-        self.last_submitted
     }
 
     /// Frames in flight N.
@@ -676,45 +578,6 @@ where
         self.pacer.frames_pending(self.completed)
     }
 
-    /// The current swapchain's handle.
-    #[must_use]
-    pub fn current_swapchain(&self) -> Option<W> {
-        self.current.as_ref().map(|c| c.handle)
-    }
-
-    /// How many swapchains were created (the current one is generation `generation()`).
-    #[must_use]
-    #[inline(always)]
-    pub fn generation(&self) -> u64 {
-        self.current
-            .as_ref()
-            .map_or(self.generation, |c| c.generation)
-    }
-
-    /// Present fences of every live swapchain (current and retired) that the core still waits
-    /// for (what the maintenance1 path's teardown waits on).
-    pub fn tracked_present_fences(&self) -> impl Iterator<Item = u64> + '_ {
-        self.current
-            .iter()
-            .chain(self.retired.iter().map(|r| &r.state))
-            .flat_map(|state| {
-                state
-                    .images
-                    .iter()
-                    .flat_map(|h| h.records().filter_map(|rec| rec.present_fence))
-            })
-    }
-
-    /// Whether some present was made without a present fence (legacy path or a failed
-    /// present): then only a queue-idle wait proves every present processed at teardown.
-    #[must_use]
-    pub fn has_unfenced_presents(&self) -> bool {
-        self.current
-            .iter()
-            .chain(self.retired.iter().map(|r| &r.state))
-            .any(|s| s.unfenced_presents > 0)
-    }
-
     /// Present fences of retired swapchains that have not signalled (what the maintenance1
     /// path's bounded fallback waits on).
     pub fn retired_present_fences(&self) -> impl Iterator<Item = u64> + '_ {
@@ -724,25 +587,6 @@ where
                 .iter()
                 .flat_map(|h| h.records().filter_map(|rec| rec.present_fence))
         })
-    }
-
-    /// A line per retired swapchain: what it still waits for (for diagnostics).
-    pub fn retired_debug(&self) -> Vec<String> {
-        self.retired
-            .iter()
-            .map(|r| {
-                format!(
-                    "{:?}: presented {}, fences pending {}, unfenced {}, last serial {}, proof {:?}, consume {:?}",
-                    r.state.handle,
-                    r.state.presented,
-                    r.state.pending_present_fences,
-                    r.state.unfenced_presents,
-                    r.state.last_serial,
-                    r.proof,
-                    r.awaiting_consume
-                )
-            })
-            .collect()
     }
 
     /// Retired swapchains not yet destroyed.
@@ -784,13 +628,12 @@ where
 
     // ----- internals --------------------------------------------------------------------------
 
-    #[inline(always)]
     fn record_submission(&mut self, serial: Serial) -> Result<(), CoreError> {
         if serial <= self.last_submitted {
-            return Err(rare(CoreError::SerialNotIncreasing {
+            return Err(CoreError::SerialNotIncreasing {
                 given: serial,
                 last: self.last_submitted,
-            }));
+            });
         }
         self.last_submitted = serial;
         Ok(())
@@ -822,19 +665,10 @@ where
 
     /// Destroys (as actions) the retired swapchains now provably idle and recycles their
     /// present semaphores.
-    ///
-    /// Called every frame; only the check is inlined into the frame path, the collection
-    /// (rare) is out of line.
-    #[inline(always)]
     fn collect_retired(&mut self) {
-        if !self.retired.is_empty() {
-            self.collect_idle_retired();
+        if self.retired.is_empty() {
+            return;
         }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn collect_idle_retired(&mut self) {
         let completed = self.completed;
         let mut released: Vec<Retired<S, W>> = Vec::new();
         self.retired.collect_idle(completed, |r| released.push(r));
@@ -846,5 +680,36 @@ where
                 self.recycle_present_semaphore(rec.semaphore, rec.poisoned);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_frame_through_the_presenter() -> Result<(), CoreError> {
+        let mut p: Presenter<u32, &str> = Presenter::new(PresenterConfig::default())?;
+        assert_eq!(p.swapchain_created("swapchain A", 3)?, None);
+        assert_eq!(p.begin_frame(), FrameGate::Ready);
+        assert_eq!(p.take_acquire_semaphore(), None);
+        p.acquire_semaphore_created(10);
+        p.image_acquired(10, 1)?;
+        assert_eq!(
+            p.choose_present_semaphore()?,
+            PresentSemaphoreChoice::Create
+        );
+        p.present_semaphore_created(20)?;
+        p.frame_submitted(Serial(1))?;
+        p.frame_presented_with_fence(PresentOutcome::Queued, None)?;
+        p.serial_completed(Serial(1))?;
+        assert!(p.poll_action().is_none());
+        assert_eq!(p.semaphores_held(), 2);
+        assert_eq!(
+            p.take_acquire_semaphore(),
+            Some(10),
+            "its waiting submission completed"
+        );
+        Ok(())
     }
 }

@@ -16,14 +16,12 @@ impl Serial {
 
     /// The serial after this one.
     #[must_use]
-    #[inline(always)]
     pub fn next(self) -> Serial {
         Serial(self.0.saturating_add(1))
     }
 
     /// Whether a submission with this serial has completed, given the highest completed serial.
     #[must_use]
-    #[inline(always)]
     pub fn is_complete(self, completed: Serial) -> bool {
         self <= completed
     }

@@ -8,8 +8,6 @@ use super::serial::Serial;
 pub struct SwapchainState<S, W> {
     /// The shell's handle.
     pub handle: W,
-    /// Creation order: generation g+1 was created with generation g as `oldSwapchain`.
-    pub generation: u64,
     /// One present history per image.
     pub images: Vec<ImageHistory<S>>,
     /// Whether any present was queued to it (a never-presented swapchain needs no proof).
@@ -24,10 +22,9 @@ pub struct SwapchainState<S, W> {
 
 impl<S: Copy, W> SwapchainState<S, W> {
     /// A new swapchain with `image_count` empty histories of room `depth`.
-    pub fn new(handle: W, generation: u64, image_count: u32, depth: usize) -> Self {
+    pub fn new(handle: W, image_count: u32, depth: usize) -> Self {
         Self {
             handle,
-            generation,
             images: (0..image_count)
                 .map(|_| ImageHistory::with_depth(depth))
                 .collect(),

@@ -1,4 +1,5 @@
-//! Settings of a [`super::Swapchain`].
+//! How a [`super::Swapchain`] is made: the handles it works with ([`SwapchainCreateDesc`]) and
+//! its settings ([`SwapchainConfig`]).
 
 use std::time::Duration;
 
@@ -6,18 +7,54 @@ use ash::vk;
 
 use crate::core::{FrameLimit, PacingPolicy};
 
-/// How a [`super::Swapchain`] is made and paced. Every field documents its default.
+/// The Vulkan objects a [`super::Swapchain`] works with. All must be valid and outlive it; see
+/// [`super::Swapchain::new`]'s safety contract.
+pub struct SwapchainCreateDesc<'a> {
+    /// The loaded Vulkan entry.
+    pub entry: &'a ash::Entry,
+    /// The instance the surface and device belong to.
+    pub instance: &'a ash::Instance,
+    /// The physical device of `device`.
+    pub physical_device: vk::PhysicalDevice,
+    /// The device, created with `VK_KHR_swapchain` enabled.
+    pub device: &'a ash::Device,
+    /// The queue vkpace submits to and presents on (see the crate docs: the renderer's frame
+    /// submissions go to this queue too).
+    pub queue: vk::Queue,
+    /// The family of `queue`; it must be able to present to `surface`.
+    pub queue_family: u32,
+    /// The surface to present to.
+    pub surface: vk::SurfaceKHR,
+    /// Settings.
+    pub config: SwapchainConfig,
+}
+
+/// How a [`super::Swapchain`] is made and paced. Every field documents its default; start from
+/// [`SwapchainConfig::default`] and change what you need:
+///
+/// ```
+/// let mut config = vkpace::vk::SwapchainConfig::default();
+/// config.frames_in_flight = 3;
+/// config.present_mode = ash::vk::PresentModeKHR::MAILBOX;
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct SwapchainConfig {
     /// Frames the CPU may queue ahead of the GPU, 1..=3. Default 2.
     pub frames_in_flight: usize,
-    /// Wanted present mode; FIFO (always supported, `VUID`-free fallback) when the surface lacks
-    /// it. Default `FIFO`.
+    /// Wanted present mode; FIFO (which every surface supports) where the surface lacks it.
+    /// Default `FIFO`.
     pub present_mode: vk::PresentModeKHR,
-    /// Formats to try in order; the surface's first format when none matches. Default
-    /// `B8G8R8A8_UNORM`, `R8G8B8A8_UNORM`.
-    pub preferred_formats: Vec<vk::Format>,
-    /// Usage of the swapchain images. Default `COLOR_ATTACHMENT | TRANSFER_DST`.
+    /// Surface formats (format and color space) in order of preference. Default the SRGB
+    /// formats first (`B8G8R8A8_SRGB`, `R8G8B8A8_SRGB`), then the UNORM ones, all in
+    /// `SRGB_NONLINEAR`. The chosen pair is kept across recreation.
+    pub preferred_formats: Vec<vk::SurfaceFormatKHR>,
+    /// Take the surface's first format when none of `preferred_formats` is offered. Default
+    /// true; with false that case is [`super::Error::NoSurfaceFormat`].
+    pub any_format_if_none_offered: bool,
+    /// Usage of the swapchain images. Bits the surface does not support are an error
+    /// ([`super::Error::UnsupportedImageUsage`]), never dropped. Default
+    /// `COLOR_ATTACHMENT | TRANSFER_DST`.
     pub image_usage: vk::ImageUsageFlags,
     /// Extent used when the surface leaves it to the application (`currentExtent` of
     /// `0xFFFFFFFF`, as headless surfaces do). Default 640x480.
@@ -25,49 +62,55 @@ pub struct SwapchainConfig {
     /// Images to ask for beyond the surface's minimum. Default 1 (so one can be acquired while
     /// the engine holds its minimum).
     pub extra_images: u32,
-    /// Bound of every wait vkpace makes (fences, acquire). A timeout is an
+    /// Bound of every wait vkpace makes (fences, acquire, teardown). A timeout is an
     /// [`super::Error::Timeout`], never a hang. Default 2 s.
     pub wait_timeout: Duration,
     /// Retired swapchains allowed to wait for proof before a bounded fallback wait. Default 5.
     pub max_retired_swapchains: usize,
     /// Name objects with `VK_EXT_debug_utils`; set only if the instance enabled it. Default false.
     pub debug_utils: bool,
-    /// The instance enabled [`super::MAINTENANCE1_INSTANCE_EXTENSIONS`] and the device
-    /// [`super::MAINTENANCE1_DEVICE_EXTENSION`] with the `swapchainMaintenance1` feature (see
-    /// [`super::Maintenance1Support`]): use present fences, per-present mode switches and image
-    /// release. Default false: the proof-based path, which works everywhere.
+    /// The instance and device enabled swapchain maintenance1 (the KHR names or the EXT ones,
+    /// with the `swapchainMaintenance1` feature; see [`super::Maintenance1Support`]): present
+    /// fences, per-present mode switches and image release. Default false: the proof-based
+    /// path, which works everywhere.
     pub swapchain_maintenance1: bool,
-    /// Create swapchains with `VK_SWAPCHAIN_CREATE_DEFERRED_MEMORY_ALLOCATION_BIT_EXT`
-    /// (maintenance1 only): image memory is bound at an image's first acquire, and vkpace makes
-    /// its view then. Default false.
+    /// Create swapchains with deferred memory allocation (maintenance1 only): image memory is
+    /// bound at an image's first acquire, and vkpace makes its view then. Default false.
     pub deferred_memory_allocation: bool,
     /// When frames begin beyond the frames-in-flight gate. Default
-    /// [`PacingPolicy::FramesInFlight`] (as soon as the gate opens).
+    /// [`PacingPolicy::FramesInFlight`].
     pub pacing: PacingPolicy,
     /// A frame rate limit (deadline grid, composes with either policy). Default none.
     pub frame_limit: Option<FrameLimit>,
     /// Measure each frame's GPU start and end (timestamp queries around the command buffers
     /// given to [`super::Swapchain::submit`], mapped to the CPU clock with
-    /// `VK_EXT_calibrated_timestamps`), for the telemetry and the low-latency policy. Set only
-    /// if the device enabled [`super::GPU_TIMING_DEVICE_EXTENSION`]; see
-    /// [`super::GpuTimingSupport`]. Default false: GPU time is estimated from submission to
-    /// observed completion.
+    /// `VK_EXT_calibrated_timestamps`). Set only if the device enabled
+    /// [`super::GPU_TIMING_DEVICE_EXTENSION`]; see [`super::GpuTimingSupport`]. Default false.
     pub gpu_timestamps: bool,
     /// Learn when each frame was shown (`VK_KHR_present_id` + `VK_KHR_present_wait`, polled
-    /// once per frame without blocking), for the low-latency policy and the telemetry's
-    /// `displayed`. Set only if the device enabled [`super::PRESENT_WAIT_DEVICE_EXTENSIONS`]
-    /// with the `presentId` and `presentWait` features (see [`super::PresentWaitSupport`]);
-    /// without the extension [`super::Swapchain::new`] fails with
-    /// [`super::Error::InvalidConfig`]. Default false.
+    /// once per frame without blocking). Set only if the device enabled
+    /// [`super::PRESENT_WAIT_DEVICE_EXTENSIONS`] with both features (see
+    /// [`super::PresentWaitSupport`]); without the extension [`super::Swapchain::new`] fails
+    /// with [`super::Error::InvalidConfig`]. Default false.
     pub present_wait: bool,
 }
 
 impl Default for SwapchainConfig {
     fn default() -> Self {
+        let srgb = |format| vk::SurfaceFormatKHR {
+            format,
+            color_space: vk::ColorSpaceKHR::SRGB_NONLINEAR,
+        };
         Self {
             frames_in_flight: 2,
             present_mode: vk::PresentModeKHR::FIFO,
-            preferred_formats: vec![vk::Format::B8G8R8A8_UNORM, vk::Format::R8G8B8A8_UNORM],
+            preferred_formats: vec![
+                srgb(vk::Format::B8G8R8A8_SRGB),
+                srgb(vk::Format::R8G8B8A8_SRGB),
+                srgb(vk::Format::B8G8R8A8_UNORM),
+                srgb(vk::Format::R8G8B8A8_UNORM),
+            ],
+            any_format_if_none_offered: true,
             image_usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_DST,
             extent: vk::Extent2D {
                 width: 640,

@@ -4,10 +4,11 @@ use std::time::Duration;
 
 use ash::vk;
 
-use crate::core::{cold_path, CoreError};
+use crate::core::{CoreError, Failure};
 
 /// Everything vkpace can fail with. Each variant says what was being done.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A Vulkan call failed.
     #[error("{call} failed: {result}")]
@@ -17,7 +18,8 @@ pub enum Error {
         /// What it returned.
         result: vk::Result,
     },
-    /// A bounded wait ran out of time (a fence, an acquire). Nothing was destroyed early.
+    /// A bounded wait ran out of time (a fence, an acquire). Nothing was destroyed early; the
+    /// call may be made again.
     #[error("waiting for {what} timed out after {timeout:?}")]
     Timeout {
         /// What was waited for.
@@ -34,18 +36,28 @@ pub enum Error {
     /// The queue family cannot present to the surface.
     #[error("queue family {0} cannot present to this surface")]
     QueueCannotPresent(u32),
-    /// The surface offers no format vkpace can use.
-    #[error("the surface offers no usable format")]
+    /// The surface offers none of the formats asked for (and falling back was not allowed),
+    /// or none at all.
+    #[error("the surface offers none of the formats asked for")]
     NoSurfaceFormat,
-    /// A setting out of range.
+    /// Image usage asked for that the surface does not support.
+    #[error("image usage {requested:?} asked for; the surface supports only {supported:?}")]
+    UnsupportedImageUsage {
+        /// What was asked for.
+        requested: vk::ImageUsageFlags,
+        /// What the surface supports.
+        supported: vk::ImageUsageFlags,
+    },
+    /// A setting out of range or an option the device did not enable.
     #[error("invalid configuration: {0}")]
     InvalidConfig(&'static str),
-    /// A frame from another swapchain, or presented twice.
-    #[error("frame does not belong to the frame in progress of this swapchain")]
+    /// A frame that is not the frame in progress of this swapchain (presented already, or of
+    /// another swapchain object).
+    #[error("this frame is not the frame in progress of this swapchain")]
     ForeignFrame,
     /// The bookkeeping core refused a call (a bug in vkpace or misuse of the frame order).
     #[error(transparent)]
-    Core(#[from] CoreError),
+    Core(CoreError),
 }
 
 /// `Result` with vkpace's [`Error`].
@@ -53,15 +65,46 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Maps a `vk::Result` from `call`, giving device and surface loss their own variants.
-    /// Cold and out of line: the paths that build an error are laid out away from the frame
-    /// path, whose code stays dense, and take little room (see `Swapchain`'s layout note).
-    #[cold]
-    #[inline(never)]
     pub(crate) fn vk(call: &'static str, result: vk::Result) -> Self {
         match result {
             vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost,
             vk::Result::ERROR_SURFACE_LOST_KHR => Error::SurfaceLost,
             _ => Error::Vulkan { call, result },
+        }
+    }
+}
+
+impl From<CoreError> for Error {
+    fn from(e: CoreError) -> Self {
+        match e {
+            CoreError::ForeignFrame { .. } => Error::ForeignFrame,
+            e => Error::Core(e),
+        }
+    }
+}
+
+impl From<Failure> for Error {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Timeout { what, timeout_ns } => Error::Timeout {
+                what,
+                timeout: Duration::from_nanos(timeout_ns),
+            },
+            Failure::SurfaceLost => Error::SurfaceLost,
+            Failure::DeviceLost => Error::DeviceLost,
+            Failure::Vulkan { call, status } => Error::Vulkan {
+                call,
+                result: vk::Result::from_raw(status.0),
+            },
+            Failure::NoSurfaceFormat => Error::NoSurfaceFormat,
+            Failure::UnsupportedImageUsage {
+                requested,
+                supported,
+            } => Error::UnsupportedImageUsage {
+                requested: vk::ImageUsageFlags::from_raw(requested),
+                supported: vk::ImageUsageFlags::from_raw(supported),
+            },
+            Failure::Misuse(e) => e.into(),
         }
     }
 }
@@ -72,16 +115,7 @@ pub(crate) trait VkContext<T> {
 }
 
 impl<T> VkContext<T> for Result<T, vk::Result> {
-    #[inline(always)]
     fn during(self, call: &'static str) -> Result<T> {
-        match self {
-            Ok(v) => Ok(v),
-            Err(r) => {
-                // Marked here too: the call alone leaves the compiler checking its result
-                // again on the hot side.
-                cold_path();
-                Err(Error::vk(call, r))
-            }
-        }
+        self.map_err(|r| Error::vk(call, r))
     }
 }

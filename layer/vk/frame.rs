@@ -1,60 +1,181 @@
-//! What one acquire hands the renderer.
+//! What an acquire hands the renderer, and the order a frame goes through: acquired
+//! ([`Frame`]) → submitted ([`SubmittedFrame`]) → presented. The types make the order: only a
+//! `SubmittedFrame` can be presented, and presenting consumes it.
+//!
+//! ```compile_fail
+//! # fn f(swapchain: &mut vkpace::vk::Swapchain, frame: vkpace::vk::Frame) {
+//! // A frame that was not submitted cannot be presented.
+//! swapchain.present(frame);
+//! # }
+//! ```
+//!
+//! ```compile_fail
+//! # fn f(swapchain: &mut vkpace::vk::Swapchain, frame: vkpace::vk::SubmittedFrame) {
+//! swapchain.present(frame);
+//! // Nor can a frame be used after it was presented.
+//! swapchain.present(frame);
+//! # }
+//! ```
+//!
+//! ```compile_fail
+//! # fn f(swapchain: &mut vkpace::vk::Swapchain, frame: vkpace::vk::Frame) {
+//! // Nor submitted twice.
+//! let a = unsafe { swapchain.submitted_by_renderer(frame) };
+//! let b = unsafe { swapchain.submitted_by_renderer(frame) };
+//! # }
+//! ```
 
 use std::time::Duration;
 
 use ash::vk;
 
-/// One frame: the image to render to and the three sync objects the renderer's submission
-/// must use. Pass it back to [`super::Swapchain::present`].
+use crate::core::FrameInfo;
+
+/// A frame acquired and not yet submitted: the image to render to and the sync objects its
+/// submission must use. Submit it with [`super::Swapchain::submit`] (or declare your own
+/// submission with [`super::Swapchain::submitted_by_renderer`]), then present the
+/// [`SubmittedFrame`] you get.
 ///
-/// The renderer's one submission for the frame must wait on [`Frame::acquire_semaphore`]
-/// (at the stage that first writes the image), signal [`Frame::present_semaphore`] and signal
-/// [`Frame::fence`]. [`super::Swapchain::submit`] does exactly that for a list of command
-/// buffers. Dropping a frame *before* submitting keeps its image for the next acquire; dropping
-/// it after submitting without presenting breaks the present semaphore's bookkeeping.
+/// Dropping a `Frame` keeps its image: the next acquire hands the same frame out again (same
+/// image, semaphores and fence), without acquiring.
 #[derive(Debug)]
-#[must_use = "a frame must be presented (or dropped before submitting, to keep its image)"]
+#[must_use = "submit the frame, or drop it to get the same image at the next acquire"]
 pub struct Frame {
+    pub(crate) info: FrameInfo<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
+    pub(crate) image: vk::Image,
+    pub(crate) view: vk::ImageView,
+    pub(crate) owner: u64,
+}
+
+impl Frame {
     /// Index of the acquired image in the swapchain.
-    pub image_index: u32,
-    /// The image.
-    pub image: vk::Image,
-    /// A 2D color view of the image, made by vkpace.
-    pub image_view: vk::ImageView,
+    #[must_use]
+    pub fn image_index(&self) -> u32 {
+        self.info.image
+    }
+
+    /// The image. Leave it in `PRESENT_SRC_KHR` layout.
+    #[must_use]
+    pub fn image(&self) -> vk::Image {
+        self.image
+    }
+
+    /// A 2D color view of the image, made by vkpace. It lives until the swapchain it belongs to
+    /// is destroyed (after recreation, once that swapchain is provably idle).
+    #[must_use]
+    pub fn image_view(&self) -> vk::ImageView {
+        self.view
+    }
+
     /// The image's extent.
-    pub extent: vk::Extent2D,
+    pub fn extent(&self) -> vk::Extent2D {
+        vk::Extent2D {
+            width: self.info.extent.width,
+            height: self.info.extent.height,
+        }
+    }
+
+    /// The image's format and color space.
+    pub fn surface_format(&self) -> vk::SurfaceFormatKHR {
+        vk::SurfaceFormatKHR {
+            format: vk::Format::from_raw(self.info.format.format),
+            color_space: vk::ColorSpaceKHR::from_raw(self.info.format.color_space),
+        }
+    }
+
     /// The image's format.
-    pub format: vk::Format,
-    /// Wait on this before writing the image.
-    pub acquire_semaphore: vk::Semaphore,
-    /// Signal this when rendering is done; the present waits on it.
-    pub present_semaphore: vk::Semaphore,
-    /// Signal this with the frame's submission; vkpace paces on it.
-    pub fence: vk::Fence,
-    /// Per-frame resource slot in `0..vkpace::core::MAX_FRAMES_IN_FLIGHT` (3): resources indexed
-    /// by it (command buffers, uniform buffers) are free, because the submission that last used
-    /// the slot has completed. Chosen by completion, so it stays right when frames in flight
-    /// change at run time; keep 3 sets of per-frame resources.
-    pub slot: usize,
-    /// Time this acquire spent blocked (pacing wait plus `vkAcquireNextImageKHR`).
-    pub cpu_wait: Duration,
+    #[must_use]
+    pub fn format(&self) -> vk::Format {
+        vk::Format::from_raw(self.info.format.format)
+    }
+
+    /// Signalled by the acquire: the first submission that writes the image waits on it, at
+    /// the stage that first writes the image.
+    #[must_use]
+    pub fn acquire_semaphore(&self) -> vk::Semaphore {
+        self.info.acquire_semaphore
+    }
+
+    /// The frame's last submission signals it; the present waits on it.
+    #[must_use]
+    pub fn present_semaphore(&self) -> vk::Semaphore {
+        self.info.present_semaphore
+    }
+
+    /// The frame's last submission signals it; vkpace paces on it.
+    #[must_use]
+    pub fn fence(&self) -> vk::Fence {
+        self.info.fence
+    }
+
+    /// Per-frame resource slot in `0..MAX_FRAMES_IN_FLIGHT` (3): the submission that last used
+    /// the slot has completed, so resources indexed by it (command buffers, uniform buffers,
+    /// anything written each frame) are free. Chosen by completion (the lowest free slot), not
+    /// by frame number, so it stays right when frames in flight change; keep 3 sets.
+    #[must_use]
+    pub fn slot(&self) -> usize {
+        self.info.slot
+    }
+
+    /// Time this acquire spent blocked (pacing wait, policy sleep, `vkAcquireNextImageKHR`).
+    #[must_use]
+    pub fn cpu_wait(&self) -> Duration {
+        Duration::from_nanos(self.info.cpu_wait_ns)
+    }
+
     /// Swapchain generation the image belongs to (1 for the first swapchain).
-    pub generation: u64,
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.info.generation
+    }
+
+    /// Whether the swapchain changed since the previous frame handed out (new generation: new
+    /// images, maybe a new extent): rebuild per-image and size-dependent objects.
+    #[must_use]
+    pub fn swapchain_changed(&self) -> bool {
+        self.info.swapchain_changed
+    }
+
+    /// The frame's number (0, 1, 2, ... in the order frames begin), as in the telemetry.
+    #[must_use]
+    pub fn number(&self) -> u64 {
+        self.info.number
+    }
+}
+
+/// A frame whose submission vkpace knows about: present it with
+/// [`super::Swapchain::present`]. A `SubmittedFrame` dropped without presenting is presented by
+/// vkpace at the next acquire (its image was rendered; presenting is how it goes back).
+#[derive(Debug)]
+#[must_use = "present the frame (vkpace presents a dropped one at the next acquire)"]
+pub struct SubmittedFrame {
+    pub(crate) number: u64,
+    pub(crate) owner: u64,
+}
+
+impl SubmittedFrame {
+    /// The frame's number.
+    #[must_use]
+    pub fn number(&self) -> u64 {
+        self.number
+    }
 }
 
 /// The result of [`super::Swapchain::acquire`].
 #[derive(Debug)]
 #[must_use]
+#[non_exhaustive]
 pub enum Acquired {
-    /// Render this frame, then present it.
+    /// Render this frame, submit it, then present it.
     Frame(Frame),
-    /// Nothing to render now: the window has zero extent (minimized). No image was acquired and
-    /// nothing waits; call acquire again when the window changes.
+    /// Nothing to render now: the surface has zero extent (minimized). No image was acquired and
+    /// nothing waits; acquire again when the window changes.
     ZeroExtent,
 }
 
 /// What presenting reported.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Presented {
     /// Queued, swapchain up to date.
     Queued,

@@ -8,8 +8,6 @@
 //! are never pending when resubmitted (VUID-vkQueueSubmit-pCommandBuffers-00071) and the
 //! results are read before the queries are reset again.
 
-use std::time::{Duration, Instant};
-
 use ash::vk;
 
 use super::clock::Clock;
@@ -20,9 +18,6 @@ use crate::core::{GpuClock, MAX_FRAMES_IN_FLIGHT};
 
 /// The device extension GPU timing needs.
 pub const GPU_TIMING_DEVICE_EXTENSION: &std::ffi::CStr = ash::ext::calibrated_timestamps::NAME;
-
-/// How often the GPU clock is anchored again to the CPU clock (drift never adds up).
-const RECALIBRATE_EVERY: Duration = Duration::from_secs(1);
 
 /// What a device offers for GPU timing.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -78,17 +73,16 @@ impl GpuTimingSupport {
     }
 }
 
-/// The timestamp queries, their command buffers and the clock mapping.
+/// The timestamp queries and their command buffers. The mapping of ticks to the CPU clock
+/// ([`GpuClock`]) is the core's; this takes the readings.
 pub(crate) struct GpuTimer {
     command_pool: vk::CommandPool,
     query_pool: vk::QueryPool,
     begin: [vk::CommandBuffer; MAX_FRAMES_IN_FLIGHT],
     end: [vk::CommandBuffer; MAX_FRAMES_IN_FLIGHT],
     calibrated: ash::ext::calibrated_timestamps::Device,
-    clock: GpuClock,
-    calibrated_at: Option<Instant>,
-    /// Widest CPU bracket around a calibration kept so far (its error bound is half of it).
-    pub(crate) worst_calibration_bracket: Duration,
+    /// The device clock's description, for the core.
+    pub(crate) clock: GpuClock,
 }
 
 impl GpuTimer {
@@ -133,8 +127,6 @@ impl GpuTimer {
             end: [vk::CommandBuffer::null(); MAX_FRAMES_IN_FLIGHT],
             calibrated: ash::ext::calibrated_timestamps::Device::new(instance, device),
             clock,
-            calibrated_at: None,
-            worst_calibration_bracket: Duration::ZERO,
         };
         // On any failure below, what was made so far is destroyed (nothing was submitted).
         // SAFETY: nothing made by `timer` has been submitted.
@@ -215,18 +207,10 @@ impl GpuTimer {
         Some((*self.begin.get(slot)?, *self.end.get(slot)?))
     }
 
-    /// Anchors the GPU clock to `clock`'s epoch when the last anchor is older than a second.
-    /// The CPU time of the device reading is the middle of a bracket of two clock readings
-    /// around it; the narrowest of three tries is kept, so a preemption during one does not
-    /// skew the mapping.
-    pub(crate) fn calibrate_if_due(&mut self, clock: &Clock) -> Result<()> {
-        let now = Instant::now();
-        if self
-            .calibrated_at
-            .is_some_and(|t| now.duration_since(t) < RECALIBRATE_EVERY)
-        {
-            return Ok(());
-        }
+    /// Reads the device clock together with `clock`: the CPU time of the reading is the middle
+    /// of a bracket of two clock readings around it, and the narrowest of three tries is kept,
+    /// so a preemption during one does not skew the mapping. Returns (ticks, CPU ns).
+    pub(crate) fn calibrate(&self, clock: &Clock) -> Result<(u64, u64)> {
         let info =
             [vk::CalibratedTimestampInfoEXT::default().time_domain(vk::TimeDomainEXT::DEVICE)];
         let mut best: Option<(u64, u64, u64)> = None;
@@ -253,28 +237,16 @@ impl GpuTimer {
                 best = Some((bracket, ticks[0], before + bracket / 2));
             }
         }
-        if let Some((bracket, ticks, mid)) = best {
-            self.clock.anchor(ticks, mid);
-            self.worst_calibration_bracket = self
-                .worst_calibration_bracket
-                .max(Duration::from_nanos(bracket));
-        }
-        self.calibrated_at = Some(now);
-        Ok(())
+        Ok(best.map_or((0, 0), |(_, ticks, mid)| (ticks, mid)))
     }
 
-    /// GPU start and end of the completed frame that used `slot`, as times since the epoch the
-    /// anchors count from; `None` when the results are not available.
+    /// The two timestamps (device ticks) of the completed frame that used `slot`; `None` when
+    /// the results are not available.
     ///
     /// # Safety
     ///
     /// The submission that used `slot` completed (its fence was seen signalled).
-    #[inline(never)] // Out of the frame path when the option is off.
-    pub(crate) unsafe fn read(
-        &self,
-        device: &ash::Device,
-        slot: usize,
-    ) -> Option<(Duration, Duration)> {
+    pub(crate) unsafe fn read(&self, device: &ash::Device, slot: usize) -> Option<(u64, u64)> {
         let first = u32::try_from(2 * slot).ok()?;
         let mut ticks = [0u64; 2];
         // SAFETY: the range lies in the pool; the submission writing it completed (caller
@@ -288,12 +260,7 @@ impl GpuTimer {
             )
         }
         .ok()?;
-        let start = self.clock.to_cpu_ns(ticks[0])?;
-        let end = self.clock.to_cpu_ns(ticks[1])?;
-        Some((
-            Duration::from_nanos(start),
-            Duration::from_nanos(end.max(start)),
-        ))
+        Some((ticks[0], ticks[1]))
     }
 
     /// Destroys the pools (and with them the command buffers).

@@ -1,4 +1,10 @@
-//! `VK_EXT_swapchain_maintenance1`: what to enable, and the queries vkpace makes with it.
+//! Swapchain maintenance1: what to enable, and the calls vkpace makes with it.
+//!
+//! `VK_KHR_swapchain_maintenance1` and `VK_KHR_surface_maintenance1` (Vulkan 1.4.321) promoted
+//! the EXT extensions with no functional change: the structures keep their layouts and
+//! structure-type values (`VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_KHR` is 1000275001
+//! like the EXT one), so ash's EXT structures serve both; only the extension names and
+//! `vkReleaseSwapchainImagesKHR` differ. vkpace prefers the KHR names where offered.
 //!
 //! The renderer creates the instance and device, so vkpace tells it what to enable
 //! ([`Maintenance1Support`]) and is told what was enabled
@@ -8,64 +14,109 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use super::error::{Result, VkContext};
+use super::error::{Error, Result, VkContext};
 use super::extensions::{all_listed, device_offers};
 
-/// Instance extensions the maintenance1 path needs (`VK_EXT_surface_maintenance1` and its
-/// dependency `VK_KHR_get_surface_capabilities2`).
-pub const MAINTENANCE1_INSTANCE_EXTENSIONS: [&CStr; 2] = [
-    ash::ext::surface_maintenance1::NAME,
-    ash::khr::get_surface_capabilities2::NAME,
-];
+/// `VK_KHR_swapchain_maintenance1`.
+pub const KHR_SWAPCHAIN_MAINTENANCE1: &CStr = c"VK_KHR_swapchain_maintenance1";
+/// `VK_KHR_surface_maintenance1`.
+pub const KHR_SURFACE_MAINTENANCE1: &CStr = c"VK_KHR_surface_maintenance1";
 
-/// The device extension of the maintenance1 path. Enable it together with
-/// `VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT::swapchainMaintenance1`.
-pub const MAINTENANCE1_DEVICE_EXTENSION: &CStr = ash::ext::swapchain_maintenance1::NAME;
+/// Which names of the maintenance1 extensions a system offers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Maintenance1Names {
+    /// `VK_KHR_swapchain_maintenance1` and `VK_KHR_surface_maintenance1`.
+    Khr,
+    /// `VK_EXT_swapchain_maintenance1` and `VK_EXT_surface_maintenance1`.
+    Ext,
+}
+
+impl Maintenance1Names {
+    /// The instance extensions to enable (the surface extension and its dependency
+    /// `VK_KHR_get_surface_capabilities2`).
+    #[must_use]
+    pub fn instance_extensions(self) -> [&'static CStr; 2] {
+        let surface = match self {
+            Maintenance1Names::Khr => KHR_SURFACE_MAINTENANCE1,
+            Maintenance1Names::Ext => ash::ext::surface_maintenance1::NAME,
+        };
+        [surface, ash::khr::get_surface_capabilities2::NAME]
+    }
+
+    /// The device extension to enable, with the `swapchainMaintenance1` feature.
+    #[must_use]
+    pub fn device_extension(self) -> &'static CStr {
+        match self {
+            Maintenance1Names::Khr => KHR_SWAPCHAIN_MAINTENANCE1,
+            Maintenance1Names::Ext => ash::ext::swapchain_maintenance1::NAME,
+        }
+    }
+
+    /// "KHR" or "EXT".
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Maintenance1Names::Khr => "KHR",
+            Maintenance1Names::Ext => "EXT",
+        }
+    }
+}
 
 /// What a system offers for the maintenance1 path.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Maintenance1Support {
-    /// Both [`MAINTENANCE1_INSTANCE_EXTENSIONS`] are available.
-    pub instance_extensions: bool,
-    /// [`MAINTENANCE1_DEVICE_EXTENSION`] is available on the physical device.
-    pub device_extension: bool,
-    /// The `swapchainMaintenance1` feature is supported (queried only when both the above are).
+    /// The names to enable: KHR where the instance and device offer both KHR extensions, else
+    /// EXT where they offer both EXT ones.
+    pub names: Option<Maintenance1Names>,
+    /// The `swapchainMaintenance1` feature is supported (queried only when `names` is some).
     pub feature: bool,
 }
 
 impl Maintenance1Support {
-    /// Whether the path can be used: enable the extensions and the feature, then set
+    /// Whether the path can be used: enable `names`' extensions and the feature, then set
     /// [`super::SwapchainConfig::swapchain_maintenance1`].
     #[must_use]
-    pub fn usable(&self) -> bool {
-        self.instance_extensions && self.device_extension && self.feature
+    pub fn usable(&self) -> Option<Maintenance1Names> {
+        self.names.filter(|_| self.feature)
     }
 
-    /// Checks the instance extensions (before the instance exists).
-    pub fn instance_extensions_available(entry: &ash::Entry) -> Result<bool> {
+    /// The names whose instance extensions are available (before the instance exists).
+    pub fn instance_names(entry: &ash::Entry) -> Result<Option<Maintenance1Names>> {
         // SAFETY: plain enumeration on a loaded entry.
         let available = unsafe { entry.enumerate_instance_extension_properties(None) }
             .during("vkEnumerateInstanceExtensionProperties")?;
-        Ok(all_listed(&available, &MAINTENANCE1_INSTANCE_EXTENSIONS))
+        Ok([Maintenance1Names::Khr, Maintenance1Names::Ext]
+            .into_iter()
+            .find(|n| all_listed(&available, &n.instance_extensions())))
     }
 
-    /// Checks everything for `physical`.
+    /// Checks everything for `physical`, given the instance names enabled (from
+    /// [`Self::instance_names`]).
     ///
     /// # Safety
     ///
-    /// `physical` must come from `instance`, which must be a Vulkan 1.1+ instance (for
+    /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
     /// `vkGetPhysicalDeviceFeatures2`).
     pub unsafe fn query(
-        entry: &ash::Entry,
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
+        instance_names: Option<Maintenance1Names>,
     ) -> Result<Self> {
-        let instance_extensions = Self::instance_extensions_available(entry)?;
-        // SAFETY: `physical` comes from `instance` (caller contract).
-        let device_extension =
-            unsafe { device_offers(instance, physical, &[MAINTENANCE1_DEVICE_EXTENSION]) }?;
+        let mut names = None;
+        for n in [Maintenance1Names::Khr, Maintenance1Names::Ext] {
+            // SAFETY: `physical` comes from `instance` (caller contract).
+            let offered = unsafe { device_offers(instance, physical, &[n.device_extension()]) }?;
+            // Both halves must use the same names (the KHR device extension requires the KHR
+            // surface one, the EXT one the EXT one).
+            if offered && instance_names == Some(n) {
+                names = Some(n);
+                break;
+            }
+        }
         let mut feature = false;
-        if instance_extensions && device_extension {
+        if names.is_some() {
+            // The KHR feature structure has the EXT one's layout and structure type.
             let mut m1 = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default();
             let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut m1);
             // SAFETY: 1.1+ instance (caller contract); the chain holds a struct of an
@@ -73,25 +124,80 @@ impl Maintenance1Support {
             unsafe { instance.get_physical_device_features2(physical, &mut f2) };
             feature = m1.swapchain_maintenance1 == vk::TRUE;
         }
+        Ok(Self { names, feature })
+    }
+}
+
+/// The entry points of the maintenance1 path.
+pub(crate) struct Maintenance1Fns {
+    release: vk::PFN_vkReleaseSwapchainImagesEXT,
+    device: vk::Device,
+    pub(crate) caps2: ash::khr::get_surface_capabilities2::Instance,
+    pub(crate) names: Maintenance1Names,
+}
+
+impl Maintenance1Fns {
+    /// Loads the release entry point under the KHR name, else the EXT one: a device returns no
+    /// entry point for an extension it did not enable (spec, `vkGetDeviceProcAddr`), so this
+    /// also tells which names the renderer enabled.
+    pub(crate) fn load(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        device: &ash::Device,
+    ) -> Result<Self> {
+        let lookup = |name: &CStr| {
+            // SAFETY: valid device of `instance` (swapchain constructor contract).
+            unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
+        };
+        let (f, names) = match lookup(c"vkReleaseSwapchainImagesKHR") {
+            Some(f) => (f, Maintenance1Names::Khr),
+            None => match lookup(c"vkReleaseSwapchainImagesEXT") {
+                Some(f) => (f, Maintenance1Names::Ext),
+                None => {
+                    return Err(Error::InvalidConfig(
+                        "swapchain_maintenance1 needs VK_KHR_swapchain_maintenance1 or \
+                         VK_EXT_swapchain_maintenance1 enabled on the device",
+                    ))
+                }
+            },
+        };
         Ok(Self {
-            instance_extensions,
-            device_extension,
-            feature,
+            // SAFETY: both names have this signature (the KHR function is the EXT one promoted).
+            release: unsafe {
+                std::mem::transmute::<
+                    unsafe extern "system" fn(),
+                    vk::PFN_vkReleaseSwapchainImagesEXT,
+                >(f)
+            },
+            device: device.handle(),
+            caps2: ash::khr::get_surface_capabilities2::Instance::new(entry, instance),
+            names,
         })
+    }
+
+    /// `vkReleaseSwapchainImages{KHR,EXT}`.
+    ///
+    /// # Safety
+    ///
+    /// The images were acquired from the swapchain and no device work used them
+    /// (VUID-VkReleaseSwapchainImagesInfoEXT-pImageIndices-07785/07786).
+    pub(crate) unsafe fn release(
+        &self,
+        info: &vk::ReleaseSwapchainImagesInfoEXT<'_>,
+    ) -> vk::Result {
+        // SAFETY: caller contract; `release` was loaded for `device`.
+        unsafe { (self.release)(self.device, info) }
     }
 }
 
 /// The present modes a swapchain created with `mode` can switch to per present, without
 /// recreation (`VkSurfacePresentModeCompatibilityEXT`). Empty when the driver reports none
-/// (lavapipe's headless surface does, not even `mode` itself): then the caller must not chain
-/// `VkSwapchainPresentModesCreateInfoEXT` (the validation layer checks its entries against this
-/// query, VUID-VkSwapchainPresentModesCreateInfoEXT-pPresentModes-07763) and every switch
-/// recreates.
+/// (lavapipe's headless surface does, not even `mode` itself).
 ///
 /// # Safety
 ///
-/// The handles must be valid and the instance must have enabled
-/// [`MAINTENANCE1_INSTANCE_EXTENSIONS`].
+/// The handles must be valid and the instance must have enabled the maintenance1 instance
+/// extensions.
 pub(crate) unsafe fn compatible_present_modes(
     caps2: &ash::khr::get_surface_capabilities2::Instance,
     physical: vk::PhysicalDevice,
@@ -112,18 +218,15 @@ pub(crate) unsafe fn compatible_present_modes(
         return Ok(Vec::new());
     }
     let mut modes = vec![vk::PresentModeKHR::FIFO; count];
-    {
+    let written = {
         let mut compat =
             vk::SurfacePresentModeCompatibilityEXT::default().present_modes(&mut modes);
         let mut caps = vk::SurfaceCapabilities2KHR::default().push_next(&mut compat);
         // SAFETY: as above; the array has the counted room.
         unsafe { caps2.get_physical_device_surface_capabilities2(physical, &info, &mut caps) }
             .during("vkGetPhysicalDeviceSurfaceCapabilities2KHR")?;
-        let written = compat.present_mode_count as usize;
-        modes.truncate(written);
-    }
-    if !modes.contains(&mode) {
-        modes.push(mode);
-    }
+        compat.present_mode_count as usize
+    };
+    modes.truncate(written);
     Ok(modes)
 }

@@ -21,11 +21,7 @@ const PENDING: usize = 8;
 const MARGIN_NS: u64 = 300_000;
 
 /// Low-latency pacing state.
-//
-// `repr(C)` keeps the per-frame scalars together in the first cache line, ahead of the
-// sample windows (see `WindowStats` on why lines matter).
 #[derive(Debug, Clone, Default)]
-#[repr(C)]
 pub struct LowLatency {
     /// The start of the frame being built: (frame id, CPU start).
     started: Option<(u64, u64)>,
@@ -88,13 +84,11 @@ impl LowLatency {
     }
 
     /// Frame `id` began its CPU work at `now`.
-    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn frame_started(&mut self, id: u64, now: u64) {
         self.started = Some((id, now));
     }
 
     /// Frame `id` was submitted at `now`.
-    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
         if let Some((sid, start)) = self.started.take() {
             if sid == id {
@@ -111,7 +105,6 @@ impl LowLatency {
     }
 
     /// The GPU ran frame `id` from `start` to `end` (timestamps, or the best estimate).
-    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn gpu_done(&mut self, id: u64, start: u64, end: u64) {
         self.gpu.push(end.saturating_sub(start));
         self.gpu_end = Some(self.gpu_end.map_or(end, |e| e.max(end)));
@@ -125,13 +118,11 @@ impl LowLatency {
     }
 
     /// Frame `id` was handed to the presentation engine.
-    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn frame_presented(&mut self) {
         self.presented_after_display += 1;
     }
 
     /// Frame `id` was shown at `at` (present-wait feedback).
-    #[inline(never)] // Out of the frame path unless it is the policy (`Pacing::is_passive`).
     pub fn frame_displayed(&mut self, id: u64, at: u64) {
         if let Some((prev_id, prev_at)) = self.displayed {
             if id > prev_id && at > prev_at {

@@ -14,8 +14,6 @@ mod frame_limiter;
 mod low_latency;
 mod window_stats;
 
-use super::rare::cold_path;
-
 pub use frame_limiter::{FrameLimit, FrameLimiter, CATCH_UP_AT_ONCE, CATCH_UP_SHARE};
 pub use low_latency::LowLatency;
 pub use window_stats::{WindowStats, WINDOW};
@@ -42,7 +40,6 @@ pub enum PacingPolicy {
 /// # Ok::<(), vkpace::core::CoreError>(())
 /// ```
 #[derive(Debug, Clone)]
-#[repr(C)] // The policy and limit first: read every frame, they share a line.
 pub struct Pacing {
     policy: PacingPolicy,
     limiter: Option<FrameLimiter>,
@@ -67,9 +64,8 @@ impl Pacing {
     }
 
     /// Switches policy at run time. The low-latency predictor learns only while it is the
-    /// policy: under frames in flight its statistics would cost every frame (about four cache
-    /// lines, each a memory access once the driver's rendering has evicted them) for nothing.
-    /// So a switch to it starts from scratch: the frames until one has finished on the GPU
+    /// policy (what it learned under another policy may be stale). So a switch to it starts
+    /// from scratch: the frames until one has finished on the GPU
     /// begin at once, as under frames in flight, and the prediction then sharpens over the
     /// next frames (a median of what is known so far).
     pub fn set_policy(&mut self, policy: PacingPolicy) {
@@ -80,7 +76,6 @@ impl Pacing {
     }
 
     /// Whether the low-latency predictor is learning (it is the policy).
-    #[inline(always)]
     fn learning(&self) -> bool {
         self.policy == PacingPolicy::LowLatency
     }
@@ -89,7 +84,6 @@ impl Pacing {
     /// from GPU times): when it does not, a shell may skip measuring them; calling
     /// `gpu_done` anyway is harmless.
     #[must_use]
-    #[inline(always)]
     pub fn wants_gpu_times(&self) -> bool {
         self.learning()
     }
@@ -109,24 +103,7 @@ impl Pacing {
     /// gate has opened; sleep until the returned time (the shell sleeps, then spins the last
     /// fraction for precision).
     #[must_use]
-    #[inline(always)]
     pub fn start_at(&self, now: u64) -> Option<u64> {
-        if self.is_passive() {
-            return None;
-        }
-        self.start_at_active(now)
-    }
-
-    /// Frames in flight without a limit: no decision to make and nothing to learn. The
-    /// inputs check this inline and keep the policies' work out of line, so that the frame
-    /// path of the default configuration stays small (see `vk::Swapchain`'s layout note).
-    #[inline(always)]
-    fn is_passive(&self) -> bool {
-        self.limiter.is_none() && self.policy == PacingPolicy::FramesInFlight
-    }
-
-    #[inline(never)]
-    fn start_at_active(&self, now: u64) -> Option<u64> {
         let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);
         let low = match self.policy {
             PacingPolicy::LowLatency => self.low_latency.start_at(),
@@ -140,16 +117,7 @@ impl Pacing {
     }
 
     /// Frame `id` began its CPU work at `now`.
-    #[inline(always)]
     pub fn frame_started(&mut self, id: u64, now: u64) {
-        if !self.is_passive() {
-            cold_path();
-            self.frame_started_active(id, now);
-        }
-    }
-
-    #[inline(never)]
-    fn frame_started_active(&mut self, id: u64, now: u64) {
         if let Some(l) = self.limiter.as_mut() {
             l.frame_started(now);
         }
@@ -159,28 +127,22 @@ impl Pacing {
     }
 
     /// Frame `id` was submitted at `now`.
-    #[inline(always)]
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
         if self.learning() {
-            cold_path();
             self.low_latency.frame_submitted(id, now);
         }
     }
 
     /// The GPU ran frame `id` from `start` to `end`.
-    #[inline(always)]
     pub fn gpu_done(&mut self, id: u64, start: u64, end: u64) {
         if self.learning() {
-            cold_path();
             self.low_latency.gpu_done(id, start, end);
         }
     }
 
     /// Frame `id` was handed to the presentation engine.
-    #[inline(always)]
     pub fn frame_presented(&mut self, _id: u64) {
         if self.learning() {
-            cold_path();
             self.low_latency.frame_presented();
         }
     }

@@ -6,12 +6,7 @@ pub const WINDOW: usize = 32;
 
 /// The last [`WINDOW`] samples (nanoseconds, kept as `u32`: durations beyond about 4.29 s
 /// saturate, far beyond any frame time a prediction is made from).
-//
-// Laid out small and header first (`repr(C)`, 132 bytes): a push touches one or two cache
-// lines. The frame loop's data is evicted from the caches between frames by the driver's
-// rendering, so every line touched per frame costs a trip to memory.
 #[derive(Debug, Clone)]
-#[repr(C)]
 pub struct WindowStats {
     next: u8,
     len: u8,

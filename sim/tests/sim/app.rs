@@ -1,11 +1,12 @@
-//! The application side of the simulation: the same call sequence the Vulkan shell makes,
-//! driving the real [`vkpace::core::Presenter`] against the simulated [`World`].
+//! Random sequences of the public calls a renderer makes (acquire, drop a frame before or after
+//! submitting it, submit, present, resize, frames-in-flight and present-mode changes, also
+//! mid-frame), run through the frame machine that ships against the simulated world, with the
+//! invariants checked after every step. The call sequence inside each operation is the
+//! machine's, not restated here.
 
-use vkpace::core::{
-    Action, FrameGate, PresentOutcome, PresentSemaphoreChoice, Presenter, PresenterConfig, Serial,
-};
-
-use vkpace_sim::world::{AcquireResult, Check, Gen, Sem, World};
+use vkpace::core::{Failure, FrameInfo, MachineConfig, PresentMode};
+use vkpace_sim::driver::{SimError, SimSurface, SimSwapchain};
+use vkpace_sim::world::{Faults, Fence, Gen, Sem, World};
 
 /// One random schedule.
 #[derive(Debug, Clone)]
@@ -15,24 +16,20 @@ pub struct Params {
     pub max_retired: usize,
     pub min_images: u32,
     pub steps: u32,
-    pub max_gpu_delay: u32,
-    /// Percentages.
-    pub p_out_of_date: u32,
-    pub p_suboptimal: u32,
+    pub faults: Faults,
+    /// Percentages per step.
     pub p_resize: u32,
-    pub p_skip: u32,
-    pub p_present_stale: u32,
-    pub p_present_fail: u32,
-    /// The `VK_EXT_swapchain_maintenance1` path: a present fence per present.
-    pub present_fences: bool,
-    /// Percent chance a retiring swapchain's pending present fences never signal.
-    pub p_fence_never: u32,
-    /// Percent chance per frame step that frames in flight change (to a random 1..=3).
+    pub p_drop: u32,
+    pub p_abandon: u32,
     pub p_change_n: u32,
+    pub p_mode: u32,
+    pub p_create_fail: u32,
+    /// The maintenance1 path: present fences, image release, per-present mode switches.
+    pub maintenance1: bool,
 }
 
 impl Params {
-    /// A calm schedule: no errors, resizes, skips or failures; tests switch on what they need.
+    /// A calm schedule: no errors, resizes, drops or failures; tests switch on what they need.
     pub fn quiet(seed: u64) -> Self {
         Self {
             seed,
@@ -40,16 +37,17 @@ impl Params {
             max_retired: 5,
             min_images: 2,
             steps: 20_000,
-            max_gpu_delay: 3,
-            p_out_of_date: 0,
-            p_suboptimal: 0,
+            faults: Faults {
+                max_gpu_delay: 3,
+                ..Faults::default()
+            },
             p_resize: 0,
-            p_skip: 0,
-            p_present_stale: 0,
-            p_present_fail: 0,
-            present_fences: false,
-            p_fence_never: 0,
+            p_drop: 0,
+            p_abandon: 0,
             p_change_n: 0,
+            p_mode: 0,
+            p_create_fail: 0,
+            maintenance1: false,
         }
     }
 }
@@ -58,343 +56,289 @@ impl Params {
 #[derive(Debug, Default, Clone)]
 pub struct Outcome {
     pub frames_presented: u64,
-    pub swapchains_created: usize,
+    pub swapchains_created: u64,
     pub max_retired_pending: usize,
     pub max_semaphores_alive: usize,
+    pub max_fences_alive: usize,
     pub max_history: usize,
     pub fallback_waits: u64,
+    pub abandoned_presented: u64,
+}
+
+type Info = FrameInfo<Sem, Gen, Fence>;
+
+/// What the renderer holds.
+#[derive(Debug, Clone, Copy)]
+enum Held {
+    Nothing,
+    Acquired(Info),
+    Submitted(Info),
+    /// Dropped before submission: the next acquire must hand this frame out again.
+    Dropped(Info),
 }
 
 struct App {
     p: Params,
-    world: World,
-    core: Presenter<Sem, Gen>,
-    gen: Gen,
-    recreate: bool,
-    next_fence: u64,
-    /// Ground truth: the serial of the last frame submission that used each resource slot.
+    sim: SimSwapchain,
+    held: Held,
+    /// Ground truth: the world's number of the last frame submission that used each slot.
     slot_last: [u64; 3],
-    /// Frames in flight when the last frame was submitted (the limit that frame obeyed).
+    /// Frames in flight when the last submitted frame passed the gate (the limit it obeyed).
     n_at_last_submit: usize,
+    /// Frames in flight when the held frame passed the gate (a change mid-frame applies to the
+    /// next frame).
+    n_at_acquire: usize,
+    /// A submitted frame was dropped when this many abandoned frames had been presented: the
+    /// next successful acquire must have presented it.
+    expect_abandoned_present: Option<u64>,
     out: Outcome,
 }
 
-/// The longest a bounded wait may spin the world before the run counts as a livelock.
-const WAIT_BOUND: u32 = 200_000;
-
 pub fn run(p: Params) -> Result<Outcome, String> {
-    let mut world = World::new(p.seed, p.max_gpu_delay, p.p_out_of_date, p.p_suboptimal);
-    world.p_fence_never = p.p_fence_never;
-    let core = Presenter::new(PresenterConfig {
-        frames_in_flight: p.frames_in_flight,
-        max_retired_swapchains: p.max_retired,
-    })
-    .map_err(|e| e.to_string())?;
+    let mut config = MachineConfig::default();
+    config.frames_in_flight = p.frames_in_flight;
+    config.max_retired_swapchains = p.max_retired;
+    config.maintenance1 = p.maintenance1;
+    let world = World::new(p.seed, p.faults.clone());
+    let modes = vec![
+        PresentMode::FIFO,
+        PresentMode::MAILBOX,
+        PresentMode::IMMEDIATE,
+    ];
+    let surface = SimSurface {
+        min_images: p.min_images,
+        extra_images: 2,
+        p_create_fail: p.p_create_fail,
+        present_modes: modes.clone(),
+        compatible_modes: if p.maintenance1 { modes } else { Vec::new() },
+    };
+    let sim = SimSwapchain::new(config, world, surface).map_err(describe)?;
     let mut app = App {
+        n_at_last_submit: p.frames_in_flight,
         p,
-        world,
-        core,
-        gen: 0,
-        recreate: true,
-        next_fence: 1,
+        sim,
+        held: Held::Nothing,
         slot_last: [0; 3],
-        n_at_last_submit: 1,
+        n_at_acquire: 1,
+        expect_abandoned_present: None,
         out: Outcome::default(),
     };
+    match app.sim.setup() {
+        Ok(()) => {}
+        // A creation that failed: the first acquire creates the swapchain.
+        Err(e) if app.tolerable(&e) => {}
+        Err(e) => return Err(describe(e)),
+    }
     app.run()?;
     Ok(app.out)
 }
 
+fn describe(e: SimError) -> String {
+    format!("{e:?}")
+}
+
 impl App {
-    fn run(&mut self) -> Check {
+    fn run(&mut self) -> Result<(), String> {
         for _ in 0..self.p.steps {
-            match self.world.rng.below(100) {
-                0..=29 => self.world.gpu_tick()?,
-                30..=54 => self.world.pe_tick()?,
-                55..=64 => self.poll()?,
-                _ => self.frame_step()?,
+            match self.sim.world.rng.below(100) {
+                0..=54 => self.sim.tick().map_err(describe)?,
+                _ => self.api_step()?,
             }
-            if self.world.rng.chance(self.p.p_resize) {
-                self.recreate = true;
-            }
+            self.settings_step()?;
             self.check_invariants()?;
         }
         self.shutdown()
     }
 
-    fn check_invariants(&mut self) -> Check {
-        let n_now = self.core.frames_in_flight();
-        // Lowering N does not make already-queued frames vanish: the limit is the one the last
-        // submitted frame obeyed, or the current one if higher.
-        let n = n_now.max(self.n_at_last_submit);
-        if self.world.frames_pending > n {
+    /// Settings change at any moment, mid-frame too.
+    fn settings_step(&mut self) -> Result<(), String> {
+        let rng = &mut self.sim.world.rng;
+        if rng.chance(self.p.p_resize) {
+            let w = 100 + rng.below(500);
+            self.sim.machine.resize(vkpace::core::Extent {
+                width: w,
+                height: 100,
+            });
+        }
+        if rng.chance(self.p.p_change_n) {
+            let n = 1 + rng.below(3) as usize;
+            self.sim
+                .machine
+                .set_frames_in_flight(n)
+                .map_err(|e| e.to_string())?;
+        }
+        if rng.chance(self.p.p_mode) {
+            let mode = PresentMode(rng.below(3) as i32);
+            self.sim.machine.set_present_mode(mode);
+        }
+        Ok(())
+    }
+
+    fn api_step(&mut self) -> Result<(), String> {
+        let (p_drop, p_abandon) = (self.p.p_drop, self.p.p_abandon);
+        match self.held {
+            Held::Nothing | Held::Dropped(_) => self.acquire(),
+            Held::Acquired(f) if self.sim.world.rng.chance(p_drop) => {
+                self.held = Held::Dropped(f);
+                Ok(())
+            }
+            Held::Acquired(f) => self.submit(f),
+            Held::Submitted(_) if self.sim.world.rng.chance(p_abandon) => {
+                // Dropped after submission: the next acquire presents it.
+                self.held = Held::Nothing;
+                let before = self.sim.machine.stats().abandoned_frames_presented;
+                self.expect_abandoned_present = Some(before);
+                Ok(())
+            }
+            Held::Submitted(f) => self.present(f),
+        }
+    }
+
+    /// Failures a schedule's faults can cause; anything else (a timeout of a wait that should
+    /// have ended, a refused call) fails the test.
+    fn tolerable(&self, e: &SimError) -> bool {
+        match e {
+            SimError::Failed(Failure::Timeout { what, .. }) => *what == "vkAcquireNextImageKHR",
+            SimError::Failed(Failure::Vulkan { .. }) => true,
+            _ => false,
+        }
+    }
+
+    fn acquire(&mut self) -> Result<(), String> {
+        let frame = match self.sim.acquire() {
+            Ok(Some(f)) => f,
+            Ok(None) => return Ok(()),
+            Err(e) if self.tolerable(&e) => return Ok(()),
+            Err(e) => return Err(describe(e)),
+        };
+        let presented = self.sim.machine.stats().abandoned_frames_presented;
+        if self
+            .expect_abandoned_present
+            .take()
+            .is_some_and(|before| presented != before + 1)
+        {
+            return Err("a dropped submitted frame was not presented by the next acquire".into());
+        }
+        if let Held::Dropped(d) = self.held {
+            let same = d.number == frame.number
+                && (d.generation != frame.generation
+                    || (d.image, d.acquire_semaphore, d.present_semaphore, d.fence)
+                        == (
+                            frame.image,
+                            frame.acquire_semaphore,
+                            frame.present_semaphore,
+                            frame.fence,
+                        ));
+            if !same {
+                return Err(format!(
+                    "a dropped frame came back changed: {d:?} -> {frame:?}"
+                ));
+            }
+        }
+        // The slot's previous user must have completed in truth, not just in the machine's view.
+        if self.sim.world.gpu_completed < self.slot_last[frame.slot] {
             return Err(format!(
-                "CPU {} frames ahead of the GPU, limit {n}",
-                self.world.frames_pending
+                "slot {} handed out while its last submission ({}) is pending",
+                frame.slot, self.slot_last[frame.slot]
             ));
         }
-        let retired = self.core.retired_pending();
+        self.n_at_acquire = self.sim.machine.frames_in_flight();
+        self.held = Held::Acquired(frame);
+        Ok(())
+    }
+
+    fn submit(&mut self, frame: Info) -> Result<(), String> {
+        let number = self.sim.submit(&frame).map_err(describe)?;
+        self.slot_last[frame.slot] = number;
+        self.n_at_last_submit = self.n_at_acquire;
+        self.held = Held::Submitted(frame);
+        Ok(())
+    }
+
+    fn present(&mut self, frame: Info) -> Result<(), String> {
+        self.held = Held::Nothing;
+        match self.sim.present(frame.number) {
+            Ok(_) => Ok(()),
+            Err(e) if self.tolerable(&e) => Ok(()),
+            Err(e) => Err(describe(e)),
+        }
+    }
+
+    fn check_invariants(&mut self) -> Result<(), String> {
+        let m = &self.sim.machine;
+        let n_now = m.frames_in_flight();
+        // Lowering N does not make queued frames vanish: the limit is the one the last
+        // submitted frame obeyed, or the current one if higher.
+        let n = n_now.max(self.n_at_last_submit);
+        if self.sim.world.frames_pending > n {
+            return Err(format!(
+                "CPU {} frames ahead of the GPU, limit {n}",
+                self.sim.world.frames_pending
+            ));
+        }
+        let retired = m.retired_pending();
         if retired > self.p.max_retired {
             return Err(format!(
                 "{retired} retired swapchains pending, cap {}",
                 self.p.max_retired
             ));
         }
-        let depth = self.core.deepest_history();
+        let depth = m.deepest_history();
         // With N changing, an image's history keeps what an earlier, larger N filled.
         let depth_limit = if self.p.p_change_n > 0 { 4 } else { n + 1 };
         if depth > depth_limit {
             return Err(format!("present history {depth} deep, limit {depth_limit}"));
         }
-        let alive = self.world.semaphores_alive();
-        if alive != self.core.semaphores_held() {
+        let alive = self.sim.world.semaphores_alive();
+        if alive != m.semaphores_held() {
             return Err(format!(
-                "core holds {} semaphores, {alive} alive: one is lost or freed twice",
-                self.core.semaphores_held()
+                "the machine holds {} semaphores, {alive} alive: one is lost or freed twice",
+                m.semaphores_held()
             ));
         }
-        // min_images + 2 is the largest swapchain `recreate` makes.
+        // min_images + the request's extra image + up to 2 more from the "driver".
         let n_bound = if self.p.p_change_n > 0 { 3 } else { n };
-        let bound = vkpace::core::semaphore_bound(
-            n_bound,
-            self.p.min_images as usize + 2,
-            self.p.max_retired,
-        );
+        let images = self.p.min_images as usize + 3;
+        let bound = vkpace::core::semaphore_bound(n_bound, images, self.p.max_retired);
         if alive > bound {
             return Err(format!(
                 "{alive} semaphores alive, documented bound {bound}"
             ));
         }
+        let stats = m.stats();
         self.out.max_retired_pending = self.out.max_retired_pending.max(retired);
         self.out.max_semaphores_alive = self.out.max_semaphores_alive.max(alive);
+        self.out.max_fences_alive = self.out.max_fences_alive.max(self.sim.world.fences_alive());
         self.out.max_history = self.out.max_history.max(depth);
+        self.out.frames_presented = stats.frames_presented;
+        self.out.swapchains_created = stats.swapchains_created;
+        self.out.fallback_waits = stats.fallback_waits;
+        self.out.abandoned_presented = stats.abandoned_frames_presented;
         Ok(())
     }
 
-    fn drain(&mut self) -> Check {
-        while let Some(action) = self.core.poll_action() {
-            match action {
-                Action::DestroySemaphore(s) => self.world.destroy_semaphore(s)?,
-                Action::DestroySwapchain(g) => self.world.destroy_swapchain(g)?,
-            }
-        }
-        Ok(())
-    }
-
-    /// The shell polling its fences (`vkGetFenceStatus`): submission fences and present fences.
-    fn poll(&mut self) -> Check {
-        self.core
-            .serial_completed(Serial(self.world.gpu_completed))
-            .map_err(|e| e.to_string())?;
-        for id in self.world.take_signaled_fences() {
-            // A failed present's fence is not tracked by the core: ignoring it is correct.
-            let _ = self.core.present_fence_signaled(id);
-        }
-        self.drain()
-    }
-
-    /// Runs the world until `done` holds, bounded.
-    fn wait_until(&mut self, what: &str, done: impl Fn(&World) -> bool) -> Check {
-        for _ in 0..WAIT_BOUND {
-            if done(&self.world) {
+    /// Teardown releases everything exactly once; only a present fence that never signals may
+    /// make it time out (and then nothing is destroyed early).
+    fn shutdown(&mut self) -> Result<(), String> {
+        match self.sim.shutdown() {
+            Ok(()) => {}
+            Err(SimError::Failed(Failure::Timeout { .. }))
+                if self.sim.world.has_doomed_fences() =>
+            {
                 return Ok(());
             }
-            self.world.gpu_tick()?;
-            self.world.pe_tick()?;
+            Err(e) => return Err(format!("teardown: {}", describe(e))),
         }
-        Err(format!(
-            "bounded wait for {what} timed out: livelock\n{:#?}",
-            self.world.debug_state()
-        ))
-    }
-
-    fn recreate(&mut self) -> Check {
-        let images = self.p.min_images + self.world.rng.below(3);
-        let old = self.gen;
-        self.gen = self.world.create_swapchain(images);
-        self.out.swapchains_created += 1;
-        let consume = self
-            .core
-            .swapchain_created(self.gen, images)
-            .map_err(|e| e.to_string())?;
-        if let Some(sem) = consume {
-            let serial = self.world.submit(&[sem], &[], Some(old), false)?;
-            self.core
-                .consume_submitted(sem, Serial(serial))
-                .map_err(|e| e.to_string())?;
-        }
-        self.recreate = false;
-        self.drain()?;
-        if self.p.present_fences && self.core.retired_over_cap().is_some() {
-            // maintenance1: a bounded wait on the retired swapchains' present fences first.
-            let ids: Vec<u64> = self.core.retired_present_fences().collect();
-            for _ in 0..2_000 {
-                self.world.gpu_tick()?;
-                self.world.pe_tick()?;
-                self.poll()?;
-                if self.core.retired_over_cap().is_none() {
-                    break;
-                }
-            }
-            // Still over the cap: a fence never signalled, or a failed present left a swapchain
-            // without one. Fall through to the legacy fallback; `present_fences_keep_the_
-            // retired_backlog_small` checks that a clean run never gets here.
-            let _ = ids;
-        }
-        if let Some(serial) = self.core.retired_over_cap() {
-            // The bounded fallback: the fence of `serial`, then the queue idle.
-            self.wait_until("the fallback", |w| w.gpu_completed >= serial.0 && w.idle())?;
-            self.core
-                .fallback_waited(serial)
-                .map_err(|e| e.to_string())?;
-            self.drain()?;
-        }
-        Ok(())
-    }
-
-    fn frame_step(&mut self) -> Check {
-        let mid_frame = self.core.frame().is_some_and(|f| f.submitted.is_some());
-        if self.recreate && !mid_frame {
-            self.recreate()?;
-        }
-        if self.world.rng.chance(self.p.p_change_n) {
-            let n = 1 + self.world.rng.below(3) as usize;
-            self.core
-                .set_frames_in_flight(n)
-                .map_err(|e| e.to_string())?;
-        }
-        if let FrameGate::WaitFor(_) = self.core.begin_frame() {
-            return self.poll();
-        }
-        let frame = match self.core.frame() {
-            Some(f) => f,
-            None => {
-                let sem = match self.core.take_acquire_semaphore() {
-                    Some(s) => s,
-                    None => {
-                        let s = self.world.create_semaphore();
-                        self.core.acquire_semaphore_created(s);
-                        s
-                    }
-                };
-                match self.world.acquire(self.gen, sem)? {
-                    AcquireResult::OutOfDate => {
-                        self.core.acquire_failed(sem).map_err(|e| e.to_string())?;
-                        self.recreate = true;
-                        return Ok(());
-                    }
-                    AcquireResult::NotReady => {
-                        self.core.acquire_failed(sem).map_err(|e| e.to_string())?;
-                        return Ok(());
-                    }
-                    AcquireResult::Image(i, suboptimal) => {
-                        self.core
-                            .image_acquired(sem, i)
-                            .map_err(|e| e.to_string())?;
-                        if suboptimal {
-                            self.recreate = true;
-                        }
-                    }
-                }
-                self.core.frame().ok_or("no frame after acquire")?
-            }
-        };
-        if frame.present.is_none() {
-            match self
-                .core
-                .choose_present_semaphore()
-                .map_err(|e| e.to_string())?
-            {
-                PresentSemaphoreChoice::Reuse(_) => {}
-                PresentSemaphoreChoice::Create => {
-                    let s = self.world.create_semaphore();
-                    self.core
-                        .present_semaphore_created(s)
-                        .map_err(|e| e.to_string())?;
-                }
-                PresentSemaphoreChoice::WaitFor(_) => return self.poll(),
-            }
-            self.drain()?;
-        }
-        if self.world.rng.chance(self.p.p_skip) {
-            // The frame is dropped before submission: the image stays held for the next one.
-            return Ok(());
-        }
-        let f = self.core.frame().ok_or("frame vanished")?;
-        let present = f.present.ok_or("no present semaphore")?;
-        // The slot's previous user must have completed in truth, not just in the app's view.
-        if self.world.gpu_completed < self.slot_last[f.slot] {
+        let w = &self.sim.world;
+        let leaks = (w.semaphores_alive(), w.live_swapchains(), w.fences_alive());
+        if leaks != (0, 0, 0) {
             return Err(format!(
-                "slot {} handed out while its last submission (serial {}) is pending",
-                f.slot, self.slot_last[f.slot]
+                "after teardown alive: {} semaphores, {} swapchains, {} fences",
+                leaks.0, leaks.1, leaks.2
             ));
         }
-        let serial = self
-            .world
-            .submit(&[f.acquire], &[present], Some(self.gen), true)?;
-        self.slot_last[f.slot] = serial;
-        self.n_at_last_submit = self.core.frames_in_flight();
-        self.core
-            .frame_submitted(Serial(serial))
-            .map_err(|e| e.to_string())?;
-        let failed = self.world.rng.chance(self.p.p_present_fail);
-        let fence = self.p.present_fences.then(|| {
-            self.next_fence += 1;
-            self.next_fence
-        });
-        self.world.present(
-            self.gen,
-            f.image,
-            present,
-            failed,
-            fence.filter(|_| !failed),
-        )?;
-        let outcome = if failed {
-            PresentOutcome::Failed
-        } else if self.world.rng.chance(self.p.p_present_stale) {
-            PresentOutcome::QueuedStale
-        } else {
-            PresentOutcome::Queued
-        };
-        self.core
-            .frame_presented_with_fence(outcome, fence)
-            .map_err(|e| e.to_string())?;
-        self.out.frames_presented += 1;
-        if outcome != PresentOutcome::Queued {
-            self.recreate = true;
-        }
-        self.drain()
-    }
-
-    fn shutdown(&mut self) -> Check {
-        if let Some(sem) = self.core.release_held() {
-            let serial = self.world.submit(&[sem], &[], Some(self.gen), false)?;
-            self.core
-                .consume_submitted(sem, Serial(serial))
-                .map_err(|e| e.to_string())?;
-        }
-        let last = self.core.last_submitted();
-        self.wait_until("shutdown", |w| w.gpu_completed >= last.0 && w.idle())?;
-        self.core
-            .serial_completed(last)
-            .map_err(|e| e.to_string())?;
-        self.core.shutdown_waited().map_err(|e| e.to_string())?;
-        self.drain()?;
-        self.out.fallback_waits = self.core.stats().fallback_waits;
-        if self.world.semaphores_alive() != 0 {
-            return Err(format!(
-                "{} semaphores leaked at shutdown",
-                self.world.semaphores_alive()
-            ));
-        }
-        if self.world.live_swapchains() != 0 {
-            return Err(format!(
-                "{} swapchains leaked at shutdown",
-                self.world.live_swapchains()
-            ));
-        }
-        if self.core.semaphores_held() != 0 {
-            return Err("core still holds semaphores after shutdown".into());
+        if self.sim.machine.semaphores_held() != 0 {
+            return Err("the machine still holds semaphores after teardown".into());
         }
         Ok(())
     }

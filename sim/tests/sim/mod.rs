@@ -1,4 +1,3 @@
-//! A deterministic simulator of a GPU queue and a presentation engine for the core's tests.
-#![allow(dead_code)]
+//! The property tests' schedules: random public-call sequences through the frame machine.
 
 pub mod app;

@@ -1,7 +1,8 @@
-//! Counters a [`super::Swapchain`] keeps for reports and tests.
+//! Counters the frame machine keeps for reports and tests.
 
-/// Object counts and events since the swapchain was made. Cheap to copy.
+/// Object counts and events since the swapchain object was made. Cheap to copy.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SwapchainStats {
     /// `VkSwapchainKHR` objects created (1 plus recreations).
     pub swapchains_created: u64,
@@ -11,23 +12,26 @@ pub struct SwapchainStats {
     pub fallback_waits: u64,
     /// Semaphores created (acquire and present).
     pub semaphores_created: u64,
-    /// The most semaphores alive at once.
-    pub semaphores_max_alive: usize,
     /// Semaphores alive now.
     pub semaphores_alive: usize,
-    /// Fences created.
+    /// The most semaphores alive at once.
+    pub semaphores_max_alive: usize,
+    /// Fences created (submission and present fences).
     pub fences_created: u64,
     /// The most fences alive at once.
     pub fences_max_alive: usize,
     /// Frames presented.
     pub frames_presented: u64,
+    /// Of those, frames submitted but never given to `present` that vkpace presented itself at
+    /// the next acquire (a submitted frame that was dropped).
+    pub abandoned_frames_presented: u64,
     /// Bit `i` set when image index `i` (< 64) was ever acquired.
     pub images_acquired_mask: u64,
     /// Image count of the current swapchain.
     pub image_count: u32,
     /// `VK_ERROR_OUT_OF_DATE_KHR` or `VK_SUBOPTIMAL_KHR` seen (acquire or present).
     pub out_of_date_or_suboptimal: u64,
-    /// Frames skipped because the surface had zero extent.
+    /// Acquires that returned a zero extent (minimized).
     pub zero_extent_skips: u64,
     /// Present-mode changes that took effect, with or without recreation.
     pub present_mode_switches: u64,
@@ -43,5 +47,11 @@ impl SwapchainStats {
     #[must_use]
     pub fn distinct_images_acquired(&self) -> u32 {
         self.images_acquired_mask.count_ones()
+    }
+
+    pub(crate) fn semaphore_created(&mut self) {
+        self.semaphores_created += 1;
+        self.semaphores_alive += 1;
+        self.semaphores_max_alive = self.semaphores_max_alive.max(self.semaphores_alive);
     }
 }

@@ -1,0 +1,247 @@
+//! The acquire operation: completions first, then an abandoned frame presented, recreation,
+//! the frames-in-flight gate, the pacing policy, the acquire, the present semaphore and the
+//! frame's fence, in that order. Each step asks for what is missing or lets the next one go.
+
+use super::{Awaiting, Frame, FrameMachine, Op, SemaphoreFor, WaitPurpose};
+use crate::core::error::{CoreError, Failure};
+use crate::core::present_history::PresentSemaphoreChoice;
+use crate::core::presenter::FrameGate;
+use crate::core::vk_values::VkStatus;
+
+use super::request::{FrameInfo, Request};
+
+/// One step of the acquire: a request, or `None` to go on to the next step.
+type Step<S, W, F> = fn(&mut FrameMachine<S, W, F>, u64) -> Option<Request<S, W, F>>;
+
+impl<S, W, F> FrameMachine<S, W, F>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+    F: Copy + PartialEq + std::fmt::Debug,
+{
+    /// Starts an acquire at `now`: poll until [`Request::FrameReady`], [`Request::ZeroExtent`]
+    /// or [`Request::Failed`]. A frame handed out before and neither submitted nor presented
+    /// is handed out again (its image stays acquired); one submitted and never presented is
+    /// presented first.
+    pub fn begin_acquire(&mut self, now: u64) {
+        self.op = Op::Acquire(now);
+        self.failure = None;
+        self.round = super::Round {
+            active: true,
+            ..super::Round::default()
+        };
+    }
+
+    pub(super) fn poll_acquire(&mut self, now: u64, since: u64) -> Request<S, W, F> {
+        let steps: [Step<S, W, F>; 7] = [
+            Self::completion_round,
+            Self::present_abandoned,
+            Self::recreate_step,
+            Self::pass_gate,
+            Self::start_frame,
+            Self::acquire_image,
+            Self::choose_present_semaphore,
+        ];
+        for step in steps {
+            if let Some(r) = step(self, now) {
+                if r == Request::ZeroExtent {
+                    self.stats.zero_extent_skips += 1;
+                }
+                return r;
+            }
+        }
+        self.frame_fence()
+            .unwrap_or_else(|| self.frame_ready(now, since))
+    }
+
+    /// Frame F may begin once frame F-N's submission completed (re-checked for a held image:
+    /// N may have been lowered since).
+    fn pass_gate(&mut self, now: u64) -> Option<Request<S, W, F>> {
+        let FrameGate::WaitFor(serial) = self.presenter.begin_frame() else {
+            return None;
+        };
+        match self.fences.fence_for(serial) {
+            Some(f) => Some(self.wait(f, WaitPurpose::Gate, None, now)),
+            None => Some(Request::Failed(Failure::Misuse(CoreError::OutOfOrder(
+                "the gate waits for a serial no fence stands for",
+            )))),
+        }
+    }
+
+    /// The frame begins once the pacing policy's time came: sleep until then.
+    fn start_frame(&mut self, now: u64) -> Option<Request<S, W, F>> {
+        if self.frame.is_some() {
+            return None;
+        }
+        if let Some(at) = self.pacing.start_at(now) {
+            return Some(Request::SleepUntil(at));
+        }
+        let number = self.telemetry.begin(now);
+        self.pacing.frame_started(number, now);
+        self.frame = Some(Frame {
+            number,
+            acquire_semaphore: None,
+            fence: None,
+            out_of_date_once: false,
+            handed_out: false,
+        });
+        None
+    }
+
+    /// `vkAcquireNextImageKHR` with a free acquire semaphore (a new one while the ring grows).
+    fn acquire_image(&mut self, _now: u64) -> Option<Request<S, W, F>> {
+        if self.presenter.frame().is_some() {
+            return None;
+        }
+        let Some(swapchain) = self.live.as_ref().map(|l| l.handle) else {
+            return Some(Request::Failed(Failure::Misuse(CoreError::NoSwapchain)));
+        };
+        let frame = self.frame.as_mut()?;
+        let semaphore = match frame.acquire_semaphore {
+            Some(s) => s,
+            None => match self.presenter.take_acquire_semaphore() {
+                Some(s) => {
+                    frame.acquire_semaphore = Some(s);
+                    s
+                }
+                None => return Some(self.create_semaphore(SemaphoreFor::Acquire)),
+            },
+        };
+        self.awaiting = Some(Awaiting::Acquire(semaphore));
+        Some(Request::Acquire {
+            swapchain,
+            semaphore,
+            timeout_ns: self.timeout(),
+        })
+    }
+
+    /// The answer to [`Request::Acquire`]: the image index and whether the swapchain is
+    /// suboptimal, or the error code.
+    pub fn handle_acquire(
+        &mut self,
+        result: Result<(u32, bool), VkStatus>,
+    ) -> Result<(), CoreError> {
+        let semaphore = self.answer("an acquire result nobody asked for", |a| match a {
+            Awaiting::Acquire(s) => Some(s),
+            _ => None,
+        })?;
+        if let Some(f) = self.frame.as_mut() {
+            f.acquire_semaphore = None;
+        }
+        match result {
+            Ok((image, suboptimal)) => {
+                if let Err(e) = self.presenter.image_acquired(semaphore, image) {
+                    self.failure = Some(e.into());
+                    return Ok(());
+                }
+                if image < 64 {
+                    self.stats.images_acquired_mask |= 1 << image;
+                }
+                if suboptimal {
+                    // Render and present this image; recreate afterwards.
+                    self.stats.out_of_date_or_suboptimal += 1;
+                    self.needs_recreate = true;
+                }
+                Ok(())
+            }
+            Err(status) => {
+                // A failed acquire signals nothing: the semaphore is free again.
+                self.presenter.acquire_failed(semaphore)?;
+                self.acquire_failed(status);
+                Ok(())
+            }
+        }
+    }
+
+    /// Out of date: recreate and acquire once more (twice in a row is an error). Timeouts and
+    /// other codes end the acquire.
+    fn acquire_failed(&mut self, status: VkStatus) {
+        const CALL: &str = "vkAcquireNextImageKHR";
+        match status {
+            VkStatus::OUT_OF_DATE => {
+                self.stats.out_of_date_or_suboptimal += 1;
+                self.needs_recreate = true;
+                match self.frame.as_mut() {
+                    Some(f) if !f.out_of_date_once => f.out_of_date_once = true,
+                    _ => self.failure = Some(Failure::from_status(CALL, status)),
+                }
+            }
+            VkStatus::TIMEOUT | VkStatus::NOT_READY => {
+                self.failure = Some(Failure::Timeout {
+                    what: CALL,
+                    timeout_ns: self.timeout(),
+                });
+            }
+            other => self.failure = Some(Failure::from_status(CALL, other)),
+        }
+    }
+
+    /// The frame's present semaphore: nearly always one to reuse; a new one in the first
+    /// frames; a wait after N was lowered.
+    fn choose_present_semaphore(&mut self, now: u64) -> Option<Request<S, W, F>> {
+        let held = self.presenter.frame()?;
+        if held.present.is_some() {
+            return None;
+        }
+        let choice = match self.presenter.choose_present_semaphore() {
+            Ok(c) => c,
+            Err(e) => return Some(Request::Failed(e.into())),
+        };
+        self.drain_actions();
+        match choice {
+            PresentSemaphoreChoice::Reuse(_) => None,
+            PresentSemaphoreChoice::Create => Some(self.create_semaphore(SemaphoreFor::Present)),
+            PresentSemaphoreChoice::WaitFor(serial) => {
+                let f = self.fences.fence_for(serial)?;
+                Some(self.wait(f, WaitPurpose::PresentSemaphore, None, now))
+            }
+        }
+    }
+
+    /// The fence the frame's last submission signals.
+    fn frame_fence(&mut self) -> Option<Request<S, W, F>> {
+        let frame = self.frame.as_mut()?;
+        if frame.fence.is_some() {
+            return None;
+        }
+        match self.fences.take() {
+            Some(f) => {
+                frame.fence = Some(f);
+                None
+            }
+            None => Some(self.create_fence()),
+        }
+    }
+
+    /// Everything is there: hand the frame out.
+    fn frame_ready(&mut self, now: u64, since: u64) -> Request<S, W, F> {
+        let (Some(frame), Some(held), Some(live)) = (
+            self.frame.as_mut(),
+            self.presenter.frame(),
+            self.live.as_ref(),
+        ) else {
+            return Request::Failed(CoreError::OutOfOrder("frame vanished").into());
+        };
+        let (Some(present_semaphore), Some(fence)) = (held.present, frame.fence) else {
+            return Request::Failed(CoreError::OutOfOrder("frame incomplete").into());
+        };
+        frame.handed_out = true;
+        self.telemetry.acquired(frame.number, now);
+        let changed = self.handed_generation != live.generation;
+        self.handed_generation = live.generation;
+        Request::FrameReady(FrameInfo {
+            number: frame.number,
+            swapchain: live.handle,
+            image: held.image,
+            extent: live.plan.extent,
+            format: live.plan.format,
+            acquire_semaphore: held.acquire,
+            present_semaphore,
+            fence,
+            slot: held.slot,
+            generation: live.generation,
+            swapchain_changed: changed,
+            cpu_wait_ns: now.saturating_sub(since),
+        })
+    }
+}

@@ -1,0 +1,218 @@
+//! What completed: fences polled at the start of an acquire or waited on, present ids asked
+//! about, GPU timestamps read. Completion is per queue and in submission order (see
+//! [`crate::core::Serial`]); a present fence proves only its own present.
+
+use super::{Awaiting, FrameMachine, WaitPurpose};
+use crate::core::error::{CoreError, Failure};
+use crate::core::fence_pool::Signalled;
+use crate::core::present_ids::Shown;
+use crate::core::serial::Serial;
+use crate::core::telemetry::Completed;
+use crate::core::vk_values::VkStatus;
+
+use super::request::Request;
+
+/// The GPU clock is anchored to the CPU clock again after this long, so drift never adds up.
+const RECALIBRATE_EVERY_NS: u64 = 1_000_000_000;
+
+impl<S, W, F> FrameMachine<S, W, F>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+    F: Copy + PartialEq + std::fmt::Debug,
+{
+    /// The start of an acquire looks, without waiting, at what finished: submission fences
+    /// oldest first until one has not signalled, every present fence, the oldest awaited
+    /// present id, and whether the GPU clock needs a new anchor.
+    pub(super) fn completion_round(&mut self, now: u64) -> Option<Request<S, W, F>> {
+        if !self.round.active {
+            return None;
+        }
+        if !self.round.submissions_done {
+            match self.fences.oldest_submitted() {
+                Some((_, f)) => return Some(self.check(f)),
+                None => self.round.submissions_done = true,
+            }
+        }
+        if let Some(f) = self.fences.present_fence(self.round.present_index) {
+            return Some(self.check(f));
+        }
+        if !self.round.display_done {
+            if let Some((swapchain, id)) = self.display.as_ref().and_then(|d| d.next_query()) {
+                self.awaiting = Some(Awaiting::PresentId);
+                return Some(Request::PollPresentId { swapchain, id });
+            }
+        }
+        let due = self.gpu.as_ref().is_some_and(|g| {
+            g.calibrated_at
+                .map_or(true, |at| now.saturating_sub(at) >= RECALIBRATE_EVERY_NS)
+        });
+        self.round.active = false;
+        if due {
+            self.awaiting = Some(Awaiting::GpuClock);
+            return Some(Request::CalibrateGpuClock);
+        }
+        None
+    }
+
+    fn check(&mut self, fence: F) -> Request<S, W, F> {
+        self.awaiting = Some(Awaiting::Check(fence));
+        Request::CheckFence(fence)
+    }
+
+    /// The answer to [`Request::CheckFence`] or [`Request::WaitFence`]: whether `fence` has
+    /// signalled (after a wait: `false` means it timed out), seen at `now`.
+    pub fn handle_fence_status(
+        &mut self,
+        fence: F,
+        signalled: bool,
+        now: u64,
+    ) -> Result<(), CoreError> {
+        let asked = self.answer("a fence status nobody asked for", |a| match a {
+            Awaiting::Check(f) | Awaiting::Wait(f, _) if f == fence => Some(a),
+            _ => None,
+        })?;
+        if signalled {
+            return self.fence_signalled(fence, now);
+        }
+        match asked {
+            Awaiting::Wait(_, WaitPurpose::RetiredPresentFences) => {
+                log::warn!(
+                    "vkpace: present fences of retired swapchains did not signal in time; \
+                     falling back to the proof by an empty submission"
+                );
+                if let Some(fb) = self.fallback.as_mut() {
+                    fb.fences_given_up = true;
+                }
+            }
+            Awaiting::Wait(_, purpose) => {
+                self.failure = Some(Failure::Timeout {
+                    what: purpose.what(),
+                    timeout_ns: self.timeout(),
+                });
+            }
+            _ if self
+                .fences
+                .oldest_submitted()
+                .is_some_and(|(_, f)| f == fence) =>
+            {
+                self.round.submissions_done = true;
+            }
+            _ => self.round.present_index += 1,
+        }
+        Ok(())
+    }
+
+    /// `fence` signalled: what it stood for is done, and it is reset for reuse.
+    fn fence_signalled(&mut self, fence: F, now: u64) -> Result<(), CoreError> {
+        let Some(what) = self.fences.signalled(fence) else {
+            return Ok(());
+        };
+        self.housekeeping.push_back(Request::ResetFence(fence));
+        self.fences.untake(fence);
+        match what {
+            Signalled::Submission(serial) => self.complete_serial(serial, now)?,
+            Signalled::Present(id) => {
+                // A fence the presenter does not track (a failed present's) is just recycled.
+                let _ = self.presenter.present_fence_signaled(id);
+                self.drain_actions();
+            }
+        }
+        Ok(())
+    }
+
+    /// Every submission up to `serial` completed: free what that proves, and the frames it
+    /// completes get their completion time (and GPU times read, or estimated for pacing).
+    pub(super) fn complete_serial(&mut self, serial: Serial, now: u64) -> Result<(), CoreError> {
+        if serial <= self.presenter.completed() {
+            return Ok(());
+        }
+        self.presenter.serial_completed(serial)?;
+        self.drain_actions();
+        let (pacing, gpu) = (&mut self.pacing, &mut self.gpu);
+        self.telemetry.completed(serial, now, |c: Completed| {
+            match (gpu.as_mut(), c.timed_slot) {
+                (Some(g), Some(slot)) => g.reads.push_back((c.frame, slot, c.submitted)),
+                _ => pacing.gpu_done(c.frame, c.submitted, now),
+            }
+        });
+        Ok(())
+    }
+
+    /// Timestamps of completed frames are read before their slot is used again.
+    pub(super) fn gpu_read_step(&mut self) -> Option<Request<S, W, F>> {
+        let &(frame, slot, _) = self.gpu.as_ref()?.reads.front()?;
+        self.awaiting = Some(Awaiting::GpuTicks);
+        Some(Request::ReadGpuTimes { frame, slot })
+    }
+
+    /// The answer to [`Request::ReadGpuTimes`]: the two timestamps in device ticks, or `None`
+    /// if they were not available. `now` stands for the end when they were not.
+    pub fn handle_gpu_ticks(
+        &mut self,
+        ticks: Option<(u64, u64)>,
+        now: u64,
+    ) -> Result<(), CoreError> {
+        self.answer("GPU times nobody asked for", |a| {
+            (a == Awaiting::GpuTicks).then_some(())
+        })?;
+        let Some(gpu) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        let Some((frame, _, submitted)) = gpu.reads.pop_front() else {
+            return Ok(());
+        };
+        let mapped =
+            ticks.and_then(|(a, b)| Some((gpu.clock.to_cpu_ns(a)?, gpu.clock.to_cpu_ns(b)?)));
+        let (start, end) = match mapped {
+            Some((start, end)) => {
+                self.telemetry.gpu_times(frame, start, end);
+                (start, end.max(start))
+            }
+            None => (submitted, now),
+        };
+        self.pacing.gpu_done(frame, start, end);
+        Ok(())
+    }
+
+    /// The answer to [`Request::CalibrateGpuClock`]: the device clock read `ticks` at CPU time
+    /// `cpu_ns` (the middle of the narrowest bracket the shell found).
+    pub fn handle_gpu_clock_sample(
+        &mut self,
+        ticks: u64,
+        cpu_ns: u64,
+        now: u64,
+    ) -> Result<(), CoreError> {
+        self.answer("a clock sample nobody asked for", |a| {
+            (a == Awaiting::GpuClock).then_some(())
+        })?;
+        if let Some(g) = self.gpu.as_mut() {
+            g.clock.anchor(ticks, cpu_ns);
+            g.calibrated_at = Some(now);
+        }
+        Ok(())
+    }
+
+    /// The answer to [`Request::PollPresentId`] (`vkWaitForPresentKHR` with a zero timeout).
+    pub fn handle_present_id_status(
+        &mut self,
+        status: VkStatus,
+        now: u64,
+    ) -> Result<(), CoreError> {
+        self.answer("a present id status nobody asked for", |a| {
+            (a == Awaiting::PresentId).then_some(())
+        })?;
+        let Some(display) = self.display.as_mut() else {
+            return Ok(());
+        };
+        match display.answer(status) {
+            Ok(Shown::Frame(frame)) => {
+                self.telemetry.displayed(frame, now);
+                self.pacing.frame_displayed(frame, now);
+            }
+            Ok(Shown::NotYet | Shown::Stopped) => self.round.display_done = true,
+            Err(f) => self.failure = Some(f),
+        }
+        Ok(())
+    }
+}

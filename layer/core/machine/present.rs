@@ -1,0 +1,211 @@
+//! Submitting and presenting a frame. The machine hears of the frame's submission at once
+//! ([`FrameMachine::handle_frame_submitted`]), so a frame submitted and then dropped is still
+//! known: the next acquire presents it, and its objects are never handed out twice.
+
+use super::{Awaiting, FrameMachine, Op};
+use crate::core::error::{CoreError, Failure};
+use crate::core::presenter::PresentOutcome;
+use crate::core::serial::Serial;
+use crate::core::vk_values::VkStatus;
+
+use super::request::{PresentInfo, PresentStatus, Request};
+
+impl<S, W, F> FrameMachine<S, W, F>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+    F: Copy + PartialEq + std::fmt::Debug,
+{
+    /// The frame handed out as `frame` was submitted at `now`: its last submission waited on
+    /// the acquire semaphore (or an earlier one did), signals the present semaphore and the
+    /// fence. `timed_slot`: the slot whose GPU timestamp queries the submission wrote. Returns
+    /// the submission's serial.
+    pub fn handle_frame_submitted(
+        &mut self,
+        frame: u64,
+        now: u64,
+        timed_slot: Option<usize>,
+    ) -> Result<Serial, CoreError> {
+        let current = self.frame.filter(|f| f.handed_out);
+        let submitted = self.presenter.frame().and_then(|f| f.submitted).is_some();
+        let Some(ours) = current.filter(|f| f.number == frame && !submitted) else {
+            return Err(CoreError::ForeignFrame {
+                given: frame,
+                current: current.map(|f| f.number),
+            });
+        };
+        let fence = ours
+            .fence
+            .ok_or(CoreError::OutOfOrder("frame without a fence"))?;
+        let serial = self.take_serial();
+        if cfg!(vkpace_mutation = "submit_at_present") {
+            // Deliberately wrong (`scripts/mutation-check`): the submission is recorded only
+            // when the frame is presented, as vkpace 0.1 did.
+            self.deferred_submission = Some((serial, fence, now, timed_slot));
+            return Ok(serial);
+        }
+        self.record_frame_submission(frame, serial, fence, now, timed_slot)?;
+        Ok(serial)
+    }
+
+    fn record_frame_submission(
+        &mut self,
+        frame: u64,
+        serial: Serial,
+        fence: F,
+        now: u64,
+        timed_slot: Option<usize>,
+    ) -> Result<(), CoreError> {
+        self.presenter.frame_submitted(serial)?;
+        self.fences.submitted(serial, fence);
+        if let Some(f) = self.frame.as_mut() {
+            f.fence = None;
+        }
+        self.telemetry.submitted(frame, now, serial, timed_slot);
+        self.pacing.frame_submitted(frame, now);
+        Ok(())
+    }
+
+    /// Starts presenting the frame handed out as `frame` (submitted): poll until
+    /// [`Request::Presented`] or [`Request::Failed`].
+    pub fn begin_present(&mut self, frame: u64, _now: u64) -> Result<(), CoreError> {
+        if let Some((serial, fence, at, slot)) = self.deferred_submission.take() {
+            self.record_frame_submission(frame, serial, fence, at, slot)?;
+        }
+        let current = self.frame.filter(|f| f.handed_out);
+        let submitted = self.presenter.frame().and_then(|f| f.submitted).is_some();
+        if current.map(|f| f.number) != Some(frame) || !submitted {
+            return Err(CoreError::ForeignFrame {
+                given: frame,
+                current: current.map(|f| f.number),
+            });
+        }
+        self.op = Op::Present;
+        self.failure = None;
+        self.presenting_abandoned = false;
+        self.last_present = None;
+        Ok(())
+    }
+
+    pub(super) fn poll_present(&mut self) -> Request<S, W, F> {
+        if let Some(status) = self.last_present.take() {
+            return Request::Presented(status);
+        }
+        match self.present_request() {
+            Some(r) => r,
+            None => Request::Failed(CoreError::OutOfOrder("nothing to present").into()),
+        }
+    }
+
+    /// Before anything else, an acquire (or teardown) presents a frame the renderer submitted
+    /// and dropped: its image was rendered, and presenting it is the way to give it back.
+    pub(super) fn present_abandoned(&mut self, _now: u64) -> Option<Request<S, W, F>> {
+        self.presenter.frame().and_then(|f| f.submitted)?;
+        self.presenting_abandoned = true;
+        self.present_request()
+    }
+
+    /// The present of the submitted frame, with a present fence (maintenance1), a present id
+    /// (present_wait) and a mode switch as needed.
+    fn present_request(&mut self) -> Option<Request<S, W, F>> {
+        let held = self.presenter.frame().filter(|f| f.submitted.is_some())?;
+        let semaphore = held.present?;
+        let swapchain = self.live.as_ref()?.handle;
+        let fence = if self.config.maintenance1 {
+            match self.fences.peek() {
+                Some(f) => Some(f),
+                None => return Some(self.create_fence()),
+            }
+        } else {
+            None
+        };
+        self.awaiting = Some(Awaiting::Present(fence));
+        Some(Request::Present(PresentInfo {
+            swapchain,
+            image: held.image,
+            semaphore,
+            fence,
+            present_id: self.display.as_ref().map(|d| d.next_id()),
+            mode: self.next_mode,
+        }))
+    }
+
+    /// The answer to [`Request::Present`]: what `vkQueuePresentKHR` returned, at `now`.
+    ///
+    /// `SUBOPTIMAL`, `OUT_OF_DATE` and `SURFACE_LOST` still enqueue the present's waits ("the
+    /// set of queue operations are still considered to be enqueued", *vkQueuePresentKHR*); any
+    /// other error may leave the wait never executed, so that semaphore is destroyed, never
+    /// reused, and the present's fence is not relied on.
+    pub fn handle_present_result(&mut self, status: VkStatus, now: u64) -> Result<(), CoreError> {
+        let fence = self.answer("a present result nobody asked for", |a| match a {
+            Awaiting::Present(f) => Some(f),
+            _ => None,
+        })?;
+        let (outcome, failure) = match status {
+            VkStatus::SUCCESS => (PresentOutcome::Queued, None),
+            VkStatus::SUBOPTIMAL | VkStatus::OUT_OF_DATE => (PresentOutcome::QueuedStale, None),
+            VkStatus::SURFACE_LOST => (PresentOutcome::QueuedStale, Some(Failure::SurfaceLost)),
+            other => (
+                PresentOutcome::Failed,
+                Some(Failure::from_status("vkQueuePresentKHR", other)),
+            ),
+        };
+        let failed = outcome == PresentOutcome::Failed;
+        let tracked = fence.and_then(|f| {
+            self.fences.take_this(f);
+            if failed {
+                // A failed present may never signal its fence: it is not waited on, only
+                // destroyed at teardown once the queue is proven done.
+                self.fences.lost(f);
+                None
+            } else {
+                Some(self.fences.presented(f))
+            }
+        });
+        self.presenter
+            .frame_presented_with_fence(outcome, tracked)?;
+        let abandoned = self.presenting_abandoned;
+        self.after_present(outcome, now);
+        if outcome != PresentOutcome::Queued {
+            self.needs_recreate = true;
+            self.stats.out_of_date_or_suboptimal += u64::from(failure.is_none());
+        }
+        if self.op != Op::Shutdown {
+            // At teardown a present's result changes nothing: the frame is given back either way.
+            self.failure = failure;
+        }
+        if !abandoned {
+            self.last_present = Some(if outcome == PresentOutcome::Queued {
+                PresentStatus::Queued
+            } else {
+                PresentStatus::Recreating
+            });
+        }
+        Ok(())
+    }
+
+    /// Telemetry, pacing, display ids and the mode switch after a present.
+    fn after_present(&mut self, outcome: PresentOutcome, now: u64) {
+        let queued = outcome != PresentOutcome::Failed;
+        let Some(frame) = self.frame.take() else {
+            return;
+        };
+        self.telemetry.presented(frame.number, now);
+        self.pacing.frame_presented(frame.number);
+        if let (Some(d), Some(live)) = (self.display.as_mut(), self.live.as_ref()) {
+            d.presented(live.handle, frame.number, queued);
+        }
+        if let Some(mode) = self.next_mode.take().filter(|_| queued) {
+            if let Some(live) = self.live.as_mut() {
+                live.plan.present_mode = mode;
+            }
+            self.stats.present_mode_switches += 1;
+        }
+        self.stats.frames_presented += 1;
+        if self.presenting_abandoned {
+            self.stats.abandoned_frames_presented += 1;
+            self.presenting_abandoned = false;
+        }
+        self.drain_actions();
+    }
+}

@@ -1,0 +1,194 @@
+//! What the frame machine asks of its shell ([`Request`]) and what it hands back when an
+//! operation is done.
+
+use crate::core::error::Failure;
+use crate::core::surface_plan::SwapchainPlan;
+use crate::core::vk_values::{Extent, PresentMode, SurfaceFormat};
+
+/// What a semaphore the machine asks for is for (the shell uses it for debug names).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SemaphoreRole {
+    /// Signalled by an acquire.
+    Acquire,
+    /// Signalled by a frame's last submission, waited on by its present.
+    Present,
+}
+
+/// A present the shell makes (`vkQueuePresentKHR` of one image, waiting on one semaphore).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PresentInfo<S, W, F> {
+    /// The swapchain the image was acquired from.
+    pub swapchain: W,
+    /// The image index.
+    pub image: u32,
+    /// Waited on by the present; signalled by the frame's submission.
+    pub semaphore: S,
+    /// maintenance1: the present fence (`VkSwapchainPresentFenceInfoEXT`).
+    pub fence: Option<F>,
+    /// present_wait: the present id (`VkPresentIdKHR`).
+    pub present_id: Option<u64>,
+    /// maintenance1: switch to this compatible mode with this present
+    /// (`VkSwapchainPresentModeInfoEXT`).
+    pub mode: Option<PresentMode>,
+}
+
+/// A swapchain to create: the plan, and `oldSwapchain`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CreateSwapchain<W> {
+    /// What to create.
+    pub plan: SwapchainPlan,
+    /// `oldSwapchain`: the current swapchain, unless it is retired already (a creation that
+    /// passed it failed: it may not be passed again, `VUID-VkSwapchainCreateInfoKHR-oldSwapchain-01933`).
+    pub old: Option<W>,
+}
+
+/// The frame an acquire hands out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FrameInfo<S, W, F> {
+    /// Frame number (0, 1, 2, ... in the order frames begin).
+    pub number: u64,
+    /// The swapchain the image belongs to.
+    pub swapchain: W,
+    /// The image index.
+    pub image: u32,
+    /// Its extent.
+    pub extent: Extent,
+    /// Its format and color space.
+    pub format: SurfaceFormat,
+    /// Signalled by the acquire: the first submission that touches the image waits on it.
+    pub acquire_semaphore: S,
+    /// The frame's last submission signals it; the present waits on it.
+    pub present_semaphore: S,
+    /// The frame's last submission signals it.
+    pub fence: F,
+    /// Per-frame resource slot in `0..MAX_FRAMES_IN_FLIGHT`: the last submission that used it
+    /// has completed. Chosen by completion, not frame number: the lowest free slot.
+    pub slot: usize,
+    /// Swapchain generation (1 for the first swapchain).
+    pub generation: u64,
+    /// Whether the swapchain changed since the previous frame handed out (a new generation:
+    /// rebuild per-image and size-dependent objects).
+    pub swapchain_changed: bool,
+    /// Nanoseconds the acquire spent blocked (pacing waits, sleeps, the acquire itself).
+    pub cpu_wait_ns: u64,
+}
+
+/// What a present did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PresentStatus {
+    /// Queued, swapchain up to date.
+    Queued,
+    /// Queued, but the swapchain no longer matches the surface (`SUBOPTIMAL`, `OUT_OF_DATE`):
+    /// it is recreated at the next acquire.
+    Recreating,
+}
+
+/// The next thing the shell must do, from [`super::FrameMachine::poll`]. Every request that
+/// names a Vulkan call is answered by the matching `handle_*` input with its result before
+/// polling again; the others need no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Request<S, W, F> {
+    // ----- housekeeping: no answer ------------------------------------------------------
+    /// Destroy this semaphore: no signal or wait on it is pending.
+    DestroySemaphore(S),
+    /// Destroy this fence: nothing pending refers to it.
+    DestroyFence(F),
+    /// Destroy this swapchain (and what the shell made for it, such as image views): every
+    /// present to it was processed and every submission using its images completed.
+    DestroySwapchain(W),
+    /// Reset this fence (it signalled and is about to be reused).
+    ResetFence(F),
+    /// Sleep until this time (nanoseconds on the machine's clock), then poll again.
+    SleepUntil(u64),
+    // ----- objects ----------------------------------------------------------------------
+    /// Create a binary semaphore: answer [`super::FrameMachine::handle_semaphore_created`].
+    CreateSemaphore(SemaphoreRole),
+    /// Create an unsignalled fence: answer [`super::FrameMachine::handle_fence_created`].
+    CreateFence,
+    /// Query the surface: answer [`super::FrameMachine::handle_surface`].
+    QuerySurface,
+    /// maintenance1: the modes compatible with this one (`VkSurfacePresentModeCompatibilityEXT`):
+    /// answer [`super::FrameMachine::handle_compatible_modes`].
+    QueryCompatibleModes(PresentMode),
+    /// Create a swapchain: answer [`super::FrameMachine::handle_swapchain_created`].
+    CreateSwapchain(CreateSwapchain<W>),
+    // ----- waiting ----------------------------------------------------------------------
+    /// `vkGetFenceStatus`: answer [`super::FrameMachine::handle_fence_status`].
+    CheckFence(F),
+    /// `vkWaitForFences` of one fence, at most `timeout_ns`: answer
+    /// [`super::FrameMachine::handle_fence_status`] (not signalled: timed out).
+    WaitFence {
+        /// The fence.
+        fence: F,
+        /// The bound.
+        timeout_ns: u64,
+    },
+    /// present_wait: `vkWaitForPresentKHR(swapchain, id, 0)`: answer
+    /// [`super::FrameMachine::handle_present_id_status`].
+    PollPresentId {
+        /// The swapchain presented to.
+        swapchain: W,
+        /// The id.
+        id: u64,
+    },
+    // ----- queue work -------------------------------------------------------------------
+    /// `vkAcquireNextImageKHR`: answer [`super::FrameMachine::handle_acquire`].
+    Acquire {
+        /// The swapchain.
+        swapchain: W,
+        /// Signalled when the image is ready.
+        semaphore: S,
+        /// The bound.
+        timeout_ns: u64,
+    },
+    /// maintenance1: `vkReleaseSwapchainImagesEXT` of an image acquired and never used:
+    /// answer [`super::FrameMachine::handle_released`].
+    ReleaseImage {
+        /// The swapchain.
+        swapchain: W,
+        /// The image index.
+        image: u32,
+    },
+    /// Submit a batch that only waits on `semaphore` (all commands) and signals `fence`: it
+    /// consumes the pending signal of an image acquired but never used. Answer
+    /// [`super::FrameMachine::handle_submitted`].
+    SubmitWait {
+        /// Waited on.
+        semaphore: S,
+        /// Signalled.
+        fence: F,
+    },
+    /// Submit an empty batch that signals `fence`: waited on, it proves that the queue did
+    /// everything submitted before it. Answer [`super::FrameMachine::handle_submitted`].
+    SubmitEmpty {
+        /// Signalled.
+        fence: F,
+    },
+    /// `vkQueuePresentKHR`: answer [`super::FrameMachine::handle_present_result`].
+    Present(PresentInfo<S, W, F>),
+    /// GPU timestamps: read the two timestamps of `slot` written by `frame`'s submission:
+    /// answer [`super::FrameMachine::handle_gpu_ticks`].
+    ReadGpuTimes {
+        /// The frame.
+        frame: u64,
+        /// The slot its queries live in.
+        slot: usize,
+    },
+    /// GPU timestamps: read the device clock and the CPU clock together: answer
+    /// [`super::FrameMachine::handle_gpu_clock_sample`].
+    CalibrateGpuClock,
+    // ----- an operation ended -------------------------------------------------------------
+    /// The acquire is done: render this frame.
+    FrameReady(FrameInfo<S, W, F>),
+    /// The acquire is done: the surface has a zero extent (minimized); nothing was acquired and
+    /// nothing waits.
+    ZeroExtent,
+    /// The present is done.
+    Presented(PresentStatus),
+    /// Setup or teardown is done.
+    Done,
+    /// The operation failed. The machine stays consistent; the operation may be tried again.
+    Failed(Failure),
+}

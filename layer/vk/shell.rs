@@ -1,0 +1,383 @@
+//! The Vulkan side of a [`super::Swapchain`]: it owns the handles and carries out the frame
+//! machine's requests, one Vulkan call each, and reports what the call returned. It holds no
+//! decision: which object, when, and what a result means are the core's.
+
+use ash::vk;
+
+use super::clock::Clock;
+use super::error::{Error, Result, VkContext};
+use super::gpu_timer::GpuTimer;
+use super::images::ImageTable;
+use super::maintenance1::{compatible_present_modes, Maintenance1Fns};
+use super::names::Namer;
+use super::present_wait::PresentWaitFns;
+use super::sleep;
+use crate::core::{
+    CreateSwapchain, Extent, PresentInfo, PresentMode, SemaphoreRole, SurfaceFormat, SurfaceInfo,
+    VkStatus,
+};
+
+/// The handles and entry points of one swapchain object.
+pub(crate) struct Shell {
+    pub(crate) device: ash::Device,
+    pub(crate) swapchain_fn: ash::khr::swapchain::Device,
+    pub(crate) surface_fn: ash::khr::surface::Instance,
+    pub(crate) physical: vk::PhysicalDevice,
+    pub(crate) surface: vk::SurfaceKHR,
+    pub(crate) queue: vk::Queue,
+    pub(crate) m1: Option<Maintenance1Fns>,
+    pub(crate) present_wait: Option<PresentWaitFns>,
+    pub(crate) timer: Option<GpuTimer>,
+    pub(crate) namer: Namer,
+    pub(crate) clock: Clock,
+    pub(crate) images: ImageTable,
+    pub(crate) deferred_memory: bool,
+    /// Objects created so far, for their debug names.
+    pub(crate) created: u64,
+}
+
+/// A `vk::Result` as the core's status code.
+pub(crate) fn status(r: vk::Result) -> VkStatus {
+    VkStatus(r.as_raw())
+}
+
+impl Shell {
+    pub(crate) fn create_semaphore(&mut self, role: SemaphoreRole) -> Result<vk::Semaphore> {
+        // SAFETY: plain binary semaphore on a valid device.
+        let s = unsafe {
+            self.device
+                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+        }
+        .during("vkCreateSemaphore")?;
+        self.created += 1;
+        let n = self.created;
+        let role = match role {
+            SemaphoreRole::Acquire => "acquire",
+            SemaphoreRole::Present => "present",
+        };
+        self.namer
+            .name(s, || format!("vkpace {role} semaphore #{n}"));
+        Ok(s)
+    }
+
+    pub(crate) fn create_fence(&mut self) -> Result<vk::Fence> {
+        // SAFETY: valid device, default create info (unsignalled).
+        let f = unsafe {
+            self.device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+        }
+        .during("vkCreateFence")?;
+        self.created += 1;
+        let n = self.created;
+        self.namer.name(f, || format!("vkpace fence #{n}"));
+        Ok(f)
+    }
+
+    pub(crate) fn destroy_semaphore(&mut self, s: vk::Semaphore) {
+        // SAFETY: the core proved no signal or wait on `s` is pending
+        // (VUID-vkDestroySemaphore-semaphore-01137).
+        unsafe { self.device.destroy_semaphore(s, None) };
+    }
+
+    pub(crate) fn destroy_fence(&mut self, f: vk::Fence) {
+        // SAFETY: the core hands a fence out for destruction only once nothing pending refers
+        // to it (VUID-vkDestroyFence-fence-01120).
+        unsafe { self.device.destroy_fence(f, None) };
+    }
+
+    pub(crate) fn destroy_swapchain(&mut self, w: vk::SwapchainKHR) {
+        self.images.remove(&self.device, w);
+        // SAFETY: the core proved every present to it processed and every submission using its
+        // images completed (VUID-vkDestroySwapchainKHR-swapchain-01282).
+        unsafe { self.swapchain_fn.destroy_swapchain(w, None) };
+    }
+
+    pub(crate) fn reset_fence(&mut self, f: vk::Fence) -> Result<()> {
+        // SAFETY: the fence signalled, so no queue operation still refers to it
+        // (VUID-vkResetFences-pFences-01123).
+        unsafe { self.device.reset_fences(&[f]) }.during("vkResetFences")
+    }
+
+    pub(crate) fn sleep_until(&self, at: u64) {
+        sleep::sleep_until(self.clock.instant_at(at));
+    }
+
+    /// `vkGetFenceStatus`.
+    pub(crate) fn fence_signalled(&self, f: vk::Fence) -> Result<bool> {
+        // SAFETY: the fence belongs to this device and is alive.
+        unsafe { self.device.get_fence_status(f) }.during("vkGetFenceStatus")
+    }
+
+    /// `vkWaitForFences` of one fence, bounded: `false` when it timed out.
+    pub(crate) fn wait_fence(&self, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
+        // SAFETY: the fence belongs to this device and is alive; the timeout is finite.
+        match unsafe { self.device.wait_for_fences(&[f], true, timeout_ns) } {
+            Ok(()) => Ok(true),
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(Error::vk("vkWaitForFences", e)),
+        }
+    }
+
+    /// The surface's capabilities, formats and present modes.
+    pub(crate) fn query_surface(&self) -> Result<SurfaceInfo> {
+        // SAFETY: valid physical device and surface (constructor contract).
+        let caps = unsafe {
+            self.surface_fn
+                .get_physical_device_surface_capabilities(self.physical, self.surface)
+        }
+        .during("vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
+        // SAFETY: as above.
+        let formats = unsafe {
+            self.surface_fn
+                .get_physical_device_surface_formats(self.physical, self.surface)
+        }
+        .during("vkGetPhysicalDeviceSurfaceFormatsKHR")?;
+        // SAFETY: as above.
+        let modes = unsafe {
+            self.surface_fn
+                .get_physical_device_surface_present_modes(self.physical, self.surface)
+        }
+        .during("vkGetPhysicalDeviceSurfacePresentModesKHR")?;
+        let extent = |e: vk::Extent2D| Extent {
+            width: e.width,
+            height: e.height,
+        };
+        Ok(SurfaceInfo {
+            min_image_count: caps.min_image_count,
+            max_image_count: caps.max_image_count,
+            current_extent: (caps.current_extent.width != u32::MAX)
+                .then(|| extent(caps.current_extent)),
+            min_extent: extent(caps.min_image_extent),
+            max_extent: extent(caps.max_image_extent),
+            supported_usage: caps.supported_usage_flags.as_raw(),
+            supported_composite_alpha: caps.supported_composite_alpha.as_raw(),
+            current_transform: caps.current_transform.as_raw(),
+            formats: formats
+                .iter()
+                .map(|f| SurfaceFormat {
+                    format: f.format.as_raw(),
+                    color_space: f.color_space.as_raw(),
+                })
+                .collect(),
+            present_modes: modes.iter().map(|m| PresentMode(m.as_raw())).collect(),
+        })
+    }
+
+    /// maintenance1: the modes compatible with `mode`.
+    pub(crate) fn compatible_modes(&self, mode: PresentMode) -> Result<Vec<PresentMode>> {
+        let Some(m1) = &self.m1 else {
+            return Ok(Vec::new());
+        };
+        let mode = vk::PresentModeKHR::from_raw(mode.0);
+        // SAFETY: valid handles; the instance enabled the maintenance1 instance extensions
+        // (`swapchain_maintenance1` contract).
+        let modes =
+            unsafe { compatible_present_modes(&m1.caps2, self.physical, self.surface, mode) }?;
+        Ok(modes.into_iter().map(|m| PresentMode(m.as_raw())).collect())
+    }
+
+    /// `vkCreateSwapchainKHR` of the plan, then its images and views. A failure after creation
+    /// destroys the new swapchain again and reports the error.
+    pub(crate) fn create_swapchain(
+        &mut self,
+        c: &CreateSwapchain<vk::SwapchainKHR>,
+        generation: u64,
+    ) -> Result<Result<(vk::SwapchainKHR, u32), VkStatus>> {
+        let p = &c.plan;
+        let compatible: Vec<vk::PresentModeKHR> = p
+            .compatible_modes
+            .iter()
+            .map(|m| vk::PresentModeKHR::from_raw(m.0))
+            .collect();
+        let mut modes_info =
+            vk::SwapchainPresentModesCreateInfoEXT::default().present_modes(&compatible);
+        let flags = if self.deferred_memory {
+            vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT
+        } else {
+            vk::SwapchainCreateFlagsKHR::empty()
+        };
+        let format = vk::Format::from_raw(p.format.format);
+        let mut info = vk::SwapchainCreateInfoKHR::default()
+            .flags(flags)
+            .surface(self.surface)
+            .min_image_count(p.image_count)
+            .image_format(format)
+            .image_color_space(vk::ColorSpaceKHR::from_raw(p.format.color_space))
+            .image_extent(vk::Extent2D {
+                width: p.extent.width,
+                height: p.extent.height,
+            })
+            .image_array_layers(1)
+            .image_usage(vk::ImageUsageFlags::from_raw(p.usage))
+            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .pre_transform(vk::SurfaceTransformFlagsKHR::from_raw(p.transform))
+            .composite_alpha(vk::CompositeAlphaFlagsKHR::from_raw(p.composite_alpha))
+            .present_mode(vk::PresentModeKHR::from_raw(p.present_mode.0))
+            .clipped(true)
+            .old_swapchain(c.old.unwrap_or_default());
+        if !compatible.is_empty() {
+            // VUID-VkSwapchainPresentModesCreateInfoEXT-presentMode-07764: includes the
+            // present mode, and all are compatible with it (queried for it).
+            info = info.push_next(&mut modes_info);
+        }
+        // SAFETY: `old` is the non-retired current swapchain of this surface or null
+        // (VUID-VkSwapchainCreateInfoKHR-oldSwapchain-01933); the other fields were checked
+        // against the surface's capabilities by the core's plan.
+        let handle = match unsafe { self.swapchain_fn.create_swapchain(&info, None) } {
+            Ok(h) => h,
+            Err(e) => return Ok(Err(status(e))),
+        };
+        self.namer.name(handle, || {
+            format!("vkpace swapchain (generation {generation})")
+        });
+        match self.register_images(handle, format, generation) {
+            Ok(count) => Ok(Ok((handle, count))),
+            Err(e) => {
+                // SAFETY: just created, never used.
+                unsafe { self.swapchain_fn.destroy_swapchain(handle, None) };
+                Err(e)
+            }
+        }
+    }
+
+    fn register_images(
+        &mut self,
+        handle: vk::SwapchainKHR,
+        format: vk::Format,
+        generation: u64,
+    ) -> Result<u32> {
+        // SAFETY: `handle` was just created on this device.
+        let images = unsafe { self.swapchain_fn.get_swapchain_images(handle) }
+            .during("vkGetSwapchainImagesKHR")?;
+        let count = u32::try_from(images.len()).unwrap_or(u32::MAX);
+        let meta = (format, generation, self.deferred_memory);
+        self.images
+            .register(&self.device, &self.namer, handle, images, meta)?;
+        Ok(count)
+    }
+
+    /// `vkAcquireNextImageKHR`.
+    pub(crate) fn acquire(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        semaphore: vk::Semaphore,
+        timeout_ns: u64,
+    ) -> Result<(u32, bool), VkStatus> {
+        // SAFETY: the semaphore is unsignalled with nothing pending (the core handed it out:
+        // VUID-vkAcquireNextImageKHR-semaphore-01286/01779); the timeout is finite
+        // (VUID-vkAcquireNextImageKHR-surface-07783); the swapchain is not retired.
+        unsafe {
+            self.swapchain_fn.acquire_next_image(
+                swapchain,
+                timeout_ns,
+                semaphore,
+                vk::Fence::null(),
+            )
+        }
+        .map_err(status)
+    }
+
+    /// maintenance1: gives an acquired, never-used image back.
+    pub(crate) fn release_image(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        image: u32,
+    ) -> Result<(), VkStatus> {
+        let Some(m1) = &self.m1 else {
+            return Ok(());
+        };
+        let indices = [image];
+        let info = vk::ReleaseSwapchainImagesInfoEXT::default()
+            .swapchain(swapchain)
+            .image_indices(&indices);
+        // SAFETY: the image was acquired from `swapchain` and not presented or used (the core
+        // releases only a held image whose frame was never submitted).
+        match unsafe { m1.release(&info) } {
+            vk::Result::SUCCESS => Ok(()),
+            e => Err(status(e)),
+        }
+    }
+
+    /// An empty submission waiting on `wait` (if any) at all commands and signalling `fence`.
+    pub(crate) fn submit_empty(
+        &self,
+        wait: Option<vk::Semaphore>,
+        fence: vk::Fence,
+    ) -> Result<(), VkStatus> {
+        let waits: Vec<vk::Semaphore> = wait.into_iter().collect();
+        let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
+        let mut submit = vk::SubmitInfo::default();
+        if !waits.is_empty() {
+            submit = submit
+                .wait_semaphores(&waits)
+                .wait_dst_stage_mask(&stages[..waits.len()]);
+        }
+        // SAFETY: a semaphore waited on has a pending signal from a successful acquire and no
+        // wait yet; the fence is unsignalled and unused (the core's pool).
+        unsafe { self.device.queue_submit(self.queue, &[submit], fence) }.map_err(status)
+    }
+
+    /// `vkQueuePresentKHR` with the extension structures the present needs.
+    pub(crate) fn present(
+        &self,
+        p: &PresentInfo<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
+    ) -> VkStatus {
+        let waits = [p.semaphore];
+        let swapchains = [p.swapchain];
+        let indices = [p.image];
+        let mut info = vk::PresentInfoKHR::default()
+            .wait_semaphores(&waits)
+            .swapchains(&swapchains)
+            .image_indices(&indices);
+        let fences = [p.fence.unwrap_or_default()];
+        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&fences);
+        if p.fence.is_some() {
+            info = info.push_next(&mut fence_info);
+        }
+        let ids = [p.present_id.unwrap_or(0)];
+        let mut id_info = vk::PresentIdKHR::default().present_ids(&ids);
+        if p.present_id.is_some() {
+            // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before.
+            info = info.push_next(&mut id_info);
+        }
+        let modes = [vk::PresentModeKHR::from_raw(p.mode.map_or(0, |m| m.0))];
+        let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);
+        if p.mode.is_some() {
+            // VUID-VkSwapchainPresentModeInfoEXT-pPresentModes-07761: a mode given at creation.
+            info = info.push_next(&mut mode_info);
+        }
+        // SAFETY: the image was acquired from the swapchain and not yet presented; the
+        // semaphore has a signal pending from the frame's submission
+        // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268); a present fence is unsignalled and
+        // unused (VUID-VkSwapchainPresentFenceInfoEXT-pFences-07759).
+        match unsafe { self.swapchain_fn.queue_present(self.queue, &info) } {
+            Ok(false) => VkStatus::SUCCESS,
+            Ok(true) => VkStatus::SUBOPTIMAL,
+            Err(e) => status(e),
+        }
+    }
+
+    /// present_wait: whether present `id` was shown.
+    pub(crate) fn poll_present_id(&self, swapchain: vk::SwapchainKHR, id: u64) -> VkStatus {
+        match &self.present_wait {
+            // SAFETY: the core asks only about the live swapchain's presents.
+            Some(pw) => status(unsafe { pw.poll(swapchain, id) }),
+            None => VkStatus::TIMEOUT,
+        }
+    }
+
+    /// GPU timestamps of a completed frame's slot.
+    pub(crate) fn read_gpu_ticks(&self, slot: usize) -> Option<(u64, u64)> {
+        let timer = self.timer.as_ref()?;
+        // SAFETY: the core asks only once the frame's submission completed.
+        unsafe { timer.read(&self.device, slot) }
+    }
+
+    /// GPU timestamps: the device clock against this shell's clock.
+    pub(crate) fn calibrate(&self) -> Result<(u64, u64)> {
+        match &self.timer {
+            Some(t) => t.calibrate(&self.clock),
+            None => Ok((0, self.clock.now_ns())),
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! The simulated presentation engine: swapchains, acquires that may hand an image back before
+//! its previous present consumed its wait, presents consumed in order at random moments,
+//! present fences that signal in any order (or never), images handed back in any order.
+
+use super::{Check, Fence, Gen, Sem, World};
+
+/// One image as the presentation engine sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct ImageState {
+    /// Acquired by the app and not yet presented or released.
+    held_by_app: bool,
+    /// Acquires that returned the image early: each semaphore signals when the engine hands
+    /// the image back for that acquire, which it does only after the presents of the image
+    /// queued before the acquire (sequence numbers up to the second field) consumed their waits.
+    releases: Vec<(Sem, u64)>,
+}
+
+#[derive(Debug)]
+pub(super) struct SwapchainTruth {
+    images: Vec<ImageState>,
+    retired: bool,
+    destroyed: bool,
+}
+
+#[derive(Debug)]
+pub(super) struct QueuedPresent {
+    seq: u64,
+    gen: Gen,
+    image: u32,
+    sem: Sem,
+    fence: Option<Fence>,
+}
+
+/// What an acquire returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AcquireResult {
+    /// An image index, and whether the swapchain is suboptimal.
+    Image(u32, bool),
+    OutOfDate,
+    /// No image can be handed out (`VK_TIMEOUT`).
+    NotReady,
+}
+
+/// What a present returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresentResult {
+    Queued,
+    /// SUBOPTIMAL or OUT_OF_DATE: queued all the same.
+    QueuedStale,
+    /// An error after which the wait never executes.
+    Failed,
+}
+
+impl World {
+    /// `vkCreateSwapchainKHR` with `old` as `oldSwapchain`: every swapchain not yet retired is
+    /// retired (there is at most one, and it must be `old`).
+    pub fn create_swapchain(&mut self, image_count: u32, old: Option<Gen>) -> Result<Gen, String> {
+        let current: Vec<Gen> = self
+            .swapchains
+            .iter()
+            .filter(|(_, s)| !s.destroyed && !s.retired)
+            .map(|(g, _)| *g)
+            .collect();
+        if current.len() > 1 || current.first().copied() != old {
+            return Err(format!(
+                "oldSwapchain {old:?} is not the surface's current swapchain {current:?} (VUID-VkSwapchainCreateInfoKHR-oldSwapchain-01933)"
+            ));
+        }
+        if let Some(g) = old {
+            self.retire(g);
+        }
+        let g = self.next_gen;
+        self.next_gen += 1;
+        self.swapchains.insert(
+            g,
+            SwapchainTruth {
+                images: vec![ImageState::default(); image_count as usize],
+                retired: false,
+                destroyed: false,
+            },
+        );
+        Ok(g)
+    }
+
+    /// `g` becomes retired (passed as `oldSwapchain`, even to a creation that failed).
+    pub fn retire(&mut self, g: Gen) {
+        if let Some(sc) = self.swapchains.get_mut(&g) {
+            sc.retired = true;
+        }
+        if self.rng.chance(self.faults.p_fence_never) {
+            // Every present fence of `g` not signalled yet will never signal.
+            let fences: Vec<Fence> = self
+                .presents
+                .iter()
+                .filter(|p| p.gen == g)
+                .filter_map(|p| p.fence)
+                .collect();
+            for f in fences {
+                if let Some(t) = self.fences.get_mut(&f) {
+                    t.doomed = true;
+                }
+            }
+        }
+    }
+
+    pub fn live_swapchains(&self) -> usize {
+        self.swapchains.values().filter(|s| !s.destroyed).count()
+    }
+
+    pub fn destroy_swapchain(&mut self, g: Gen) -> Check {
+        let sc = self
+            .swapchains
+            .get(&g)
+            .ok_or_else(|| format!("swapchain {g} unknown"))?;
+        if sc.destroyed {
+            return Err(format!("swapchain {g} destroyed twice"));
+        }
+        if self.presents.iter().any(|p| p.gen == g) {
+            return Err(format!(
+                "swapchain {g} destroyed with a present whose wait is not consumed (VUID-vkDestroySwapchainKHR-swapchain-01282)"
+            ));
+        }
+        if self.submission_touches(g) {
+            return Err(format!(
+                "swapchain {g} destroyed while a submission using it is pending"
+            ));
+        }
+        if sc.images.iter().any(|i| !i.releases.is_empty()) {
+            return Err(format!(
+                "swapchain {g} destroyed with an acquire signal pending"
+            ));
+        }
+        if let Some(sc) = self.swapchains.get_mut(&g) {
+            sc.destroyed = true;
+        }
+        Ok(())
+    }
+
+    /// The swapchain an acquire of `sem` was made on, while its signal is pending or unwaited.
+    pub(super) fn acquired_from(&self, sem: Sem) -> Option<Gen> {
+        self.acquire_sems.get(&sem).copied()
+    }
+
+    /// `vkAcquireNextImageKHR` on swapchain `g`.
+    pub fn acquire(&mut self, g: Gen, sem: Sem) -> Result<AcquireResult, String> {
+        self.check_signalable(sem, "acquire")?;
+        let sc = self
+            .swapchains
+            .get(&g)
+            .ok_or_else(|| format!("acquire from unknown swapchain {g}"))?;
+        if sc.retired || sc.destroyed {
+            return Err(format!("acquire from retired swapchain {g}"));
+        }
+        if self.rng.chance(self.faults.p_out_of_date) {
+            return Ok(AcquireResult::OutOfDate);
+        }
+        let suboptimal = self.rng.chance(self.faults.p_suboptimal);
+        // Any image the app does not hold; one still queued or not yet handed back may be
+        // returned early, its semaphore signalling when the engine releases it.
+        let candidates: Vec<u32> = sc
+            .images
+            .iter()
+            .enumerate()
+            .filter(|(_, st)| !st.held_by_app)
+            .map(|(i, _)| i as u32)
+            .collect();
+        if candidates.is_empty() {
+            return Ok(AcquireResult::NotReady);
+        }
+        let image = candidates[self.rng.below(candidates.len() as u32) as usize];
+        let last_queued = self
+            .presents
+            .iter()
+            .filter(|p| p.gen == g && p.image == image)
+            .map(|p| p.seq)
+            .max();
+        let early = !sc.images[image as usize].releases.is_empty();
+        let signal_now = last_queued.is_none() && !early && self.rng.chance(50);
+        {
+            let t = self.sem(sem)?;
+            if signal_now {
+                t.signaled = true;
+            } else {
+                t.pending_signal = true;
+            }
+        }
+        self.acquire_sems.insert(sem, g);
+        let slot = &mut self.swapchain_mut(g)?.images[image as usize];
+        slot.held_by_app = true;
+        if !signal_now {
+            slot.releases.push((sem, last_queued.unwrap_or(0)));
+        }
+        Ok(AcquireResult::Image(image, suboptimal))
+    }
+
+    fn swapchain_mut(&mut self, g: Gen) -> Result<&mut SwapchainTruth, String> {
+        self.swapchains
+            .get_mut(&g)
+            .ok_or_else(|| format!("swapchain {g} unknown"))
+    }
+
+    /// `vkReleaseSwapchainImagesEXT`: the image was acquired and never used.
+    pub fn release_image(&mut self, g: Gen, image: u32) -> Check {
+        let slot = self
+            .swapchain_mut(g)?
+            .images
+            .get_mut(image as usize)
+            .ok_or("release of an image out of range")?;
+        if !slot.held_by_app {
+            return Err(format!("release of image {image} not acquired (VUID-VkReleaseSwapchainImagesInfoEXT-pImageIndices-07785)"));
+        }
+        slot.held_by_app = false;
+        Ok(())
+    }
+
+    /// `vkQueuePresentKHR` of one image waiting on `sem`, with present fence `fence`.
+    pub fn present(
+        &mut self,
+        g: Gen,
+        image: u32,
+        sem: Sem,
+        fence: Option<Fence>,
+    ) -> Result<PresentResult, String> {
+        let sc = self.swapchain_mut(g)?;
+        if sc.retired {
+            return Err(format!("present to retired swapchain {g}"));
+        }
+        let slot = sc
+            .images
+            .get_mut(image as usize)
+            .ok_or("present of an image out of range")?;
+        if !slot.held_by_app {
+            return Err(format!("present of image {image} not acquired"));
+        }
+        slot.held_by_app = false;
+        if self.rng.chance(self.faults.p_present_fail) {
+            return Ok(PresentResult::Failed);
+        }
+        let t = self.sem(sem)?;
+        if !(t.signaled || t.pending_signal) || t.pending_waits > 0 {
+            return Err(format!(
+                "present waits on semaphore {sem} with nothing signalled"
+            ));
+        }
+        t.pending_waits += 1;
+        if let Some(f) = fence {
+            self.check_fence_free(f, "present")?;
+        }
+        let seq = self.next_present_seq;
+        self.next_present_seq += 1;
+        self.presents.push_back(QueuedPresent {
+            seq,
+            gen: g,
+            image,
+            sem,
+            fence,
+        });
+        Ok(if self.rng.chance(self.faults.p_present_stale) {
+            PresentResult::QueuedStale
+        } else {
+            PresentResult::Queued
+        })
+    }
+
+    /// One step of the engine: maybe consume the head present's wait (in order), maybe signal
+    /// one present fence whose present was consumed (any order), maybe hand back one
+    /// early-acquired image whose earlier presents consumed their waits (any order).
+    pub fn pe_tick(&mut self) -> Check {
+        self.consume_head_present()?;
+        if !self.fences_signalable.is_empty() && self.rng.chance(40) {
+            let i = self.rng.below(self.fences_signalable.len() as u32) as usize;
+            let f = self.fences_signalable.swap_remove(i);
+            let t = self.fence(f)?;
+            t.pending = false;
+            t.signaled = true;
+        }
+        self.hand_back_one()
+    }
+
+    fn consume_head_present(&mut self) -> Check {
+        let Some(head) = self.presents.front() else {
+            return Ok(());
+        };
+        let sem = head.sem;
+        if !self.sems.get(&sem).is_some_and(|t| t.signaled) || !self.rng.chance(50) {
+            return Ok(());
+        }
+        if let Some(p) = self.presents.pop_front() {
+            self.presents_consumed = p.seq;
+            if let Some(f) = p.fence {
+                if !self.fences.get(&f).is_some_and(|t| t.doomed) {
+                    self.fences_signalable.push(f);
+                }
+            }
+        }
+        let t = self.sem(sem)?;
+        t.signaled = false;
+        t.pending_waits -= 1;
+        Ok(())
+    }
+
+    fn hand_back_one(&mut self) -> Check {
+        let mut releasable: Vec<(Gen, usize)> = Vec::new();
+        for (g, sc) in &self.swapchains {
+            for (i, st) in sc.images.iter().enumerate() {
+                if st
+                    .releases
+                    .first()
+                    .is_some_and(|(_, after)| *after <= self.presents_consumed)
+                {
+                    releasable.push((*g, i));
+                }
+            }
+        }
+        if releasable.is_empty() || !self.rng.chance(50) {
+            return Ok(());
+        }
+        let (g, i) = releasable[self.rng.below(releasable.len() as u32) as usize];
+        let sc = self.swapchain_mut(g)?;
+        if !sc.images[i].releases.is_empty() {
+            let (sem, _) = sc.images[i].releases.remove(0);
+            let t = self.sem(sem)?;
+            t.pending_signal = false;
+            t.signaled = true;
+        }
+        Ok(())
+    }
+
+    /// The sequence number of the last present queued so far.
+    pub(super) fn last_present_seq(&self) -> u64 {
+        self.next_present_seq - 1
+    }
+
+    /// Whether every present up to `seq` consumed its wait.
+    pub(super) fn presents_done_through(&self, seq: u64) -> bool {
+        self.presents.front().map_or(true, |p| p.seq > seq)
+    }
+
+    /// Whether nothing is left on the GPU or in the engine's queue.
+    pub fn idle(&self) -> bool {
+        self.queue.is_empty() && self.presents.is_empty()
+    }
+}

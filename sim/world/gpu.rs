@@ -1,0 +1,132 @@
+//! The simulated GPU queue: submissions run in order; each waits for its semaphores, runs for a
+//! random number of ticks, then signals its semaphores and fence.
+
+use super::{Check, Fence, Gen, Sem, World};
+
+#[derive(Debug)]
+pub(super) struct Submission {
+    number: u64,
+    waits: Vec<Sem>,
+    signals: Vec<Sem>,
+    fence: Option<Fence>,
+    /// The swapchain whose image or acquire semaphore this submission uses.
+    pub(super) touches: Option<Gen>,
+    started: bool,
+    remaining: u32,
+    frame: bool,
+    /// An empty submission (no waits, no signals) starts only once every present queued before
+    /// it consumed its wait: the assumption vkpace's bounded fallback and teardown rest on
+    /// (ANGLE makes it of `vkQueueWaitIdle`: presents are queue operations executed in order).
+    /// Stated here, the property tests check everything else against it.
+    after_present: Option<u64>,
+}
+
+impl World {
+    /// `vkQueueSubmit` of one batch; returns the world's number of the submission (for the
+    /// caller's ground-truth bookkeeping). `frame`: it is a frame's submission.
+    pub fn submit(
+        &mut self,
+        waits: &[Sem],
+        signals: &[Sem],
+        fence: Option<Fence>,
+        frame: bool,
+    ) -> Result<u64, String> {
+        for &s in signals {
+            self.check_signalable(s, "submit signal")?;
+        }
+        for &s in waits {
+            let t = self.sem(s)?;
+            if !(t.signaled || t.pending_signal) || t.pending_waits > 0 {
+                return Err(format!(
+                    "submit waits on semaphore {s} with no signal to wait for (VUID-vkQueueSubmit-pWaitSemaphores-03238)"
+                ));
+            }
+        }
+        if let Some(f) = fence {
+            self.check_fence_free(f, "submit")?;
+        }
+        for &s in signals {
+            self.sem(s)?.pending_signal = true;
+        }
+        for &s in waits {
+            self.sem(s)?.pending_waits += 1;
+        }
+        let touches = waits.iter().find_map(|s| self.acquired_from(*s));
+        let number = self.next_submission;
+        self.next_submission += 1;
+        let remaining = self.rng.below(self.faults.max_gpu_delay + 1);
+        let after_present =
+            (waits.is_empty() && signals.is_empty()).then(|| self.last_present_seq());
+        self.queue.push_back(Submission {
+            number,
+            waits: waits.to_vec(),
+            signals: signals.to_vec(),
+            fence,
+            touches,
+            started: false,
+            remaining,
+            frame,
+            after_present,
+        });
+        if frame {
+            self.frames_pending += 1;
+        }
+        Ok(number)
+    }
+
+    /// Whether a submission using swapchain `g` is pending.
+    pub(super) fn submission_touches(&self, g: Gen) -> bool {
+        self.queue.iter().any(|s| s.touches == Some(g))
+    }
+
+    /// One step of the GPU: the head submission waits, then runs for its delay, then completes.
+    pub fn gpu_tick(&mut self) -> Check {
+        let Some(head) = self.queue.front_mut() else {
+            return Ok(());
+        };
+        if !head.started {
+            let waits = head.waits.clone();
+            let presents_done = head
+                .after_present
+                .map_or(true, |seq| self.presents_done_through(seq));
+            if !presents_done
+                || !waits
+                    .iter()
+                    .all(|s| self.sems.get(s).is_some_and(|t| t.signaled))
+            {
+                return Ok(());
+            }
+            for s in waits {
+                let t = self.sem(s)?;
+                t.signaled = false;
+                t.pending_waits -= 1;
+            }
+            if let Some(head) = self.queue.front_mut() {
+                head.started = true;
+            }
+            return Ok(());
+        }
+        if head.remaining > 0 {
+            head.remaining -= 1;
+            return Ok(());
+        }
+        let Some(done) = self.queue.pop_front() else {
+            return Ok(());
+        };
+        for s in done.signals {
+            let t = self.sem(s)?;
+            t.pending_signal = false;
+            t.signaled = true;
+        }
+        if let Some(f) = done.fence {
+            let t = self.fence(f)?;
+            t.pending = false;
+            t.signaled = true;
+        }
+        self.gpu_completed = done.number;
+        if done.frame {
+            self.frames_pending -= 1;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,237 @@
+//! The simulated world: a GPU queue that runs submissions in order after random delays and a
+//! presentation engine that consumes present waits in order at random moments, hands images
+//! back in any order, and may return an image from acquire before it is free (its semaphore
+//! then signals later). It keeps the ground truth of every semaphore, fence and swapchain, and
+//! every operation on them checks the Vulkan rule it would break.
+
+mod engine;
+mod gpu;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::rng::Rng;
+
+pub use engine::{AcquireResult, PresentResult};
+
+/// A semaphore handle.
+pub type Sem = u32;
+/// A swapchain handle (its creation number).
+pub type Gen = u64;
+/// A fence handle.
+pub type Fence = u16;
+
+/// What an operation broke, if anything.
+pub type Check = Result<(), String>;
+
+/// Ground truth of one binary semaphore.
+#[derive(Debug, Default, Clone)]
+pub struct SemTruth {
+    pub signaled: bool,
+    /// A signal is pending (from an acquire or a submission not yet executed).
+    pub pending_signal: bool,
+    /// Waits queued but not executed (submission waits, present waits not consumed).
+    pub pending_waits: u32,
+    pub destroyed: bool,
+}
+
+/// Ground truth of one fence.
+#[derive(Debug, Default, Clone)]
+pub struct FenceTruth {
+    pub signaled: bool,
+    /// A queue operation (submission or present) will signal it.
+    pub pending: bool,
+    /// A present fence that will never signal (seen on some systems for retired swapchains).
+    pub doomed: bool,
+    pub destroyed: bool,
+}
+
+/// The world's knobs, in percent per event.
+#[derive(Debug, Clone, Default)]
+pub struct Faults {
+    /// Largest GPU delay of a submission, in GPU ticks.
+    pub max_gpu_delay: u32,
+    pub p_out_of_date: u32,
+    pub p_suboptimal: u32,
+    /// A retiring swapchain's unsignalled present fences never signal.
+    pub p_fence_never: u32,
+    /// A present returns an error after which its wait never executes.
+    pub p_present_fail: u32,
+    /// A present returns SUBOPTIMAL or OUT_OF_DATE (its wait still executes).
+    pub p_present_stale: u32,
+}
+
+/// The simulated GPU and presentation engine.
+#[derive(Debug)]
+pub struct World {
+    pub rng: Rng,
+    pub faults: Faults,
+    pub sems: BTreeMap<Sem, SemTruth>,
+    pub fences: BTreeMap<Fence, FenceTruth>,
+    next_sem: Sem,
+    next_fence: Fence,
+    queue: VecDeque<gpu::Submission>,
+    next_submission: u64,
+    /// The last submission completed (submission numbers are the world's own).
+    pub gpu_completed: u64,
+    /// Frame submissions not yet complete (the true GPU view).
+    pub frames_pending: usize,
+    presents: VecDeque<engine::QueuedPresent>,
+    next_present_seq: u64,
+    presents_consumed: u64,
+    swapchains: BTreeMap<Gen, engine::SwapchainTruth>,
+    next_gen: Gen,
+    /// Present fences whose present consumed its wait: they signal at a random later moment.
+    fences_signalable: Vec<Fence>,
+    /// The swapchain each acquire semaphore was last acquired on.
+    acquire_sems: BTreeMap<Sem, Gen>,
+}
+
+impl World {
+    pub fn new(seed: u64, faults: Faults) -> Self {
+        Self {
+            rng: Rng::new(seed),
+            faults,
+            sems: BTreeMap::new(),
+            fences: BTreeMap::new(),
+            next_sem: 1,
+            next_fence: 1,
+            queue: VecDeque::new(),
+            next_submission: 1,
+            gpu_completed: 0,
+            frames_pending: 0,
+            presents: VecDeque::new(),
+            next_present_seq: 1,
+            presents_consumed: 0,
+            swapchains: BTreeMap::new(),
+            next_gen: 1,
+            fences_signalable: Vec::new(),
+            acquire_sems: BTreeMap::new(),
+        }
+    }
+
+    pub fn create_semaphore(&mut self) -> Sem {
+        let s = self.next_sem;
+        self.next_sem += 1;
+        self.sems.insert(s, SemTruth::default());
+        s
+    }
+
+    pub fn create_fence(&mut self) -> Fence {
+        let f = self.next_fence;
+        self.next_fence = self.next_fence.wrapping_add(1);
+        self.fences.insert(f, FenceTruth::default());
+        f
+    }
+
+    fn sem(&mut self, s: Sem) -> Result<&mut SemTruth, String> {
+        match self.sems.get_mut(&s) {
+            Some(t) if !t.destroyed => Ok(t),
+            Some(_) => Err(format!("semaphore {s} used after destruction")),
+            None => Err(format!("semaphore {s} unknown")),
+        }
+    }
+
+    fn fence(&mut self, f: Fence) -> Result<&mut FenceTruth, String> {
+        match self.fences.get_mut(&f) {
+            Some(t) if !t.destroyed => Ok(t),
+            Some(_) => Err(format!("fence {f} used after destruction")),
+            None => Err(format!("fence {f} unknown")),
+        }
+    }
+
+    /// `VUID-vkAcquireNextImageKHR-semaphore-01286/01779` and
+    /// `VUID-vkQueueSubmit-pSignalSemaphores-00067`: a semaphore about to be signalled must be
+    /// unsignalled with nothing pending.
+    fn check_signalable(&mut self, s: Sem, what: &str) -> Check {
+        let t = self.sem(s)?;
+        if t.signaled || t.pending_signal || t.pending_waits > 0 {
+            return Err(format!(
+                "{what}: semaphore {s} reused while busy (signaled {}, pending signal {}, pending waits {})",
+                t.signaled, t.pending_signal, t.pending_waits
+            ));
+        }
+        Ok(())
+    }
+
+    /// `VUID-vkQueueSubmit-fence-00063/00064`: a fence given to a queue operation must be
+    /// unsignalled and not in use.
+    fn check_fence_free(&mut self, f: Fence, what: &str) -> Check {
+        let t = self.fence(f)?;
+        if t.signaled || t.pending {
+            return Err(format!(
+                "{what}: fence {f} reused while signalled {} or pending {}",
+                t.signaled, t.pending
+            ));
+        }
+        t.pending = true;
+        Ok(())
+    }
+
+    pub fn destroy_semaphore(&mut self, s: Sem) -> Check {
+        let t = self.sem(s)?;
+        if t.pending_signal || t.pending_waits > 0 {
+            return Err(format!(
+                "semaphore {s} destroyed with pending work (signal {}, waits {}): VUID-vkDestroySemaphore-semaphore-01137",
+                t.pending_signal, t.pending_waits
+            ));
+        }
+        t.destroyed = true;
+        Ok(())
+    }
+
+    /// `VUID-vkDestroyFence-fence-01120`.
+    pub fn destroy_fence(&mut self, f: Fence) -> Check {
+        let t = self.fence(f)?;
+        if t.pending {
+            return Err(format!(
+                "fence {f} destroyed while a queue operation will signal it"
+            ));
+        }
+        t.destroyed = true;
+        Ok(())
+    }
+
+    /// `VUID-vkResetFences-pFences-01123`.
+    pub fn reset_fence(&mut self, f: Fence) -> Check {
+        let t = self.fence(f)?;
+        if t.pending {
+            return Err(format!("fence {f} reset while pending"));
+        }
+        t.signaled = false;
+        Ok(())
+    }
+
+    /// `vkGetFenceStatus`.
+    pub fn fence_signaled(&mut self, f: Fence) -> Result<bool, String> {
+        Ok(self.fence(f)?.signaled)
+    }
+
+    /// One step of the world: the GPU or the presentation engine.
+    pub fn tick(&mut self) -> Check {
+        if self.rng.chance(50) {
+            self.gpu_tick()
+        } else {
+            self.pe_tick()
+        }
+    }
+
+    pub fn semaphores_alive(&self) -> usize {
+        self.sems.values().filter(|t| !t.destroyed).count()
+    }
+
+    pub fn fences_alive(&self) -> usize {
+        self.fences.values().filter(|t| !t.destroyed).count()
+    }
+
+    /// Whether a present fence will never signal.
+    pub fn has_doomed_fences(&self) -> bool {
+        self.fences.values().any(|t| t.doomed && !t.destroyed)
+    }
+
+    pub fn debug_state(&self) -> String {
+        format!(
+            "queue {:?}\npresents {:?}\nswapchains {:?}\nsems {:?}\nfences {:?}",
+            self.queue, self.presents, self.swapchains, self.sems, self.fences
+        )
+    }
+}
