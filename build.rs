@@ -1,10 +1,7 @@
 //! Compiles the demo's GLSL shaders in `shaders/` to SPIR-V in `OUT_DIR` with naga (pure Rust:
-//! no C++ toolchain, no system shader compiler). Only with the `demo` feature. Also probes
-//! the compiler for `std::hint::cold_path`.
+//! no C++ toolchain, no system shader compiler).
 
 fn main() {
-    probe_cold_path();
-    #[cfg(feature = "demo")]
     if let Err(e) = shaders::compile_all() {
         // A build script reports failure by exiting non-zero with a message.
         eprintln!("shader compilation failed: {e}");
@@ -12,17 +9,6 @@ fn main() {
     }
 }
 
-/// `std::hint::cold_path` (stable since Rust 1.95) marks the frame path's rare branches for the
-/// compiler (`layer/core/rare.rs`). Older compilers get the `#[cold]` call instead, so the
-/// crate keeps building on its `rust-version`.
-fn probe_cold_path() {
-    println!("cargo:rustc-check-cfg=cfg(vkpace_cold_path)");
-    if autocfg::new().probe_path("std::hint::cold_path") {
-        println!("cargo:rustc-cfg=vkpace_cold_path");
-    }
-}
-
-#[cfg(feature = "demo")]
 mod shaders {
     use std::path::Path;
 

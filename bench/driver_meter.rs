@@ -12,16 +12,10 @@
 //!
 //! The wrappers' own clock reads land partly outside the measured driver time: about one
 //! clock read per hooked call, which [`clock_read_ns`] measures so it can be taken off.
-//!
-//! [`set_stubbed`] makes the same wrappers skip the driver and answer as a driver with
-//! everything already finished would (fences signalled, images handed out in turn, submits
-//! and presents accepted). `--stubbed-frames` uses it to run both loops' own code alone,
-//! deterministically, for a cache simulator (`scripts/cachesim`); never with validation.
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -106,71 +100,12 @@ impl Real {
     }
 }
 
-/// Whether the hooked entry points answer without calling the driver ([`set_stubbed`]).
-static STUBBED: AtomicBool = AtomicBool::new(false);
-/// Image count the stubbed acquire cycles through.
-static STUB_IMAGES: AtomicU32 = AtomicU32::new(1);
-/// Acquires answered while stubbed, per swapchain (raw handle, count): each loop's swapchain
-/// cycles through all its images although the loops' acquires alternate.
-static STUB_ACQUIRES: Mutex<[(u64, u32); 4]> = Mutex::new([(0, 0); 4]);
-
-/// Turns the stubbed driver on (handing out images `0..images` in turn) or off. Only for
-/// frames whose objects nothing on the GPU uses, and with the same objects destroyed while
-/// still stubbed or after a real wait: nothing is submitted while stubbed.
-pub fn set_stubbed(on: bool, images: u32) {
-    *STUB_ACQUIRES.lock().unwrap_or_else(|p| p.into_inner()) = [(0, 0); 4];
-    STUB_IMAGES.store(images.max(1), Ordering::Release);
-    STUBBED.store(on, Ordering::Release);
-}
-
-/// The stubbed driver's answers, by hook: success for everything a finished driver accepts;
-/// an error for the GPU-timestamp calls, which a stubbed run never makes.
-mod stub {
-    use super::*;
-    use ash::vk::Handle as _;
-
-    pub(super) fn success() -> vk::Result {
-        vk::Result::SUCCESS
-    }
-
-    pub(super) fn unsupported() -> vk::Result {
-        vk::Result::ERROR_FEATURE_NOT_PRESENT
-    }
-
-    /// # Safety
-    ///
-    /// `index` is valid for a write (the caller's acquire arguments).
-    pub(super) unsafe fn acquire(swapchain: vk::SwapchainKHR, index: *mut u32) -> vk::Result {
-        let raw = swapchain.as_raw();
-        let count = {
-            let mut table = STUB_ACQUIRES.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(slot) = table.iter_mut().find(|(h, _)| *h == raw || *h == 0) else {
-                return vk::Result::ERROR_OUT_OF_HOST_MEMORY;
-            };
-            let count = slot.1;
-            *slot = (raw, count.wrapping_add(1));
-            count
-        };
-        let n = count % STUB_IMAGES.load(Ordering::Acquire);
-        // SAFETY: the caller passed a valid pointer for the acquired index (Vulkan's contract
-        // for vkAcquireNextImageKHR's pImageIndex).
-        unsafe { index.write(n) };
-        vk::Result::SUCCESS
-    }
-}
-
-/// Declares a wrapper for one `VkResult`-returning entry point; `$stub` is its answer while
-/// stubbed.
+/// Declares a wrapper for one `VkResult`-returning entry point.
 macro_rules! hook {
-    ($real:ident, $wrapper:ident, $stub:expr, $pfn:ty, ($($arg:ident: $ty:ty),*)) => {
+    ($real:ident, $wrapper:ident, $pfn:ty, ($($arg:ident: $ty:ty),*)) => {
         static $real: Real = Real::new();
 
         unsafe extern "system" fn $wrapper($($arg: $ty),*) -> vk::Result {
-            if STUBBED.load(Ordering::Acquire) {
-                #[allow(unused_unsafe)] // only the acquire's answer is an unsafe call
-                // SAFETY: the caller's arguments are valid (Vulkan's contract for the call).
-                return unsafe { $stub };
-            }
             let f = $real.get();
             if f == 0 {
                 return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -188,23 +123,23 @@ macro_rules! hook {
     };
 }
 
-hook!(REAL_WAIT_FOR_FENCES, wait_for_fences, stub::success(), vk::PFN_vkWaitForFences,
+hook!(REAL_WAIT_FOR_FENCES, wait_for_fences, vk::PFN_vkWaitForFences,
     (device: vk::Device, count: u32, fences: *const vk::Fence, all: vk::Bool32, timeout: u64));
-hook!(REAL_RESET_FENCES, reset_fences, stub::success(), vk::PFN_vkResetFences,
+hook!(REAL_RESET_FENCES, reset_fences, vk::PFN_vkResetFences,
     (device: vk::Device, count: u32, fences: *const vk::Fence));
-hook!(REAL_GET_FENCE_STATUS, get_fence_status, stub::success(), vk::PFN_vkGetFenceStatus,
+hook!(REAL_GET_FENCE_STATUS, get_fence_status, vk::PFN_vkGetFenceStatus,
     (device: vk::Device, fence: vk::Fence));
-hook!(REAL_QUEUE_SUBMIT, queue_submit, stub::success(), vk::PFN_vkQueueSubmit,
+hook!(REAL_QUEUE_SUBMIT, queue_submit, vk::PFN_vkQueueSubmit,
     (queue: vk::Queue, count: u32, submits: *const vk::SubmitInfo<'_>, fence: vk::Fence));
-hook!(REAL_ACQUIRE, acquire_next_image, stub::acquire(swapchain, index), vk::PFN_vkAcquireNextImageKHR,
+hook!(REAL_ACQUIRE, acquire_next_image, vk::PFN_vkAcquireNextImageKHR,
     (device: vk::Device, swapchain: vk::SwapchainKHR, timeout: u64, semaphore: vk::Semaphore,
      fence: vk::Fence, index: *mut u32));
-hook!(REAL_PRESENT, queue_present, stub::success(), vk::PFN_vkQueuePresentKHR,
+hook!(REAL_PRESENT, queue_present, vk::PFN_vkQueuePresentKHR,
     (queue: vk::Queue, info: *const vk::PresentInfoKHR<'_>));
-hook!(REAL_QUERY_RESULTS, get_query_pool_results, stub::unsupported(), vk::PFN_vkGetQueryPoolResults,
+hook!(REAL_QUERY_RESULTS, get_query_pool_results, vk::PFN_vkGetQueryPoolResults,
     (device: vk::Device, pool: vk::QueryPool, first: u32, count: u32, size: usize,
      data: *mut c_void, stride: vk::DeviceSize, flags: vk::QueryResultFlags));
-hook!(REAL_CALIBRATED, get_calibrated_timestamps, stub::unsupported(), vk::PFN_vkGetCalibratedTimestampsKHR,
+hook!(REAL_CALIBRATED, get_calibrated_timestamps, vk::PFN_vkGetCalibratedTimestampsKHR,
     (device: vk::Device, count: u32, infos: *const vk::CalibratedTimestampInfoKHR<'_>,
      stamps: *mut u64, deviation: *mut u64));
 
@@ -329,38 +264,6 @@ mod tests {
     fn a_clock_read_costs_something_finite() {
         let c = clock_read_ns();
         assert!(c > 0.0 && c < 10_000.0, "{c}");
-    }
-
-    #[test]
-    fn the_stubbed_acquire_cycles_each_swapchain_through_its_images() {
-        use ash::vk::Handle as _;
-        set_stubbed(true, 3);
-        let (a, b) = (
-            vk::SwapchainKHR::from_raw(0x10),
-            vk::SwapchainKHR::from_raw(0x20),
-        );
-        let mut seen = (Vec::new(), Vec::new());
-        for _ in 0..4 {
-            for (sc, out) in [(a, &mut seen.0), (b, &mut seen.1)] {
-                let mut index = u32::MAX;
-                // SAFETY: stubbed, so no driver is called; `index` is a valid place to write.
-                let r = unsafe {
-                    acquire_next_image(
-                        vk::Device::null(),
-                        sc,
-                        0,
-                        vk::Semaphore::null(),
-                        vk::Fence::null(),
-                        &mut index,
-                    )
-                };
-                assert_eq!(r, vk::Result::SUCCESS);
-                out.push(index);
-            }
-        }
-        set_stubbed(false, 1);
-        assert_eq!(seen.0, vec![0, 1, 2, 0]);
-        assert_eq!(seen.1, vec![0, 1, 2, 0]);
     }
 
     #[test]

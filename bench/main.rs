@@ -6,31 +6,14 @@
 
 mod cpu_time;
 mod driver_meter;
-mod footprint_probe;
 mod overhead;
 mod plots;
 mod real_driver;
-mod scenarios;
-mod sim;
 mod sim_matrix;
 mod timer_baseline;
 
-#[path = "../tests/sim/rng.rs"]
-#[allow(dead_code)]
-mod rng;
-
-#[path = "../demo/frame_history.rs"]
-#[allow(dead_code)]
-mod frame_history;
-#[path = "../demo/graph_buffers.rs"]
-#[allow(dead_code)]
-mod graph_buffers;
-#[path = "../demo/renderer.rs"]
-#[allow(dead_code)]
-mod renderer;
-#[path = "../demo/vulkan_context.rs"]
-#[allow(dead_code)]
-mod vulkan_context;
+use vkpace_demo::{frame_history, renderer, vulkan_context};
+use vkpace_sim::{pacing as sim, scenarios};
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -45,8 +28,8 @@ use real_driver::{median, median_intervals, Intervals};
 #[command(about = "vkpace pacing benchmark: simulation matrix, frame limiter and CPU overhead")]
 struct Args {
     /// Write the JSON report here (the markdown table and plots go beside it).
-    #[arg(long, required_unless_present_any = ["stubbed_frames", "overhead_runs", "calibrate_footprint"])]
-    json: Option<PathBuf>,
+    #[arg(long)]
+    json: PathBuf,
     /// Repetitions of every real-driver measurement (figures are medians).
     #[arg(long, default_value_t = 5)]
     reps: usize,
@@ -59,24 +42,6 @@ struct Args {
     /// Exit with status 1 when an acceptance threshold is missed.
     #[arg(long)]
     check: bool,
-    /// Instead of the benchmark: run the textbook and vkpace loops this many frames against a
-    /// stubbed driver (their own code only, nothing rendered) and print each loop's median
-    /// time per frame. `scripts/cachesim` runs this under a cache simulator.
-    #[arg(long, conflicts_with = "json")]
-    stubbed_frames: Option<u64>,
-    /// Instead of the benchmark: only the CPU overhead of the default configuration, this
-    /// many interleaved runs of `--frames` frames, each run's figures printed (for iterating
-    /// on vkpace's frame path; the full benchmark judges).
-    #[arg(long, conflicts_with_all = ["json", "stubbed_frames"])]
-    overhead_runs: Option<usize>,
-    /// Instead of the benchmark: this many rounds of the textbook loop touching extra code
-    /// pages, code lines and data pages per frame (and nothing, in between), then what one
-    /// of each costs a frame on this machine (the cost model behind vkpace's frame path).
-    #[arg(long, conflicts_with_all = ["json", "stubbed_frames", "overhead_runs"])]
-    calibrate_footprint: Option<usize>,
-    /// With `--stubbed-frames`: bytes of memory touched before each frame to evict the caches.
-    #[arg(long, default_value_t = 64 << 20)]
-    wipe_bytes: usize,
 }
 
 struct Verdicts {
@@ -105,82 +70,6 @@ fn intervals_json(i: &Intervals, runs: usize) -> String {
     )
 }
 
-/// `--stubbed-frames`: each loop's own code against the stubbed driver, cold caches.
-fn stubbed_report(frames: u64, wipe_bytes: usize) -> Result<()> {
-    let mut s = overhead::stubbed(frames.max(1), wipe_bytes)?;
-    let median = |v: &mut Vec<u64>| {
-        v.sort_unstable();
-        v.get(v.len() / 2).copied().unwrap_or(0)
-    };
-    let (t, v) = (median(&mut s.textbook_ns), median(&mut s.vkpace_ns));
-    println!(
-        "stubbed driver, {frames} frames, {wipe_bytes} bytes wiped before each frame: median \
-         per frame textbook {t} ns, vkpace {v} ns"
-    );
-    Ok(())
-}
-
-/// `--overhead-runs`: vkpace's own CPU per frame (defaults) against the textbook loop, run by
-/// run, then the medians.
-fn overhead_report(runs: usize, frames: u64) -> Result<()> {
-    let clock_ns = driver_meter::clock_read_ns();
-    let (mut text, mut added) = (Vec::new(), Vec::new());
-    for run in 0..runs {
-        let pair = overhead::interleaved(frames, VkpaceVariant::default())?;
-        let (vk_own, tx_own) = (pair.vkpace_own_us(clock_ns), pair.textbook_own_us(clock_ns));
-        println!(
-            "run {run}: textbook loop {:.1} us; own code textbook {tx_own:.2} us, vkpace {vk_own:.2} us; \
-             vkpace's own CPU {:.2} us ({:.2}%)",
-            pair.textbook_us,
-            vk_own - tx_own,
-            100.0 * (vk_own - tx_own) / pair.textbook_us
-        );
-        text.push(pair.textbook_us);
-        added.push(vk_own - tx_own);
-    }
-    let (t, a) = (median(&text), median(&added));
-    println!(
-        "median: vkpace's own CPU {a:.2} us per frame = {:.2}% of the textbook loop's {t:.1} us",
-        100.0 * a / t
-    );
-    Ok(())
-}
-
-/// `--calibrate-footprint`: per round, the textbook loop with each probe and without, frames
-/// interleaved with the vkpace loop as usual; per probe, the median over rounds of what it
-/// added to the textbook loop's own time per frame, divided by the units it touched.
-fn calibration_report(rounds: usize, frames: u64) -> Result<()> {
-    use footprint_probe::Probe;
-    let clock_ns = driver_meter::clock_read_ns();
-    let mut probes = vec![Probe::DataPages];
-    if footprint_probe::CODE_PROBES {
-        probes.splice(0..0, [Probe::CodePages, Probe::CodeLines]);
-    }
-    let mut added: Vec<Vec<f64>> = vec![Vec::new(); probes.len()];
-    for round in 0..rounds {
-        let own = |probe| -> Result<f64> {
-            let pair = overhead::interleaved_probed(frames, VkpaceVariant::default(), probe)?;
-            Ok(pair.textbook_own_us(clock_ns))
-        };
-        for (i, &probe) in probes.iter().enumerate() {
-            let (off, on) = (own(Probe::Off)?, own(probe)?);
-            println!(
-                "round {round}: {probe:?} ({} units): textbook own {off:.2} -> {on:.2} us",
-                probe.units()
-            );
-            added[i].push(on - off);
-        }
-    }
-    for (probe, a) in probes.iter().zip(&added) {
-        let per = 1000.0 * median(a) / probe.units() as f64;
-        println!(
-            "{probe:?}: {per:.1} ns per unit per frame (median over {rounds} rounds of {} units)",
-            probe.units()
-        );
-    }
-    Ok(())
-}
-
 fn main() -> Result<()> {
     let args = Args::parse();
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
@@ -188,16 +77,7 @@ fn main() -> Result<()> {
         std::fs::create_dir_all(&dir)?;
         std::env::set_var("XDG_RUNTIME_DIR", &dir);
     }
-    if let Some(frames) = args.stubbed_frames {
-        return stubbed_report(frames, args.wipe_bytes);
-    }
-    if let Some(runs) = args.overhead_runs {
-        return overhead_report(runs.max(1), args.frames);
-    }
-    if let Some(rounds) = args.calibrate_footprint {
-        return calibration_report(rounds.max(1), args.frames);
-    }
-    let json_path = args.json.clone().context("--json is required")?;
+    let json_path = args.json.clone();
     let reps = args.reps.max(1);
     let out_dir = json_path
         .parent()

@@ -17,7 +17,6 @@ use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::cpu_time::thread_cpu;
 use crate::driver_meter::{self, Meter};
-use crate::footprint_probe::{Probe, Toucher};
 use crate::frame_history::FrameHistory;
 use crate::renderer::Renderer;
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
@@ -116,14 +115,8 @@ fn nanos(d: Duration) -> u64 {
 /// Runs both loops, frames alternating (the order flips every frame), and returns each one's
 /// thread CPU per frame over `frames` frames after the warm-up.
 pub fn interleaved(frames: u64, variant: VkpaceVariant) -> Result<Pair> {
-    interleaved_probed(frames, variant, Probe::Off)
-}
-
-/// [`interleaved`] with the textbook loop touching what `probe` says in its timed steps
-/// (`--calibrate-footprint`).
-pub fn interleaved_probed(frames: u64, variant: VkpaceVariant, probe: Probe) -> Result<Pair> {
     let (text_ctx, vk_ctx) = contexts(variant)?;
-    let result = interleaved_on(&text_ctx, &vk_ctx, frames, variant, probe);
+    let result = interleaved_on(&text_ctx, &vk_ctx, frames, variant);
     vk_ctx.destroy();
     text_ctx.destroy();
     result
@@ -169,12 +162,8 @@ fn interleaved_on(
     vk_ctx: &VulkanContext,
     frames: u64,
     variant: VkpaceVariant,
-    probe: Probe,
 ) -> Result<Pair> {
     let (mut text, mut vkp) = loops(text_ctx, vk_ctx, variant)?;
-    if probe != Probe::Off {
-        text.probe = Some((probe, Toucher::new()));
-    }
     let history = FrameHistory::default();
     let (mut text_cpu, mut vk_cpu) = (Duration::ZERO, Duration::ZERO);
     let capacity = usize::try_from(frames).unwrap_or(0);
@@ -248,10 +237,6 @@ struct TextbookLoop {
     fences: Vec<vk::Fence>,
     renderer: Option<Renderer>,
     frame: u64,
-    /// Record the scene each frame (off for the stubbed driver, which renders nothing).
-    record: bool,
-    /// What to touch on top of the loop's work (`--calibrate-footprint`).
-    probe: Option<(Probe, Toucher)>,
 }
 
 impl TextbookLoop {
@@ -307,8 +292,6 @@ impl TextbookLoop {
             fences: Vec::new(),
             renderer: None,
             frame: 0,
-            record: true,
-            probe: None,
         };
         if let Err(e) = l.make_objects(ctx) {
             let _ = l.destroy();
@@ -361,9 +344,6 @@ impl TextbookLoop {
     fn frame(&mut self, t: f32, history: &FrameHistory) -> Result<Steps> {
         let meter = driver_meter::now();
         let t0 = Instant::now();
-        if let Some((probe, toucher)) = self.probe.as_mut() {
-            toucher.touch(*probe);
-        }
         let d = &self.device;
         let slot = (self.frame % FRAMES_IN_FLIGHT as u64) as usize;
         self.frame += 1;
@@ -395,11 +375,7 @@ impl TextbookLoop {
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let t1 = Instant::now();
-        let cmd = if self.record {
-            renderer.record(&frame, t, 0.0, history)?
-        } else {
-            vk::CommandBuffer::null()
-        };
+        let cmd = renderer.record(&frame, t, 0.0, history)?;
         let t2 = Instant::now();
         let waits = [acquire];
         let stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
@@ -461,8 +437,6 @@ impl TextbookLoop {
 struct VkpaceLoop {
     swapchain: Option<Swapchain>,
     renderer: Option<Renderer>,
-    /// As [`TextbookLoop`]'s.
-    record: bool,
 }
 
 impl VkpaceLoop {
@@ -502,7 +476,6 @@ impl VkpaceLoop {
         Ok(Self {
             swapchain: Some(swapchain),
             renderer: Some(renderer),
-            record: true,
         })
     }
 
@@ -517,11 +490,7 @@ impl VkpaceLoop {
             Acquired::ZeroExtent => anyhow::bail!("a headless surface reported a zero extent"),
         };
         let t1 = Instant::now();
-        let cmd = if self.record {
-            r.record(&frame, t, 0.0, history)?
-        } else {
-            vk::CommandBuffer::null()
-        };
+        let cmd = r.record(&frame, t, 0.0, history)?;
         let t2 = Instant::now();
         sc.submit(
             &frame,
@@ -545,78 +514,6 @@ impl VkpaceLoop {
         }
         Ok(())
     }
-}
-
-/// Per-frame wall time of each loop's steps against the stubbed driver.
-pub struct Stubbed {
-    pub textbook_ns: Vec<u64>,
-    pub vkpace_ns: Vec<u64>,
-}
-
-/// Touches every cache line of `buf`, evicting what the frame loop had cached (as the
-/// driver's rendering does between real frames).
-fn wipe(buf: &mut [u8], round: u8) {
-    for b in buf.iter_mut().step_by(64) {
-        *b = b.wrapping_add(round);
-    }
-    std::hint::black_box(buf);
-}
-
-/// Both loops (vkpace with its defaults) against the stubbed driver
-/// ([`driver_meter::set_stubbed`]): their own code alone, nothing rendered or submitted.
-/// Before each frame `wipe_bytes` of memory are touched to evict the caches. Frames
-/// alternate as in [`interleaved`]; `frames` are timed after a warm-up of 100.
-pub fn stubbed(frames: u64, wipe_bytes: usize) -> Result<Stubbed> {
-    let (text_ctx, vk_ctx) = contexts(VkpaceVariant::default())?;
-    let result = stubbed_on(&text_ctx, &vk_ctx, frames, wipe_bytes);
-    driver_meter::set_stubbed(false, 1);
-    vk_ctx.destroy();
-    text_ctx.destroy();
-    result
-}
-
-fn stubbed_on(
-    text_ctx: &VulkanContext,
-    vk_ctx: &VulkanContext,
-    frames: u64,
-    wipe_bytes: usize,
-) -> Result<Stubbed> {
-    let (mut text, mut vkp) = loops(text_ctx, vk_ctx, VkpaceVariant::default())?;
-    text.record = false;
-    vkp.record = false;
-    let vk_images = vkp.swapchain.as_ref().map_or(0, |s| s.stats().image_count);
-    let images = u32::try_from(text.images.len())
-        .unwrap_or(u32::MAX)
-        .min(vk_images);
-    let history = FrameHistory::default();
-    let mut buf = vec![0u8; wipe_bytes.max(64)];
-    let capacity = usize::try_from(frames).unwrap_or(0);
-    let mut out = Stubbed {
-        textbook_ns: Vec::with_capacity(capacity),
-        vkpace_ns: Vec::with_capacity(capacity),
-    };
-    driver_meter::set_stubbed(true, images);
-    let mut run = || -> Result<()> {
-        for f in 0..100 + frames {
-            wipe(&mut buf, f as u8);
-            let v = vkp.frame(0.0, &history)?;
-            wipe(&mut buf, f as u8);
-            let t = text.frame(0.0, &history)?;
-            if f >= 100 {
-                out.vkpace_ns.push(v.wall_ns);
-                out.textbook_ns.push(t.wall_ns);
-            }
-        }
-        Ok(())
-    };
-    let outcome = run();
-    // Still stubbed: vkpace's teardown waits on fences that were never submitted, which the
-    // stubbed driver reports signalled; the textbook loop waits for device idle (not hooked).
-    let closed = vkp.destroy().and(text.destroy());
-    driver_meter::set_stubbed(false, 1);
-    outcome?;
-    closed?;
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -46,6 +46,11 @@ impl FrameHistory {
         self.len
     }
 
+    /// Whether no sample is held yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// The samples, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &Sample> {
         let start = (self.next + GRAPH_SAMPLES - self.len) % GRAPH_SAMPLES;

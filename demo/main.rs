@@ -4,16 +4,14 @@
 mod alloc_counter;
 mod cli;
 mod display_time;
-mod frame_history;
-mod graph_buffers;
 mod headless;
 mod keys;
-mod renderer;
 mod report;
 mod session;
-mod vulkan_context;
 mod window;
 mod x11_connection;
+
+use vkpace_demo::{frame_history, renderer, vulkan_context};
 
 use std::process::ExitCode;
 use std::time::Duration;

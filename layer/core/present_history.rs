@@ -39,8 +39,8 @@ impl<S> PresentRecord<S> {
     #[must_use]
     #[inline(always)]
     pub fn is_free(&self, completed: Serial) -> bool {
-        if cfg!(feature = "mutation-weak-reuse") {
-            // Deliberately wrong (see Cargo.toml): trusts a proof before it has completed.
+        if cfg!(vkpace_mutation = "weak_reuse") {
+            // Deliberately wrong (`scripts/mutation-check`): trusts a proof before it has completed.
             return self.proven_by.is_some();
         }
         self.proven_by.is_some_and(|s| s.is_complete(completed))

@@ -18,16 +18,9 @@
 /// which says the same at the cost of a call in the rare branch.
 #[inline(always)]
 pub(crate) fn cold_path() {
-    #[cfg(vkpace_cold_path)]
-    // `rust-version` is older than this function; the build script enables this line only
-    // where the compiler has it.
-    #[allow(clippy::incompatible_msrv)]
-    std::hint::cold_path();
-    #[cfg(not(vkpace_cold_path))]
     cold_call();
 }
 
-#[cfg(not(vkpace_cold_path))]
 #[cold]
 #[inline(never)]
 fn cold_call() {}

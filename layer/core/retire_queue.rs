@@ -28,8 +28,8 @@ impl<S: Copy + PartialEq, W> Retired<S, W> {
     /// Whether the swapchain and its semaphores may be destroyed now.
     #[must_use]
     pub fn is_idle(&self, completed: Serial) -> bool {
-        if cfg!(feature = "mutation-early-retire") {
-            // Deliberately wrong (see Cargo.toml): ignores the present proof.
+        if cfg!(vkpace_mutation = "early_retire") {
+            // Deliberately wrong (`scripts/mutation-check`): ignores the present proof.
             return self.awaiting_consume.is_none()
                 && self.state.last_serial.is_complete(completed);
         }

@@ -3,22 +3,13 @@
 //! leaks (the validation layer reports objects still alive when the device is destroyed).
 #![allow(dead_code)]
 
-#[path = "../../demo/frame_history.rs"]
-pub mod frame_history;
-#[path = "../../demo/graph_buffers.rs"]
-pub mod graph_buffers;
-#[path = "../../demo/renderer.rs"]
-pub mod renderer;
-#[path = "../../demo/vulkan_context.rs"]
-pub mod vulkan_context;
-
 use anyhow::{bail, Context as _, Result};
 use ash::vk;
 use vkpace::vk::{Acquired, Swapchain, SwapchainConfig, SwapchainStats};
 
-pub use frame_history::{FrameHistory, Sample};
-pub use renderer::Renderer;
-pub use vulkan_context::{SurfaceSource, VulkanContext};
+pub use vkpace_demo::frame_history::{FrameHistory, Sample};
+pub use vkpace_demo::renderer::Renderer;
+pub use vkpace_demo::vulkan_context::{SurfaceSource, VulkanContext};
 
 /// Mesa's WSI wants `XDG_RUNTIME_DIR`.
 pub fn set_runtime_dir() {

@@ -2,5 +2,3 @@
 #![allow(dead_code)]
 
 pub mod app;
-pub mod rng;
-pub mod world;

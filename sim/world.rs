@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::rng::Rng;
+use crate::rng::Rng;
 
 pub type Sem = u32;
 pub type Gen = u64;

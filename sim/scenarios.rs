@@ -1,7 +1,6 @@
 //! The benchmark's simulated scenarios and policies, and the load-step convergence measure.
-#![allow(dead_code)]
 
-use super::sim::{summarize, DisplayMode, FrameRecord, Load, Policy, Scenario};
+use crate::pacing::{summarize, DisplayMode, FrameRecord, Load, Policy, Scenario};
 
 /// Seed of every benchmark run: same seed, same numbers.
 pub const SEED: u64 = 0x005e_ed0f_7ace;

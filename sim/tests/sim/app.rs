@@ -5,7 +5,7 @@ use vkpace::core::{
     Action, FrameGate, PresentOutcome, PresentSemaphoreChoice, Presenter, PresenterConfig, Serial,
 };
 
-use super::world::{AcquireResult, Check, Gen, Sem, World};
+use vkpace_sim::world::{AcquireResult, Check, Gen, Sem, World};
 
 /// One random schedule.
 #[derive(Debug, Clone)]

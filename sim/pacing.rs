@@ -6,12 +6,9 @@
 //!
 //! Unlike lavapipe (whose present waits for rendering), this GPU runs behind the CPU, so
 //! frames can queue up: the case pacing policies exist for.
-#![allow(dead_code)]
 
 use vkpace::core::{FrameLimit, Pacing, PacingPolicy};
 
-// The seeded generator the correctness simulator uses (tests/sim/rng.rs); the including
-// crate declares it as `rng`.
 use crate::rng::Rng;
 
 /// How the display takes frames.
@@ -117,15 +114,6 @@ impl Scenario {
             v *= 2.0;
         }
         v
-    }
-
-    fn refresh(&self) -> Option<f64> {
-        match self.display {
-            DisplayMode::Immediate => None,
-            DisplayMode::Fifo { refresh_ms } | DisplayMode::Mailbox { refresh_ms } => {
-                Some(refresh_ms)
-            }
-        }
     }
 }
 

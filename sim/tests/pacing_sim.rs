@@ -1,16 +1,10 @@
 //! The pacing policies judged in the deterministic GPU/display simulation (virtual time, so
 //! these are exact figures, not timings): the acceptance thresholds of the pacing issue.
 
-#[allow(dead_code)]
-#[path = "sim/rng.rs"]
-mod rng;
-#[path = "../bench/scenarios.rs"]
-mod scenarios;
-#[path = "../bench/sim.rs"]
-mod sim;
-
-use scenarios::{convergence_ms, cpu_bound, fifo_60hz, gpu_bound, load_step, policies, SEED};
-use sim::{run, summarize, Policy};
+use vkpace_sim::pacing::{run, summarize, Policy};
+use vkpace_sim::scenarios::{
+    convergence_ms, cpu_bound, fifo_60hz, gpu_bound, load_step, policies, SEED,
+};
 
 const WARMUP_MS: f64 = 1_000.0;
 

@@ -1,0 +1,9 @@
+//! The simulated world vkpace's core is tested against, shared by the property tests and the
+//! benchmark: a seeded random generator, a GPU queue and presentation engine that keep the
+//! ground truth of every semaphore, fence and swapchain ([`world`]), and a virtual-time model
+//! of a render loop with a display for the pacing policies ([`pacing`], [`scenarios`]).
+
+pub mod pacing;
+pub mod rng;
+pub mod scenarios;
+pub mod world;
