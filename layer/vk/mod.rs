@@ -12,6 +12,7 @@ mod maintenance1;
 mod names;
 mod present_fences;
 mod present_wait;
+pub mod registry;
 mod sleep;
 mod stats;
 mod swapchain;
