@@ -86,6 +86,8 @@ pub struct Device {
     pub log: Option<PresentLog>,
     /// Read-back of shown frames, if configured.
     pub readback: Option<Readback>,
+    /// Acquire semaphores owed their signal (`elide.rs`).
+    pub owed: crate::elide::Owed,
     queue_lock: Mutex<()>,
     fences: Mutex<Vec<vk::Fence>>,
 }
@@ -317,6 +319,7 @@ unsafe fn finish_create(
         log: settings.log_path.as_deref().and_then(PresentLog::open),
         readback: settings.readback_dir.clone().map(Readback::new),
         settings,
+        owed: crate::elide::Owed::default(),
         queue_lock: Mutex::new(()),
         fences: Mutex::new(Vec::new()),
     });
@@ -373,6 +376,7 @@ pub unsafe fn destroy(device: vk::Device, alloc: *const vk::AllocationCallbacks<
     let Some(dev) = DEVICES.remove(unsafe { loader::dispatch_key(device) }) else {
         return;
     };
+    dev.engine.drain();
     {
         let _q = dev.lock_queues();
         // SAFETY: all the device's queues are idle after this; the application may not use

@@ -64,6 +64,7 @@ entry!(queue_submit2_khr(q: vk::Queue, c: u32, s: *const vk::SubmitInfo2<'_>, f:
 entry!(queue_wait_idle(q: vk::Queue) -> vk::Result => queue::wait_idle(q));
 entry!(queue_bind_sparse(q: vk::Queue, c: u32, i: *const vk::BindSparseInfo<'_>, f: vk::Fence) -> vk::Result => queue::bind_sparse(q, c, i, f));
 entry!(device_wait_idle(d: vk::Device) -> vk::Result => queue::device_wait_idle(d));
+entry!(destroy_semaphore(d: vk::Device, s: vk::Semaphore, a: Alloc<'_>) => queue::destroy_semaphore(d, s, a));
 entry!(queue_begin_label(q: vk::Queue, i: *const vk::DebugUtilsLabelEXT<'_>) => queue::labels::begin(q, i));
 entry!(queue_end_label(q: vk::Queue) => queue::labels::end(q));
 entry!(queue_insert_label(q: vk::Queue, i: *const vk::DebugUtilsLabelEXT<'_>) => queue::labels::insert(q, i));
@@ -329,6 +330,7 @@ fn lookup_device(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
         b"vkQueueWaitIdle" => (Device, pfn!(queue_wait_idle, vk::PFN_vkQueueWaitIdle)),
         b"vkQueueBindSparse" => (Device, pfn!(queue_bind_sparse, vk::PFN_vkQueueBindSparse)),
         b"vkDeviceWaitIdle" => (Device, pfn!(device_wait_idle, vk::PFN_vkDeviceWaitIdle)),
+        b"vkDestroySemaphore" => (Device, pfn!(destroy_semaphore, vk::PFN_vkDestroySemaphore)),
         b"vkQueueBeginDebugUtilsLabelEXT" => (
             DeviceIfNext,
             pfn!(queue_begin_label, vk::PFN_vkQueueBeginDebugUtilsLabelEXT),

@@ -17,6 +17,7 @@ mod calibrate;
 pub mod clock;
 pub mod control;
 mod device;
+mod elide;
 mod engine;
 mod entry;
 mod extensions;

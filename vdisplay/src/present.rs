@@ -1,9 +1,9 @@
-//! `vkQueuePresentKHR`: returns without waiting for rendering. The present's semaphore waits
-//! become one batch on the same queue that signals a fence of the layer's (the "queue
-//! operations" of the spec); the engine shows the images once that fence signals. A
-//! maintenance1 present fence is signaled by an empty submission right after the batch, so it
-//! signals once the waits completed, i.e. once the engine holds its own reference (Spec:
-//! VkSwapchainPresentFenceInfoEXT).
+//! `vkQueuePresentKHR`: returns without waiting for rendering. It submits a marker (an empty
+//! batch with a fence of the layer's) and hands the rest to the engine's submitter
+//! (`engine/submitter.rs`): once the marker signals, the images are ready; the submitter then
+//! submits the batch that waits on the present semaphores (the spec's "queue operations") and
+//! the maintenance1 present fences right after it, so they signal once the waits were consumed,
+//! i.e. once the engine holds its own reference (Spec: VkSwapchainPresentFenceInfoEXT).
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use vkpace::vk::registry::{self as r, PresentTimingInfoFlagsEXT};
 use crate::clock::now_ns;
 use crate::device::Device;
 use crate::engine::display::Target;
-use crate::engine::Request;
+use crate::engine::{Job, Request};
 use crate::faults::Injected;
 use crate::ffi::chain;
 use crate::swapchain::{self, ImageState, Status, Swapchain};
@@ -103,17 +103,20 @@ pub unsafe fn queue_present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_
         .collect();
     // SAFETY: the semaphores are the application's, valid for this present.
     let sems = unsafe { slice(pi.p_wait_semaphores, pi.wait_semaphore_count) }.unwrap_or(&[]);
-    // SAFETY: the requests' images and fences are valid; queue is the application's.
-    if let Err(e) = unsafe { submit(&dev, queue, sems, &mut requests, &ext) } {
-        for r in &requests {
-            r.sc.state().images[r.image as usize] = ImageState::Acquired;
+    let marker = match submit_marker(&dev, queue) {
+        Ok(f) => f,
+        Err(e) => {
+            for r in &requests {
+                r.sc.state().images[r.image as usize] = ImageState::Acquired;
+            }
+            return e;
         }
-        return e;
-    }
+    };
+    let mut job = job(queue, marker, sems, &mut requests, &ext);
+    crate::elide::filter(&dev, &mut job.semaphores);
     let results: Vec<vk::Result> = requests.iter().map(|r| r.result).collect();
-    if let Some(fence) = requests.first().map(|r| r.fence) {
-        dev.engine.enqueue(fence, requests);
-    }
+    let ids = dev.engine.enqueue(requests);
+    dev.engine.submit(Job { ids, ..job });
     if !pi.p_results.is_null() {
         // SAFETY: `p_results` has `swapchain_count` elements.
         unsafe { std::ptr::copy_nonoverlapping(results.as_ptr(), pi.p_results, results.len()) };
@@ -207,7 +210,10 @@ fn plan(
         queued_ns: now,
         ready_ns: None,
         result,
-        fence: vk::Fence::null(),
+        batch: vk::Fence::null(),
+        consumed: false,
+        free_pending: false,
+        capture_pending: false,
         late_fence: None,
         readback,
         shown: false,
@@ -238,51 +244,49 @@ fn target_of(t: &r::PresentTimingInfoEXT<'_>) -> Target {
     }
 }
 
-/// Submits the batch (semaphore waits, read-back copies, the layer's fence) and the present
-/// fences, under the queue lock; records the fences in the requests.
-///
-/// # Safety
-/// `queue`, `sems` and the present fences must be the application's valid objects.
-unsafe fn submit(
-    dev: &Device,
+/// Submits the marker: an empty batch whose fence signals after all earlier work on the queue.
+fn submit_marker(dev: &Device, queue: vk::Queue) -> Result<vk::Fence, vk::Result> {
+    let fence = dev.take_fence()?;
+    let _q = dev.lock_queues();
+    // SAFETY: an empty submission with the layer's unsignaled fence, under the queue lock.
+    unsafe { dev.fp.queue_submit(queue, &[], fence) }.inspect_err(|_| dev.recycle_fence(fence))?;
+    Ok(fence)
+}
+
+/// The submitter's job for this present (its ids are filled in by the caller). Present fences
+/// the fence faults hold back are recorded in the requests instead.
+fn job(
     queue: vk::Queue,
+    marker: vk::Fence,
     sems: &[vk::Semaphore],
     requests: &mut [Request],
     ext: &PresentExt<'_>,
-) -> Result<(), vk::Result> {
-    let fence = dev.take_fence()?;
-    let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; sems.len()];
-    let cmds: Vec<vk::CommandBuffer> = requests
+) -> Job {
+    let cmds = requests
         .iter()
         .filter(|r| r.readback)
         .filter_map(|r| r.sc.readback.as_ref().map(|rb| rb.command_buffer(r.image)))
         .collect();
-    let batch = vk::SubmitInfo::default()
-        .wait_semaphores(sems)
-        .wait_dst_stage_mask(&stages)
-        .command_buffers(&cmds);
-    let _q = dev.lock_queues();
-    // SAFETY: the application's semaphores (signaled or pending, VUID-vkQueuePresentKHR-
-    // pWaitSemaphores-03268), our recorded command buffers and our unsignaled fence.
-    unsafe {
-        dev.fp
-            .queue_submit(queue, std::slice::from_ref(&batch), fence)
-    }?;
+    let mut app_fences = Vec::new();
     for (i, r) in requests.iter_mut().enumerate() {
-        r.fence = fence;
-        let Some(app_fence) = ext.fences.map(|f| f[i]).filter(|f| *f != vk::Fence::null()) else {
+        let Some(f) = ext.fences.map(|f| f[i]).filter(|f| *f != vk::Fence::null()) else {
             continue;
         };
         if r.sc.faults.fence_never() {
             continue;
         }
-        if dev.settings.fault_present_fence_late_ms > 0.0 {
-            r.late_fence = Some((queue, app_fence));
-            continue;
+        if r.sc.surface.settings.fault_present_fence_late_ms > 0.0 {
+            r.late_fence = Some((queue, f));
+        } else {
+            app_fences.push(f);
         }
-        // SAFETY: an empty submission signals the fence after all earlier work on the queue,
-        // i.e. after the batch above (Spec: vkQueueSubmit, fence signal operation scope).
-        unsafe { dev.fp.queue_submit(queue, &[], app_fence) }?;
     }
-    Ok(())
+    Job {
+        queue,
+        marker,
+        semaphores: sems.to_vec(),
+        cmds,
+        app_fences,
+        ids: Vec::new(),
+    }
 }

@@ -6,6 +6,7 @@
 use ash::vk;
 
 use crate::device::Device;
+use crate::elide;
 
 /// Runs `call` under the queue lock of `queue`'s device.
 ///
@@ -30,10 +31,20 @@ pub unsafe fn submit(
     submits: *const vk::SubmitInfo<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
-    // SAFETY: forwarded unchanged.
+    // SAFETY: forwarded, with owed acquire-semaphore waits removed (`elide.rs`).
     unsafe {
         locked(queue, vk::Result::ERROR_DEVICE_LOST, |d| {
-            (d.fp.fp_v1_0().queue_submit)(queue, count, submits, fence)
+            let batches = if count == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(submits, count as usize)
+            };
+            match elide::rewrite(d, batches) {
+                Some((list, _storage, _splices)) => {
+                    (d.fp.fp_v1_0().queue_submit)(queue, count, list.as_ptr(), fence)
+                }
+                None => (d.fp.fp_v1_0().queue_submit)(queue, count, submits, fence),
+            }
         })
     }
 }
@@ -48,10 +59,12 @@ pub unsafe fn submit2(
     submits: *const vk::SubmitInfo2<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
-    // SAFETY: forwarded unchanged.
+    // SAFETY: forwarded, with owed acquire-semaphore waits removed (`elide.rs`).
     unsafe {
         locked(queue, vk::Result::ERROR_DEVICE_LOST, |d| {
-            (d.fp.fp_v1_3().queue_submit2)(queue, count, submits, fence)
+            with_rewrite2(d, count, submits, |n, p| {
+                (d.fp.fp_v1_3().queue_submit2)(queue, n, p, fence)
+            })
         })
     }
 }
@@ -66,12 +79,56 @@ pub unsafe fn submit2_khr(
     submits: *const vk::SubmitInfo2<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
-    // SAFETY: forwarded unchanged.
+    // SAFETY: forwarded, with owed acquire-semaphore waits removed (`elide.rs`).
     unsafe {
         locked(queue, vk::Result::ERROR_DEVICE_LOST, |d| {
-            (d.sync2_fp.queue_submit2_khr)(queue, count, submits, fence)
+            with_rewrite2(d, count, submits, |n, p| {
+                (d.sync2_fp.queue_submit2_khr)(queue, n, p, fence)
+            })
         })
     }
+}
+
+/// Calls `call` with the batches, rewritten by `elide::rewrite2` if needed.
+///
+/// # Safety
+/// `submits` must hold `count` valid batches.
+unsafe fn with_rewrite2(
+    d: &Device,
+    count: u32,
+    submits: *const vk::SubmitInfo2<'_>,
+    call: impl FnOnce(u32, *const vk::SubmitInfo2<'_>) -> vk::Result,
+) -> vk::Result {
+    // SAFETY: caller's contract.
+    let batches = if count == 0 {
+        &[][..]
+    } else {
+        unsafe { std::slice::from_raw_parts(submits, count as usize) }
+    };
+    // SAFETY: caller's contract.
+    match unsafe { elide::rewrite2(d, batches) } {
+        Some((list, _storage)) => call(count, list.as_ptr()),
+        None => call(count, submits),
+    }
+}
+
+/// `vkDestroySemaphore`: a destroyed semaphore is no longer owed a signal (its handle value may
+/// be reused).
+///
+/// # Safety
+/// Valid arguments of the command.
+pub unsafe fn destroy_semaphore(
+    device: vk::Device,
+    s: vk::Semaphore,
+    alloc: *const vk::AllocationCallbacks<'_>,
+) {
+    // SAFETY: valid device.
+    let Some(dev) = (unsafe { Device::of(device) }) else {
+        return;
+    };
+    dev.owed.take(s);
+    // SAFETY: forwarded unchanged.
+    unsafe { (dev.fp.fp_v1_0().destroy_semaphore)(device, s, alloc) };
 }
 
 /// `vkQueueWaitIdle`.
@@ -105,7 +162,8 @@ pub unsafe fn bind_sparse(
     }
 }
 
-/// `vkDeviceWaitIdle` (requires external synchronization of every queue of the device).
+/// `vkDeviceWaitIdle` (requires external synchronization of every queue of the device); the
+/// engine's pending present batches are submitted first, as for `vkQueueWaitIdle`.
 ///
 /// # Safety
 /// Valid arguments of the command.
@@ -114,6 +172,7 @@ pub unsafe fn device_wait_idle(device: vk::Device) -> vk::Result {
     let Some(dev) = (unsafe { Device::of(device) }) else {
         return vk::Result::ERROR_DEVICE_LOST;
     };
+    dev.engine.drain();
     let _guard = dev.lock_queues();
     // SAFETY: forwarded unchanged.
     unsafe { (dev.fp.fp_v1_0().device_wait_idle)(device) }

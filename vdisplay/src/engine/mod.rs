@@ -1,11 +1,21 @@
-//! The presentation engine of one device: a waiter thread that sees the layer's present
-//! batches complete (their semaphore waits done) and a display thread that applies each virtual
-//! display's rules (`display.rs`) on its refresh grid and carries out the consequences: present
-//! ids reached, timing results, log lines, read-backs, images freed.
+//! The presentation engine of one device, three threads:
+//!
+//! * the submitter (`submitter.rs`) turns each present into queue work without blocking the
+//!   application (see there for why lavapipe needs this): it waits for the present's marker
+//!   fence (its rendering done: the image is ready) and then submits the batch that waits on the
+//!   present semaphores;
+//! * the waiter (`waiter.rs`) sees those batches complete (the semaphore waits consumed);
+//! * the display thread (`thread.rs`) applies each virtual display's rules (`display.rs`) on
+//!   its refresh grid and carries out the consequences: present ids reached, timing results,
+//!   log lines, read-backs, images freed. An image is handed back only once its successor is
+//!   visible *and* its own present batch completed.
 
 pub mod display;
+mod submitter;
 mod thread;
 mod waiter;
+
+pub use submitter::Job;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -37,8 +47,14 @@ pub struct Request {
     pub ready_ns: Option<u64>,
     /// What `vkQueuePresentKHR` returned for this swapchain (an error: never shown).
     pub result: vk::Result,
-    /// Its batch fence (pending until `ready_ns` is set).
-    pub fence: vk::Fence,
+    /// Its batch fence, once the submitter submitted the batch.
+    pub batch: vk::Fence,
+    /// Its batch completed: the present semaphores' waits were consumed.
+    pub consumed: bool,
+    /// Freed by the display before its batch completed: free when it does.
+    pub free_pending: bool,
+    /// Shown before its batch (which holds the read-back copy) completed: capture then.
+    pub capture_pending: bool,
     /// A maintenance1 present fence whose signal the late-fence fault defers, and the queue to
     /// signal it on.
     pub late_fence: Option<(vk::Queue, vk::Fence)>,
@@ -72,6 +88,14 @@ struct WaiterState {
     batches: Vec<(vk::Fence, Vec<ReqId>)>,
 }
 
+/// The submitter thread's state.
+#[derive(Default)]
+struct SubmitState {
+    shutdown: bool,
+    jobs: std::collections::VecDeque<Job>,
+    busy: bool,
+}
+
 /// The engine of one device.
 #[derive(Default)]
 pub struct Engine {
@@ -79,6 +103,9 @@ pub struct Engine {
     wake: Condvar,
     waiter: Mutex<WaiterState>,
     waiter_wake: Condvar,
+    submit: Mutex<SubmitState>,
+    submit_wake: Condvar,
+    submit_idle: Condvar,
     threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -102,9 +129,9 @@ impl Engine {
         Self::default()
     }
 
-    /// Starts the waiter and display threads of `dev`.
+    /// Starts the submitter, waiter and display threads of `dev`.
     pub fn start(dev: &Arc<Device>) {
-        let (d1, d2) = (dev.clone(), dev.clone());
+        let (d1, d2, d3) = (dev.clone(), dev.clone(), dev.clone());
         let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
             std::thread::Builder::new().name(name.into()).spawn(f)
         };
@@ -117,10 +144,17 @@ impl Engine {
             Ok(t) => threads.push(t),
             Err(e) => eprintln!("vdisplay: cannot start the engine thread: {e}"),
         }
+        match spawn("vdisplay-submit", Box::new(move || submitter::run(&d3))) {
+            Ok(t) => threads.push(t),
+            Err(e) => eprintln!("vdisplay: cannot start the submit thread: {e}"),
+        }
     }
 
-    /// Stops and joins the threads (the device is idle, so every batch fence has signaled).
+    /// Stops and joins the threads (the submitter was drained and the device is idle, so every
+    /// fence has signaled).
     pub fn shutdown(&self) {
+        lock(&self.submit).shutdown = true;
+        self.submit_wake.notify_all();
         lock(&self.state).shutdown = true;
         self.wake.notify_all();
         lock(&self.waiter).shutdown = true;
@@ -130,8 +164,8 @@ impl Engine {
         }
     }
 
-    /// Queues the requests of one `vkQueuePresentKHR` whose batch signals `fence`.
-    pub fn enqueue(&self, fence: vk::Fence, requests: Vec<Request>) {
+    /// Queues the requests of one `vkQueuePresentKHR` on their displays; returns their ids.
+    pub fn enqueue(&self, requests: Vec<Request>) -> Vec<ReqId> {
         let mut ids = Vec::with_capacity(requests.len());
         {
             let mut st = lock(&self.state);
@@ -155,8 +189,58 @@ impl Engine {
                 ids.push(id);
             }
         }
+        ids
+    }
+
+    /// Hands a present's queue work to the submitter.
+    pub fn submit(&self, job: Job) {
+        lock(&self.submit).jobs.push_back(job);
+        self.submit_wake.notify_all();
+    }
+
+    /// Waits until the submitter has submitted every job handed to it so far (before
+    /// `vkQueueWaitIdle`, `vkDeviceWaitIdle`, swapchain and device destruction: a present's
+    /// queue operations count as submitted work for those).
+    pub fn drain(&self) {
+        let mut s = lock(&self.submit);
+        while !s.jobs.is_empty() || s.busy {
+            s = self.submit_idle.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Records the batch fence of `ids` and hands it to the waiter.
+    fn batch_submitted(&self, ids: Vec<ReqId>, fence: vk::Fence) {
+        {
+            let mut st = lock(&self.state);
+            for id in &ids {
+                if let Some(r) = st.requests.get_mut(id) {
+                    r.batch = fence;
+                }
+            }
+        }
         lock(&self.waiter).batches.push((fence, ids));
         self.waiter_wake.notify_all();
+    }
+
+    /// Records that the batches of `ids` completed; frees or captures what waited for that.
+    fn mark_consumed(&self, dev: &Device, ids: &[ReqId]) {
+        let mut st = lock(&self.state);
+        for id in ids {
+            let Some(r) = st.requests.get_mut(id) else {
+                continue;
+            };
+            r.consumed = true;
+            if std::mem::take(&mut r.capture_pending) {
+                if let Some(rb) = &dev.readback {
+                    rb.capture(dev, r);
+                }
+            }
+            if r.free_pending {
+                if let Some(r) = st.requests.remove(id) {
+                    r.sc.free_image(r.image);
+                }
+            }
+        }
     }
 
     /// Records that the queue operations of `ids` completed at `now_ns`.
@@ -178,7 +262,8 @@ impl Engine {
     }
 
     /// Removes everything of a destroyed swapchain from the displays. Returns the batch
-    /// fences of its presents whose queue operations have not been seen complete.
+    /// fences of its presents not yet seen complete (call after [`Engine::drain`], so that
+    /// every batch has been submitted).
     pub fn forget_swapchain(&self, dev: &Device, handle: u64) -> Vec<vk::Fence> {
         let mut st = lock(&self.state);
         let st = &mut *st;
@@ -190,12 +275,18 @@ impl Engine {
                 let Some(r) = st.requests.remove(&id) else {
                     continue;
                 };
-                if r.ready_ns.is_none() {
-                    pending.push(r.fence);
+                if !r.consumed && r.batch != vk::Fence::null() {
+                    pending.push(r.batch);
                 }
                 thread::log_destroyed(dev, &r);
             }
         }
+        // Dropped or replaced presents whose batch has not completed yet.
+        let others = st
+            .requests
+            .values()
+            .filter(|r| r.sc.handle == handle && !r.consumed && r.batch != vk::Fence::null());
+        pending.extend(others.map(|r| r.batch));
         pending
     }
 }

@@ -85,7 +85,9 @@ fn apply(dev: &Device, st: &mut State, e: Event) {
             r.sc.reached(r.present_id);
             r.sc.timing_shown(r.seq, at);
             log(dev, r, Some(at), None);
-            if r.readback {
+            if r.readback && !r.consumed {
+                r.capture_pending = true;
+            } else if r.readback {
                 if let Some(rb) = &dev.readback {
                     rb.capture(dev, r);
                 }
@@ -109,11 +111,17 @@ fn apply(dev: &Device, st: &mut State, e: Event) {
             log(dev, r, None, Some(reason));
             defer_fence(dev, st, id, at);
         }
-        Event::Freed { id } => {
-            if let Some(r) = st.requests.remove(&id) {
-                r.sc.free_image(r.image);
+        Event::Freed { id } => match st.requests.get_mut(&id) {
+            // The present's own batch has not completed: its semaphore waits may not be
+            // consumed yet, so the image is not handed back before they are.
+            Some(r) if !r.consumed => r.free_pending = true,
+            Some(_) => {
+                if let Some(r) = st.requests.remove(&id) {
+                    r.sc.free_image(r.image);
+                }
             }
-        }
+            None => {}
+        },
     }
 }
 

@@ -1,5 +1,5 @@
-//! The waiter thread: waits for the layer's present batches to complete (their semaphore waits
-//! done, VkQueuePresentKHR's "queue operations") and tells the display thread.
+//! The waiter thread: waits for the layer's present batches to complete (the present
+//! semaphores' waits consumed) and tells the display thread.
 //!
 //! It waits on all pending batch fences at once (`waitAll = VK_FALSE`) with a short timeout so
 //! that a batch queued meanwhile on another queue is noticed within that time; on one queue
@@ -10,7 +10,6 @@ use std::time::Duration;
 use ash::vk;
 
 use super::lock;
-use crate::clock::now_ns;
 use crate::device::Device;
 
 /// How long one wait lasts before the batch list is read again.
@@ -49,7 +48,6 @@ pub fn run(dev: &Device) {
 /// Moves every batch whose fence signaled to the display thread and recycles its fence.
 fn collect_signaled(dev: &Device) {
     let engine = &*dev.engine;
-    let now = now_ns();
     let done: Vec<(vk::Fence, Vec<u64>)> = {
         let mut w = lock(&engine.waiter);
         let mut done = Vec::new();
@@ -65,7 +63,7 @@ fn collect_signaled(dev: &Device) {
         done
     };
     for (fence, ids) in done {
-        engine.mark_ready(dev, &ids, now);
+        engine.mark_consumed(dev, &ids);
         dev.recycle_fence(fence);
     }
 }

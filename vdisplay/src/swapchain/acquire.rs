@@ -99,7 +99,8 @@ fn take(sc: &Swapchain, st: &mut super::State) -> Result<u32, vk::Result> {
     Ok(index)
 }
 
-/// Binds deferred memory (maintenance1: "on first acquire") and signals the semaphore/fence.
+/// Binds deferred memory (maintenance1: "on first acquire"), owes the semaphore its signal
+/// and signals the fence.
 ///
 /// # Safety
 /// `semaphore` and `fence` must be valid or null and unsignaled with no pending operations
@@ -118,16 +119,17 @@ unsafe fn prepare_and_signal(
             memory[index as usize] = unsafe { bind_memory(dev, sc.images[index as usize])? };
         }
     }
-    let sems = [semaphore];
-    let submit = vk::SubmitInfo::default().signal_semaphores(&sems);
-    let batches: &[vk::SubmitInfo] = if semaphore == vk::Semaphore::null() {
-        &[]
-    } else {
-        std::slice::from_ref(&submit)
-    };
+    if semaphore != vk::Semaphore::null() {
+        // The image is free now: the signal is owed and its wait elided (`elide.rs`).
+        dev.owed.add(semaphore);
+    }
+    if fence == vk::Fence::null() {
+        return Ok(());
+    }
     let _q = dev.lock_queues();
-    // SAFETY: a signal-only submission on the device's default queue, under the queue lock.
-    unsafe { dev.fp.queue_submit(dev.default_queue, batches, fence) }
+    // SAFETY: an empty submission that signals the application's fence, on the device's
+    // default queue, under the queue lock.
+    unsafe { dev.fp.queue_submit(dev.default_queue, &[], fence) }
 }
 
 /// `vkAcquireNextImage2KHR` (the device mask is irrelevant to a virtual display).

@@ -290,6 +290,7 @@ pub unsafe fn destroy(
 /// # Safety
 /// `sc` must be a swapchain of `dev` removed from the table.
 unsafe fn teardown(dev: &Device, sc: &Swapchain) {
+    dev.engine.drain();
     let pending = dev.engine.forget_swapchain(dev, sc.handle);
     if !pending.is_empty() {
         // SAFETY: the layer's fences; a bounded wait.
