@@ -25,6 +25,23 @@ pub fn benign(m: &Msg) -> bool {
         || (m.id == "VUID-VkInstanceCreateInfo-pNext-pNext" && m.text.contains("(1000496000)"))
 }
 
+/// Validation 1.3.239's messages about extensions and structures newer than itself: "Extension
+/// <name> is not supported by this layer" (VUID_Undefined) for each name in `exts`, and "unknown
+/// VkStructureType (<value>)" (`...-pNext-pNext`) for each sType value in `stypes`. Exactly
+/// these; every other message stays fatal.
+pub fn too_new_for_validation(m: &Msg, exts: &[&str], stypes: &[i32]) -> bool {
+    let ext = m.id == "VUID_Undefined"
+        && exts.iter().any(|e| {
+            m.text
+                .contains(&format!("Extension {e} is not supported by this layer"))
+        });
+    let st = m.id.ends_with("-pNext-pNext")
+        && stypes
+            .iter()
+            .any(|v| m.text.contains(&format!("unknown VkStructureType ({v})")));
+    ext || st
+}
+
 /// Message ids whose call the validation layer is asked to skip (the callback returns VK_TRUE).
 pub static SKIP: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
@@ -39,6 +56,11 @@ pub struct Options {
     pub sync_validation: bool,
     /// Also enable VK_EXT_swapchain_colorspace.
     pub colorspace: bool,
+    /// Extra instance extensions.
+    pub instance_exts: Vec<&'static CStr>,
+    /// Validation's handle wrapping (off for commands validation 1.3.239 does not know: it
+    /// would pass them its wrapped handles).
+    pub unique_handles: bool,
 }
 
 impl Default for Options {
@@ -52,6 +74,8 @@ impl Default for Options {
             ],
             sync_validation: true,
             colorspace: false,
+            instance_exts: Vec::new(),
+            unique_handles: true,
         }
     }
 }
@@ -234,10 +258,13 @@ fn create_instance(entry: &ash::Entry, opts: &Options, user: *mut c_void) -> ash
     if opts.colorspace {
         exts.push(vk::EXT_SWAPCHAIN_COLORSPACE_NAME.as_ptr());
     }
+    exts.extend(opts.instance_exts.iter().map(|e| e.as_ptr()));
     let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
     let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    let disables = [vk::ValidationFeatureDisableEXT::UNIQUE_HANDLES];
     let mut features = vk::ValidationFeaturesEXT::default()
-        .enabled_validation_features(if opts.sync_validation { &enables } else { &[] });
+        .enabled_validation_features(if opts.sync_validation { &enables } else { &[] })
+        .disabled_validation_features(if opts.unique_handles { &[] } else { &disables });
     let mut dbg = messenger_info(user);
     let layer_name = CString::new(super::env::LAYER).unwrap();
     let names: Vec<CString> = opts

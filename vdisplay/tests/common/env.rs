@@ -101,6 +101,9 @@ pub fn setup() -> MutexGuard<'static, ()> {
             format!("/usr/share/vulkan/explicit_layer.d:{}", dir.display()),
         );
         std::env::set_var("VK_INSTANCE_LAYERS", format!("{VALIDATION}:{LAYER}"));
+        // The loader (1.3.239) refuses instance extensions newer than itself, such as the
+        // VK_KHR_surface_maintenance1 the layer provides, unless told not to filter.
+        std::env::set_var("VK_LOADER_DISABLE_INST_EXT_FILTER", "1");
         if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
             let xdg = std::env::temp_dir().join(format!("vdisplay-xdg-{}", std::process::id()));
             std::fs::create_dir_all(&xdg).unwrap();

@@ -10,6 +10,7 @@ pub mod env;
 pub mod ext_features;
 pub mod load;
 pub mod log;
+pub mod micro;
 pub mod swap;
 pub mod textbook;
 
