@@ -68,6 +68,10 @@ pub fn filter(dev: &Device, sems: &mut Vec<vk::Semaphore>) {
     }
 }
 
+/// Rewritten `VkSubmitInfo`s, the storage they point at, and the chain edits to undo after the
+/// call.
+pub type Rewritten = (Vec<vk::SubmitInfo<'static>>, Vec<Box<Batch>>, Vec<Splice>);
+
 /// A rewritten `VkSubmitInfo` and the storage it points at.
 #[derive(Default)]
 pub struct Batch {
@@ -82,10 +86,7 @@ pub struct Batch {
 ///
 /// # Safety
 /// `submits` must be valid batches.
-pub unsafe fn rewrite(
-    dev: &Device,
-    submits: &[vk::SubmitInfo<'_>],
-) -> Option<(Vec<vk::SubmitInfo<'static>>, Vec<Box<Batch>>, Vec<Splice>)> {
+pub unsafe fn rewrite(dev: &Device, submits: &[vk::SubmitInfo<'_>]) -> Option<Rewritten> {
     if !dev.owed.any() {
         return None;
     }
@@ -158,7 +159,7 @@ unsafe fn fix_chain(
             .map(|(x, _)| *x)
             .collect::<Vec<_>>()
     };
-    // SAFETY (both finds and slices): the chain is valid; arrays have the batch's wait count.
+    // SAFETY: (both finds and slices) the chain is valid; arrays have the batch's wait count.
     unsafe {
         if let Some(t) = chain::find::<vk::TimelineSemaphoreSubmitInfo>(copy.p_next)
             .filter(|t| t.wait_semaphore_value_count as usize == keep.len())

@@ -119,13 +119,14 @@ unsafe fn swapchain_status_impl(d: vk::Device, s: vk::SwapchainKHR) -> vk::Resul
         let Some(dev) = (unsafe { Device::of(d) }) else {
             return vk::Result::ERROR_DEVICE_LOST;
         };
-        // SAFETY: the driver's swapchain, via the next layer.
-        return match dev.next_proc(c"vkGetSwapchainStatusKHR") {
-            Some(f) => unsafe {
-                std::mem::transmute::<_, vk::PFN_vkGetSwapchainStatusKHR>(f)(d, s)
-            },
-            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-        };
+        // The driver's swapchain: down the chain.
+        return call_next!(
+            dev,
+            c"vkGetSwapchainStatusKHR",
+            vk::PFN_vkGetSwapchainStatusKHR,
+            (d, s),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        );
     };
     let st = sc.state();
     match sc.status(&st) {
@@ -154,13 +155,14 @@ unsafe fn group_present_modes_impl(
     let Some(dev) = (unsafe { Device::of(d) }) else {
         return vk::Result::ERROR_DEVICE_LOST;
     };
-    // SAFETY: not a virtual surface: down the chain.
-    match dev.next_proc(c"vkGetDeviceGroupSurfacePresentModesKHR") {
-        Some(f) => unsafe {
-            std::mem::transmute::<_, vk::PFN_vkGetDeviceGroupSurfacePresentModesKHR>(f)(d, s, o)
-        },
-        None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-    }
+    // Not a virtual surface: down the chain.
+    call_next!(
+        dev,
+        c"vkGetDeviceGroupSurfacePresentModesKHR",
+        vk::PFN_vkGetDeviceGroupSurfacePresentModesKHR,
+        (d, s, o),
+        vk::Result::ERROR_EXTENSION_NOT_PRESENT
+    )
 }
 
 /// Where a command lives.

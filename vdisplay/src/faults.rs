@@ -58,7 +58,8 @@ pub enum Injected {
 }
 
 impl Faults {
-    /// The faults `settings` ask for; `salt` separates swapchains.
+    /// The faults `settings` ask for; `salt` separates the swapchains of a surface (their
+    /// creation ordinal, so that a run is repeatable in one process and across processes).
     pub fn new(settings: &Settings, salt: u64) -> Self {
         Self {
             rng: Mutex::new(Rng::new(

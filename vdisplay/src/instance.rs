@@ -46,11 +46,8 @@ impl Instance {
     }
 
     /// Loads a next-layer command by name.
-    ///
-    /// # Safety
-    /// `name` must name an instance-level command.
-    pub unsafe fn next_proc(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
-        // SAFETY: the next layer's GetInstanceProcAddr with our instance.
+    pub fn next_proc(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
+        // SAFETY: the next layer's GetInstanceProcAddr with our (valid) instance.
         unsafe { (self.next_gipa)(self.handle, name.as_ptr()) }
     }
 }

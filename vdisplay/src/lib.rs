@@ -13,6 +13,20 @@
 
 use std::ffi::CStr;
 
+/// Calls the next layer's command `$name` (a C-string literal) with signature `$pfn`, or
+/// evaluates to `$missing` if the next layer has no such command. `$src` is anything with a
+/// `next_proc(&CStr)` method (the device or instance state).
+macro_rules! call_next {
+    ($src:expr, $name:literal, $pfn:ty, ($($arg:expr),*), $missing:expr) => {
+        match $src.next_proc($name) {
+            // SAFETY: the next layer returned this pointer for this command name, so it has the
+            // command's signature; the arguments are the ones the application passed.
+            Some(f) => unsafe { std::mem::transmute::<unsafe extern "system" fn(), $pfn>(f)($($arg),*) },
+            None => $missing,
+        }
+    };
+}
+
 mod calibrate;
 pub mod clock;
 pub mod control;

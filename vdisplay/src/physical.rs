@@ -82,12 +82,12 @@ pub unsafe fn get_features2(
     // SAFETY: the application's arguments, down the chain.
     unsafe { (inst.fp.fp_v1_1().get_physical_device_features2)(pd, features) };
     // SAFETY: `features` heads a valid writable chain.
-    unsafe { chain::for_each_out((*features).p_next, |p, ty| set_features(p, ty)) };
+    unsafe { chain::for_each_out((*features).p_next, set_features) };
 }
 
 /// Sets the features of one structure of the layer's extensions.
 fn set_features(p: *mut c_void, ty: vk::StructureType) {
-    // SAFETY (every arm): the sType identifies the structure, which the caller owns mutably.
+    // SAFETY: (every arm) the sType identifies the structure, which the caller owns mutably.
     unsafe {
         match ty {
             vk::StructureType::PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_EXT => {

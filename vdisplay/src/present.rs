@@ -44,7 +44,7 @@ impl<'a> PresentExt<'a> {
     /// # Safety
     /// `p_next` must be a valid chain living for `'a`.
     unsafe fn parse(p_next: *const std::ffi::c_void) -> Self {
-        // SAFETY (all finds and slices): the chain is valid; each array has the structure's
+        // SAFETY: (all finds and slices) the chain is valid; each array has the structure's
         // swapchain count (VUIDs ...-swapchainCount-*).
         unsafe {
             let id1 = chain::find::<vk::PresentIdKHR>(p_next)

@@ -99,10 +99,10 @@ unsafe fn with_rewrite2(
     submits: *const vk::SubmitInfo2<'_>,
     call: impl FnOnce(u32, *const vk::SubmitInfo2<'_>) -> vk::Result,
 ) -> vk::Result {
-    // SAFETY: caller's contract.
     let batches = if count == 0 {
         &[][..]
     } else {
+        // SAFETY: caller's contract.
         unsafe { std::slice::from_raw_parts(submits, count as usize) }
     };
     // SAFETY: caller's contract.
@@ -197,12 +197,14 @@ pub mod labels {
             locked(queue, (), |d| {
                 let Some(f) = d.next_proc(name) else { return };
                 match info {
-                    Some(i) => std::mem::transmute::<_, vk::PFN_vkQueueBeginDebugUtilsLabelEXT>(f)(
-                        queue, i,
-                    ),
-                    None => {
-                        std::mem::transmute::<_, vk::PFN_vkQueueEndDebugUtilsLabelEXT>(f)(queue)
-                    }
+                    Some(i) => std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        vk::PFN_vkQueueBeginDebugUtilsLabelEXT,
+                    >(f)(queue, i),
+                    None => std::mem::transmute::<
+                        unsafe extern "system" fn(),
+                        vk::PFN_vkQueueEndDebugUtilsLabelEXT,
+                    >(f)(queue),
                 }
             })
         }

@@ -188,10 +188,10 @@ impl ReadbackImages {
         rb.cmds =
             unsafe { dev.fp.allocate_command_buffers(&alloc) }.inspect_err(|_| rb.destroy(dev))?;
         for (i, image) in images.iter().enumerate() {
-            // SAFETY: the command buffer is a new dispatchable object made behind the loader's
-            // back; the loader's callback installs its dispatch pointer (LoaderLayerInterface.md,
-            // "Creating New Dispatchable Objects").
             if let Some(set) = dev.set_loader_data {
+                // SAFETY: the command buffer is a new dispatchable object made behind the
+                // loader's back; the loader's callback installs its dispatch pointer
+                // (LoaderLayerInterface.md, "Creating New Dispatchable Objects").
                 let _ = unsafe { set(dev.handle, vk::Handle::as_raw(rb.cmds[i]) as *mut _) };
             }
             // SAFETY: valid device; objects recorded in `rb` for destruction.
@@ -358,5 +358,28 @@ unsafe fn record(
             &[],
         );
         dev.fp.end_command_buffer(cmd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texels_convert_to_rgba8() {
+        assert_eq!(
+            to_rgba8(vk::Format::B8G8R8A8_UNORM, &[1, 2, 3, 4]),
+            vec![3, 2, 1, 255]
+        );
+        assert_eq!(
+            to_rgba8(vk::Format::R8G8B8A8_SRGB, &[1, 2, 3, 4]),
+            vec![1, 2, 3, 255]
+        );
+        // A2B10G10R10: R = 0x3FF (max), G = 0x200 (half), B = 0.
+        let v: u32 = 0x3FF | (0x200 << 10) | (3 << 30);
+        assert_eq!(
+            to_rgba8(vk::Format::A2B10G10R10_UNORM_PACK32, &v.to_le_bytes()),
+            vec![255, 128, 0, 255]
+        );
     }
 }

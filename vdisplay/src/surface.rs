@@ -36,6 +36,8 @@ pub struct SurfaceState {
     pub presents: u64,
     /// The swapchain that is not retired, if any (handle).
     pub current_swapchain: u64,
+    /// Swapchains created on it so far (seeds each swapchain's faults reproducibly).
+    pub swapchains_made: u64,
     resize_index: usize,
 }
 
@@ -202,6 +204,7 @@ fn new_surface(inst: &Instance, key: usize) -> Surface {
             lost: false,
             presents: 0,
             current_swapchain: 0,
+            swapchains_made: 0,
             resize_index: 0,
         }),
     }

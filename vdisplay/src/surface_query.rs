@@ -110,7 +110,7 @@ fn fill_caps2(
     p: *mut c_void,
     ty: vk::StructureType,
 ) {
-    // SAFETY (every arm): the sType identifies the structure, which the caller owns mutably.
+    // SAFETY: (every arm) the sType identifies the structure, which the caller owns mutably.
     unsafe {
         match ty {
             vk::StructureType::SURFACE_PRESENT_MODE_COMPATIBILITY_EXT => {
@@ -259,17 +259,14 @@ pub unsafe fn present_rectangles(
 ) -> vk::Result {
     let inst = instance_or_fail!(pd);
     let Some(s) = surface::lookup(sfc) else {
-        // SAFETY: a loaded next-layer command with the application's arguments.
-        return unsafe {
-            match inst.next_proc(c"vkGetPhysicalDevicePresentRectanglesKHR") {
-                Some(f) => {
-                    std::mem::transmute::<_, vk::PFN_vkGetPhysicalDevicePresentRectanglesKHR>(f)(
-                        pd, sfc, count, out,
-                    )
-                }
-                None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-            }
-        };
+        // Not a virtual surface: down the chain.
+        return call_next!(
+            inst,
+            c"vkGetPhysicalDevicePresentRectanglesKHR",
+            vk::PFN_vkGetPhysicalDevicePresentRectanglesKHR,
+            (pd, sfc, count, out),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        );
     };
     let rect = vk::Rect2D {
         offset: vk::Offset2D::default(),

@@ -2,8 +2,8 @@
 //!
 //! A swapchain's "present id reached" rises when a present with an id becomes visible, or is
 //! replaced without presentation (MAILBOX). Spec: vkWaitForPresentKHR returns once that value is
-//! >= the id asked for; for a replaced image the wait "must be signaled no later than a wait
-//! associated with the replacing image". vkWaitForPresent2KHR completes "after the
+//! at least the id asked for; for a replaced image the wait "must be signaled no later than a
+//! wait associated with the replacing image". vkWaitForPresent2KHR completes "after the
 //! corresponding presentation request has either taken effect within the presentation engine
 //! or has been replaced without presentation". Both return VK_ERROR_OUT_OF_DATE_KHR early when
 //! the swapchain is out of date and no queued present can still satisfy the wait.
@@ -54,13 +54,14 @@ pub unsafe fn wait_for_present(
     let Some(dev) = (unsafe { Device::of(device) }) else {
         return vk::Result::ERROR_DEVICE_LOST;
     };
-    // SAFETY: the driver's swapchain, via the next layer.
-    match dev.next_proc(c"vkWaitForPresentKHR") {
-        Some(f) => unsafe {
-            std::mem::transmute::<_, vk::PFN_vkWaitForPresentKHR>(f)(device, handle, id, timeout)
-        },
-        None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-    }
+    // The driver's swapchain: down the chain.
+    call_next!(
+        dev,
+        c"vkWaitForPresentKHR",
+        vk::PFN_vkWaitForPresentKHR,
+        (device, handle, id, timeout),
+        vk::Result::ERROR_EXTENSION_NOT_PRESENT
+    )
 }
 
 /// `vkWaitForPresent2KHR`.
@@ -81,11 +82,12 @@ pub unsafe fn wait_for_present2(
     let Some(dev) = (unsafe { Device::of(device) }) else {
         return vk::Result::ERROR_DEVICE_LOST;
     };
-    // SAFETY: the driver's swapchain, via the next layer.
-    match dev.next_proc(c"vkWaitForPresent2KHR") {
-        Some(f) => unsafe {
-            std::mem::transmute::<_, r::PFN_vkWaitForPresent2KHR>(f)(device, handle, info)
-        },
-        None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-    }
+    // The driver's swapchain: down the chain.
+    call_next!(
+        dev,
+        c"vkWaitForPresent2KHR",
+        r::PFN_vkWaitForPresent2KHR,
+        (device, handle, info),
+        vk::Result::ERROR_EXTENSION_NOT_PRESENT
+    )
 }

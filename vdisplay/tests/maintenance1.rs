@@ -2,6 +2,9 @@
 //! maintenance1 queries, implemented by the layer (lavapipe's own EXT implementation is never
 //! reached for virtual surfaces).
 
+// Helpers of the tests: a failed call is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use ash::vk;
@@ -28,6 +31,7 @@ fn surface_present_mode_compatibility_and_scaling() {
         let mut caps = vk::SurfaceCapabilities2KHR::default()
             .push_next(&mut compat)
             .push_next(&mut scaling);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             vk.surface2_fn
                 .get_physical_device_surface_capabilities2(vk.pd, &info, &mut caps)
@@ -107,6 +111,7 @@ fn release_returns_an_acquired_image() {
         let info = vk::ReleaseSwapchainImagesInfoEXT::default()
             .swapchain(sc.handle)
             .image_indices(&idx);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe { vk.maint1_fn.release_swapchain_images(&info) }.unwrap();
         assert_eq!(m.acquire(&sc, 0).unwrap().0, held[1]);
         drop(m);
@@ -163,11 +168,13 @@ fn khr_names() {
         };
         let vk = Vk::new(&opts);
         let name = c"vkReleaseSwapchainImagesKHR";
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let f = unsafe {
             vk.instance
                 .get_device_proc_addr(vk.device.handle(), name.as_ptr())
         }
         .expect("vkReleaseSwapchainImagesKHR");
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let release: r::PFN_vkReleaseSwapchainImagesKHR = unsafe { std::mem::transmute(f) };
         let sc = swap::create(&vk, &swap::SwapDesc::default()).unwrap();
         let mut m = Micro::new(&vk);
@@ -179,6 +186,7 @@ fn khr_names() {
             .swapchain(sc.handle)
             .image_indices(&idx);
         assert_eq!(
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
             unsafe { release(vk.device.handle(), &info) },
             vk::Result::SUCCESS
         );

@@ -1,6 +1,9 @@
 //! Swapchain behaviour of the virtual display on the real driver: oldSwapchain retirement,
 //! acquire timeouts, the present modes' rules, external resize and minimize.
 
+// Helpers of the tests: a failed call is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use ash::vk;

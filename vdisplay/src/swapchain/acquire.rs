@@ -148,13 +148,14 @@ pub unsafe fn acquire2(
         let Some(dev) = (unsafe { Device::of(device) }) else {
             return vk::Result::ERROR_DEVICE_LOST;
         };
-        // SAFETY: the driver's swapchain, via the next layer.
-        return match dev.next_proc(c"vkAcquireNextImage2KHR") {
-            Some(f) => unsafe {
-                std::mem::transmute::<_, vk::PFN_vkAcquireNextImage2KHR>(f)(device, info, out)
-            },
-            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-        };
+        // The driver's swapchain: down the chain.
+        return call_next!(
+            dev,
+            c"vkAcquireNextImage2KHR",
+            vk::PFN_vkAcquireNextImage2KHR,
+            (device, info, out),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        );
     }
     // SAFETY: same arguments in the other form.
     unsafe { acquire(device, i.swapchain, i.timeout, i.semaphore, i.fence, out) }
@@ -175,13 +176,14 @@ pub unsafe fn release(
         let Some(dev) = (unsafe { Device::of(device) }) else {
             return vk::Result::ERROR_DEVICE_LOST;
         };
-        // SAFETY: the driver's swapchain, via the next layer.
-        return match dev.next_proc(c"vkReleaseSwapchainImagesEXT") {
-            Some(f) => unsafe {
-                std::mem::transmute::<_, vk::PFN_vkReleaseSwapchainImagesEXT>(f)(device, info)
-            },
-            None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
-        };
+        // The driver's swapchain: down the chain.
+        return call_next!(
+            dev,
+            c"vkReleaseSwapchainImagesEXT",
+            vk::PFN_vkReleaseSwapchainImagesEXT,
+            (device, info),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        );
     };
     // SAFETY: `p_image_indices` holds `image_index_count` indices.
     let indices =

@@ -113,17 +113,22 @@ unsafe fn build(
         .as_ref()
         .and_then(|_| ReadbackImages::new(dev, &images, &info));
     let seq = handles::new_seq();
+    let ordinal = {
+        let mut st = surface.state();
+        st.swapchains_made += 1;
+        st.swapchains_made
+    };
     Ok(Swapchain {
         handle: handles::new_handle(),
         seq,
         // SAFETY: valid device handle.
         device_key: unsafe { dispatch_key(dev.handle) },
         surface,
-        info: info,
+        info,
         images,
         memory: Mutex::new(memory),
         readback,
-        faults: Faults::new(&dev.settings, seq),
+        faults: Faults::new(&dev.settings, ordinal),
         state: Mutex::new(State {
             images: vec![ImageState::Free; count as usize],
             free: (0..count).collect::<VecDeque<u32>>(),
@@ -199,10 +204,10 @@ unsafe fn create_images(
         // SAFETY: a valid image create info on a valid device.
         let made = unsafe { dev.fp.create_image(&info, None) }.and_then(|img| {
             images.push(img);
-            // SAFETY: a new image of this device.
             if deferred {
                 Ok(vk::DeviceMemory::null())
             } else {
+                // SAFETY: a new image of this device, without memory.
                 unsafe { bind_memory(dev, img) }
             }
         });

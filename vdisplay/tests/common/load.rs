@@ -60,6 +60,7 @@ impl DrawLoad {
     pub fn new(vk: &Vk, slots: usize, iterations: u32) -> Self {
         let d = &vk.device;
         let module = |code: &[u32]| {
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
             unsafe {
                 d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)
             }
@@ -72,6 +73,7 @@ impl DrawLoad {
         let range = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::FRAGMENT)
             .size(4)];
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let layout = unsafe {
             d.create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&range),
@@ -80,6 +82,7 @@ impl DrawLoad {
         }
         .unwrap();
         let pipeline = make_pipeline(vk, layout, vs, fs);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             d.destroy_shader_module(vs, None);
             d.destroy_shader_module(fs, None);
@@ -134,6 +137,7 @@ impl DrawLoad {
             min_depth: 0.0,
             max_depth: 1.0,
         }];
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             d.cmd_pipeline_barrier(
                 cmd,
@@ -163,6 +167,7 @@ impl DrawLoad {
     /// Destroys everything (the device must be idle).
     pub fn destroy(&self, vk: &Vk) {
         let d = &vk.device;
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             for (image, memory, view) in &self.images {
                 d.destroy_image_view(*view, None);
@@ -221,6 +226,7 @@ fn make_pipeline(
         .dynamic_state(&dynamic)
         .layout(layout)
         .push_next(&mut rendering);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
         vk.device
             .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
@@ -242,14 +248,18 @@ fn make_target(vk: &Vk) -> (vk::Image, vk::DeviceMemory, vk::ImageView) {
         .array_layers(1)
         .samples(vk::SampleCountFlags::TYPE_1)
         .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let image = unsafe { d.create_image(&info, None) }.unwrap();
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let req = unsafe { d.get_image_memory_requirements(image) };
     let alloc = vk::MemoryAllocateInfo::default()
         .allocation_size(req.size)
         .memory_type_index(
             vk.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL),
         );
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let memory = unsafe { d.allocate_memory(&alloc, None) }.unwrap();
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { d.bind_image_memory(image, memory, 0) }.unwrap();
     let range = vk::ImageSubresourceRange::default()
         .aspect_mask(vk::ImageAspectFlags::COLOR)
@@ -260,6 +270,7 @@ fn make_target(vk: &Vk) -> (vk::Image, vk::DeviceMemory, vk::ImageView) {
         .view_type(vk::ImageViewType::TYPE_2D)
         .format(vk::Format::R8G8B8A8_UNORM)
         .subresource_range(range);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let view = unsafe { d.create_image_view(&view_info, None) }.unwrap();
     (image, memory, view)
 }

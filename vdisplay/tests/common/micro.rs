@@ -21,6 +21,7 @@ pub struct Micro<'a> {
 impl<'a> Micro<'a> {
     pub fn new(vk: &'a Vk) -> Self {
         let d = &vk.device;
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let pool = unsafe {
             d.create_command_pool(
                 &vk::CommandPoolCreateInfo::default()
@@ -30,6 +31,7 @@ impl<'a> Micro<'a> {
             )
         }
         .unwrap();
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }.unwrap();
         Self {
             vk,
@@ -41,6 +43,7 @@ impl<'a> Micro<'a> {
     }
 
     fn semaphore(&mut self) -> vk::Semaphore {
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let s = unsafe {
             self.vk
                 .device
@@ -54,6 +57,7 @@ impl<'a> Micro<'a> {
     /// Acquires with a fresh semaphore; the semaphore is waited by the next [`Micro::present`].
     pub fn acquire(&mut self, sc: &Swap, timeout: u64) -> Result<(u32, bool), vk::Result> {
         let s = self.semaphore();
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let r = unsafe {
             self.vk
                 .swapchain_fn
@@ -79,6 +83,7 @@ impl<'a> Micro<'a> {
             .swapchains(&chains)
             .image_indices(&indices);
         info.p_next = p_next;
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         match unsafe { self.vk.swapchain_fn.queue_present(self.vk.queue, &info) } {
             Ok(false) => vk::Result::SUCCESS,
             Ok(true) => vk::Result::SUBOPTIMAL_KHR,
@@ -88,6 +93,7 @@ impl<'a> Micro<'a> {
 
     fn transition(&mut self, image: vk::Image, acquire: vk::Semaphore, render: vk::Semaphore) {
         let d = &self.vk.device;
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let cmd = unsafe {
             d.allocate_command_buffers(
                 &vk::CommandBufferAllocateInfo::default()
@@ -108,6 +114,7 @@ impl<'a> Micro<'a> {
             .image(image)
             .subresource_range(range);
         let stage = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
                 .unwrap();
@@ -128,6 +135,7 @@ impl<'a> Micro<'a> {
             .wait_dst_stage_mask(&st)
             .command_buffers(&c)
             .signal_semaphores(&sg);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             d.queue_submit(self.vk.queue, &[submit], self.fence)
                 .unwrap();
@@ -140,6 +148,7 @@ impl<'a> Micro<'a> {
 impl Drop for Micro<'_> {
     fn drop(&mut self) {
         let d = &self.vk.device;
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             d.device_wait_idle().unwrap();
             for s in &self.sems {

@@ -70,10 +70,13 @@ pub fn create(vk: &Vk, d: &SwapDesc) -> Result<Swap, vk::Result> {
     }
     if !d.extra.is_null() {
         // The extra structure goes at the head of the chain.
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe { (*(d.extra as *mut vk::BaseOutStructure)).p_next = ci.p_next as *mut _ };
         ci.p_next = d.extra;
     }
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let handle = unsafe { vk.swapchain_fn.create_swapchain(&ci, None) }?;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let images = unsafe { vk.swapchain_fn.get_swapchain_images(handle) }.unwrap();
     Ok(Swap {
         handle,
@@ -85,5 +88,6 @@ pub fn create(vk: &Vk, d: &SwapDesc) -> Result<Swap, vk::Result> {
 
 /// Destroys a swapchain.
 pub fn destroy(vk: &Vk, s: &Swap) {
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { vk.swapchain_fn.destroy_swapchain(s.handle, None) };
 }

