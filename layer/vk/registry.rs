@@ -147,8 +147,7 @@ pub mod swapchain_create {
     /// `VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR` (bit 6).
     pub const PRESENT_ID_2_KHR: SwapchainCreateFlagsKHR = SwapchainCreateFlagsKHR::from_raw(0x40);
     /// `VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR` (bit 7).
-    pub const PRESENT_WAIT_2_KHR: SwapchainCreateFlagsKHR =
-        SwapchainCreateFlagsKHR::from_raw(0x80);
+    pub const PRESENT_WAIT_2_KHR: SwapchainCreateFlagsKHR = SwapchainCreateFlagsKHR::from_raw(0x80);
     /// `VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT` (bit 9).
     pub const PRESENT_TIMING_EXT: SwapchainCreateFlagsKHR =
         SwapchainCreateFlagsKHR::from_raw(0x200);
@@ -273,8 +272,11 @@ pub type PFN_vkWaitForPresent2KHR = unsafe extern "system" fn(
 
 /// `PFN_vkSetSwapchainPresentTimingQueueSizeEXT`.
 #[allow(non_camel_case_types)]
-pub type PFN_vkSetSwapchainPresentTimingQueueSizeEXT =
-    unsafe extern "system" fn(device: vk::Device, swapchain: vk::SwapchainKHR, size: u32) -> vk::Result;
+pub type PFN_vkSetSwapchainPresentTimingQueueSizeEXT = unsafe extern "system" fn(
+    device: vk::Device,
+    swapchain: vk::SwapchainKHR,
+    size: u32,
+) -> vk::Result;
 
 /// `PFN_vkGetSwapchainTimingPropertiesEXT`.
 #[allow(non_camel_case_types)]
