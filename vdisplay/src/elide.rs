@@ -152,48 +152,8 @@ unsafe fn fix_chain(
     batch: &mut Batch,
     keep: &[bool],
 ) -> Option<Splice> {
-    let pick = |v: &[u64]| {
-        v.iter()
-            .zip(keep)
-            .filter(|(_, k)| **k)
-            .map(|(x, _)| *x)
-            .collect::<Vec<_>>()
-    };
-    // SAFETY: (both finds and slices) the chain is valid; arrays have the batch's wait count.
-    unsafe {
-        if let Some(t) = chain::find::<vk::TimelineSemaphoreSubmitInfo>(copy.p_next)
-            .filter(|t| t.wait_semaphore_value_count as usize == keep.len())
-        {
-            let values = pick(std::slice::from_raw_parts(
-                t.p_wait_semaphore_values,
-                keep.len(),
-            ));
-            batch.timeline = Some((
-                std::mem::transmute::<
-                    vk::TimelineSemaphoreSubmitInfo<'_>,
-                    vk::TimelineSemaphoreSubmitInfo<'static>,
-                >(*t),
-                values,
-            ));
-        }
-        if let Some(g) = chain::find::<vk::DeviceGroupSubmitInfo>(copy.p_next)
-            .filter(|g| g.wait_semaphore_count as usize == keep.len())
-        {
-            let idx: Vec<u64> =
-                std::slice::from_raw_parts(g.p_wait_semaphore_device_indices, keep.len())
-                    .iter()
-                    .map(|x| *x as u64)
-                    .collect();
-            let values = pick(&idx).into_iter().map(|x| x as u32).collect();
-            batch.group = Some((
-                std::mem::transmute::<
-                    vk::DeviceGroupSubmitInfo<'_>,
-                    vk::DeviceGroupSubmitInfo<'static>,
-                >(*g),
-                values,
-            ));
-        }
-    }
+    // SAFETY: caller's contract.
+    unsafe { copy_wait_arrays(copy, batch, keep) };
     if batch.timeline.is_none() && batch.group.is_none() {
         return None;
     }
@@ -216,6 +176,51 @@ unsafe fn fix_chain(
         copy.p_next = (g as *const vk::DeviceGroupSubmitInfo).cast();
     }
     Some(splice)
+}
+
+/// Copies the chain's VkTimelineSemaphoreSubmitInfo / VkDeviceGroupSubmitInfo (if their wait
+/// arrays match the batch) into `batch`, with only the kept waits' entries.
+///
+/// # Safety
+/// `copy`'s chain must be valid.
+unsafe fn copy_wait_arrays(copy: &vk::SubmitInfo<'static>, batch: &mut Batch, keep: &[bool]) {
+    let pick = |v: &[u64]| {
+        v.iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(x, _)| *x)
+            .collect::<Vec<_>>()
+    };
+    // SAFETY: (both finds and slices) the chain is valid; arrays have the batch's wait count;
+    // the copies only live for the submission call.
+    unsafe {
+        let timeline = chain::find::<vk::TimelineSemaphoreSubmitInfo>(copy.p_next);
+        if let Some(t) = timeline.filter(|t| t.wait_semaphore_value_count as usize == keep.len()) {
+            let values = pick(std::slice::from_raw_parts(
+                t.p_wait_semaphore_values,
+                keep.len(),
+            ));
+            let t = std::mem::transmute::<
+                vk::TimelineSemaphoreSubmitInfo<'_>,
+                vk::TimelineSemaphoreSubmitInfo<'static>,
+            >(*t);
+            batch.timeline = Some((t, values));
+        }
+        let group = chain::find::<vk::DeviceGroupSubmitInfo>(copy.p_next);
+        if let Some(g) = group.filter(|g| g.wait_semaphore_count as usize == keep.len()) {
+            let idx: Vec<u64> =
+                std::slice::from_raw_parts(g.p_wait_semaphore_device_indices, keep.len())
+                    .iter()
+                    .map(|x| *x as u64)
+                    .collect();
+            let values = pick(&idx).into_iter().map(|x| x as u32).collect();
+            let g = std::mem::transmute::<
+                vk::DeviceGroupSubmitInfo<'_>,
+                vk::DeviceGroupSubmitInfo<'static>,
+            >(*g);
+            batch.group = Some((g, values));
+        }
+    }
 }
 
 /// `vkQueueSubmit2` batches with owed waits removed (the waits carry their own values and

@@ -266,6 +266,13 @@ fn lookup_physical(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
             ),
         ),
         b"vkCreateDevice" => (Physical, pfn!(create_device, vk::PFN_vkCreateDevice)),
+        _ => return lookup_surface(b),
+    })
+}
+
+fn lookup_surface(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+    use Level::Physical;
+    Some(match b {
         b"vkGetPhysicalDeviceSurfaceSupportKHR" => (
             Physical,
             pfn!(

@@ -162,31 +162,11 @@ fn plan(
         st.mode = m;
     }
     let present_id = ext.ids.map_or(0, |ids| ids[i]);
-    let mut result = match (sc.status(&st), sc.faults.draw()) {
-        (Status::Lost, _) => vk::Result::ERROR_SURFACE_LOST_KHR,
-        (Status::OutOfDate, _) => vk::Result::ERROR_OUT_OF_DATE_KHR,
-        (_, Injected::OutOfDate) => {
-            st.out_of_date = true;
-            vk::Result::ERROR_OUT_OF_DATE_KHR
-        }
-        (Status::Suboptimal, _) | (_, Injected::Suboptimal) => vk::Result::SUBOPTIMAL_KHR,
-        (Status::Ok, Injected::None) => vk::Result::SUCCESS,
-    };
-    let timing = ext.timings.map(|t| t[i]);
+    let mut result = result_of(&sc, &mut st);
     let mut target = Target::None;
-    if let Some(t) = timing.filter(|_| result.as_raw() >= 0) {
+    if let Some(t) = ext.timings.map(|t| t[i]).filter(|_| result.as_raw() >= 0) {
         target = target_of(&t);
-        let stages = t.present_stage_queries;
-        let entry = timing::Entry {
-            seq,
-            present_id,
-            target_time: t.target_time,
-            stages,
-            domain_id: t.time_domain_id,
-            times: [0; 4],
-            complete: false,
-        };
-        if !stages.is_empty() && !st.timing.reserve(entry) {
+        if !reserve_timing(&mut st, seq, present_id, &t) {
             result = r::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
         }
     }
@@ -218,6 +198,43 @@ fn plan(
         readback,
         shown: false,
     }
+}
+
+/// The result of one swapchain's present: the surface's standing, then the injected faults
+/// (an injected OUT_OF_DATE sticks).
+fn result_of(sc: &Swapchain, st: &mut crate::swapchain::State) -> vk::Result {
+    match (sc.status(st), sc.faults.draw()) {
+        (Status::Lost, _) => vk::Result::ERROR_SURFACE_LOST_KHR,
+        (Status::OutOfDate, _) => vk::Result::ERROR_OUT_OF_DATE_KHR,
+        (_, Injected::OutOfDate) => {
+            st.out_of_date = true;
+            vk::Result::ERROR_OUT_OF_DATE_KHR
+        }
+        (Status::Suboptimal, _) | (_, Injected::Suboptimal) => vk::Result::SUBOPTIMAL_KHR,
+        (Status::Ok, Injected::None) => vk::Result::SUCCESS,
+    }
+}
+
+/// Reserves a results-queue slot for a present that asks for stage timings; false if the queue
+/// is full or was never sized (Spec: VkPresentTimingInfoEXT, "presentation fails and returns
+/// VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT").
+fn reserve_timing(
+    st: &mut crate::swapchain::State,
+    seq: u64,
+    present_id: u64,
+    t: &r::PresentTimingInfoEXT<'_>,
+) -> bool {
+    let stages = t.present_stage_queries;
+    let entry = timing::Entry {
+        seq,
+        present_id,
+        target_time: t.target_time,
+        stages,
+        domain_id: t.time_domain_id,
+        times: [0; 4],
+        complete: false,
+    };
+    stages.is_empty() || st.timing.reserve(entry)
 }
 
 /// The engine's target for a VkPresentTimingInfoEXT (all of the layer's time domains are

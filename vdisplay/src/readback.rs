@@ -280,43 +280,9 @@ unsafe fn record(
     buffer: vk::Buffer,
     extent: vk::Extent2D,
 ) -> Result<(), vk::Result> {
-    let range = vk::ImageSubresourceRange::default()
-        .aspect_mask(vk::ImageAspectFlags::COLOR)
-        .level_count(1)
-        .layer_count(1);
-    let to_src = vk::ImageMemoryBarrier::default()
-        .old_layout(vk::ImageLayout::PRESENT_SRC_KHR)
-        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(image)
-        .subresource_range(range);
-    let back = vk::ImageMemoryBarrier {
-        old_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-        new_layout: vk::ImageLayout::PRESENT_SRC_KHR,
-        src_access_mask: vk::AccessFlags::empty(),
-        dst_access_mask: vk::AccessFlags::empty(),
-        ..to_src
-    };
-    let host = vk::BufferMemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .dst_access_mask(vk::AccessFlags::HOST_READ)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .buffer(buffer)
-        .size(vk::WHOLE_SIZE);
-    let region = vk::BufferImageCopy::default()
-        .image_subresource(
-            vk::ImageSubresourceLayers::default()
-                .aspect_mask(vk::ImageAspectFlags::COLOR)
-                .layer_count(1),
-        )
-        .image_extent(vk::Extent3D {
-            width: extent.width,
-            height: extent.height,
-            depth: 1,
-        });
+    let (to_src, back) = layout_barriers(image);
+    let host = host_barrier(buffer);
+    let region = copy_region(extent);
     let stage = vk::PipelineStageFlags::TRANSFER;
     let none = vk::DependencyFlags::empty();
     // SAFETY: caller's contract; a valid recording sequence.
@@ -359,6 +325,61 @@ unsafe fn record(
         );
         dev.fp.end_command_buffer(cmd)
     }
+}
+
+/// Makes the copy's writes visible to the host.
+fn host_barrier(buffer: vk::Buffer) -> vk::BufferMemoryBarrier<'static> {
+    vk::BufferMemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .buffer(buffer)
+        .size(vk::WHOLE_SIZE)
+}
+
+/// The whole of layer 0, mip 0.
+fn copy_region(extent: vk::Extent2D) -> vk::BufferImageCopy {
+    let layers = vk::ImageSubresourceLayers::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .layer_count(1);
+    vk::BufferImageCopy::default()
+        .image_subresource(layers)
+        .image_extent(vk::Extent3D {
+            width: extent.width,
+            height: extent.height,
+            depth: 1,
+        })
+}
+
+/// The image barriers around the copy: PRESENT_SRC -> TRANSFER_SRC (reads after everything
+/// the batch waited for) and back.
+fn layout_barriers(
+    image: vk::Image,
+) -> (
+    vk::ImageMemoryBarrier<'static>,
+    vk::ImageMemoryBarrier<'static>,
+) {
+    let range = vk::ImageSubresourceRange::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .level_count(1)
+        .layer_count(1);
+    let to_src = vk::ImageMemoryBarrier::default()
+        .old_layout(vk::ImageLayout::PRESENT_SRC_KHR)
+        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(image)
+        .subresource_range(range);
+    let back = vk::ImageMemoryBarrier {
+        old_layout: vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+        new_layout: vk::ImageLayout::PRESENT_SRC_KHR,
+        src_access_mask: vk::AccessFlags::empty(),
+        dst_access_mask: vk::AccessFlags::empty(),
+        ..to_src
+    };
+    (to_src, back)
 }
 
 #[cfg(test)]

@@ -299,3 +299,88 @@ fn external_resize_and_minimize() {
         assert!(vk.all_messages().is_empty(), "{:#?}", vk.all_messages());
     })
 }
+
+/// The acquire semaphore's wait is elided by the layer (its signal is owed, not submitted):
+/// submissions that also carry a VkTimelineSemaphoreSubmitInfo (per-wait values) or use
+/// vkQueueSubmit2 still work and signal what they should.
+#[test]
+fn acquire_waits_in_timeline_and_submit2_batches() {
+    env::run(|| {
+        let vk = Vk::new(&Options::default());
+        let sc = swap::create(&vk, &swap::SwapDesc::default()).unwrap();
+        let d = &vk.device;
+        let mut type_info =
+            vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        let timeline = unsafe {
+            d.create_semaphore(
+                &vk::SemaphoreCreateInfo::default().push_next(&mut type_info),
+                None,
+            )
+        }
+        .unwrap();
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        let acquire = |s| {
+            unsafe {
+                vk.swapchain_fn
+                    .acquire_next_image(sc.handle, 1_000_000_000, s, vk::Fence::null())
+            }
+            .unwrap()
+            .0
+        };
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        let sem =
+            || unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }.unwrap();
+        let (s1, s2) = (sem(), sem());
+        acquire(s1);
+        let waits = [s1, timeline];
+        let stages = [vk::PipelineStageFlags::ALL_COMMANDS; 2];
+        let (wait_values, signal_values) = ([0u64, 0], [1u64]);
+        let signals = [timeline];
+        let mut tl = vk::TimelineSemaphoreSubmitInfo::default()
+            .wait_semaphore_values(&wait_values)
+            .signal_semaphore_values(&signal_values);
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages)
+            .signal_semaphores(&signals)
+            .push_next(&mut tl);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { d.queue_submit(vk.queue, &[submit], vk::Fence::null()) }.unwrap();
+        acquire(s2);
+        let w = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(s2)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let sig = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(timeline)
+            .value(2)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let submit2 = vk::SubmitInfo2::default()
+            .wait_semaphore_infos(&w)
+            .signal_semaphore_infos(&sig);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { d.queue_submit2(vk.queue, &[submit2], vk::Fence::null()) }.unwrap();
+        let values = [2u64];
+        let sems = [timeline];
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe {
+            d.wait_semaphores(
+                &vk::SemaphoreWaitInfo::default()
+                    .semaphores(&sems)
+                    .values(&values),
+                1_000_000_000,
+            )
+        }
+        .unwrap();
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe {
+            d.device_wait_idle().unwrap();
+            for s in [s1, s2, timeline] {
+                d.destroy_semaphore(s, None);
+            }
+        }
+        swap::destroy(&vk, &sc);
+        // Two images stay acquired (never presented): not an error.
+        assert!(vk.all_messages().is_empty(), "{:#?}", vk.all_messages());
+    })
+}

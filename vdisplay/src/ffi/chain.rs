@@ -55,7 +55,8 @@ pub struct Splice {
 
 impl Splice {
     /// Unlinks every structure whose type is in `drop_types` from the chain that starts at
-    /// `head`'s `pNext`.
+    /// `head`'s `pNext`. `head` (the caller's own copy of the top structure) keeps its new
+    /// `pNext`; the application's structures further down are relinked on drop.
     ///
     /// # Safety
     /// `head` must point at a structure starting like `VkBaseOutStructure` whose chain is valid;
@@ -76,7 +77,11 @@ impl Splice {
             // SAFETY: `cur` is a structure of the valid chain.
             let (s_type, next) = unsafe { ((*cur).s_type, (*cur).p_next) };
             if drop_types.contains(&s_type) {
-                edits.push((prev, cur));
+                // The head is the caller's own copy: it is not restored (it may have moved by
+                // the time this value is dropped).
+                if prev != head {
+                    edits.push((prev, cur));
+                }
                 // SAFETY: `prev` is writable for the duration (caller's contract).
                 unsafe { (*prev).p_next = next };
             } else {
