@@ -319,8 +319,8 @@ fn acquire_waits_in_timeline_and_submit2_batches() {
             )
         }
         .unwrap();
-        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let acquire = |s| {
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
             unsafe {
                 vk.swapchain_fn
                     .acquire_next_image(sc.handle, 1_000_000_000, s, vk::Fence::null())
