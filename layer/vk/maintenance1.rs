@@ -17,10 +17,7 @@ use ash::vk;
 use super::error::{Error, Result, VkContext};
 use super::extensions::{all_listed, device_offers};
 
-/// `VK_KHR_swapchain_maintenance1`.
-pub const KHR_SWAPCHAIN_MAINTENANCE1: &CStr = c"VK_KHR_swapchain_maintenance1";
-/// `VK_KHR_surface_maintenance1`.
-pub const KHR_SURFACE_MAINTENANCE1: &CStr = c"VK_KHR_surface_maintenance1";
+use super::registry::{KHR_SURFACE_MAINTENANCE_1_NAME, KHR_SWAPCHAIN_MAINTENANCE_1_NAME};
 
 /// Which names of the maintenance1 extensions a system offers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,7 +34,7 @@ impl Maintenance1Names {
     #[must_use]
     pub fn instance_extensions(self) -> [&'static CStr; 2] {
         let surface = match self {
-            Maintenance1Names::Khr => KHR_SURFACE_MAINTENANCE1,
+            Maintenance1Names::Khr => KHR_SURFACE_MAINTENANCE_1_NAME,
             Maintenance1Names::Ext => ash::ext::surface_maintenance1::NAME,
         };
         [surface, ash::khr::get_surface_capabilities2::NAME]
@@ -47,7 +44,7 @@ impl Maintenance1Names {
     #[must_use]
     pub fn device_extension(self) -> &'static CStr {
         match self {
-            Maintenance1Names::Khr => KHR_SWAPCHAIN_MAINTENANCE1,
+            Maintenance1Names::Khr => KHR_SWAPCHAIN_MAINTENANCE_1_NAME,
             Maintenance1Names::Ext => ash::ext::swapchain_maintenance1::NAME,
         }
     }

@@ -11,6 +11,7 @@ mod images;
 mod maintenance1;
 mod names;
 mod present_wait;
+pub mod registry;
 mod shell;
 mod sleep;
 mod swapchain;
@@ -20,9 +21,7 @@ pub use config::{SwapchainConfig, SwapchainCreateDesc};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
-pub use maintenance1::{
-    Maintenance1Names, Maintenance1Support, KHR_SURFACE_MAINTENANCE1, KHR_SWAPCHAIN_MAINTENANCE1,
-};
+pub use maintenance1::{Maintenance1Names, Maintenance1Support};
 pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
 pub use sleep::sleep_until;
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};

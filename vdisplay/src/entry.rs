@@ -1,0 +1,552 @@
+//! The layer's exported entry points and its `vkGet*ProcAddr` tables.
+//!
+//! Every intercepted command is an `extern "system"` function whose body runs under
+//! [`guard`](crate::ffi::guard) (no panic crosses into the loader) and calls the module that
+//! implements it.
+
+use std::ffi::{c_char, CStr};
+
+use ash::vk;
+use vkpace::vk::registry as r;
+
+use crate::device::Device;
+use crate::ffi::guard::{guard, guard_result};
+use crate::ffi::loader::{self, NegotiateLayerInterface};
+use crate::handles::INSTANCES;
+use crate::{
+    calibrate, device, instance, physical, present, queue, surface, surface_query, swapchain,
+    timing, wait,
+};
+
+/// Defines an `extern "system"` entry point returning `VkResult` (or nothing) that runs
+/// `$body` under the panic guard.
+macro_rules! entry {
+    ($name:ident ( $($arg:ident : $ty:ty),* ) -> vk::Result => $body:expr) => {
+        unsafe extern "system" fn $name($($arg: $ty),*) -> vk::Result {
+            // SAFETY: the loader (or the layer above) calls with valid arguments.
+            guard_result(stringify!($name), || unsafe { $body })
+        }
+    };
+    ($name:ident ( $($arg:ident : $ty:ty),* ) => $body:expr) => {
+        unsafe extern "system" fn $name($($arg: $ty),*) {
+            // SAFETY: the loader (or the layer above) calls with valid arguments.
+            guard(stringify!($name), (), || unsafe { $body })
+        }
+    };
+}
+
+type Alloc<'a> = *const vk::AllocationCallbacks<'a>;
+
+entry!(create_instance(ci: *const vk::InstanceCreateInfo<'_>, a: Alloc<'_>, out: *mut vk::Instance) -> vk::Result => instance::create(ci, a, out));
+entry!(destroy_instance(i: vk::Instance, a: Alloc<'_>) => instance::destroy(i, a));
+entry!(enumerate_instance_extensions(l: *const c_char, c: *mut u32, p: *mut vk::ExtensionProperties) -> vk::Result => instance::enumerate_extensions(l, c, p));
+entry!(enumerate_instance_layers(c: *mut u32, p: *mut vk::LayerProperties) -> vk::Result => instance::enumerate_layers(c, p));
+entry!(enumerate_device_layers(_pd: vk::PhysicalDevice, c: *mut u32, p: *mut vk::LayerProperties) -> vk::Result => instance::enumerate_layers(c, p));
+entry!(enumerate_device_extensions(pd: vk::PhysicalDevice, l: *const c_char, c: *mut u32, p: *mut vk::ExtensionProperties) -> vk::Result => physical::enumerate_device_extensions(pd, l, c, p));
+entry!(get_features2(pd: vk::PhysicalDevice, f: *mut vk::PhysicalDeviceFeatures2<'_>) => physical::get_features2(pd, f));
+entry!(calibrateable_domains(pd: vk::PhysicalDevice, c: *mut u32, d: *mut vk::TimeDomainKHR) -> vk::Result => physical::calibrateable_time_domains(pd, c, d));
+entry!(create_device(pd: vk::PhysicalDevice, ci: *const vk::DeviceCreateInfo<'_>, a: Alloc<'_>, out: *mut vk::Device) -> vk::Result => device::create(pd, ci, a, out));
+entry!(destroy_device(d: vk::Device, a: Alloc<'_>) => device::destroy(d, a));
+
+entry!(create_headless_surface(i: vk::Instance, _ci: *const vk::HeadlessSurfaceCreateInfoEXT<'_>, _a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => surface::create_headless(i, out));
+entry!(destroy_surface(i: vk::Instance, s: vk::SurfaceKHR, a: Alloc<'_>) => destroy_surface_impl(i, s, a));
+entry!(surface_support(pd: vk::PhysicalDevice, f: u32, s: vk::SurfaceKHR, o: *mut vk::Bool32) -> vk::Result => surface_query::support(pd, f, s, o));
+entry!(surface_caps(pd: vk::PhysicalDevice, s: vk::SurfaceKHR, o: *mut vk::SurfaceCapabilitiesKHR) -> vk::Result => surface_query::capabilities(pd, s, o));
+entry!(surface_caps2(pd: vk::PhysicalDevice, i: *const vk::PhysicalDeviceSurfaceInfo2KHR<'_>, o: *mut vk::SurfaceCapabilities2KHR<'_>) -> vk::Result => surface_query::capabilities2(pd, i, o));
+entry!(surface_formats(pd: vk::PhysicalDevice, s: vk::SurfaceKHR, c: *mut u32, o: *mut vk::SurfaceFormatKHR) -> vk::Result => surface_query::formats(pd, s, c, o));
+entry!(surface_formats2(pd: vk::PhysicalDevice, i: *const vk::PhysicalDeviceSurfaceInfo2KHR<'_>, c: *mut u32, o: *mut vk::SurfaceFormat2KHR<'_>) -> vk::Result => surface_query::formats2(pd, i, c, o));
+entry!(surface_modes(pd: vk::PhysicalDevice, s: vk::SurfaceKHR, c: *mut u32, o: *mut vk::PresentModeKHR) -> vk::Result => surface_query::present_modes(pd, s, c, o));
+entry!(present_rects(pd: vk::PhysicalDevice, s: vk::SurfaceKHR, c: *mut u32, o: *mut vk::Rect2D) -> vk::Result => surface_query::present_rectangles(pd, s, c, o));
+
+entry!(queue_submit(q: vk::Queue, c: u32, s: *const vk::SubmitInfo<'_>, f: vk::Fence) -> vk::Result => queue::submit(q, c, s, f));
+entry!(queue_submit2(q: vk::Queue, c: u32, s: *const vk::SubmitInfo2<'_>, f: vk::Fence) -> vk::Result => queue::submit2(q, c, s, f));
+entry!(queue_submit2_khr(q: vk::Queue, c: u32, s: *const vk::SubmitInfo2<'_>, f: vk::Fence) -> vk::Result => queue::submit2_khr(q, c, s, f));
+entry!(queue_wait_idle(q: vk::Queue) -> vk::Result => queue::wait_idle(q));
+entry!(queue_bind_sparse(q: vk::Queue, c: u32, i: *const vk::BindSparseInfo<'_>, f: vk::Fence) -> vk::Result => queue::bind_sparse(q, c, i, f));
+entry!(device_wait_idle(d: vk::Device) -> vk::Result => queue::device_wait_idle(d));
+entry!(destroy_semaphore(d: vk::Device, s: vk::Semaphore, a: Alloc<'_>) => queue::destroy_semaphore(d, s, a));
+entry!(queue_begin_label(q: vk::Queue, i: *const vk::DebugUtilsLabelEXT<'_>) => queue::labels::begin(q, i));
+entry!(queue_end_label(q: vk::Queue) => queue::labels::end(q));
+entry!(queue_insert_label(q: vk::Queue, i: *const vk::DebugUtilsLabelEXT<'_>) => queue::labels::insert(q, i));
+
+entry!(create_swapchain(d: vk::Device, ci: *const vk::SwapchainCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SwapchainKHR) -> vk::Result => swapchain::create(d, ci, a, out));
+entry!(destroy_swapchain(d: vk::Device, s: vk::SwapchainKHR, a: Alloc<'_>) => swapchain::destroy(d, s, a));
+entry!(get_swapchain_images(d: vk::Device, s: vk::SwapchainKHR, c: *mut u32, o: *mut vk::Image) -> vk::Result => swapchain::get_images(d, s, c, o));
+entry!(acquire_next_image(d: vk::Device, s: vk::SwapchainKHR, t: u64, sem: vk::Semaphore, f: vk::Fence, o: *mut u32) -> vk::Result => swapchain::acquire(d, s, t, sem, f, o));
+entry!(acquire_next_image2(d: vk::Device, i: *const vk::AcquireNextImageInfoKHR<'_>, o: *mut u32) -> vk::Result => swapchain::acquire2(d, i, o));
+entry!(queue_present(q: vk::Queue, i: *const vk::PresentInfoKHR<'_>) -> vk::Result => present::queue_present(q, i));
+entry!(swapchain_status(d: vk::Device, s: vk::SwapchainKHR) -> vk::Result => swapchain_status_impl(d, s));
+entry!(group_present_modes(d: vk::Device, s: vk::SurfaceKHR, o: *mut vk::DeviceGroupPresentModeFlagsKHR) -> vk::Result => group_present_modes_impl(d, s, o));
+entry!(release_images(d: vk::Device, i: *const vk::ReleaseSwapchainImagesInfoEXT<'_>) -> vk::Result => swapchain::release(d, i));
+entry!(wait_for_present(d: vk::Device, s: vk::SwapchainKHR, id: u64, t: u64) -> vk::Result => wait::wait_for_present(d, s, id, t));
+entry!(wait_for_present2(d: vk::Device, s: vk::SwapchainKHR, i: *const r::PresentWait2InfoKHR<'_>) -> vk::Result => wait::wait_for_present2(d, s, i));
+entry!(set_timing_queue_size(_d: vk::Device, s: vk::SwapchainKHR, n: u32) -> vk::Result => set_queue_size_impl(s, n));
+entry!(swapchain_timing_props(_d: vk::Device, s: vk::SwapchainKHR, p: *mut r::SwapchainTimingPropertiesEXT<'_>, c: *mut u64) -> vk::Result => with_sc(s, |sc| timing::timing_properties(sc, &mut *p, c.as_mut())));
+entry!(swapchain_domain_props(_d: vk::Device, s: vk::SwapchainKHR, p: *mut r::SwapchainTimeDomainPropertiesEXT<'_>, c: *mut u64) -> vk::Result => with_sc(s, |_| timing::time_domain_properties(&mut *p, c.as_mut())));
+entry!(past_timing(_d: vk::Device, i: *const r::PastPresentationTimingInfoEXT<'_>, p: *mut r::PastPresentationTimingPropertiesEXT<'_>) -> vk::Result => with_sc((*i).swapchain, |sc| timing::past_presentation_timing(sc, (*i).flags, &mut *p)));
+entry!(calibrated_timestamps(d: vk::Device, c: u32, i: *const vk::CalibratedTimestampInfoKHR<'_>, t: *mut u64, m: *mut u64) -> vk::Result => calibrate::get_calibrated_timestamps(d, c, i, t, m));
+
+/// Runs `f` on a virtual swapchain; other handles get VK_ERROR_UNKNOWN (these present-timing
+/// commands exist only for the layer's swapchains).
+fn with_sc(s: vk::SwapchainKHR, f: impl FnOnce(&swapchain::Swapchain) -> vk::Result) -> vk::Result {
+    match swapchain::lookup(s) {
+        Some(sc) if sc.surface.is_lost() => vk::Result::ERROR_SURFACE_LOST_KHR,
+        Some(sc) => f(&sc),
+        None => vk::Result::ERROR_UNKNOWN,
+    }
+}
+
+/// # Safety
+/// Valid arguments of vkDestroySurfaceKHR.
+unsafe fn destroy_surface_impl(i: vk::Instance, s: vk::SurfaceKHR, a: Alloc<'_>) {
+    if surface::destroy(s) || s == vk::SurfaceKHR::null() {
+        return;
+    }
+    // SAFETY: valid instance.
+    if let Some(inst) = INSTANCES.get(unsafe { loader::dispatch_key(i) }) {
+        // SAFETY: not a virtual surface: down the chain.
+        unsafe { (inst.surface.destroy_surface_khr)(i, s, a) };
+    }
+}
+
+/// `vkGetSwapchainStatusKHR` (shared presentable images): the swapchain's standing.
+///
+/// # Safety
+/// Valid arguments of the command.
+unsafe fn swapchain_status_impl(d: vk::Device, s: vk::SwapchainKHR) -> vk::Result {
+    let Some(sc) = swapchain::lookup(s) else {
+        // SAFETY: valid device.
+        let Some(dev) = (unsafe { Device::of(d) }) else {
+            return vk::Result::ERROR_DEVICE_LOST;
+        };
+        // The driver's swapchain: down the chain.
+        return call_next!(
+            dev,
+            c"vkGetSwapchainStatusKHR",
+            vk::PFN_vkGetSwapchainStatusKHR,
+            (d, s),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        );
+    };
+    let st = sc.state();
+    match sc.status(&st) {
+        swapchain::Status::Ok => vk::Result::SUCCESS,
+        swapchain::Status::Suboptimal => vk::Result::SUBOPTIMAL_KHR,
+        swapchain::Status::OutOfDate => vk::Result::ERROR_OUT_OF_DATE_KHR,
+        swapchain::Status::Lost => vk::Result::ERROR_SURFACE_LOST_KHR,
+    }
+}
+
+/// `vkGetDeviceGroupSurfacePresentModesKHR`: a virtual surface is presented locally.
+///
+/// # Safety
+/// Valid arguments of the command.
+unsafe fn group_present_modes_impl(
+    d: vk::Device,
+    s: vk::SurfaceKHR,
+    o: *mut vk::DeviceGroupPresentModeFlagsKHR,
+) -> vk::Result {
+    if surface::lookup(s).is_some() {
+        // SAFETY: valid out-pointer.
+        unsafe { *o = vk::DeviceGroupPresentModeFlagsKHR::LOCAL };
+        return vk::Result::SUCCESS;
+    }
+    // SAFETY: valid device.
+    let Some(dev) = (unsafe { Device::of(d) }) else {
+        return vk::Result::ERROR_DEVICE_LOST;
+    };
+    // Not a virtual surface: down the chain.
+    call_next!(
+        dev,
+        c"vkGetDeviceGroupSurfacePresentModesKHR",
+        vk::PFN_vkGetDeviceGroupSurfacePresentModesKHR,
+        (d, s, o),
+        vk::Result::ERROR_EXTENSION_NOT_PRESENT
+    )
+}
+
+/// Where a command lives.
+#[derive(Clone, Copy)]
+enum Level {
+    /// Callable without an instance.
+    Global,
+    /// Instance-level.
+    Instance,
+    /// Takes a physical device.
+    Physical,
+    /// Device-level, always offered.
+    Device,
+    /// Device-level, offered when the next layer offers it (driver extension commands).
+    DeviceIfNext,
+    /// Device-level command of one of the layer's extensions.
+    DeviceExt(fn(&device::Enabled) -> bool),
+}
+
+/// Erases a function pointer's type.
+macro_rules! pfn {
+    ($f:expr, $t:ty) => {{
+        let f: $t = $f;
+        // SAFETY: function pointers of any signature have the same size and representation.
+        unsafe { std::mem::transmute::<$t, unsafe extern "system" fn()>(f) }
+    }};
+}
+
+/// The layer's commands by name.
+fn lookup(name: &CStr) -> Option<(Level, unsafe extern "system" fn())> {
+    use Level::*;
+    let b = name.to_bytes();
+    let found = match b {
+        b"vkGetInstanceProcAddr" => (
+            Global,
+            pfn!(vkGetInstanceProcAddr, vk::PFN_vkGetInstanceProcAddr),
+        ),
+        b"vkGetDeviceProcAddr" => (
+            Device,
+            pfn!(vkGetDeviceProcAddr, vk::PFN_vkGetDeviceProcAddr),
+        ),
+        b"vk_layerGetPhysicalDeviceProcAddr" => (
+            Global,
+            pfn!(
+                vk_layerGetPhysicalDeviceProcAddr,
+                loader::PfnGetPhysicalDeviceProcAddr
+            ),
+        ),
+        b"vkCreateInstance" => (Global, pfn!(create_instance, vk::PFN_vkCreateInstance)),
+        b"vkEnumerateInstanceExtensionProperties" => (
+            Global,
+            pfn!(
+                enumerate_instance_extensions,
+                vk::PFN_vkEnumerateInstanceExtensionProperties
+            ),
+        ),
+        b"vkEnumerateInstanceLayerProperties" => (
+            Global,
+            pfn!(
+                enumerate_instance_layers,
+                vk::PFN_vkEnumerateInstanceLayerProperties
+            ),
+        ),
+        b"vkDestroyInstance" => (Instance, pfn!(destroy_instance, vk::PFN_vkDestroyInstance)),
+        b"vkCreateHeadlessSurfaceEXT" => (
+            Instance,
+            pfn!(create_headless_surface, vk::PFN_vkCreateHeadlessSurfaceEXT),
+        ),
+        b"vkDestroySurfaceKHR" => (Instance, pfn!(destroy_surface, vk::PFN_vkDestroySurfaceKHR)),
+        _ => return lookup_physical(b).or_else(|| lookup_device(b)),
+    };
+    Some(found)
+}
+
+fn lookup_physical(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+    use Level::Physical;
+    Some(match b {
+        b"vkEnumerateDeviceLayerProperties" => (
+            Physical,
+            pfn!(
+                enumerate_device_layers,
+                vk::PFN_vkEnumerateDeviceLayerProperties
+            ),
+        ),
+        b"vkEnumerateDeviceExtensionProperties" => (
+            Physical,
+            pfn!(
+                enumerate_device_extensions,
+                vk::PFN_vkEnumerateDeviceExtensionProperties
+            ),
+        ),
+        b"vkGetPhysicalDeviceFeatures2" | b"vkGetPhysicalDeviceFeatures2KHR" => (
+            Physical,
+            pfn!(get_features2, vk::PFN_vkGetPhysicalDeviceFeatures2),
+        ),
+        b"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR" => (
+            Physical,
+            pfn!(
+                calibrateable_domains,
+                vk::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR
+            ),
+        ),
+        b"vkCreateDevice" => (Physical, pfn!(create_device, vk::PFN_vkCreateDevice)),
+        _ => return lookup_surface(b),
+    })
+}
+
+fn lookup_surface(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+    use Level::Physical;
+    Some(match b {
+        b"vkGetPhysicalDeviceSurfaceSupportKHR" => (
+            Physical,
+            pfn!(
+                surface_support,
+                vk::PFN_vkGetPhysicalDeviceSurfaceSupportKHR
+            ),
+        ),
+        b"vkGetPhysicalDeviceSurfaceCapabilitiesKHR" => (
+            Physical,
+            pfn!(
+                surface_caps,
+                vk::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR
+            ),
+        ),
+        b"vkGetPhysicalDeviceSurfaceCapabilities2KHR" => (
+            Physical,
+            pfn!(
+                surface_caps2,
+                vk::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR
+            ),
+        ),
+        b"vkGetPhysicalDeviceSurfaceFormatsKHR" => (
+            Physical,
+            pfn!(
+                surface_formats,
+                vk::PFN_vkGetPhysicalDeviceSurfaceFormatsKHR
+            ),
+        ),
+        b"vkGetPhysicalDeviceSurfaceFormats2KHR" => (
+            Physical,
+            pfn!(
+                surface_formats2,
+                vk::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR
+            ),
+        ),
+        b"vkGetPhysicalDeviceSurfacePresentModesKHR" => (
+            Physical,
+            pfn!(
+                surface_modes,
+                vk::PFN_vkGetPhysicalDeviceSurfacePresentModesKHR
+            ),
+        ),
+        b"vkGetPhysicalDevicePresentRectanglesKHR" => (
+            Physical,
+            pfn!(
+                present_rects,
+                vk::PFN_vkGetPhysicalDevicePresentRectanglesKHR
+            ),
+        ),
+        _ => return None,
+    })
+}
+
+fn lookup_device(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+    use Level::*;
+    Some(match b {
+        b"vkDestroyDevice" => (Device, pfn!(destroy_device, vk::PFN_vkDestroyDevice)),
+        b"vkQueueSubmit" => (Device, pfn!(queue_submit, vk::PFN_vkQueueSubmit)),
+        b"vkQueueSubmit2" => (DeviceIfNext, pfn!(queue_submit2, vk::PFN_vkQueueSubmit2)),
+        b"vkQueueSubmit2KHR" => (
+            DeviceIfNext,
+            pfn!(queue_submit2_khr, vk::PFN_vkQueueSubmit2),
+        ),
+        b"vkQueueWaitIdle" => (Device, pfn!(queue_wait_idle, vk::PFN_vkQueueWaitIdle)),
+        b"vkQueueBindSparse" => (Device, pfn!(queue_bind_sparse, vk::PFN_vkQueueBindSparse)),
+        b"vkDeviceWaitIdle" => (Device, pfn!(device_wait_idle, vk::PFN_vkDeviceWaitIdle)),
+        b"vkDestroySemaphore" => (Device, pfn!(destroy_semaphore, vk::PFN_vkDestroySemaphore)),
+        b"vkQueueBeginDebugUtilsLabelEXT" => (
+            DeviceIfNext,
+            pfn!(queue_begin_label, vk::PFN_vkQueueBeginDebugUtilsLabelEXT),
+        ),
+        b"vkQueueEndDebugUtilsLabelEXT" => (
+            DeviceIfNext,
+            pfn!(queue_end_label, vk::PFN_vkQueueEndDebugUtilsLabelEXT),
+        ),
+        b"vkQueueInsertDebugUtilsLabelEXT" => (
+            DeviceIfNext,
+            pfn!(queue_insert_label, vk::PFN_vkQueueInsertDebugUtilsLabelEXT),
+        ),
+        b"vkCreateSwapchainKHR" => (
+            DeviceIfNext,
+            pfn!(create_swapchain, vk::PFN_vkCreateSwapchainKHR),
+        ),
+        b"vkDestroySwapchainKHR" => (
+            DeviceIfNext,
+            pfn!(destroy_swapchain, vk::PFN_vkDestroySwapchainKHR),
+        ),
+        b"vkGetSwapchainImagesKHR" => (
+            DeviceIfNext,
+            pfn!(get_swapchain_images, vk::PFN_vkGetSwapchainImagesKHR),
+        ),
+        b"vkAcquireNextImageKHR" => (
+            DeviceIfNext,
+            pfn!(acquire_next_image, vk::PFN_vkAcquireNextImageKHR),
+        ),
+        b"vkAcquireNextImage2KHR" => (
+            DeviceIfNext,
+            pfn!(acquire_next_image2, vk::PFN_vkAcquireNextImage2KHR),
+        ),
+        b"vkQueuePresentKHR" => (DeviceIfNext, pfn!(queue_present, vk::PFN_vkQueuePresentKHR)),
+        b"vkGetSwapchainStatusKHR" => (
+            DeviceIfNext,
+            pfn!(swapchain_status, vk::PFN_vkGetSwapchainStatusKHR),
+        ),
+        b"vkGetDeviceGroupSurfacePresentModesKHR" => (
+            DeviceIfNext,
+            pfn!(
+                group_present_modes,
+                vk::PFN_vkGetDeviceGroupSurfacePresentModesKHR
+            ),
+        ),
+        _ => return lookup_device_ext(b),
+    })
+}
+
+fn lookup_device_ext(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+    use Level::DeviceExt;
+    Some(match b {
+        b"vkReleaseSwapchainImagesEXT" | b"vkReleaseSwapchainImagesKHR" => (
+            DeviceExt(|e| e.maintenance1),
+            pfn!(release_images, vk::PFN_vkReleaseSwapchainImagesEXT),
+        ),
+        b"vkWaitForPresentKHR" => (
+            DeviceExt(|e| e.present_wait),
+            pfn!(wait_for_present, vk::PFN_vkWaitForPresentKHR),
+        ),
+        b"vkWaitForPresent2KHR" => (
+            DeviceExt(|e| e.present_wait2),
+            pfn!(wait_for_present2, r::PFN_vkWaitForPresent2KHR),
+        ),
+        b"vkSetSwapchainPresentTimingQueueSizeEXT" => (
+            DeviceExt(|e| e.present_timing),
+            pfn!(
+                set_timing_queue_size,
+                r::PFN_vkSetSwapchainPresentTimingQueueSizeEXT
+            ),
+        ),
+        b"vkGetSwapchainTimingPropertiesEXT" => (
+            DeviceExt(|e| e.present_timing),
+            pfn!(
+                swapchain_timing_props,
+                r::PFN_vkGetSwapchainTimingPropertiesEXT
+            ),
+        ),
+        b"vkGetSwapchainTimeDomainPropertiesEXT" => (
+            DeviceExt(|e| e.present_timing),
+            pfn!(
+                swapchain_domain_props,
+                r::PFN_vkGetSwapchainTimeDomainPropertiesEXT
+            ),
+        ),
+        b"vkGetPastPresentationTimingEXT" => (
+            DeviceExt(|e| e.present_timing),
+            pfn!(past_timing, r::PFN_vkGetPastPresentationTimingEXT),
+        ),
+        b"vkGetCalibratedTimestampsKHR" => (
+            DeviceExt(|e| e.calibrated_khr),
+            pfn!(calibrated_timestamps, vk::PFN_vkGetCalibratedTimestampsKHR),
+        ),
+        b"vkGetCalibratedTimestampsEXT" => (
+            Level::DeviceIfNext,
+            pfn!(calibrated_timestamps, vk::PFN_vkGetCalibratedTimestampsKHR),
+        ),
+        _ => return None,
+    })
+}
+
+/// The layer's `vkGetInstanceProcAddr`.
+///
+/// # Safety
+/// Called by the loader with a valid (or null) instance and a C string.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetInstanceProcAddr(
+    instance: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vkGetInstanceProcAddr", None, || {
+        // SAFETY: the loader passes a C string.
+        let cname = unsafe { CStr::from_ptr(name) };
+        if let Some((level, f)) = lookup(cname) {
+            if matches!(level, Level::Global) || instance != vk::Instance::null() {
+                return Some(f);
+            }
+        }
+        if instance == vk::Instance::null() {
+            return None;
+        }
+        // SAFETY: a valid instance handle.
+        let inst = INSTANCES.get(unsafe { loader::dispatch_key(instance) })?;
+        // SAFETY: the next layer's lookup.
+        unsafe { (inst.next_gipa)(instance, name) }
+    })
+}
+
+/// The layer's `vk_layerGetPhysicalDeviceProcAddr`: physical-device commands only, so the
+/// loader can route commands it does not know (vkGetPhysicalDeviceCalibrateableTimeDomainsKHR).
+///
+/// # Safety
+/// Called by the loader with a valid instance and a C string.
+#[no_mangle]
+pub unsafe extern "system" fn vk_layerGetPhysicalDeviceProcAddr(
+    instance: vk::Instance,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vk_layerGetPhysicalDeviceProcAddr", None, || {
+        // SAFETY: the loader passes a C string.
+        let cname = unsafe { CStr::from_ptr(name) };
+        match lookup(cname) {
+            Some((Level::Physical, f)) => Some(f),
+            Some(_) => None,
+            None => {
+                // SAFETY: a valid instance handle.
+                let inst = INSTANCES.get(unsafe { loader::dispatch_key(instance) })?;
+                // SAFETY: the next layer's lookup.
+                inst.next_gpdpa
+                    .and_then(|next| unsafe { next(instance, name) })
+            }
+        }
+    })
+}
+
+/// The layer's `vkGetDeviceProcAddr`: its own commands when the device has what they need
+/// (Spec: NULL for commands of extensions that are not enabled), the next layer's otherwise.
+///
+/// # Safety
+/// Called with a valid device and a C string.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetDeviceProcAddr(
+    device: vk::Device,
+    name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vkGetDeviceProcAddr", None, || {
+        // SAFETY: a C string.
+        let cname = unsafe { CStr::from_ptr(name) };
+        // SAFETY: a valid device handle.
+        let dev = unsafe { Device::of(device) }?;
+        let next = || dev.next_proc(cname);
+        match lookup(cname) {
+            Some((Level::Device, f)) => Some(f),
+            Some((Level::DeviceIfNext, f)) => next().map(|_| f),
+            Some((Level::DeviceExt(enabled), f)) => enabled(&dev.enabled).then_some(f),
+            _ => next(),
+        }
+    })
+}
+
+/// Loader/layer interface negotiation (interface version 2).
+///
+/// # Safety
+/// `v` must point at the loader's negotiation structure.
+#[no_mangle]
+pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
+    v: *mut NegotiateLayerInterface,
+) -> vk::Result {
+    guard_result("vkNegotiateLoaderLayerInterfaceVersion", || {
+        // SAFETY: caller's contract.
+        let v = unsafe { &mut *v };
+        if v.s_type != loader::LAYER_NEGOTIATE_INTERFACE_STRUCT
+            || v.loader_layer_interface_version < 2
+        {
+            return vk::Result::ERROR_INITIALIZATION_FAILED;
+        }
+        v.loader_layer_interface_version = 2;
+        v.pfn_get_instance_proc_addr = Some(vkGetInstanceProcAddr);
+        v.pfn_get_device_proc_addr = Some(vkGetDeviceProcAddr);
+        v.pfn_get_physical_device_proc_addr = Some(vk_layerGetPhysicalDeviceProcAddr);
+        vk::Result::SUCCESS
+    })
+}
+
+/// `vkSetSwapchainPresentTimingQueueSizeEXT`.
+///
+/// # Safety
+/// Valid arguments of the command.
+unsafe fn set_queue_size_impl(s: vk::SwapchainKHR, n: u32) -> vk::Result {
+    with_sc(s, |sc| timing::set_queue_size(sc, n))
+}

@@ -1,0 +1,238 @@
+//! `vkCreateInstance` / `vkDestroyInstance`: the instance call chain, the instance-level
+//! extensions the layer adds (`VK_KHR_surface_maintenance1`) and the per-instance settings.
+
+use std::ffi::{c_char, CStr};
+use std::sync::Arc;
+
+use ash::vk;
+use vkpace::vk::registry;
+
+use crate::extensions::{self, INSTANCE_EXTS};
+use crate::ffi::loader::{self, LayerFunction, PfnGetPhysicalDeviceProcAddr};
+use crate::handles::INSTANCES;
+use crate::settings::Settings;
+use crate::LAYER_NAME;
+
+/// The layer's state of one instance: the next layer's entry points and the settings.
+pub struct Instance {
+    /// The instance.
+    pub handle: vk::Instance,
+    /// The next layer's `vkGetInstanceProcAddr`.
+    pub next_gipa: vk::PFN_vkGetInstanceProcAddr,
+    /// The next layer's `vk_layerGetPhysicalDeviceProcAddr`.
+    pub next_gpdpa: Option<PfnGetPhysicalDeviceProcAddr>,
+    /// Core instance commands of the next layer.
+    pub fp: ash::Instance,
+    /// `VK_KHR_surface` commands of the next layer (for surfaces that are not virtual).
+    pub surface: ash::khr::surface::InstanceFn,
+    /// `VK_KHR_get_surface_capabilities2` commands of the next layer.
+    pub surface2: ash::khr::get_surface_capabilities2::InstanceFn,
+    /// `VK_EXT_calibrated_timestamps` physical-device command of the next layer.
+    pub calibrated: ash::ext::calibrated_timestamps::InstanceFn,
+    /// `VK_EXT_swapchain_colorspace` was enabled (so HDR color spaces may be reported).
+    pub colorspace_ext: bool,
+    /// Settings in force for objects of this instance.
+    pub settings: Settings,
+}
+
+impl Instance {
+    /// The instance of a physical device (they share the dispatch key).
+    ///
+    /// # Safety
+    /// `pd` must be a valid physical device handle.
+    pub unsafe fn of_physical(pd: vk::PhysicalDevice) -> Option<Arc<Instance>> {
+        // SAFETY: caller's contract.
+        INSTANCES.get(unsafe { loader::dispatch_key(pd) })
+    }
+
+    /// Loads a next-layer command by name.
+    pub fn next_proc(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
+        // SAFETY: the next layer's GetInstanceProcAddr with our (valid) instance.
+        unsafe { (self.next_gipa)(self.handle, name.as_ptr()) }
+    }
+}
+
+/// `vkCreateInstance`.
+///
+/// # Safety
+/// The arguments of a valid `vkCreateInstance` call made by the loader.
+pub unsafe fn create(
+    ci: *const vk::InstanceCreateInfo<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Instance,
+) -> vk::Result {
+    // SAFETY: the loader chains its link info into the create info.
+    let link = unsafe { loader::find_instance_link((*ci).p_next, LayerFunction::LINK_INFO) };
+    if link.is_null() {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    // SAFETY: the link is the loader's and valid for this call; we advance it for the layer
+    // below, as LoaderLayerInterface.md requires.
+    let (next_gipa, next_gpdpa) = unsafe {
+        let info = &*(*link).p_layer_info;
+        (*link).p_layer_info = info.p_next;
+        (
+            info.pfn_next_get_instance_proc_addr,
+            info.pfn_next_get_physical_device_proc_addr,
+        )
+    };
+    // SAFETY: global command lookup with a null instance.
+    let Some(next_create) =
+        (unsafe { next_gipa(vk::Instance::null(), c"vkCreateInstance".as_ptr()) })
+    else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the pointer is `vkCreateInstance` of the next layer.
+    let next_create: vk::PFN_vkCreateInstance = unsafe { std::mem::transmute(next_create) };
+    // SAFETY: `ci` is valid.
+    let result = unsafe { call_down_create(next_create, &*ci, alloc, out) };
+    if result != vk::Result::SUCCESS {
+        return result;
+    }
+    // SAFETY: creation succeeded, `*out` is the new instance.
+    let instance = unsafe { build(*out, &*ci, next_gipa, next_gpdpa) };
+    // SAFETY: a valid instance handle.
+    INSTANCES.insert(
+        unsafe { loader::dispatch_key(instance.handle) },
+        Arc::new(instance),
+    );
+    vk::Result::SUCCESS
+}
+
+/// Calls the next `vkCreateInstance` without the instance extensions only this layer provides.
+/// `VK_KHR_surface_maintenance1` is always removed (lavapipe has only the EXT name); if the
+/// driver also lacks `VK_EXT_surface_maintenance1`, a retry without it follows.
+///
+/// # Safety
+/// `ci` must be valid.
+unsafe fn call_down_create(
+    next_create: vk::PFN_vkCreateInstance,
+    ci: &vk::InstanceCreateInfo<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Instance,
+) -> vk::Result {
+    // SAFETY: the create info's names are valid C strings.
+    let names =
+        unsafe { extensions::names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    let mut strip: Vec<&CStr> = vec![registry::KHR_SURFACE_MAINTENANCE_1_NAME];
+    loop {
+        let kept: Vec<*const c_char> = names
+            .iter()
+            .filter(|n| !strip.contains(n))
+            .map(|n| n.as_ptr())
+            .collect();
+        let down = vk::InstanceCreateInfo {
+            enabled_extension_count: kept.len() as u32,
+            pp_enabled_extension_names: kept.as_ptr(),
+            ..*ci
+        };
+        // SAFETY: same create info with fewer extension names.
+        let r = unsafe { next_create(&down, alloc, out) };
+        let ext = INSTANCE_EXTS[0].name;
+        if r == vk::Result::ERROR_EXTENSION_NOT_PRESENT
+            && !strip.contains(&ext)
+            && names.contains(&ext)
+        {
+            strip.push(ext);
+            continue;
+        }
+        return r;
+    }
+}
+
+/// Builds the layer's instance state.
+///
+/// # Safety
+/// `handle` must be the instance just created from `ci` through `next_gipa`.
+unsafe fn build(
+    handle: vk::Instance,
+    ci: &vk::InstanceCreateInfo<'_>,
+    next_gipa: vk::PFN_vkGetInstanceProcAddr,
+    next_gpdpa: Option<PfnGetPhysicalDeviceProcAddr>,
+) -> Instance {
+    // SAFETY: commands of a valid instance, loaded through the next layer.
+    let load = |name: &CStr| unsafe { std::mem::transmute(next_gipa(handle, name.as_ptr())) };
+    let static_fn = ash::StaticFn {
+        get_instance_proc_addr: next_gipa,
+    };
+    // SAFETY: as above.
+    let fp = unsafe { ash::Instance::load(&static_fn, handle) };
+    // SAFETY: the create info's names are valid C strings.
+    let names =
+        unsafe { extensions::names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    let mut settings = Settings::from_environment();
+    // SAFETY: `ci`'s chain is valid.
+    unsafe { settings.apply_layer_settings(ci.p_next) };
+    Instance {
+        handle,
+        next_gipa,
+        next_gpdpa,
+        fp,
+        surface: ash::khr::surface::InstanceFn::load(load),
+        surface2: ash::khr::get_surface_capabilities2::InstanceFn::load(load),
+        calibrated: ash::ext::calibrated_timestamps::InstanceFn::load(load),
+        colorspace_ext: names.contains(&vk::EXT_SWAPCHAIN_COLORSPACE_NAME),
+        settings,
+    }
+}
+
+/// `vkDestroyInstance`.
+///
+/// # Safety
+/// The arguments of a valid `vkDestroyInstance` call.
+pub unsafe fn destroy(instance: vk::Instance, alloc: *const vk::AllocationCallbacks<'_>) {
+    if instance == vk::Instance::null() {
+        return;
+    }
+    // SAFETY: a valid instance handle.
+    let key = unsafe { loader::dispatch_key(instance) };
+    if let Some(inst) = INSTANCES.remove(key) {
+        crate::surface::forget_instance(key);
+        // SAFETY: the next layer's destroy with the application's arguments.
+        unsafe { (inst.fp.fp_v1_0().destroy_instance)(instance, alloc) };
+    }
+}
+
+/// `vkEnumerateInstanceExtensionProperties` for this layer's name.
+///
+/// # Safety
+/// Valid two-call idiom arguments.
+pub unsafe fn enumerate_extensions(
+    layer: *const c_char,
+    count: *mut u32,
+    props: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    // SAFETY: a non-null layer name is a C string.
+    if layer.is_null() || unsafe { CStr::from_ptr(layer) } != LAYER_NAME {
+        return vk::Result::ERROR_LAYER_NOT_PRESENT;
+    }
+    let list: Vec<_> = INSTANCE_EXTS.iter().map(extensions::properties).collect();
+    // SAFETY: caller's contract.
+    unsafe { extensions::write_array(&list, count, props) }
+}
+
+/// This layer's `VkLayerProperties`.
+pub fn layer_properties() -> vk::LayerProperties {
+    let mut p = vk::LayerProperties {
+        spec_version: vk::make_api_version(0, 1, 4, 335),
+        implementation_version: 1,
+        ..Default::default()
+    };
+    for (dst, src) in p.layer_name.iter_mut().zip(LAYER_NAME.to_bytes()) {
+        *dst = *src as c_char;
+    }
+    let desc = b"vkpace virtual presentation engine";
+    for (dst, src) in p.description.iter_mut().zip(desc) {
+        *dst = *src as c_char;
+    }
+    p
+}
+
+/// `vkEnumerateInstanceLayerProperties` / `vkEnumerateDeviceLayerProperties`: this layer only.
+///
+/// # Safety
+/// Valid two-call idiom arguments.
+pub unsafe fn enumerate_layers(count: *mut u32, props: *mut vk::LayerProperties) -> vk::Result {
+    // SAFETY: caller's contract.
+    unsafe { extensions::write_array(&[layer_properties()], count, props) }
+}

@@ -1,0 +1,60 @@
+//! vdisplay: a virtual presentation engine as a Vulkan layer (`VK_LAYER_VKPACE_vdisplay`).
+//!
+//! Mesa's software WSI waits for rendering inside `vkQueuePresentKHR`, so on lavapipe frames
+//! never overlap and nothing newer than the basic swapchain is offered. This layer implements
+//! the swapchain itself over real driver images and the real queue: headless surfaces become
+//! virtual displays with a refresh grid, presents return at once and are shown by an engine
+//! thread by the present mode's rules, and the layer implements swapchain maintenance1 (EXT
+//! and KHR), present id/wait, present id2/wait2 and present timing. See README.md for loading,
+//! settings, faults and the log format.
+
+#![allow(clippy::missing_safety_doc)] // every unsafe fn below has a `# Safety` section
+#![allow(non_snake_case)] // exported Vulkan entry points keep their Vulkan names
+
+use std::ffi::CStr;
+
+/// Calls the next layer's command `$name` (a C-string literal) with signature `$pfn`, or
+/// evaluates to `$missing` if the next layer has no such command. `$src` is anything with a
+/// `next_proc(&CStr)` method (the device or instance state).
+macro_rules! call_next {
+    ($src:expr, $name:literal, $pfn:ty, ($($arg:expr),*), $missing:expr) => {
+        match $src.next_proc($name) {
+            // SAFETY: the next layer returned this pointer for this command name, so it has the
+            // command's signature; the arguments are the ones the application passed.
+            Some(f) => unsafe { std::mem::transmute::<unsafe extern "system" fn(), $pfn>(f)($($arg),*) },
+            None => $missing,
+        }
+    };
+}
+
+mod calibrate;
+pub mod clock;
+pub mod control;
+mod device;
+mod elide;
+mod engine;
+mod entry;
+mod extensions;
+pub mod faults;
+mod ffi;
+mod handles;
+mod instance;
+pub mod log;
+mod physical;
+mod present;
+mod queue;
+mod readback;
+pub mod settings;
+mod surface;
+mod surface_query;
+mod swapchain;
+mod timing;
+mod wait;
+
+/// The layer's name.
+pub const LAYER_NAME: &CStr = c"VK_LAYER_VKPACE_vdisplay";
+
+pub use entry::{
+    vkGetDeviceProcAddr, vkGetInstanceProcAddr, vkNegotiateLoaderLayerInterfaceVersion,
+};
+pub use readback::to_rgba8;

@@ -1,0 +1,141 @@
+//! Physical-device queries the layer answers or amends: the device extension list (the
+//! extensions it implements are added), the features of those extensions (reported as
+//! supported), and the calibrateable time domains under the KHR name.
+
+use std::ffi::{c_char, c_void, CStr};
+
+use ash::vk;
+use vkpace::vk::registry::{self, structure_type as st};
+
+use crate::extensions::{self, DEVICE_EXTS};
+use crate::ffi::chain;
+use crate::instance::Instance;
+use crate::LAYER_NAME;
+
+/// The next layer's (the driver's) device extensions.
+///
+/// # Safety
+/// `pd` must belong to `inst`.
+pub unsafe fn driver_extensions(
+    inst: &Instance,
+    pd: vk::PhysicalDevice,
+) -> Vec<vk::ExtensionProperties> {
+    // SAFETY: valid physical device; the two-call idiom through ash.
+    unsafe { inst.fp.enumerate_device_extension_properties(pd) }.unwrap_or_default()
+}
+
+/// `vkEnumerateDeviceExtensionProperties`: the driver's list plus the layer's extensions (for
+/// `pLayerName == NULL`), or the layer's own list (for this layer's name).
+///
+/// # Safety
+/// Valid arguments of the command.
+pub unsafe fn enumerate_device_extensions(
+    pd: vk::PhysicalDevice,
+    layer: *const c_char,
+    count: *mut u32,
+    props: *mut vk::ExtensionProperties,
+) -> vk::Result {
+    // SAFETY: valid physical device.
+    let Some(inst) = (unsafe { Instance::of_physical(pd) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let ours: Vec<_> = DEVICE_EXTS.iter().map(extensions::properties).collect();
+    if !layer.is_null() {
+        // SAFETY: a non-null layer name is a C string.
+        if unsafe { CStr::from_ptr(layer) } == LAYER_NAME {
+            // SAFETY: caller's contract.
+            return unsafe { extensions::write_array(&ours, count, props) };
+        }
+        // SAFETY: another layer's query goes down unchanged.
+        return unsafe {
+            (inst.fp.fp_v1_0().enumerate_device_extension_properties)(pd, layer, count, props)
+        };
+    }
+    // SAFETY: `pd` belongs to `inst`.
+    let mut list = unsafe { driver_extensions(&inst, pd) };
+    for p in ours {
+        if !list
+            .iter()
+            .any(|d| extensions::name_of(d) == extensions::name_of(&p))
+        {
+            list.push(p);
+        }
+    }
+    // SAFETY: caller's contract.
+    unsafe { extensions::write_array(&list, count, props) }
+}
+
+/// `vkGetPhysicalDeviceFeatures2[KHR]`: the driver fills what it knows; the layer then reports
+/// the features of the extensions it implements as supported (the driver leaves structures it
+/// does not know untouched, or reports them false).
+///
+/// # Safety
+/// Valid arguments of the command.
+pub unsafe fn get_features2(
+    pd: vk::PhysicalDevice,
+    features: *mut vk::PhysicalDeviceFeatures2<'_>,
+) {
+    // SAFETY: valid physical device.
+    let Some(inst) = (unsafe { Instance::of_physical(pd) }) else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { (inst.fp.fp_v1_1().get_physical_device_features2)(pd, features) };
+    // SAFETY: `features` heads a valid writable chain.
+    unsafe { chain::for_each_out((*features).p_next, set_features) };
+}
+
+/// Sets the features of one structure of the layer's extensions.
+fn set_features(p: *mut c_void, ty: vk::StructureType) {
+    // SAFETY: (every arm) the sType identifies the structure, which the caller owns mutably.
+    unsafe {
+        match ty {
+            vk::StructureType::PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_EXT => {
+                (*p.cast::<vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT>())
+                    .swapchain_maintenance1 = vk::TRUE;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR => {
+                (*p.cast::<vk::PhysicalDevicePresentIdFeaturesKHR>()).present_id = vk::TRUE;
+            }
+            vk::StructureType::PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR => {
+                (*p.cast::<vk::PhysicalDevicePresentWaitFeaturesKHR>()).present_wait = vk::TRUE;
+            }
+            st::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR => {
+                (*p.cast::<registry::PhysicalDevicePresentId2FeaturesKHR>()).present_id2 = vk::TRUE;
+            }
+            st::PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR => {
+                (*p.cast::<registry::PhysicalDevicePresentWait2FeaturesKHR>()).present_wait2 =
+                    vk::TRUE;
+            }
+            st::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT => {
+                let f = &mut *p.cast::<registry::PhysicalDevicePresentTimingFeaturesEXT>();
+                f.present_timing = vk::TRUE;
+                f.present_at_absolute_time = vk::TRUE;
+                f.present_at_relative_time = vk::TRUE;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`, forwarded to the driver's EXT command
+/// (identical signature; the KHR extension promoted the EXT one unchanged).
+///
+/// # Safety
+/// Valid arguments of the command.
+pub unsafe fn calibrateable_time_domains(
+    pd: vk::PhysicalDevice,
+    count: *mut u32,
+    domains: *mut vk::TimeDomainKHR,
+) -> vk::Result {
+    // SAFETY: valid physical device.
+    let Some(inst) = (unsafe { Instance::of_physical(pd) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: same arguments, same meaning.
+    unsafe {
+        (inst
+            .calibrated
+            .get_physical_device_calibrateable_time_domains_ext)(pd, count, domains)
+    }
+}

@@ -1,0 +1,309 @@
+//! `vkQueuePresentKHR`: returns without waiting for rendering. It submits a marker (an empty
+//! batch with a fence of the layer's) and hands the rest to the engine's submitter
+//! (`engine/submitter.rs`): once the marker signals, the images are ready; the submitter then
+//! submits the batch that waits on the present semaphores (the spec's "queue operations") and
+//! the maintenance1 present fences right after it, so they signal once the waits were consumed,
+//! i.e. once the engine holds its own reference (Spec: VkSwapchainPresentFenceInfoEXT).
+
+use std::sync::Arc;
+
+use ash::vk;
+use vkpace::vk::registry::{self as r, PresentTimingInfoFlagsEXT};
+
+use crate::clock::now_ns;
+use crate::device::Device;
+use crate::engine::display::Target;
+use crate::engine::{Job, Request};
+use crate::faults::Injected;
+use crate::ffi::chain;
+use crate::swapchain::{self, ImageState, Status, Swapchain};
+use crate::timing;
+
+/// The per-swapchain arrays of a present's extension structures.
+#[derive(Default)]
+struct PresentExt<'a> {
+    ids: Option<&'a [u64]>,
+    fences: Option<&'a [vk::Fence]>,
+    modes: Option<&'a [vk::PresentModeKHR]>,
+    timings: Option<&'a [r::PresentTimingInfoEXT<'a>]>,
+}
+
+/// A `(count, pointer)` array as a slice, if the pointer is set.
+///
+/// # Safety
+/// `ptr` must be null or valid for `count` elements for `'a`.
+unsafe fn slice<'a, T>(ptr: *const T, count: u32) -> Option<&'a [T]> {
+    // SAFETY: caller's contract.
+    (!ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(ptr, count as usize) })
+}
+
+impl<'a> PresentExt<'a> {
+    /// Reads the structures of a `VkPresentInfoKHR` chain (VK_KHR_present_id and
+    /// VK_KHR_present_id2 share one id namespace; id2 wins if both are given).
+    ///
+    /// # Safety
+    /// `p_next` must be a valid chain living for `'a`.
+    unsafe fn parse(p_next: *const std::ffi::c_void) -> Self {
+        // SAFETY: (all finds and slices) the chain is valid; each array has the structure's
+        // swapchain count (VUIDs ...-swapchainCount-*).
+        unsafe {
+            let id1 = chain::find::<vk::PresentIdKHR>(p_next)
+                .and_then(|s| slice(s.p_present_ids, s.swapchain_count));
+            let id2 = chain::find::<r::PresentId2KHR>(p_next)
+                .and_then(|s| slice(s.p_present_ids, s.swapchain_count));
+            Self {
+                ids: id2.or(id1),
+                fences: chain::find::<vk::SwapchainPresentFenceInfoEXT>(p_next)
+                    .and_then(|s| slice(s.p_fences, s.swapchain_count)),
+                modes: chain::find::<vk::SwapchainPresentModeInfoEXT>(p_next)
+                    .and_then(|s| slice(s.p_present_modes, s.swapchain_count)),
+                timings: chain::find::<r::PresentTimingsInfoEXT>(p_next)
+                    .and_then(|s| slice(s.p_timing_infos, s.swapchain_count)),
+            }
+        }
+    }
+}
+
+/// `vkQueuePresentKHR`.
+///
+/// # Safety
+/// Valid arguments of the command.
+pub unsafe fn queue_present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> vk::Result {
+    // SAFETY: valid queue.
+    let Some(dev) = (unsafe { Device::of(queue) }) else {
+        return vk::Result::ERROR_DEVICE_LOST;
+    };
+    // SAFETY: valid present info with arrays of `swapchain_count` elements.
+    let (pi, chains, indices) = unsafe {
+        let pi = &*info;
+        (
+            pi,
+            slice(pi.p_swapchains, pi.swapchain_count).unwrap_or(&[]),
+            slice(pi.p_image_indices, pi.swapchain_count).unwrap_or(&[]),
+        )
+    };
+    let scs: Vec<Option<Arc<Swapchain>>> = chains.iter().map(|s| swapchain::lookup(*s)).collect();
+    if scs.iter().all(Option::is_none) {
+        let _q = dev.lock_queues();
+        // SAFETY: only driver swapchains: down the chain unchanged.
+        return unsafe { (dev.swapchain_fp.queue_present_khr)(queue, info) };
+    }
+    if scs.iter().any(Option::is_none) {
+        eprintln!("vdisplay: a present mixing virtual and driver swapchains is not supported");
+        return vk::Result::ERROR_UNKNOWN;
+    }
+    // SAFETY: the chain is valid for this call.
+    let ext = unsafe { PresentExt::parse(pi.p_next) };
+    let now = now_ns();
+    let mut requests: Vec<Request> = scs
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, sc)| plan(&dev, queue, sc, indices[i], &ext, i, now))
+        .collect();
+    // SAFETY: the semaphores are the application's, valid for this present.
+    let sems = unsafe { slice(pi.p_wait_semaphores, pi.wait_semaphore_count) }.unwrap_or(&[]);
+    let marker = match submit_marker(&dev, queue) {
+        Ok(f) => f,
+        Err(e) => {
+            for r in &requests {
+                r.sc.state().images[r.image as usize] = ImageState::Acquired;
+            }
+            return e;
+        }
+    };
+    let mut job = job(queue, marker, sems, &mut requests, &ext);
+    crate::elide::filter(&dev, &mut job.semaphores);
+    let results: Vec<vk::Result> = requests.iter().map(|r| r.result).collect();
+    let ids = dev.engine.enqueue(requests);
+    dev.engine.submit(Job { ids, ..job });
+    if !pi.p_results.is_null() {
+        // SAFETY: `p_results` has `swapchain_count` elements.
+        unsafe { std::ptr::copy_nonoverlapping(results.as_ptr(), pi.p_results, results.len()) };
+    }
+    overall(&results)
+}
+
+/// The combined result (Spec: vkQueuePresentKHR, "if multiple swapchains are presented").
+fn overall(results: &[vk::Result]) -> vk::Result {
+    let order = [
+        vk::Result::ERROR_SURFACE_LOST_KHR,
+        vk::Result::ERROR_OUT_OF_DATE_KHR,
+        r::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT,
+        vk::Result::SUBOPTIMAL_KHR,
+    ];
+    order
+        .into_iter()
+        .find(|o| results.contains(o))
+        .unwrap_or(vk::Result::SUCCESS)
+}
+
+/// Decides one swapchain's part of a present: its result, mode, id, target, timing slot.
+fn plan(
+    dev: &Device,
+    queue: vk::Queue,
+    sc: Arc<Swapchain>,
+    image: u32,
+    ext: &PresentExt<'_>,
+    i: usize,
+    now: u64,
+) -> Request {
+    let mut st = sc.state();
+    st.presents += 1;
+    let seq = st.presents;
+    if let Some(s) = st.images.get_mut(image as usize) {
+        *s = ImageState::Queued;
+    }
+    if let Some(m) = ext
+        .modes
+        .map(|m| m[i])
+        .filter(|m| sc.info.modes.contains(m))
+    {
+        st.mode = m;
+    }
+    let present_id = ext.ids.map_or(0, |ids| ids[i]);
+    let mut result = result_of(&sc, &mut st);
+    let mut target = Target::None;
+    if let Some(t) = ext.timings.map(|t| t[i]).filter(|_| result.as_raw() >= 0) {
+        target = target_of(&t);
+        if !reserve_timing(&mut st, seq, present_id, &t) {
+            result = r::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
+        }
+    }
+    if result.as_raw() >= 0 {
+        st.queued_id = st.queued_id.max(present_id);
+    }
+    let mode = st.mode;
+    drop(st);
+    sc.surface.note_present();
+    let readback = result.as_raw() >= 0
+        && sc.readback.is_some()
+        && seq % dev.settings.readback_every == 0
+        && dev.family_of(queue) == Some(dev.default_family);
+    Request {
+        sc,
+        image,
+        seq,
+        present_id,
+        mode,
+        target,
+        queued_ns: now,
+        ready_ns: None,
+        result,
+        batch: vk::Fence::null(),
+        consumed: false,
+        free_pending: false,
+        capture_pending: false,
+        late_fence: None,
+        readback,
+        shown: false,
+    }
+}
+
+/// The result of one swapchain's present: the surface's standing, then the injected faults
+/// (an injected OUT_OF_DATE sticks).
+fn result_of(sc: &Swapchain, st: &mut crate::swapchain::State) -> vk::Result {
+    match (sc.status(st), sc.faults.draw()) {
+        (Status::Lost, _) => vk::Result::ERROR_SURFACE_LOST_KHR,
+        (Status::OutOfDate, _) => vk::Result::ERROR_OUT_OF_DATE_KHR,
+        (_, Injected::OutOfDate) => {
+            st.out_of_date = true;
+            vk::Result::ERROR_OUT_OF_DATE_KHR
+        }
+        (Status::Suboptimal, _) | (_, Injected::Suboptimal) => vk::Result::SUBOPTIMAL_KHR,
+        (Status::Ok, Injected::None) => vk::Result::SUCCESS,
+    }
+}
+
+/// Reserves a results-queue slot for a present that asks for stage timings; false if the queue
+/// is full or was never sized (Spec: VkPresentTimingInfoEXT, "presentation fails and returns
+/// VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT").
+fn reserve_timing(
+    st: &mut crate::swapchain::State,
+    seq: u64,
+    present_id: u64,
+    t: &r::PresentTimingInfoEXT<'_>,
+) -> bool {
+    let stages = t.present_stage_queries;
+    let entry = timing::Entry {
+        seq,
+        present_id,
+        target_time: t.target_time,
+        stages,
+        domain_id: t.time_domain_id,
+        times: [0; 4],
+        complete: false,
+    };
+    stages.is_empty() || st.timing.reserve(entry)
+}
+
+/// The engine's target for a VkPresentTimingInfoEXT (all of the layer's time domains are
+/// CLOCK_MONOTONIC, so absolute times need no conversion).
+fn target_of(t: &r::PresentTimingInfoEXT<'_>) -> Target {
+    let nearest = t
+        .flags
+        .contains(PresentTimingInfoFlagsEXT::PRESENT_AT_NEAREST_REFRESH_CYCLE);
+    if t.target_time == 0 {
+        Target::None
+    } else if t
+        .flags
+        .contains(PresentTimingInfoFlagsEXT::PRESENT_AT_RELATIVE_TIME)
+    {
+        Target::Relative {
+            after: t.target_time,
+            nearest,
+        }
+    } else {
+        Target::Absolute {
+            at: t.target_time,
+            nearest,
+        }
+    }
+}
+
+/// Submits the marker: an empty batch whose fence signals after all earlier work on the queue.
+fn submit_marker(dev: &Device, queue: vk::Queue) -> Result<vk::Fence, vk::Result> {
+    let fence = dev.take_fence()?;
+    let _q = dev.lock_queues();
+    // SAFETY: an empty submission with the layer's unsignaled fence, under the queue lock.
+    unsafe { dev.fp.queue_submit(queue, &[], fence) }.inspect_err(|_| dev.recycle_fence(fence))?;
+    Ok(fence)
+}
+
+/// The submitter's job for this present (its ids are filled in by the caller). Present fences
+/// the fence faults hold back are recorded in the requests instead.
+fn job(
+    queue: vk::Queue,
+    marker: vk::Fence,
+    sems: &[vk::Semaphore],
+    requests: &mut [Request],
+    ext: &PresentExt<'_>,
+) -> Job {
+    let cmds = requests
+        .iter()
+        .filter(|r| r.readback)
+        .filter_map(|r| r.sc.readback.as_ref().map(|rb| rb.command_buffer(r.image)))
+        .collect();
+    let mut app_fences = Vec::new();
+    for (i, r) in requests.iter_mut().enumerate() {
+        let Some(f) = ext.fences.map(|f| f[i]).filter(|f| *f != vk::Fence::null()) else {
+            continue;
+        };
+        if r.sc.faults.fence_never() {
+            continue;
+        }
+        if r.sc.surface.settings.fault_present_fence_late_ms > 0.0 {
+            r.late_fence = Some((queue, f));
+        } else {
+            app_fences.push(f);
+        }
+    }
+    Job {
+        queue,
+        marker,
+        semaphores: sems.to_vec(),
+        cmds,
+        app_fences,
+        ids: Vec::new(),
+    }
+}

@@ -1,0 +1,324 @@
+//! The layer's settings: defaults, overridden by a settings file (`VDISPLAY_SETTINGS_FILE`,
+//! `key = value` lines), then by environment variables (`VDISPLAY_<KEY>`), then by
+//! `VkLayerSettingsCreateInfoEXT` entries for `VK_LAYER_VKPACE_vdisplay` in the
+//! `VkInstanceCreateInfo` chain (per instance, so tests in one process can differ).
+//! Read once per `vkCreateInstance`.
+
+use std::ffi::{c_void, CStr};
+use std::path::PathBuf;
+
+use ash::vk;
+
+use crate::ffi::chain;
+use crate::LAYER_NAME;
+
+/// Which present modes may be switched between without recreation (maintenance1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeCompat {
+    /// {FIFO, FIFO_RELAXED} and {MAILBOX, IMMEDIATE}: the queued modes and the unqueued ones.
+    Groups,
+    /// All four modes are mutually compatible.
+    All,
+}
+
+/// Everything configurable. See the crate README for the meaning of each key.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Refresh rate of new virtual displays, in Hz.
+    pub refresh_hz: f64,
+    /// Initial current extent of new surfaces.
+    pub extent: vk::Extent2D,
+    /// `minImageCount` reported for every present mode.
+    pub min_images: u32,
+    /// `maxImageCount` reported.
+    pub max_images: u32,
+    /// Present-mode compatibility classes.
+    pub mode_compat: ModeCompat,
+    /// JSON-lines log of every present, if set.
+    pub log_path: Option<PathBuf>,
+    /// Directory for PNG read-backs of shown frames, if set.
+    pub readback_dir: Option<PathBuf>,
+    /// Read back every Nth present (by the swapchain's present sequence number).
+    pub readback_every: u64,
+    /// Seed of the fault generator.
+    pub seed: u64,
+    /// Probability that an acquire or present returns (and the swapchain stays) OUT_OF_DATE.
+    pub fault_out_of_date: f64,
+    /// Probability that an acquire or present returns SUBOPTIMAL.
+    pub fault_suboptimal: f64,
+    /// The surface is lost after this many presents on it (0: never).
+    pub fault_surface_lost_after: u64,
+    /// Free images are handed out in random order instead of oldest-freed first.
+    pub fault_random_order: bool,
+    /// Extra delay between a present's queue operations completing and the engine seeing it.
+    pub fault_slow_engine_ms: f64,
+    /// Present fences (maintenance1) signal this long after the image was shown (0: at once).
+    pub fault_present_fence_late_ms: f64,
+    /// Probability that a present fence never signals.
+    pub fault_present_fence_never: f64,
+    /// Change the surface extent every K presents (0: never), cycling `fault_resize_extents`.
+    pub fault_resize_every: u64,
+    /// Extents the resize fault cycles through (`WxH,WxH,...`; 0x0 = minimized).
+    pub fault_resize_extents: Vec<vk::Extent2D>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            refresh_hz: 60.0,
+            extent: vk::Extent2D {
+                width: 1280,
+                height: 720,
+            },
+            min_images: 2,
+            max_images: 8,
+            mode_compat: ModeCompat::Groups,
+            log_path: None,
+            readback_dir: None,
+            readback_every: 1,
+            seed: 1,
+            fault_out_of_date: 0.0,
+            fault_suboptimal: 0.0,
+            fault_surface_lost_after: 0,
+            fault_random_order: false,
+            fault_slow_engine_ms: 0.0,
+            fault_present_fence_late_ms: 0.0,
+            fault_present_fence_never: 0.0,
+            fault_resize_every: 0,
+            fault_resize_extents: vec![
+                vk::Extent2D {
+                    width: 800,
+                    height: 600,
+                },
+                vk::Extent2D {
+                    width: 1280,
+                    height: 720,
+                },
+            ],
+        }
+    }
+}
+
+/// Every key, for the environment lookup (`VDISPLAY_` + upper case).
+pub const KEYS: &[&str] = &[
+    "refresh_hz",
+    "extent",
+    "min_images",
+    "max_images",
+    "mode_compat",
+    "log",
+    "readback_dir",
+    "readback_every",
+    "seed",
+    "fault_out_of_date",
+    "fault_suboptimal",
+    "fault_surface_lost_after",
+    "fault_random_order",
+    "fault_slow_engine_ms",
+    "fault_present_fence_late_ms",
+    "fault_present_fence_never",
+    "fault_resize_every",
+    "fault_resize_extents",
+];
+
+impl Settings {
+    /// Applies one `key = value`; unknown keys and unparsable values are reported and ignored.
+    pub fn apply(&mut self, key: &str, value: &str) {
+        let v = value.trim();
+        let ok = match key.trim() {
+            "refresh_hz" => set(
+                &mut self.refresh_hz,
+                v.parse().ok().filter(|h: &f64| *h > 0.0),
+            ),
+            "extent" => set(&mut self.extent, parse_extent(v)),
+            "min_images" => set(&mut self.min_images, v.parse().ok().filter(|n| *n >= 1)),
+            "max_images" => set(&mut self.max_images, v.parse().ok().filter(|n| *n >= 1)),
+            "mode_compat" => set(&mut self.mode_compat, parse_compat(v)),
+            "log" => set(&mut self.log_path, Some(non_empty_path(v))),
+            "readback_dir" => set(&mut self.readback_dir, Some(non_empty_path(v))),
+            "readback_every" => set(&mut self.readback_every, v.parse().ok().filter(|n| *n >= 1)),
+            "seed" => set(&mut self.seed, v.parse().ok()),
+            "fault_out_of_date" => set(&mut self.fault_out_of_date, parse_prob(v)),
+            "fault_suboptimal" => set(&mut self.fault_suboptimal, parse_prob(v)),
+            "fault_surface_lost_after" => set(&mut self.fault_surface_lost_after, v.parse().ok()),
+            "fault_random_order" => set(&mut self.fault_random_order, parse_bool(v)),
+            "fault_slow_engine_ms" => set(&mut self.fault_slow_engine_ms, parse_ms(v)),
+            "fault_present_fence_late_ms" => {
+                set(&mut self.fault_present_fence_late_ms, parse_ms(v))
+            }
+            "fault_present_fence_never" => set(&mut self.fault_present_fence_never, parse_prob(v)),
+            "fault_resize_every" => set(&mut self.fault_resize_every, v.parse().ok()),
+            "fault_resize_extents" => set(&mut self.fault_resize_extents, parse_extents(v)),
+            _ => false,
+        };
+        if !ok {
+            eprintln!("vdisplay: ignoring setting {key} = {value:?}");
+        }
+    }
+
+    /// Defaults, then the settings file, then the environment.
+    pub fn from_environment() -> Self {
+        let mut s = Self::default();
+        if let Ok(path) = std::env::var("VDISPLAY_SETTINGS_FILE") {
+            match std::fs::read_to_string(&path) {
+                Ok(text) => s.apply_file(&text),
+                Err(e) => eprintln!("vdisplay: cannot read {path}: {e}"),
+            }
+        }
+        for key in KEYS {
+            if let Ok(value) = std::env::var(format!("VDISPLAY_{}", key.to_uppercase())) {
+                s.apply(key, &value);
+            }
+        }
+        s
+    }
+
+    /// Applies a settings file's `key = value` lines (`#` starts a comment).
+    pub fn apply_file(&mut self, text: &str) {
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if let Some((k, v)) = line.split_once('=') {
+                self.apply(k, v);
+            }
+        }
+    }
+
+    /// Applies `VkLayerSettingsCreateInfoEXT` entries addressed to this layer.
+    ///
+    /// # Safety
+    /// `p_next` must be a valid `VkInstanceCreateInfo` chain.
+    pub unsafe fn apply_layer_settings(&mut self, p_next: *const c_void) {
+        // SAFETY: caller's contract.
+        let Some(info) = (unsafe { chain::find::<vk::LayerSettingsCreateInfoEXT>(p_next) }) else {
+            return;
+        };
+        for i in 0..info.setting_count as usize {
+            // SAFETY: `p_settings` has `setting_count` entries (VUID-VkLayerSettingsCreateInfoEXT).
+            let setting = unsafe { &*info.p_settings.add(i) };
+            // SAFETY: names are NUL-terminated strings.
+            let (layer, name) = unsafe {
+                (
+                    CStr::from_ptr(setting.p_layer_name),
+                    CStr::from_ptr(setting.p_setting_name),
+                )
+            };
+            if layer != LAYER_NAME || setting.value_count == 0 {
+                continue;
+            }
+            // SAFETY: `p_values` holds `value_count` values of `type` (the structure's contract).
+            if let Some(value) = unsafe { setting_value(setting) } {
+                self.apply(&name.to_string_lossy(), &value);
+            }
+        }
+    }
+
+    /// Refresh period in nanoseconds.
+    pub fn refresh_ns(&self) -> u64 {
+        (1e9 / self.refresh_hz).round() as u64
+    }
+}
+
+/// The first value of a layer setting as text.
+///
+/// # Safety
+/// `setting.p_values` must hold at least one value of `setting.type`.
+unsafe fn setting_value(setting: &vk::LayerSettingEXT) -> Option<String> {
+    let p = setting.p_values;
+    // SAFETY: caller's contract: `p` points at a value of the declared type.
+    unsafe {
+        Some(match setting.ty {
+            vk::LayerSettingTypeEXT::BOOL32 => (*p.cast::<vk::Bool32>() != 0).to_string(),
+            vk::LayerSettingTypeEXT::INT32 => (*p.cast::<i32>()).to_string(),
+            vk::LayerSettingTypeEXT::INT64 => (*p.cast::<i64>()).to_string(),
+            vk::LayerSettingTypeEXT::UINT32 => (*p.cast::<u32>()).to_string(),
+            vk::LayerSettingTypeEXT::UINT64 => (*p.cast::<u64>()).to_string(),
+            vk::LayerSettingTypeEXT::FLOAT32 => (*p.cast::<f32>()).to_string(),
+            vk::LayerSettingTypeEXT::FLOAT64 => (*p.cast::<f64>()).to_string(),
+            vk::LayerSettingTypeEXT::STRING => CStr::from_ptr(*p.cast::<*const std::ffi::c_char>())
+                .to_string_lossy()
+                .into_owned(),
+            _ => return None,
+        })
+    }
+}
+
+fn set<T>(slot: &mut T, value: Option<T>) -> bool {
+    match value {
+        Some(v) => {
+            *slot = v;
+            true
+        }
+        None => false,
+    }
+}
+
+fn non_empty_path(v: &str) -> Option<PathBuf> {
+    (!v.is_empty()).then(|| PathBuf::from(v))
+}
+
+fn parse_prob(v: &str) -> Option<f64> {
+    v.parse().ok().filter(|p: &f64| (0.0..=1.0).contains(p))
+}
+
+fn parse_ms(v: &str) -> Option<f64> {
+    v.parse().ok().filter(|p: &f64| *p >= 0.0)
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v {
+        "1" | "true" | "on" | "yes" => Some(true),
+        "0" | "false" | "off" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_compat(v: &str) -> Option<ModeCompat> {
+    match v {
+        "groups" => Some(ModeCompat::Groups),
+        "all" => Some(ModeCompat::All),
+        _ => None,
+    }
+}
+
+/// `WxH`.
+pub fn parse_extent(v: &str) -> Option<vk::Extent2D> {
+    let (w, h) = v.trim().split_once(['x', 'X'])?;
+    Some(vk::Extent2D {
+        width: w.trim().parse().ok()?,
+        height: h.trim().parse().ok()?,
+    })
+}
+
+fn parse_extents(v: &str) -> Option<Vec<vk::Extent2D>> {
+    let list: Option<Vec<_>> = v.split(',').map(parse_extent).collect();
+    list.filter(|l| !l.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_lines_override_defaults_and_bad_values_are_ignored() {
+        let mut s = Settings::default();
+        s.apply_file("refresh_hz = 144 # fast\nextent=640x480\nfault_suboptimal = 2\nfault_resize_extents = 10x10,0x0\n");
+        assert_eq!(s.refresh_hz, 144.0);
+        assert_eq!(
+            s.extent,
+            vk::Extent2D {
+                width: 640,
+                height: 480
+            }
+        );
+        assert_eq!(s.fault_suboptimal, 0.0);
+        assert_eq!(s.fault_resize_extents.len(), 2);
+        assert_eq!(
+            s.fault_resize_extents[1],
+            vk::Extent2D {
+                width: 0,
+                height: 0
+            }
+        );
+        assert_eq!(s.refresh_ns(), 6_944_444);
+    }
+}

@@ -1,0 +1,421 @@
+//! VK_KHR_present_id2 / VK_KHR_present_wait2 and VK_EXT_present_timing, implemented by the
+//! layer over lavapipe (which has none of them).
+//!
+//! The validation layer (1.3.239) predates these extensions: it runs without handle wrapping
+//! (it would hand its wrapped handles to commands it does not know), and each test filters
+//! exactly the messages about names, structure types and flag bits it does not know; every
+//! other message fails the test.
+
+// Helpers of the tests: a failed call is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use ash::vk;
+use common::context::{Msg, Options, Vk};
+use common::micro::Micro;
+use common::{env, log, swap, textbook};
+use vkpace::vk::registry::{self as r, structure_type as st, PresentStageFlagsEXT};
+
+const PERIOD: u64 = 16_666_667;
+
+fn options(log_path: &std::path::Path) -> Options {
+    Options {
+        settings: vec![("log", log_path.display().to_string())],
+        device_exts: vec![
+            vk::KHR_PRESENT_ID_NAME,
+            vk::KHR_PRESENT_WAIT_NAME,
+            vk::EXT_SWAPCHAIN_MAINTENANCE1_NAME,
+            r::KHR_PRESENT_ID_2_NAME,
+            r::KHR_PRESENT_WAIT_2_NAME,
+            r::EXT_PRESENT_TIMING_NAME,
+            vk::KHR_CALIBRATED_TIMESTAMPS_NAME,
+        ],
+        unique_handles: false,
+        ..Options::default()
+    }
+}
+
+/// Validation 1.3.239 does not know these names, structure types, or the swapchain create
+/// flag bits they add (VUID-VkSwapchainCreateInfoKHR-flags-parameter).
+fn unknown_to_validation(m: &Msg) -> bool {
+    let exts = [
+        "VK_KHR_present_id2",
+        "VK_KHR_present_wait2",
+        "VK_EXT_present_timing",
+        "VK_KHR_calibrated_timestamps",
+    ];
+    let stypes = [
+        st::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR.as_raw(),
+        st::PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR.as_raw(),
+        st::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT.as_raw(),
+        st::SURFACE_CAPABILITIES_PRESENT_ID_2_KHR.as_raw(),
+        st::SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR.as_raw(),
+        st::PRESENT_TIMING_SURFACE_CAPABILITIES_EXT.as_raw(),
+        st::PRESENT_ID_2_KHR.as_raw(),
+        st::PRESENT_TIMINGS_INFO_EXT.as_raw(),
+        st::SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT.as_raw(),
+    ];
+    common::context::too_new_for_validation(m, &exts, &stypes)
+        || m.id == "VUID-VkSwapchainCreateInfoKHR-flags-parameter"
+}
+
+fn assert_clean(vk: &Vk) {
+    let fatal: Vec<Msg> = vk
+        .all_messages()
+        .into_iter()
+        .filter(|m| !unknown_to_validation(m))
+        .collect();
+    assert!(fatal.is_empty(), "{fatal:#?}");
+}
+
+fn device_fn<T>(vk: &Vk, name: &std::ffi::CStr) -> T {
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    let f = unsafe {
+        vk.instance
+            .get_device_proc_addr(vk.device.handle(), name.as_ptr())
+    }
+    .unwrap_or_else(|| panic!("{name:?}"));
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    unsafe { std::mem::transmute_copy(&f) }
+}
+
+/// Present ids through VkPresentId2KHR; vkWaitForPresent2KHR returns once that present is on
+/// the display (after the logged display time, and not much later).
+#[test]
+fn present_id2_and_wait2() {
+    env::run(|| {
+        let path = env::scratch("id2").join("present.jsonl");
+        let vk = Vk::new(&options(&path));
+        let mut id2 = r::SurfaceCapabilitiesPresentId2KHR::default();
+        let mut wait2 = r::SurfaceCapabilitiesPresentWait2KHR::default();
+        let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(vk.surface);
+        let mut caps = vk::SurfaceCapabilities2KHR::default()
+            .push_next(&mut id2)
+            .push_next(&mut wait2);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe {
+            vk.surface2_fn
+                .get_physical_device_surface_capabilities2(vk.pd, &info, &mut caps)
+        }
+        .unwrap();
+        assert_eq!(
+            (id2.present_id2_supported, wait2.present_wait2_supported),
+            (vk::TRUE, vk::TRUE)
+        );
+        let flags = r::swapchain_create::PRESENT_ID_2_KHR | r::swapchain_create::PRESENT_WAIT_2_KHR;
+        let sc = swap::create(
+            &vk,
+            &swap::SwapDesc {
+                flags,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let wait: r::PFN_vkWaitForPresent2KHR = device_fn(&vk, c"vkWaitForPresent2KHR");
+        let mut m = Micro::new(&vk);
+        let mut returned = Vec::new();
+        for id in 1..=10u64 {
+            let (i, _) = m.acquire(&sc, u64::MAX).unwrap();
+            let ids = [id];
+            let p = r::PresentId2KHR::default().present_ids(&ids);
+            assert_eq!(
+                m.present(&sc, i, (&p as *const r::PresentId2KHR).cast()),
+                vk::Result::SUCCESS
+            );
+            let w = r::PresentWait2InfoKHR::default()
+                .present_id(id)
+                .timeout(1_000_000_000);
+            assert_eq!(
+                // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+                unsafe { wait(vk.device.handle(), sc.handle, &w) },
+                vk::Result::SUCCESS
+            );
+            returned.push((id, textbook::now_ns()));
+        }
+        let w = r::PresentWait2InfoKHR::default()
+            .present_id(11)
+            .timeout(20_000_000);
+        assert_eq!(
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+            unsafe { wait(vk.device.handle(), sc.handle, &w) },
+            vk::Result::TIMEOUT,
+            "id 11 was never presented"
+        );
+        drop(m);
+        swap::destroy(&vk, &sc);
+        assert_clean(&vk);
+        drop(vk);
+        let entries = log::read(&path);
+        for (id, t) in returned {
+            let shown = entries
+                .iter()
+                .find(|e| e.present_id == id)
+                .and_then(|e| e.shown_ns)
+                .expect("shown");
+            assert!(
+                t >= shown && t - shown < 5_000_000,
+                "present {id}: wait returned {} ns after display",
+                t as i64 - shown as i64
+            );
+        }
+    })
+}
+
+fn timing_info(
+    target: u64,
+    stages: PresentStageFlagsEXT,
+    flags: r::PresentTimingInfoFlagsEXT,
+) -> r::PresentTimingInfoEXT<'static> {
+    r::PresentTimingInfoEXT {
+        target_time: target,
+        time_domain_id: 3,
+        present_stage_queries: stages,
+        flags,
+        ..Default::default()
+    }
+}
+
+/// Present timing: refresh properties, time domains, the results queue (QUEUE_FULL before it
+/// is sized and when it is full), stage times, absolute and relative target times honoured on
+/// the grid, and calibration of the swapchain-local domain against CLOCK_MONOTONIC.
+#[test]
+fn present_timing() {
+    env::run(|| {
+        let path = env::scratch("timing").join("present.jsonl");
+        let vk = Vk::new(&options(&path));
+        let mut tcaps = r::PresentTimingSurfaceCapabilitiesEXT::default();
+        let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(vk.surface);
+        let mut caps = vk::SurfaceCapabilities2KHR::default().push_next(&mut tcaps);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe {
+            vk.surface2_fn
+                .get_physical_device_surface_capabilities2(vk.pd, &info, &mut caps)
+        }
+        .unwrap();
+        assert_eq!(tcaps.present_timing_supported, vk::TRUE);
+        assert_eq!(tcaps.present_stage_queries, PresentStageFlagsEXT(0xF));
+        let flags = r::swapchain_create::PRESENT_TIMING_EXT | r::swapchain_create::PRESENT_ID_2_KHR;
+        let sc = swap::create(
+            &vk,
+            &swap::SwapDesc {
+                flags,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        check_properties(&vk, &sc);
+        run_timed_presents(&vk, &sc);
+        check_calibration(&vk, &sc);
+        swap::destroy(&vk, &sc);
+        assert_clean(&vk);
+    })
+}
+
+fn check_properties(vk: &Vk, sc: &swap::Swap) {
+    let props_fn: r::PFN_vkGetSwapchainTimingPropertiesEXT =
+        device_fn(vk, c"vkGetSwapchainTimingPropertiesEXT");
+    let domains_fn: r::PFN_vkGetSwapchainTimeDomainPropertiesEXT =
+        device_fn(vk, c"vkGetSwapchainTimeDomainPropertiesEXT");
+    let mut props = r::SwapchainTimingPropertiesEXT::default();
+    let mut counter = 0;
+    assert_eq!(
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { props_fn(vk.device.handle(), sc.handle, &mut props, &mut counter) },
+        vk::Result::SUCCESS
+    );
+    assert_eq!(
+        (props.refresh_duration, props.refresh_interval),
+        (PERIOD, PERIOD)
+    );
+    let mut d = r::SwapchainTimeDomainPropertiesEXT::default();
+    assert_eq!(
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { domains_fn(vk.device.handle(), sc.handle, &mut d, std::ptr::null_mut()) },
+        vk::Result::SUCCESS
+    );
+    let n = d.time_domain_count as usize;
+    let mut domains = vec![vk::TimeDomainKHR::DEVICE; n];
+    let mut ids = vec![0u64; n];
+    d.p_time_domains = domains.as_mut_ptr();
+    d.p_time_domain_ids = ids.as_mut_ptr();
+    assert_eq!(
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { domains_fn(vk.device.handle(), sc.handle, &mut d, std::ptr::null_mut()) },
+        vk::Result::SUCCESS
+    );
+    assert!(
+        domains.contains(&r::TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT),
+        "{domains:?}"
+    );
+    assert!(domains
+        .iter()
+        .zip(&ids)
+        .any(|(d, i)| *d == vk::TimeDomainKHR::CLOCK_MONOTONIC && *i == 3));
+}
+
+fn present_timed(
+    m: &mut Micro,
+    sc: &swap::Swap,
+    id: u64,
+    t: r::PresentTimingInfoEXT<'static>,
+) -> vk::Result {
+    // A finite timeout: validation 1.3.239 does not know VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT
+    // and keeps counting an image rejected with it as acquired (the spec releases it), which
+    // only matters to its check of UINT64_MAX acquires (VUID-vkAcquireNextImageKHR-surface-07783).
+    let (i, _) = m.acquire(sc, 1_000_000_000).unwrap();
+    let ids = [id];
+    let timings = [t];
+    let mut id2 = r::PresentId2KHR::default().present_ids(&ids);
+    let mut ti = r::PresentTimingsInfoEXT::default().timing_infos(&timings);
+    ti.p_next = (&mut id2 as *mut r::PresentId2KHR).cast();
+    m.present(sc, i, (&ti as *const r::PresentTimingsInfoEXT).cast())
+}
+
+fn run_timed_presents(vk: &Vk, sc: &swap::Swap) {
+    let size_fn: r::PFN_vkSetSwapchainPresentTimingQueueSizeEXT =
+        device_fn(vk, c"vkSetSwapchainPresentTimingQueueSizeEXT");
+    let all = PresentStageFlagsEXT(0xF);
+    let none = r::PresentTimingInfoFlagsEXT::empty();
+    let mut m = Micro::new(vk);
+    // Spec: with stage queries and no queue size set, presentation fails with QUEUE_FULL.
+    assert_eq!(
+        present_timed(&mut m, sc, 1, timing_info(0, all, none)),
+        r::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT
+    );
+    assert_eq!(
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { size_fn(vk.device.handle(), sc.handle, 3) },
+        vk::Result::SUCCESS
+    );
+    let target = textbook::now_ns() + 6 * PERIOD;
+    assert_eq!(
+        present_timed(&mut m, sc, 2, timing_info(0, all, none)),
+        vk::Result::SUCCESS
+    );
+    assert_eq!(
+        present_timed(&mut m, sc, 3, timing_info(target, all, none)),
+        vk::Result::SUCCESS
+    );
+    let rel = r::PresentTimingInfoFlagsEXT::PRESENT_AT_RELATIVE_TIME;
+    assert_eq!(
+        present_timed(&mut m, sc, 4, timing_info(3 * PERIOD, all, rel)),
+        vk::Result::SUCCESS
+    );
+    assert_eq!(
+        present_timed(&mut m, sc, 5, timing_info(0, all, none)),
+        r::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT,
+        "3 slots in use"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    let results = past_timings(vk, sc);
+    assert_eq!(
+        results.iter().map(|r| r.0).collect::<Vec<_>>(),
+        vec![2, 3, 4],
+        "{results:?}"
+    );
+    let visible = |id: u64| results.iter().find(|r| r.0 == id).unwrap().1[3];
+    let queue_end = |id: u64| results.iter().find(|r| r.0 == id).unwrap().1[0];
+    println!("absolute target {target}: visible {} (+{} ns); relative 3 refreshes: {} ns after the previous", visible(3), visible(3) as i64 - target as i64, visible(4) - visible(3));
+    assert!(queue_end(2) <= visible(2));
+    assert!(
+        visible(3) >= target && visible(3) < target + PERIOD,
+        "absolute target missed"
+    );
+    let rel_gap = visible(4) - visible(3);
+    assert!(
+        (3 * PERIOD - 1000..4 * PERIOD).contains(&rel_gap),
+        "relative target: {rel_gap} ns"
+    );
+    // The slots were released by reading complete results.
+    assert_eq!(
+        present_timed(&mut m, sc, 6, timing_info(0, all, none)),
+        vk::Result::SUCCESS
+    );
+}
+
+/// Reads all complete results: (present id, stage times in bit order).
+fn past_timings(vk: &Vk, sc: &swap::Swap) -> Vec<(u64, [u64; 4])> {
+    let past_fn: r::PFN_vkGetPastPresentationTimingEXT =
+        device_fn(vk, c"vkGetPastPresentationTimingEXT");
+    let info = r::PastPresentationTimingInfoEXT {
+        swapchain: sc.handle,
+        ..Default::default()
+    };
+    let mut props = r::PastPresentationTimingPropertiesEXT::default();
+    assert_eq!(
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { past_fn(vk.device.handle(), &info, &mut props) },
+        vk::Result::SUCCESS
+    );
+    let n = props.presentation_timing_count as usize;
+    let mut stages = vec![[r::PresentStageTimeEXT::default(); 4]; n];
+    let mut entries: Vec<r::PastPresentationTimingEXT> = stages
+        .iter_mut()
+        .map(|s| r::PastPresentationTimingEXT {
+            present_stage_count: 4,
+            p_present_stages: s.as_mut_ptr(),
+            ..Default::default()
+        })
+        .collect();
+    props.p_presentation_timings = entries.as_mut_ptr();
+    assert_eq!(
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { past_fn(vk.device.handle(), &info, &mut props) },
+        vk::Result::SUCCESS
+    );
+    let mut out = Vec::new();
+    for e in entries
+        .iter()
+        .take(props.presentation_timing_count as usize)
+    {
+        assert_eq!(
+            (e.report_complete, e.present_stage_count, e.time_domain_id),
+            (vk::TRUE, 4, 3)
+        );
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        let s = unsafe { std::slice::from_raw_parts(e.p_present_stages, 4) };
+        let mut t = [0u64; 4];
+        for (i, st) in s.iter().enumerate() {
+            assert_eq!(st.stage, PresentStageFlagsEXT(1 << i));
+            t[i] = st.time;
+        }
+        out.push((e.present_id, t));
+    }
+    out
+}
+
+fn check_calibration(vk: &Vk, sc: &swap::Swap) {
+    let cal_fn: vk::PFN_vkGetCalibratedTimestampsKHR =
+        device_fn(vk, c"vkGetCalibratedTimestampsKHR");
+    let mut sci = r::SwapchainCalibratedTimestampInfoEXT {
+        swapchain: sc.handle,
+        time_domain_id: 2,
+        ..Default::default()
+    };
+    let local = sci.chain_onto(
+        vk::CalibratedTimestampInfoKHR::default().time_domain(r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT),
+    );
+    let infos = [
+        local,
+        vk::CalibratedTimestampInfoKHR::default().time_domain(vk::TimeDomainKHR::CLOCK_MONOTONIC),
+    ];
+    let mut stamps = [0u64; 2];
+    let mut dev = 0u64;
+    assert_eq!(
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe {
+            cal_fn(
+                vk.device.handle(),
+                2,
+                infos.as_ptr(),
+                stamps.as_mut_ptr(),
+                &mut dev,
+            )
+        },
+        vk::Result::SUCCESS
+    );
+    let diff = stamps[0].abs_diff(stamps[1]);
+    println!("swapchain-local vs CLOCK_MONOTONIC: {diff} ns apart (max deviation {dev} ns)");
+    assert!(diff <= dev.max(1_000_000), "{stamps:?}");
+}
