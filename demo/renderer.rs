@@ -5,9 +5,30 @@
 use anyhow::{Context as _, Result};
 use ash::vk;
 
-use vkpace::vk::Frame;
-
 use super::frame_history::FrameHistory;
+
+/// What the renderer draws into: a vkpace frame's image, or any image (the benchmark's
+/// textbook loop has its own swapchain).
+#[derive(Copy, Clone, Debug)]
+pub struct RenderTarget {
+    pub image: vk::Image,
+    pub image_view: vk::ImageView,
+    pub extent: vk::Extent2D,
+    /// The per-frame resource slot whose objects are free.
+    pub slot: usize,
+}
+
+impl RenderTarget {
+    /// The target of a vkpace frame.
+    pub fn of(frame: &vkpace::vk::Frame) -> Self {
+        Self {
+            image: frame.image(),
+            image_view: frame.image_view(),
+            extent: frame.extent(),
+            slot: frame.slot(),
+        }
+    }
+}
 use super::graph_buffers::GraphBuffers;
 
 const VERT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scene.vert.spv"));
@@ -142,7 +163,7 @@ impl Renderer {
     /// what the graph shows.
     pub fn record(
         &mut self,
-        frame: &Frame,
+        frame: &RenderTarget,
         time_s: f32,
         gpu_load: f32,
         history: &FrameHistory,
@@ -155,7 +176,7 @@ impl Renderer {
     /// handing it to the presentation engine.
     pub fn record_with_readback(
         &mut self,
-        frame: &Frame,
+        frame: &RenderTarget,
         time_s: f32,
         gpu_load: f32,
         history: &FrameHistory,

@@ -75,6 +75,8 @@ pub struct Report {
     /// "present-wait" where the device offers VK_KHR_present_wait (vkpace then learns when
     /// frames are shown), otherwise "none" (lavapipe).
     pub display_feedback: &'static str,
+    /// Which names of swapchain maintenance1 are in use: "KHR", "EXT" or "none".
+    pub maintenance1_names: &'static str,
 }
 
 /// Mean, standard deviation and 99th percentile of intervals (ms).
@@ -119,7 +121,7 @@ impl Report {
              \"latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
              \"interval_ms\": {{\"mean\": {:.4}, \"stddev\": {:.4}, \"p99\": {:.4}}},\n  \
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
-             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\"\n}}\n",
+             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\"\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -153,6 +155,7 @@ impl Report {
             self.gpu_ms.p50,
             self.gpu_ms.p99,
             self.display_feedback,
+            self.maintenance1_names,
         );
         j
     }

@@ -12,7 +12,7 @@ use crate::alloc_counter::allocations;
 use crate::cli::{policy_name, present_mode_name, Args};
 use crate::display_time::DisplayTimeEstimate;
 use crate::frame_history::{FrameHistory, Sample};
-use crate::renderer::Renderer;
+use crate::renderer::{RenderTarget, Renderer};
 use crate::report::{IntervalStats, Percentiles, Report};
 use crate::vulkan_context::VulkanContext;
 
@@ -72,14 +72,12 @@ impl Session {
     /// Makes the swapchain and renderer on `ctx`.
     pub fn new(ctx: &VulkanContext, args: &Args, initial: vk::Extent2D) -> Result<Self> {
         let frame_limit = args.fps.map(FrameLimit::fps).transpose()?;
-        let config = SwapchainConfig {
-            frames_in_flight: usize::from(args.frames_in_flight),
-            present_mode: args.present_mode.to_vk(),
-            extent: initial,
-            pacing: args.policy.to_core(),
-            frame_limit,
-            ..SwapchainConfig::default()
-        };
+        let mut config = SwapchainConfig::default();
+        config.frames_in_flight = usize::from(args.frames_in_flight);
+        config.present_mode = args.present_mode.to_vk();
+        config.extent = initial;
+        config.pacing = args.policy.to_core();
+        config.frame_limit = frame_limit;
         let swapchain = ctx.swapchain(config)?;
         let format = swapchain.format().context("no swapchain format")?;
         let wanted = args.present_mode.to_vk();
@@ -256,19 +254,24 @@ impl Session {
         };
         let frame = match sc.acquire()? {
             Acquired::Frame(f) => f,
-            Acquired::ZeroExtent => return Ok(Step::ZeroExtent),
+            _ => return Ok(Step::ZeroExtent),
         };
         let paused = self.paused_total;
         let start_s = (now - self.start).saturating_sub(paused).as_secs_f64();
         let t = self.display.display_time(start_s) as f32;
-        let cmd = renderer.record(&frame, t, self.gpu_load, &self.history)?;
-        sc.submit(
-            &frame,
-            &[cmd],
-            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-        )?;
-        let cpu_wait = frame.cpu_wait;
-        sc.present(frame)?;
+        let cmd = renderer.record(&RenderTarget::of(&frame), t, self.gpu_load, &self.history)?;
+        let cpu_wait = frame.cpu_wait();
+        // SAFETY: `cmd` was just recorded by the renderer for this frame's slot, whose previous
+        // submission completed; it stays valid until the renderer is destroyed, after the
+        // swapchain waited for its submissions.
+        let submitted = unsafe {
+            sc.submit(
+                frame,
+                &[cmd],
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            )
+        }?;
+        sc.present(submitted)?;
         let latency = now.elapsed().as_secs_f64();
         let interval = self.last_frame_start.map(|prev| (now - prev).as_secs_f64());
         if let Some(i) = interval {
@@ -360,12 +363,13 @@ impl Session {
         } else {
             "none"
         };
-        let path = if sc.uses_maintenance1() {
+        let path = if sc.maintenance1().is_some() {
             "maintenance1"
         } else {
             "legacy"
         }
         .to_string();
+        let maintenance1_names = sc.maintenance1().map_or("none", |n| n.label());
         sc.destroy().context("destroying the swapchain")?;
         if let Some(r) = self.renderer.take() {
             r.destroy();
@@ -404,6 +408,7 @@ impl Session {
             interval_ms,
             fps,
             display_feedback,
+            maintenance1_names,
         })
     }
 }

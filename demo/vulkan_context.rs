@@ -70,8 +70,10 @@ pub struct VulkanContext {
     pub queue: vk::Queue,
     pub queue_family: u32,
     pub debug_utils: bool,
-    /// Whether VK_EXT_swapchain_maintenance1 (and its instance extensions) were enabled.
+    /// Whether swapchain maintenance1 (and its instance extensions) were enabled.
     pub maintenance1: bool,
+    /// Which names of it: KHR where offered, else EXT.
+    pub maintenance1_names: Option<vkpace::vk::Maintenance1Names>,
     /// Whether VK_EXT_calibrated_timestamps was enabled and the queue has timestamps (vkpace
     /// then measures GPU start and end per frame).
     pub gpu_timing: bool,
@@ -111,16 +113,14 @@ impl VulkanContext {
                 extensions.extend_from_slice(ash_window::enumerate_required_extensions(*display)?);
             }
         }
-        let m1_instance = maintenance1
-            && vkpace::vk::MAINTENANCE1_INSTANCE_EXTENSIONS
-                .iter()
-                .all(|e| has_ext(e));
-        if m1_instance {
-            extensions.extend(
-                vkpace::vk::MAINTENANCE1_INSTANCE_EXTENSIONS
-                    .iter()
-                    .map(|e| e.as_ptr()),
-            );
+        // The KHR names where the loader and driver offer them, else the EXT ones.
+        let m1_instance = if maintenance1 {
+            vkpace::vk::Maintenance1Support::instance_names(&entry)?
+        } else {
+            None
+        };
+        if let Some(names) = m1_instance {
+            extensions.extend(names.instance_extensions().iter().map(|e| e.as_ptr()));
         }
         let debug_utils = has_ext(ash::ext::debug_utils::NAME) || validation;
         if debug_utils {
@@ -227,7 +227,8 @@ impl VulkanContext {
                     queue,
                     queue_family,
                     debug_utils,
-                    maintenance1,
+                    maintenance1: maintenance1.is_some(),
+                    maintenance1_names: maintenance1,
                     gpu_timing,
                     present_wait,
                     device_name,
@@ -253,14 +254,14 @@ impl VulkanContext {
         instance: &ash::Instance,
         surface_fn: &ash::khr::surface::Instance,
         surface: vk::SurfaceKHR,
-        m1_instance: bool,
+        m1_instance: Option<vkpace::vk::Maintenance1Names>,
     ) -> Result<(
         vk::PhysicalDevice,
         ash::Device,
         vk::Queue,
         u32,
         String,
-        (bool, bool, bool),
+        (Option<vkpace::vk::Maintenance1Names>, bool, bool),
     )> {
         // SAFETY: valid instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }?;
@@ -299,11 +300,12 @@ impl VulkanContext {
             .queue_family_index(family)
             .queue_priorities(&priorities)];
         // SAFETY: `physical` comes from this 1.3 instance.
-        let support = unsafe { vkpace::vk::Maintenance1Support::query(entry, instance, physical) }?;
-        let maintenance1 = m1_instance && support.usable();
+        let support =
+            unsafe { vkpace::vk::Maintenance1Support::query(instance, physical, m1_instance) }?;
+        let maintenance1 = support.usable();
         let mut extensions = vec![ash::khr::swapchain::NAME.as_ptr()];
-        if maintenance1 {
-            extensions.push(vkpace::vk::MAINTENANCE1_DEVICE_EXTENSION.as_ptr());
+        if let Some(names) = maintenance1 {
+            extensions.push(names.device_extension().as_ptr());
         }
         // SAFETY: as above; `family` is one of its queue families.
         let timing =
@@ -335,7 +337,8 @@ impl VulkanContext {
             .queue_create_infos(&queues)
             .enabled_extension_names(&extensions)
             .push_next(&mut v13);
-        if maintenance1 {
+        if maintenance1.is_some() {
+            // The KHR feature structure is the EXT one (same layout and structure type).
             info = info.push_next(&mut m1_features);
         }
         if present_wait {
@@ -363,13 +366,11 @@ impl VulkanContext {
     /// extensions set from what the context enabled. Drop (or destroy) it before
     /// [`VulkanContext::destroy`].
     pub fn swapchain(&self, config: vkpace::vk::SwapchainConfig) -> Result<vkpace::vk::Swapchain> {
-        let config = vkpace::vk::SwapchainConfig {
-            debug_utils: self.debug_utils,
-            swapchain_maintenance1: self.maintenance1,
-            gpu_timestamps: self.gpu_timing,
-            present_wait: self.present_wait,
-            ..config
-        };
+        let mut config = config;
+        config.debug_utils = self.debug_utils;
+        config.swapchain_maintenance1 = self.maintenance1_names;
+        config.gpu_timestamps = self.gpu_timing;
+        config.present_wait = self.present_wait;
         // SAFETY: the options that need an extension are set exactly where the context
         // enabled it (just above).
         unsafe { self.swapchain_as_given(config) }
@@ -390,16 +391,16 @@ impl VulkanContext {
         // drop the swapchain before destroying the context (documented above); the options
         // are the caller's contract.
         let swapchain = unsafe {
-            vkpace::vk::Swapchain::new(
-                &self.entry,
-                &self.instance,
-                self.physical,
-                &self.device,
-                self.queue,
-                self.queue_family,
-                self.surface,
+            vkpace::vk::Swapchain::new(vkpace::vk::SwapchainCreateDesc {
+                entry: &self.entry,
+                instance: &self.instance,
+                physical_device: self.physical,
+                device: &self.device,
+                queue: self.queue,
+                queue_family: self.queue_family,
+                surface: self.surface,
                 config,
-            )
+            })
         }
         .context("creating the vkpace swapchain")?;
         Ok(swapchain)

@@ -285,7 +285,7 @@ fn set_title(window: &Window, session: &mut Session, fps: f64) {
     let frames = session.frames();
     if let Some(sc) = session.swapchain_mut() {
         let mode = present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO));
-        let path = if sc.uses_maintenance1() {
+        let path = if sc.maintenance1().is_some() {
             "maintenance1"
         } else {
             "legacy"

@@ -187,10 +187,6 @@ impl SimSwapchain {
                 };
                 self.machine.handle_acquire(result)?;
             }
-            Request::ReleaseImage { swapchain, image } => {
-                self.world.release_image(swapchain, image)?;
-                self.machine.handle_released(Ok(()))?;
-            }
             Request::SubmitWait { semaphore, fence } => {
                 self.world.submit(&[semaphore], &[], Some(fence), false)?;
                 self.machine.handle_submitted(Ok(()))?;

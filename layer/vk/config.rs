@@ -69,11 +69,11 @@ pub struct SwapchainConfig {
     pub max_retired_swapchains: usize,
     /// Name objects with `VK_EXT_debug_utils`; set only if the instance enabled it. Default false.
     pub debug_utils: bool,
-    /// The instance and device enabled swapchain maintenance1 (the KHR names or the EXT ones,
-    /// with the `swapchainMaintenance1` feature; see [`super::Maintenance1Support`]): present
-    /// fences, per-present mode switches and image release. Default false: the proof-based
-    /// path, which works everywhere.
-    pub swapchain_maintenance1: bool,
+    /// The names of swapchain maintenance1 the instance and device enabled (with the
+    /// `swapchainMaintenance1` feature; [`super::Maintenance1Support`] says which are offered):
+    /// present fences, per-present mode switches and image release. Default `None`: the
+    /// proof-based path, which works everywhere.
+    pub swapchain_maintenance1: Option<super::Maintenance1Names>,
     /// Create swapchains with deferred memory allocation (maintenance1 only): image memory is
     /// bound at an image's first acquire, and vkpace makes its view then. Default false.
     pub deferred_memory_allocation: bool,
@@ -120,7 +120,7 @@ impl Default for SwapchainConfig {
             wait_timeout: Duration::from_secs(2),
             max_retired_swapchains: 5,
             debug_utils: false,
-            swapchain_maintenance1: false,
+            swapchain_maintenance1: None,
             deferred_memory_allocation: false,
             pacing: PacingPolicy::FramesInFlight,
             frame_limit: None,

@@ -14,7 +14,7 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use super::error::{Error, Result, VkContext};
+use super::error::{Result, VkContext};
 use super::extensions::{all_listed, device_offers};
 
 use super::registry::{KHR_SURFACE_MAINTENANCE_1_NAME, KHR_SWAPCHAIN_MAINTENANCE_1_NAME};
@@ -125,65 +125,22 @@ impl Maintenance1Support {
     }
 }
 
-/// The entry points of the maintenance1 path.
+/// What the maintenance1 path uses: the surface query for compatible present modes.
 pub(crate) struct Maintenance1Fns {
-    release: vk::PFN_vkReleaseSwapchainImagesEXT,
-    device: vk::Device,
     pub(crate) caps2: ash::khr::get_surface_capabilities2::Instance,
     pub(crate) names: Maintenance1Names,
 }
 
 impl Maintenance1Fns {
-    /// Loads the release entry point under the KHR name, else the EXT one: a device returns no
-    /// entry point for an extension it did not enable (spec, `vkGetDeviceProcAddr`), so this
-    /// also tells which names the renderer enabled.
     pub(crate) fn load(
         entry: &ash::Entry,
         instance: &ash::Instance,
-        device: &ash::Device,
-    ) -> Result<Self> {
-        let lookup = |name: &CStr| {
-            // SAFETY: valid device of `instance` (swapchain constructor contract).
-            unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
-        };
-        let (f, names) = match lookup(c"vkReleaseSwapchainImagesKHR") {
-            Some(f) => (f, Maintenance1Names::Khr),
-            None => match lookup(c"vkReleaseSwapchainImagesEXT") {
-                Some(f) => (f, Maintenance1Names::Ext),
-                None => {
-                    return Err(Error::InvalidConfig(
-                        "swapchain_maintenance1 needs VK_KHR_swapchain_maintenance1 or \
-                         VK_EXT_swapchain_maintenance1 enabled on the device",
-                    ))
-                }
-            },
-        };
-        Ok(Self {
-            // SAFETY: both names have this signature (the KHR function is the EXT one promoted).
-            release: unsafe {
-                std::mem::transmute::<
-                    unsafe extern "system" fn(),
-                    vk::PFN_vkReleaseSwapchainImagesEXT,
-                >(f)
-            },
-            device: device.handle(),
+        names: Maintenance1Names,
+    ) -> Self {
+        Self {
             caps2: ash::khr::get_surface_capabilities2::Instance::new(entry, instance),
             names,
-        })
-    }
-
-    /// `vkReleaseSwapchainImages{KHR,EXT}`.
-    ///
-    /// # Safety
-    ///
-    /// The images were acquired from the swapchain and no device work used them
-    /// (VUID-VkReleaseSwapchainImagesInfoEXT-pImageIndices-07785/07786).
-    pub(crate) unsafe fn release(
-        &self,
-        info: &vk::ReleaseSwapchainImagesInfoEXT<'_>,
-    ) -> vk::Result {
-        // SAFETY: caller contract; `release` was loaded for `device`.
-        unsafe { (self.release)(self.device, info) }
+        }
     }
 }
 

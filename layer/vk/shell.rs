@@ -277,27 +277,6 @@ impl Shell {
         .map_err(status)
     }
 
-    /// maintenance1: gives an acquired, never-used image back.
-    pub(crate) fn release_image(
-        &self,
-        swapchain: vk::SwapchainKHR,
-        image: u32,
-    ) -> Result<(), VkStatus> {
-        let Some(m1) = &self.m1 else {
-            return Ok(());
-        };
-        let indices = [image];
-        let info = vk::ReleaseSwapchainImagesInfoEXT::default()
-            .swapchain(swapchain)
-            .image_indices(&indices);
-        // SAFETY: the image was acquired from `swapchain` and not presented or used (the core
-        // releases only a held image whose frame was never submitted).
-        match unsafe { m1.release(&info) } {
-            vk::Result::SUCCESS => Ok(()),
-            e => Err(status(e)),
-        }
-    }
-
     /// An empty submission waiting on `wait` (if any) at all commands and signalling `fence`.
     pub(crate) fn submit_empty(
         &self,

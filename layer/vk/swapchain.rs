@@ -98,7 +98,7 @@ impl Swapchain {
         if !supported {
             return Err(Error::QueueCannotPresent(desc.queue_family));
         }
-        if config.deferred_memory_allocation && !config.swapchain_maintenance1 {
+        if config.deferred_memory_allocation && config.swapchain_maintenance1.is_none() {
             return Err(Error::InvalidConfig(
                 "deferred_memory_allocation needs swapchain_maintenance1",
             ));
@@ -124,10 +124,9 @@ impl Swapchain {
         surface_fn: ash::khr::surface::Instance,
     ) -> Result<Shell> {
         let (instance, device, config) = (desc.instance, desc.device, &desc.config);
-        let m1 = if config.swapchain_maintenance1 {
-            Some(Maintenance1Fns::load(desc.entry, instance, device)?)
-        } else {
-            None
+        let m1 = match config.swapchain_maintenance1 {
+            Some(names) => Some(Maintenance1Fns::load(desc.entry, instance, names)),
+            None => None,
         };
         let present_wait = if config.present_wait {
             Some(PresentWaitFns::load(instance, device)?)
@@ -198,7 +197,7 @@ impl Swapchain {
             m.max_retired_swapchains = config.max_retired_swapchains;
             m.surface = surface;
             m.wait_timeout_ns = u64::try_from(config.wait_timeout.as_nanos()).unwrap_or(u64::MAX);
-            m.maintenance1 = config.swapchain_maintenance1;
+            m.maintenance1 = config.swapchain_maintenance1.is_some();
             m.present_ids = config.present_wait;
             m.gpu_clock = timer.map(|t| t.clock);
             m.pacing = config.pacing;
@@ -287,6 +286,8 @@ impl Swapchain {
             .wait_dst_stage_mask(&stages)
             .command_buffers(buffers)
             .signal_semaphores(&signals);
+        // The submission's time is taken before the call: the GPU may start during it.
+        let at = self.shell.clock.now_ns();
         // SAFETY: the core handed these out: the acquire semaphore has a pending signal and no
         // wait, the present semaphore and the fence are unsignalled with nothing pending
         // (VUID-vkQueueSubmit-fence-00063, VUID-vkQueueSubmit-pSignalSemaphores-00067). The
@@ -298,7 +299,7 @@ impl Swapchain {
         }
         .during("vkQueueSubmit")?;
         let slot = timed.flatten().map(|_| frame.info.slot);
-        self.record_submission(&frame, slot)
+        self.record_submission(&frame, at, slot)
     }
 
     /// Declares that the renderer submitted `frame` itself. Its submissions may be any number
@@ -313,15 +314,16 @@ impl Swapchain {
     /// on the strength of this declaration).
     pub unsafe fn submitted_by_renderer(&mut self, frame: Frame) -> Result<SubmittedFrame> {
         self.check_owner(frame.owner)?;
-        self.record_submission(&frame, None)
+        let now = self.shell.clock.now_ns();
+        self.record_submission(&frame, now, None)
     }
 
     fn record_submission(
         &mut self,
         frame: &Frame,
+        now: u64,
         timed_slot: Option<usize>,
     ) -> Result<SubmittedFrame> {
-        let now = self.shell.clock.now_ns();
         self.machine
             .handle_frame_submitted(frame.info.number, now, timed_slot)?;
         Ok(SubmittedFrame {
@@ -409,9 +411,6 @@ impl Swapchain {
                 timeout_ns,
             } => {
                 m.handle_acquire(sh.acquire(swapchain, semaphore, timeout_ns))?;
-            }
-            Request::ReleaseImage { swapchain, image } => {
-                m.handle_released(sh.release_image(swapchain, image))?
             }
             Request::SubmitWait { semaphore, fence } => {
                 m.handle_submitted(sh.submit_empty(Some(semaphore), fence))?

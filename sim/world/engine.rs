@@ -199,20 +199,6 @@ impl World {
             .ok_or_else(|| format!("swapchain {g} unknown"))
     }
 
-    /// `vkReleaseSwapchainImagesEXT`: the image was acquired and never used.
-    pub fn release_image(&mut self, g: Gen, image: u32) -> Check {
-        let slot = self
-            .swapchain_mut(g)?
-            .images
-            .get_mut(image as usize)
-            .ok_or("release of an image out of range")?;
-        if !slot.held_by_app {
-            return Err(format!("release of image {image} not acquired (VUID-VkReleaseSwapchainImagesInfoEXT-pImageIndices-07785)"));
-        }
-        slot.held_by_app = false;
-        Ok(())
-    }
-
     /// `vkQueuePresentKHR` of one image waiting on `sem`, with present fence `fence`.
     pub fn present(
         &mut self,

@@ -8,7 +8,7 @@ use ash::vk;
 use vkpace::vk::{Acquired, Swapchain, SwapchainConfig, SwapchainStats};
 
 pub use vkpace_demo::frame_history::{FrameHistory, Sample};
-pub use vkpace_demo::renderer::Renderer;
+pub use vkpace_demo::renderer::{RenderTarget, Renderer};
 pub use vkpace_demo::vulkan_context::{SurfaceSource, VulkanContext};
 
 /// Mesa's WSI wants `XDG_RUNTIME_DIR`.
@@ -35,7 +35,7 @@ impl Harness {
     /// driver cannot give it (lavapipe from Mesa 25 can).
     pub fn headless(config: SwapchainConfig) -> Result<Self> {
         set_runtime_dir();
-        let want_m1 = config.swapchain_maintenance1;
+        let want_m1 = config.swapchain_maintenance1.is_some();
         let ctx = VulkanContext::new(SurfaceSource::Headless, true, want_m1)?;
         if want_m1 && !ctx.maintenance1 {
             bail!(
@@ -76,20 +76,28 @@ impl Harness {
         };
         let frame = match sc.acquire()? {
             Acquired::Frame(f) => f,
-            Acquired::ZeroExtent => return Ok(false),
+            _ => return Ok(false),
         };
         self.history.push(Sample {
             interval_ms: 16.0 + (self.frames % 7) as f32,
             cpu_wait_ms: (self.frames % 5) as f32,
             latency_ms: 20.0 + (self.frames % 3) as f32,
         });
-        let cmd = r.record(&frame, self.frames as f32 / 60.0, 0.0, &self.history)?;
-        sc.submit(
-            &frame,
-            &[cmd],
-            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+        let cmd = r.record(
+            &RenderTarget::of(&frame),
+            self.frames as f32 / 60.0,
+            0.0,
+            &self.history,
         )?;
-        sc.present(frame)?;
+        // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
+        let submitted = unsafe {
+            sc.submit(
+                frame,
+                &[cmd],
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            )
+        }?;
+        sc.present(submitted)?;
         self.frames += 1;
         self.check_canary("after presenting")?;
         Ok(true)

@@ -200,7 +200,6 @@ enum Awaiting<S, F> {
     Wait(F, WaitPurpose),
     PresentId,
     Acquire(S),
-    Release,
     /// A `SubmitWait` consuming the held image's acquire semaphore.
     Consume(F),
     /// A `SubmitEmpty` proof.
@@ -238,7 +237,6 @@ struct Recreation {
     surface: Option<SurfaceInfo>,
     plan: Option<SwapchainPlan>,
     compatible_asked: bool,
-    held_released: bool,
 }
 
 /// The bounded fallback for too many retired swapchains.

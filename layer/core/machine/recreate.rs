@@ -70,29 +70,21 @@ where
         Some(Request::CreateSwapchain(CreateSwapchain { plan, old }))
     }
 
-    /// An image acquired and never submitted goes back before its swapchain is retired: with
-    /// maintenance1 `vkReleaseSwapchainImagesEXT` gives it to the engine, and on both paths its
+    /// An image acquired and never submitted is given up before its swapchain is retired: its
     /// acquire semaphore's pending signal is consumed by an empty submission waiting on it (a
     /// binary semaphore's signal must be waited on before it is signalled again,
-    /// `VUID-vkAcquireNextImageKHR-semaphore-01286`).
+    /// `VUID-vkAcquireNextImageKHR-semaphore-01286`). The image itself goes with the retired
+    /// swapchain: destroying a swapchain with an image acquired and never used is valid (no
+    /// use of it is pending, `VUID-vkDestroySwapchainKHR-swapchain-01282`). vkpace does not
+    /// call `vkReleaseSwapchainImagesEXT` here: it would only hand the image back to a
+    /// swapchain that is being retired, and Mesa 25's headless surface implements it with a
+    /// null function (a crash in the driver, seen on lavapipe).
     pub(super) fn give_back_held_image(&mut self) -> Option<Request<S, W, F>> {
         let held = self.presenter.frame().filter(|f| f.submitted.is_none())?;
         if cfg!(vkpace_mutation = "skip_consume") {
             // Deliberately wrong (`scripts/mutation-check`): the signal is left pending.
             let _ = self.presenter.release_held();
             return None;
-        }
-        let releasable = self.live.as_ref().filter(|_| !self.live_retired);
-        if let (true, false, Some(live)) = (
-            self.config.maintenance1,
-            self.recreation.held_released,
-            releasable,
-        ) {
-            self.awaiting = Some(Awaiting::Release);
-            return Some(Request::ReleaseImage {
-                swapchain: live.handle,
-                image: held.image,
-            });
         }
         let Some(fence) = self.fences.peek() else {
             return Some(self.create_fence());
@@ -102,18 +94,6 @@ where
             semaphore: held.acquire,
             fence,
         })
-    }
-
-    /// The answer to [`Request::ReleaseImage`].
-    pub fn handle_released(&mut self, result: Result<(), VkStatus>) -> Result<(), CoreError> {
-        self.answer("a release nobody asked for", |a| {
-            (a == Awaiting::Release).then_some(())
-        })?;
-        match result {
-            Ok(()) => self.recreation.held_released = true,
-            Err(s) => self.failure = Some(Failure::from_status("vkReleaseSwapchainImagesEXT", s)),
-        }
-        Ok(())
     }
 
     /// The answer to [`Request::SubmitWait`] or [`Request::SubmitEmpty`]: whether
@@ -137,7 +117,6 @@ where
                     .release_held()
                     .ok_or(CoreError::OutOfOrder("no held image to consume"))?;
                 self.presenter.consume_submitted(semaphore, serial)?;
-                self.recreation.held_released = false;
                 self.drain_actions();
             }
             Awaiting::Proof(fence) => {

@@ -143,14 +143,6 @@ pub enum Request<S, W, F> {
         /// The bound.
         timeout_ns: u64,
     },
-    /// maintenance1: `vkReleaseSwapchainImagesEXT` of an image acquired and never used:
-    /// answer [`super::FrameMachine::handle_released`].
-    ReleaseImage {
-        /// The swapchain.
-        swapchain: W,
-        /// The image index.
-        image: u32,
-    },
     /// Submit a batch that only waits on `semaphore` (all commands) and signals `fence`: it
     /// consumes the pending signal of an image acquired but never used. Answer
     /// [`super::FrameMachine::handle_submitted`].
