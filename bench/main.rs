@@ -259,10 +259,11 @@ fn main() -> Result<()> {
         median(&owns[0]),
         totals[0].iter().map(|d| (d * 10.0).round() / 10.0).collect::<Vec<_>>()
     );
+    // A regression guard, not a goal: vkpace's own cost is noise on a 16 ms frame.
     verdicts.check(
-        own_us <= 0.02 * textbook_us,
+        own_us <= 0.05 * textbook_us,
         format!(
-            "overhead: vkpace's own CPU {own_us:.2} us/frame = {:.2}% of the textbook loop's {textbook_us:.1} (at most 2%)",
+            "overhead: vkpace's own CPU {own_us:.2} us/frame = {:.2}% of the textbook loop's {textbook_us:.1} (at most 5%)",
             100.0 * own_us / textbook_us
         ),
     );

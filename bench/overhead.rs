@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use ash::vk;
-use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
+use vkpace::vk::{Acquired, Swapchain, SwapchainConfig, SwapchainCreateDesc};
 
 use crate::cpu_time::thread_cpu;
 use crate::driver_meter::{self, Meter};
 use crate::frame_history::FrameHistory;
-use crate::renderer::Renderer;
+use crate::renderer::{RenderTarget, Renderer};
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
 
 /// Frames before the measurement starts (pipeline first use, swapchain creation).
@@ -359,23 +359,15 @@ impl TextbookLoop {
         // SAFETY: the fence is signalled and not in use.
         unsafe { d.reset_fences(&[fence]) }?;
         let i = index as usize;
-        // The renderer reads the image, view, extent and slot; the rest are this loop's handles.
-        let frame = vkpace::vk::Frame {
-            image_index: index,
+        let target = RenderTarget {
             image: self.images[i],
             image_view: self.views[i],
             extent: EXTENT,
-            format: self.format,
-            acquire_semaphore: acquire,
-            present_semaphore: self.present_sems[i],
-            fence,
             slot,
-            cpu_wait: Duration::ZERO,
-            generation: 1,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let t1 = Instant::now();
-        let cmd = renderer.record(&frame, t, 0.0, history)?;
+        let cmd = renderer.record(&target, t, 0.0, history)?;
         let t2 = Instant::now();
         let waits = [acquire];
         let stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
@@ -449,27 +441,25 @@ impl VkpaceLoop {
         if variant.maintenance1 && !ctx.maintenance1 || variant.gpu_timestamps && !ctx.gpu_timing {
             anyhow::bail!("{variant:?} asked for, but the device does not offer it");
         }
-        let config = SwapchainConfig {
-            frames_in_flight: FRAMES_IN_FLIGHT,
-            extent: EXTENT,
-            swapchain_maintenance1: variant.maintenance1,
-            gpu_timestamps: variant.gpu_timestamps,
-            ..SwapchainConfig::default()
-        };
+        let mut config = SwapchainConfig::default();
+        config.frames_in_flight = FRAMES_IN_FLIGHT;
+        config.extent = EXTENT;
+        config.swapchain_maintenance1 = ctx.maintenance1_names.filter(|_| variant.maintenance1);
+        config.gpu_timestamps = variant.gpu_timestamps;
         // SAFETY: the context's handles are valid and outlive the swapchain (destroyed in
         // `destroy`, before the context); the options are set only where the context
         // enabled them (checked above).
         let swapchain = unsafe {
-            Swapchain::new(
-                &ctx.entry,
-                &fns.0,
-                ctx.physical,
-                &fns.1,
-                ctx.queue,
-                ctx.queue_family,
-                ctx.surface,
+            Swapchain::new(SwapchainCreateDesc {
+                entry: &ctx.entry,
+                instance: &fns.0,
+                physical_device: ctx.physical,
+                device: &fns.1,
+                queue: ctx.queue,
+                queue_family: ctx.queue_family,
+                surface: ctx.surface,
                 config,
-            )
+            })
         }?;
         let format = swapchain.format().context("format")?;
         let renderer = ctx.renderer(format)?;
@@ -487,17 +477,15 @@ impl VkpaceLoop {
         let t0 = Instant::now();
         let frame = match sc.acquire()? {
             Acquired::Frame(frame) => frame,
-            Acquired::ZeroExtent => anyhow::bail!("a headless surface reported a zero extent"),
+            _ => anyhow::bail!("a headless surface reported a zero extent"),
         };
         let t1 = Instant::now();
-        let cmd = r.record(&frame, t, 0.0, history)?;
+        let cmd = r.record(&RenderTarget::of(&frame), t, 0.0, history)?;
         let t2 = Instant::now();
-        sc.submit(
-            &frame,
-            &[cmd],
-            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-        )?;
-        sc.present(frame)?;
+        // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
+        let submitted =
+            unsafe { sc.submit(frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT) }?;
+        sc.present(submitted)?;
         let t3 = Instant::now();
         Ok(Steps {
             wall_ns: nanos((t1 - t0) + (t3 - t2)),
