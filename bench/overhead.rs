@@ -483,8 +483,13 @@ impl VkpaceLoop {
         let cmd = r.record(&RenderTarget::of(&frame), t, 0.0, history)?;
         let t2 = Instant::now();
         // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
-        let submitted =
-            unsafe { sc.submit(frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT) }?;
+        let submitted = unsafe {
+            sc.submit(
+                frame,
+                &[cmd],
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            )
+        }?;
         sc.present(submitted)?;
         let t3 = Instant::now();
         Ok(Steps {

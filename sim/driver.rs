@@ -144,7 +144,6 @@ impl SimSwapchain {
             Request::DestroySemaphore(s) => self.world.destroy_semaphore(s)?,
             Request::DestroyFence(f) => self.world.destroy_fence(f)?,
             Request::DestroySwapchain(g) => self.world.destroy_swapchain(g)?,
-            Request::ResetFence(f) => self.world.reset_fence(f)?,
             Request::SleepUntil(t) => self.now = self.now.max(t),
             Request::CreateSemaphore(_) => {
                 let s = self.world.create_semaphore();
@@ -164,10 +163,16 @@ impl SimSwapchain {
             }
             Request::CheckFence(f) => {
                 let signalled = self.world.fence_signaled(f)?;
+                if signalled {
+                    self.world.reset_fence(f)?;
+                }
                 self.machine.handle_fence_status(f, signalled, now)?;
             }
             Request::WaitFence { fence, .. } => {
                 let signalled = self.wait(fence)?;
+                if signalled {
+                    self.world.reset_fence(fence)?;
+                }
                 self.machine
                     .handle_fence_status(fence, signalled, self.now)?;
             }

@@ -43,7 +43,10 @@ struct Bench {
 
 impl Bench {
     fn new(ctx: VulkanContext, headless: bool, m1: bool) -> Result<Self> {
-        ensure!(!m1 || ctx.maintenance1, "maintenance1 asked for, not offered");
+        ensure!(
+            !m1 || ctx.maintenance1,
+            "maintenance1 asked for, not offered"
+        );
         let mut b = Self {
             ctx,
             renderer: None,
@@ -70,7 +73,13 @@ impl Bench {
         let r = self.renderer.as_mut().context("renderer")?;
         let cmd = r.record(&RenderTarget::of(&frame), 0.0, 0.0, &self.history)?;
         // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
-        Ok(unsafe { sc.submit(frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT) }?)
+        Ok(unsafe {
+            sc.submit(
+                frame,
+                &[cmd],
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            )
+        }?)
     }
 
     /// One random sequence of calls on a new swapchain.
@@ -81,8 +90,7 @@ impl Bench {
             held = self.call(&mut sc, held, rng)?;
             self.calls += 1;
         }
-        // Teardown, maybe with a frame in progress.
-        drop(held);
+        // Teardown, maybe with a frame in progress (`held` may still hold one).
         sc.destroy()?;
         let n = self.ctx.messages.count();
         ensure!(n == 0, "{n} validation message(s)");
@@ -113,7 +121,11 @@ impl Bench {
         match rng.below(5) {
             0 if self.headless => {
                 // One in five resizes minimizes.
-                let w = if rng.chance(20) { 0 } else { 64 + rng.below(400) };
+                let w = if rng.chance(20) {
+                    0
+                } else {
+                    64 + rng.below(400)
+                };
                 sc.resize(vk::Extent2D {
                     width: w,
                     height: 48 + rng.below(300),
@@ -135,7 +147,11 @@ impl Bench {
         }
         let messages = self.ctx.messages.clone();
         self.ctx.destroy();
-        ensure!(messages.count() == 0, "{} message(s) at teardown", messages.count());
+        ensure!(
+            messages.count() == 0,
+            "{} message(s) at teardown",
+            messages.count()
+        );
         Ok(self.calls)
     }
 }
@@ -157,13 +173,23 @@ fn run(ctx: VulkanContext, headless: bool, m1: bool, seed: u64) -> Result<()> {
 #[test]
 fn headless_legacy() -> Result<()> {
     common::set_runtime_dir();
-    run(VulkanContext::new(SurfaceSource::Headless, true, false)?, true, false, 0xa1)
+    run(
+        VulkanContext::new(SurfaceSource::Headless, true, false)?,
+        true,
+        false,
+        0xa1,
+    )
 }
 
 #[test]
 fn headless_maintenance1() -> Result<()> {
     common::set_runtime_dir();
-    run(VulkanContext::new(SurfaceSource::Headless, true, true)?, true, true, 0xa2)
+    run(
+        VulkanContext::new(SurfaceSource::Headless, true, true)?,
+        true,
+        true,
+        0xa2,
+    )
 }
 
 #[test]

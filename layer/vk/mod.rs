@@ -4,6 +4,7 @@
 mod clock;
 mod config;
 mod error;
+mod executor;
 mod extensions;
 mod frame;
 mod gpu_timer;

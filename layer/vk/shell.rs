@@ -92,7 +92,7 @@ impl Shell {
         unsafe { self.swapchain_fn.destroy_swapchain(w, None) };
     }
 
-    pub(crate) fn reset_fence(&mut self, f: vk::Fence) -> Result<()> {
+    fn reset_fence(&self, f: vk::Fence) -> Result<()> {
         // SAFETY: the fence signalled, so no queue operation still refers to it
         // (VUID-vkResetFences-pFences-01123).
         unsafe { self.device.reset_fences(&[f]) }.during("vkResetFences")
@@ -102,17 +102,22 @@ impl Shell {
         sleep::sleep_until(self.clock.instant_at(at));
     }
 
-    /// `vkGetFenceStatus`.
+    /// `vkGetFenceStatus`; a signalled fence is reset for reuse.
     pub(crate) fn fence_signalled(&self, f: vk::Fence) -> Result<bool> {
         // SAFETY: the fence belongs to this device and is alive.
-        unsafe { self.device.get_fence_status(f) }.during("vkGetFenceStatus")
+        let signalled = unsafe { self.device.get_fence_status(f) }.during("vkGetFenceStatus")?;
+        if signalled {
+            self.reset_fence(f)?;
+        }
+        Ok(signalled)
     }
 
-    /// `vkWaitForFences` of one fence, bounded: `false` when it timed out.
+    /// `vkWaitForFences` of one fence, bounded: `false` when it timed out; a signalled fence is
+    /// reset for reuse.
     pub(crate) fn wait_fence(&self, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
         // SAFETY: the fence belongs to this device and is alive; the timeout is finite.
         match unsafe { self.device.wait_for_fences(&[f], true, timeout_ns) } {
-            Ok(()) => Ok(true),
+            Ok(()) => self.reset_fence(f).map(|()| true),
             Err(vk::Result::TIMEOUT) => Ok(false),
             Err(e) => Err(Error::vk("vkWaitForFences", e)),
         }
@@ -183,38 +188,15 @@ impl Shell {
         c: &CreateSwapchain<vk::SwapchainKHR>,
         generation: u64,
     ) -> Result<Result<(vk::SwapchainKHR, u32), VkStatus>> {
-        let p = &c.plan;
-        let compatible: Vec<vk::PresentModeKHR> = p
+        let compatible: Vec<vk::PresentModeKHR> = c
+            .plan
             .compatible_modes
             .iter()
             .map(|m| vk::PresentModeKHR::from_raw(m.0))
             .collect();
         let mut modes_info =
             vk::SwapchainPresentModesCreateInfoEXT::default().present_modes(&compatible);
-        let flags = if self.deferred_memory {
-            vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT
-        } else {
-            vk::SwapchainCreateFlagsKHR::empty()
-        };
-        let format = vk::Format::from_raw(p.format.format);
-        let mut info = vk::SwapchainCreateInfoKHR::default()
-            .flags(flags)
-            .surface(self.surface)
-            .min_image_count(p.image_count)
-            .image_format(format)
-            .image_color_space(vk::ColorSpaceKHR::from_raw(p.format.color_space))
-            .image_extent(vk::Extent2D {
-                width: p.extent.width,
-                height: p.extent.height,
-            })
-            .image_array_layers(1)
-            .image_usage(vk::ImageUsageFlags::from_raw(p.usage))
-            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .pre_transform(vk::SurfaceTransformFlagsKHR::from_raw(p.transform))
-            .composite_alpha(vk::CompositeAlphaFlagsKHR::from_raw(p.composite_alpha))
-            .present_mode(vk::PresentModeKHR::from_raw(p.present_mode.0))
-            .clipped(true)
-            .old_swapchain(c.old.unwrap_or_default());
+        let mut info = self.create_info(c);
         if !compatible.is_empty() {
             // VUID-VkSwapchainPresentModesCreateInfoEXT-presentMode-07764: includes the
             // present mode, and all are compatible with it (queried for it).
@@ -230,6 +212,7 @@ impl Shell {
         self.namer.name(handle, || {
             format!("vkpace swapchain (generation {generation})")
         });
+        let format = vk::Format::from_raw(c.plan.format.format);
         match self.register_images(handle, format, generation) {
             Ok(count) => Ok(Ok((handle, count))),
             Err(e) => {
@@ -238,6 +221,37 @@ impl Shell {
                 Err(e)
             }
         }
+    }
+
+    /// The create info of the plan, with `oldSwapchain`.
+    fn create_info<'a>(
+        &self,
+        c: &CreateSwapchain<vk::SwapchainKHR>,
+    ) -> vk::SwapchainCreateInfoKHR<'a> {
+        let p = &c.plan;
+        let flags = if self.deferred_memory {
+            vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT
+        } else {
+            vk::SwapchainCreateFlagsKHR::empty()
+        };
+        vk::SwapchainCreateInfoKHR::default()
+            .flags(flags)
+            .surface(self.surface)
+            .min_image_count(p.image_count)
+            .image_format(vk::Format::from_raw(p.format.format))
+            .image_color_space(vk::ColorSpaceKHR::from_raw(p.format.color_space))
+            .image_extent(vk::Extent2D {
+                width: p.extent.width,
+                height: p.extent.height,
+            })
+            .image_array_layers(1)
+            .image_usage(vk::ImageUsageFlags::from_raw(p.usage))
+            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .pre_transform(vk::SurfaceTransformFlagsKHR::from_raw(p.transform))
+            .composite_alpha(vk::CompositeAlphaFlagsKHR::from_raw(p.composite_alpha))
+            .present_mode(vk::PresentModeKHR::from_raw(p.present_mode.0))
+            .clipped(true)
+            .old_swapchain(c.old.unwrap_or_default())
     }
 
     fn register_images(

@@ -27,7 +27,7 @@ pub const MAX_TIMED_COMMAND_BUFFERS: usize = 14;
 /// Tells swapchain objects apart, so a frame of one is refused by another.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fence>;
+pub(super) type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fence>;
 
 /// A paced swapchain with stall-free recreation. See the crate documentation for the frame
 /// loop, the integration contract and how it works.
@@ -61,8 +61,8 @@ type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fence>;
 /// # }
 /// ```
 pub struct Swapchain {
-    machine: Machine,
-    shell: Shell,
+    pub(super) machine: Machine,
+    pub(super) shell: Shell,
     id: u64,
     destroyed: bool,
 }
@@ -113,7 +113,8 @@ impl Swapchain {
             destroyed: false,
         };
         // Setup: on failure, Drop releases what was made.
-        s.drive()?;
+        let now = s.shell.clock.now_ns();
+        s.drive(now)?;
         Ok(s)
     }
 
@@ -124,10 +125,9 @@ impl Swapchain {
         surface_fn: ash::khr::surface::Instance,
     ) -> Result<Shell> {
         let (instance, device, config) = (desc.instance, desc.device, &desc.config);
-        let m1 = match config.swapchain_maintenance1 {
-            Some(names) => Some(Maintenance1Fns::load(desc.entry, instance, names)),
-            None => None,
-        };
+        let m1 = config
+            .swapchain_maintenance1
+            .map(|names| Maintenance1Fns::load(desc.entry, instance, names));
         let present_wait = if config.present_wait {
             Some(PresentWaitFns::load(instance, device)?)
         } else {
@@ -213,8 +213,9 @@ impl Swapchain {
     /// more). A frame dropped before submission is handed out again; one submitted and never
     /// presented is presented first.
     pub fn acquire(&mut self) -> Result<Acquired> {
-        self.machine.begin_acquire(self.shell.clock.now_ns());
-        match self.drive()? {
+        let now = self.shell.clock.now_ns();
+        self.machine.begin_acquire(now);
+        match self.drive(now)? {
             Request::FrameReady(info) => {
                 let (image, view) = self.shell.images.image_and_view(
                     &self.shell.device,
@@ -336,9 +337,9 @@ impl Swapchain {
     /// next acquire ([`Presented::Recreating`]).
     pub fn present(&mut self, frame: SubmittedFrame) -> Result<Presented> {
         self.check_owner(frame.owner)?;
-        self.machine
-            .begin_present(frame.number, self.shell.clock.now_ns())?;
-        match self.drive()? {
+        let now = self.shell.clock.now_ns();
+        self.machine.begin_present(frame.number, now)?;
+        match self.drive(now)? {
             Request::Presented(PresentStatus::Recreating) => Ok(Presented::Recreating),
             _ => Ok(Presented::Queued),
         }
@@ -350,90 +351,6 @@ impl Swapchain {
         } else {
             Err(Error::ForeignFrame)
         }
-    }
-
-    // ----- carrying out the machine's requests --------------------------------------------
-
-    /// Polls the machine and carries out its requests until the operation ends; returns the
-    /// request that ended it.
-    fn drive(&mut self) -> Result<Request<vk::Semaphore, vk::SwapchainKHR, vk::Fence>> {
-        loop {
-            let request = self.machine.poll(self.shell.clock.now_ns());
-            match request {
-                Request::FrameReady(_)
-                | Request::ZeroExtent
-                | Request::Presented(_)
-                | Request::Done => return Ok(request),
-                Request::Failed(f) => return Err(f.into()),
-                other => self.execute(other)?,
-            }
-        }
-    }
-
-    /// One request: one Vulkan call, its result reported to the machine.
-    fn execute(
-        &mut self,
-        request: Request<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
-    ) -> Result<()> {
-        let (m, sh) = (&mut self.machine, &mut self.shell);
-        match request {
-            Request::DestroySemaphore(s) => sh.destroy_semaphore(s),
-            Request::DestroyFence(f) => sh.destroy_fence(f),
-            Request::DestroySwapchain(w) => sh.destroy_swapchain(w),
-            Request::ResetFence(f) => sh.reset_fence(f)?,
-            Request::SleepUntil(at) => sh.sleep_until(at),
-            Request::CreateSemaphore(role) => {
-                m.handle_semaphore_created(sh.create_semaphore(role)?)?
-            }
-            Request::CreateFence => m.handle_fence_created(sh.create_fence()?)?,
-            Request::QuerySurface => m.handle_surface(sh.query_surface()?)?,
-            Request::QueryCompatibleModes(mode) => {
-                m.handle_compatible_modes(sh.compatible_modes(mode)?)?
-            }
-            Request::CreateSwapchain(c) => {
-                let generation = m.stats().swapchains_created + 1;
-                m.handle_swapchain_created(sh.create_swapchain(&c, generation)?)?;
-            }
-            Request::CheckFence(f) => {
-                let signalled = sh.fence_signalled(f)?;
-                m.handle_fence_status(f, signalled, sh.clock.now_ns())?;
-            }
-            Request::WaitFence { fence, timeout_ns } => {
-                let signalled = sh.wait_fence(fence, timeout_ns)?;
-                m.handle_fence_status(fence, signalled, sh.clock.now_ns())?;
-            }
-            Request::PollPresentId { swapchain, id } => {
-                m.handle_present_id_status(sh.poll_present_id(swapchain, id), sh.clock.now_ns())?;
-            }
-            Request::Acquire {
-                swapchain,
-                semaphore,
-                timeout_ns,
-            } => {
-                m.handle_acquire(sh.acquire(swapchain, semaphore, timeout_ns))?;
-            }
-            Request::SubmitWait { semaphore, fence } => {
-                m.handle_submitted(sh.submit_empty(Some(semaphore), fence))?
-            }
-            Request::SubmitEmpty { fence } => m.handle_submitted(sh.submit_empty(None, fence))?,
-            Request::Present(p) => {
-                let result = sh.present(&p);
-                m.handle_present_result(result, sh.clock.now_ns())?;
-            }
-            Request::ReadGpuTimes { slot, .. } => {
-                m.handle_gpu_ticks(sh.read_gpu_ticks(slot), sh.clock.now_ns())?
-            }
-            Request::CalibrateGpuClock => {
-                let (ticks, cpu_ns) = sh.calibrate()?;
-                m.handle_gpu_clock_sample(ticks, cpu_ns, sh.clock.now_ns())?;
-            }
-            Request::FrameReady(_)
-            | Request::ZeroExtent
-            | Request::Presented(_)
-            | Request::Done
-            | Request::Failed(_) => {}
-        }
-        Ok(())
     }
 
     // ----- settings --------------------------------------------------------------------------
@@ -602,8 +519,9 @@ impl Swapchain {
             return Ok(());
         }
         self.destroyed = true;
-        self.machine.begin_shutdown(self.shell.clock.now_ns());
-        self.drive()?;
+        let now = self.shell.clock.now_ns();
+        self.machine.begin_shutdown(now);
+        self.drive(now)?;
         if let Some(mut timer) = self.shell.timer.take() {
             // SAFETY: every submission completed (the teardown waited for them).
             unsafe { timer.destroy(&self.shell.device) };

@@ -10,9 +10,6 @@ use crate::core::vk_values::VkStatus;
 
 use super::request::{FrameInfo, Request};
 
-/// One step of the acquire: a request, or `None` to go on to the next step.
-type Step<S, W, F> = fn(&mut FrameMachine<S, W, F>, u64) -> Option<Request<S, W, F>>;
-
 impl<S, W, F> FrameMachine<S, W, F>
 where
     S: Copy + PartialEq + std::fmt::Debug,
@@ -33,25 +30,23 @@ where
     }
 
     pub(super) fn poll_acquire(&mut self, now: u64, since: u64) -> Request<S, W, F> {
-        let steps: [Step<S, W, F>; 7] = [
-            Self::completion_round,
-            Self::present_abandoned,
-            Self::recreate_step,
-            Self::pass_gate,
-            Self::start_frame,
-            Self::acquire_image,
-            Self::choose_present_semaphore,
-        ];
-        for step in steps {
-            if let Some(r) = step(self, now) {
-                if r == Request::ZeroExtent {
-                    self.stats.zero_extent_skips += 1;
-                }
-                return r;
+        let step = self
+            .completion_round(now)
+            .or_else(|| self.present_abandoned(now))
+            .or_else(|| self.recreate_step(now))
+            .or_else(|| self.pass_gate(now))
+            .or_else(|| self.start_frame(now))
+            .or_else(|| self.acquire_image())
+            .or_else(|| self.choose_present_semaphore(now))
+            .or_else(|| self.frame_fence());
+        match step {
+            Some(Request::ZeroExtent) => {
+                self.stats.zero_extent_skips += 1;
+                Request::ZeroExtent
             }
+            Some(r) => r,
+            None => self.frame_ready(now, since),
         }
-        self.frame_fence()
-            .unwrap_or_else(|| self.frame_ready(now, since))
     }
 
     /// Frame F may begin once frame F-N's submission completed (re-checked for a held image:
@@ -89,7 +84,7 @@ where
     }
 
     /// `vkAcquireNextImageKHR` with a free acquire semaphore (a new one while the ring grows).
-    fn acquire_image(&mut self, _now: u64) -> Option<Request<S, W, F>> {
+    fn acquire_image(&mut self) -> Option<Request<S, W, F>> {
         if self.presenter.frame().is_some() {
             return None;
         }

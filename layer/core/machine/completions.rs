@@ -108,7 +108,7 @@ where
         let Some(what) = self.fences.signalled(fence) else {
             return Ok(());
         };
-        self.housekeeping.push_back(Request::ResetFence(fence));
+        // The shell reset it when it saw it signalled (the request's contract).
         self.fences.untake(fence);
         match what {
             Signalled::Submission(serial) => self.complete_serial(serial, now)?,

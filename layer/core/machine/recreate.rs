@@ -67,7 +67,10 @@ where
             d.retired();
         }
         self.awaiting = Some(Awaiting::Swapchain);
-        Some(Request::CreateSwapchain(CreateSwapchain { plan, old }))
+        Some(Request::CreateSwapchain(Box::new(CreateSwapchain {
+            plan,
+            old,
+        })))
     }
 
     /// An image acquired and never submitted is given up before its swapchain is retired: its

@@ -98,8 +98,6 @@ pub enum Request<S, W, F> {
     /// Destroy this swapchain (and what the shell made for it, such as image views): every
     /// present to it was processed and every submission using its images completed.
     DestroySwapchain(W),
-    /// Reset this fence (it signalled and is about to be reused).
-    ResetFence(F),
     /// Sleep until this time (nanoseconds on the machine's clock), then poll again.
     SleepUntil(u64),
     // ----- objects ----------------------------------------------------------------------
@@ -113,12 +111,14 @@ pub enum Request<S, W, F> {
     /// answer [`super::FrameMachine::handle_compatible_modes`].
     QueryCompatibleModes(PresentMode),
     /// Create a swapchain: answer [`super::FrameMachine::handle_swapchain_created`].
-    CreateSwapchain(CreateSwapchain<W>),
+    CreateSwapchain(Box<CreateSwapchain<W>>),
     // ----- waiting ----------------------------------------------------------------------
-    /// `vkGetFenceStatus`: answer [`super::FrameMachine::handle_fence_status`].
+    /// `vkGetFenceStatus`, then `vkResetFences` if it signalled (the machine reuses every fence
+    /// it saw signalled): answer [`super::FrameMachine::handle_fence_status`].
     CheckFence(F),
-    /// `vkWaitForFences` of one fence, at most `timeout_ns`: answer
-    /// [`super::FrameMachine::handle_fence_status`] (not signalled: timed out).
+    /// `vkWaitForFences` of one fence, at most `timeout_ns`, then `vkResetFences` if it
+    /// signalled: answer [`super::FrameMachine::handle_fence_status`] (not signalled: timed
+    /// out).
     WaitFence {
         /// The fence.
         fence: F,

@@ -1,0 +1,127 @@
+//! Carrying out the frame machine's requests: one Vulkan call each (through the [`Shell`]), its
+//! result reported to the machine, until the machine says the operation ended.
+
+use ash::vk;
+
+use super::error::Result;
+use super::swapchain::Swapchain;
+use crate::core::Request;
+
+type VkRequest = Request<vk::Semaphore, vk::SwapchainKHR, vk::Fence>;
+
+impl Swapchain {
+    /// Polls the machine and carries out its requests until the operation ends; returns the
+    /// request that ended it.
+    ///
+    /// `now` is a clock reading taken when the operation began; the clock is read again only
+    /// after a call that can take time (a wait, a sleep, an acquire, a present, a creation).
+    pub(super) fn drive(&mut self, mut now: u64) -> Result<VkRequest> {
+        loop {
+            let request = self.machine.poll(now);
+            match request {
+                Request::FrameReady(_)
+                | Request::ZeroExtent
+                | Request::Presented(_)
+                | Request::Done => return Ok(request),
+                Request::Failed(f) => return Err(f.into()),
+                other => {
+                    if let Some(later) = self.execute(other, now)? {
+                        now = later;
+                    }
+                }
+            }
+        }
+    }
+
+    /// One request. Returns a new clock reading after a call that can take time.
+    fn execute(&mut self, request: VkRequest, now: u64) -> Result<Option<u64>> {
+        match request {
+            r @ (Request::CheckFence(_)
+            | Request::WaitFence { .. }
+            | Request::PollPresentId { .. }
+            | Request::Acquire { .. }
+            | Request::SubmitWait { .. }
+            | Request::SubmitEmpty { .. }
+            | Request::Present(_)
+            | Request::ReadGpuTimes { .. }
+            | Request::CalibrateGpuClock) => self.execute_queue_work(r, now),
+            r => self.execute_objects(r),
+        }
+    }
+
+    /// Creations, destructions, surface queries, sleeps.
+    fn execute_objects(&mut self, request: VkRequest) -> Result<Option<u64>> {
+        let (m, sh) = (&mut self.machine, &mut self.shell);
+        let blocking = matches!(
+            request,
+            Request::SleepUntil(_) | Request::CreateSwapchain(_)
+        );
+        match request {
+            Request::DestroySemaphore(s) => sh.destroy_semaphore(s),
+            Request::DestroyFence(f) => sh.destroy_fence(f),
+            Request::DestroySwapchain(w) => sh.destroy_swapchain(w),
+            Request::SleepUntil(at) => sh.sleep_until(at),
+            Request::CreateSemaphore(role) => {
+                m.handle_semaphore_created(sh.create_semaphore(role)?)?
+            }
+            Request::CreateFence => m.handle_fence_created(sh.create_fence()?)?,
+            Request::QuerySurface => m.handle_surface(sh.query_surface()?)?,
+            Request::QueryCompatibleModes(mode) => {
+                m.handle_compatible_modes(sh.compatible_modes(mode)?)?
+            }
+            Request::CreateSwapchain(c) => {
+                let generation = m.stats().swapchains_created + 1;
+                m.handle_swapchain_created(sh.create_swapchain(&c, generation)?)?;
+            }
+            _ => {}
+        }
+        Ok(blocking.then(|| self.shell.clock.now_ns()))
+    }
+
+    /// Waits, acquires, submissions, presents and timestamp readings.
+    fn execute_queue_work(&mut self, request: VkRequest, now: u64) -> Result<Option<u64>> {
+        let (m, sh) = (&mut self.machine, &mut self.shell);
+        match request {
+            Request::CheckFence(f) => {
+                let signalled = sh.fence_signalled(f)?;
+                m.handle_fence_status(f, signalled, now)?;
+            }
+            Request::WaitFence { fence, timeout_ns } => {
+                let signalled = sh.wait_fence(fence, timeout_ns)?;
+                let later = sh.clock.now_ns();
+                m.handle_fence_status(fence, signalled, later)?;
+                return Ok(Some(later));
+            }
+            Request::PollPresentId { swapchain, id } => {
+                m.handle_present_id_status(sh.poll_present_id(swapchain, id), now)?;
+            }
+            Request::Acquire {
+                swapchain,
+                semaphore,
+                timeout_ns,
+            } => {
+                m.handle_acquire(sh.acquire(swapchain, semaphore, timeout_ns))?;
+                return Ok(Some(sh.clock.now_ns()));
+            }
+            Request::SubmitWait { semaphore, fence } => {
+                m.handle_submitted(sh.submit_empty(Some(semaphore), fence))?
+            }
+            Request::SubmitEmpty { fence } => m.handle_submitted(sh.submit_empty(None, fence))?,
+            Request::Present(p) => {
+                let result = sh.present(&p);
+                let later = sh.clock.now_ns();
+                m.handle_present_result(result, later)?;
+                return Ok(Some(later));
+            }
+            Request::ReadGpuTimes { slot, .. } => {
+                m.handle_gpu_ticks(sh.read_gpu_ticks(slot), now)?
+            }
+            Request::CalibrateGpuClock => {
+                let (ticks, cpu_ns) = sh.calibrate()?;
+                m.handle_gpu_clock_sample(ticks, cpu_ns, now)?;
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+}
