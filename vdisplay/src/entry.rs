@@ -14,8 +14,8 @@ use crate::ffi::guard::{guard, guard_result};
 use crate::ffi::loader::{self, NegotiateLayerInterface};
 use crate::handles::INSTANCES;
 use crate::{
-    calibrate, device, instance, physical, present, queue, surface, surface_query, swapchain,
-    timing, wait,
+    calibrate, debug_names, device, instance, physical, present, queue, surface, surface_query,
+    swapchain, timing, wait,
 };
 
 /// Defines an `extern "system"` entry point returning `VkResult` (or nothing) that runs
@@ -65,6 +65,8 @@ entry!(queue_wait_idle(q: vk::Queue) -> vk::Result => queue::wait_idle(q));
 entry!(queue_bind_sparse(q: vk::Queue, c: u32, i: *const vk::BindSparseInfo<'_>, f: vk::Fence) -> vk::Result => queue::bind_sparse(q, c, i, f));
 entry!(device_wait_idle(d: vk::Device) -> vk::Result => queue::device_wait_idle(d));
 entry!(destroy_semaphore(d: vk::Device, s: vk::Semaphore, a: Alloc<'_>) => queue::destroy_semaphore(d, s, a));
+entry!(set_object_name(d: vk::Device, i: *const vk::DebugUtilsObjectNameInfoEXT<'_>) -> vk::Result => debug_names::set_name(d, i));
+entry!(set_object_tag(d: vk::Device, i: *const vk::DebugUtilsObjectTagInfoEXT<'_>) -> vk::Result => debug_names::set_tag(d, i));
 entry!(queue_begin_label(q: vk::Queue, i: *const vk::DebugUtilsLabelEXT<'_>) => queue::labels::begin(q, i));
 entry!(queue_end_label(q: vk::Queue) => queue::labels::end(q));
 entry!(queue_insert_label(q: vk::Queue, i: *const vk::DebugUtilsLabelEXT<'_>) => queue::labels::insert(q, i));
@@ -384,7 +386,23 @@ fn lookup_device(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
                 vk::PFN_vkGetDeviceGroupSurfacePresentModesKHR
             ),
         ),
-        _ => return lookup_device_ext(b),
+        _ => return lookup_device_ext(b).or_else(|| lookup_debug_utils(b)),
+    })
+}
+
+/// The debug-utils object commands (the layer's own handles stop here, `debug_names.rs`).
+fn lookup_debug_utils(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+    use Level::DeviceIfNext;
+    Some(match b {
+        b"vkSetDebugUtilsObjectNameEXT" => (
+            DeviceIfNext,
+            pfn!(set_object_name, vk::PFN_vkSetDebugUtilsObjectNameEXT),
+        ),
+        b"vkSetDebugUtilsObjectTagEXT" => (
+            DeviceIfNext,
+            pfn!(set_object_tag, vk::PFN_vkSetDebugUtilsObjectTagEXT),
+        ),
+        _ => return None,
     })
 }
 

@@ -30,6 +30,7 @@ macro_rules! call_next {
 mod calibrate;
 pub mod clock;
 pub mod control;
+mod debug_names;
 mod device;
 mod elide;
 mod engine;

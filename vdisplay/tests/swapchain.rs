@@ -384,3 +384,50 @@ fn acquire_waits_in_timeline_and_submit2_batches() {
         assert!(vk.all_messages().is_empty(), "{:#?}", vk.all_messages());
     })
 }
+
+/// Debug names and tags of the layer's own swapchains and surfaces stay in the layer (the
+/// driver would read the handle as one of its objects: lavapipe crashed on vkpace naming its
+/// swapchain); a driver object's name still goes down, and nothing is reported.
+#[test]
+fn debug_names_of_virtual_objects_stay_in_the_layer() {
+    env::run(|| {
+        let vk = Vk::new(&Options::default());
+        let sc = swap::create(&vk, &swap::SwapDesc::default()).unwrap();
+        let du = ash::ext::debug_utils::Device::new(&vk.instance, &vk.device);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        let fence = unsafe {
+            vk.device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+        }
+        .unwrap();
+        let tag = [1u8, 2, 3];
+        for (ty, handle) in [
+            (vk::ObjectType::SWAPCHAIN_KHR, vk::Handle::as_raw(sc.handle)),
+            (vk::ObjectType::SURFACE_KHR, vk::Handle::as_raw(vk.surface)),
+            (vk::ObjectType::FENCE, vk::Handle::as_raw(fence)),
+        ] {
+            let name = vk::DebugUtilsObjectNameInfoEXT {
+                object_type: ty,
+                object_handle: handle,
+                p_object_name: c"vdisplay test object".as_ptr(),
+                ..Default::default()
+            };
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+            unsafe { du.set_debug_utils_object_name(&name) }.unwrap();
+            let info = vk::DebugUtilsObjectTagInfoEXT {
+                object_type: ty,
+                object_handle: handle,
+                tag_name: 7,
+                ..Default::default()
+            }
+            .tag(&tag);
+            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+            unsafe { du.set_debug_utils_object_tag(&info) }.unwrap();
+        }
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        unsafe { vk.device.destroy_fence(fence, None) };
+        swap::destroy(&vk, &sc);
+        let msgs = vk.all_messages();
+        assert!(msgs.is_empty(), "{msgs:#?}");
+    })
+}
