@@ -43,6 +43,12 @@ pub struct Args {
     /// Frame rate limit (deadline grid, composes with the policy).
     #[arg(long)]
     pub fps: Option<f64>,
+    /// Present to a virtual display: loads the vdisplay layer (libvkpace_vdisplay.so beside
+    /// the demo, or VKPACE_VDISPLAY_LIB) for this process and renders to its headless surface
+    /// (implies --headless). Its settings come from VDISPLAY_* variables (vdisplay/README.md);
+    /// --resize-every changes the display's extent.
+    #[arg(long)]
+    pub virtual_display: bool,
 }
 
 /// The demo's names of vkpace's pacing policies.

@@ -11,7 +11,7 @@ mod session;
 mod window;
 mod x11_connection;
 
-use vkpace_demo::{frame_history, renderer, vulkan_context};
+use vkpace_demo::{frame_history, renderer, virtual_display, vulkan_context};
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -30,7 +30,17 @@ fn main() -> ExitCode {
         }
     }
     let args = cli::Args::parse();
-    let result = if args.headless {
+    if args.virtual_display {
+        // Before anything loads the Vulkan loader, while this is the only thread.
+        match virtual_display::enable_for_process(args.validation) {
+            Ok(lib) => eprintln!("vkpace demo: virtual display ({})", lib.display()),
+            Err(e) => {
+                eprintln!("vkpace demo: error: --virtual-display: {e:#}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let result = if args.headless || args.virtual_display {
         headless::run(&args, None)
     } else {
         match window::event_loop() {

@@ -241,7 +241,10 @@ impl Session {
     pub fn frame(&mut self) -> Result<Step> {
         let now = Instant::now();
         if let Some(extent) = self.resize_target(self.frames) {
-            if let Some(sc) = self.swapchain.as_mut() {
+            if self.args.virtual_display {
+                // The virtual display decides its extent, as a window system does.
+                crate::virtual_display::set_extent(0, extent.width, extent.height)?;
+            } else if let Some(sc) = self.swapchain.as_mut() {
                 sc.resize(extent);
             }
         }

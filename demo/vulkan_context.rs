@@ -30,14 +30,24 @@ unsafe extern "system" fn on_message(
     // SAFETY: `user` is the `MessageLog` the context keeps alive (in an `Arc`) until after the
     // instance and messenger are destroyed.
     let log = unsafe { &*(user as *const MessageLog) };
-    log.count.fetch_add(1, Ordering::SeqCst);
     // SAFETY: the layer passes a valid callback-data pointer whose strings live for the call.
-    let text = unsafe {
+    let (id, text) = unsafe {
+        let string = |p: *const std::ffi::c_char| {
+            if p.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr(p).to_string_lossy().into_owned()
+            }
+        };
         data.as_ref()
-            .filter(|d| !d.p_message.is_null())
-            .map(|d| CStr::from_ptr(d.p_message).to_string_lossy().into_owned())
+            .map(|d| (string(d.p_message_id_name), string(d.p_message)))
             .unwrap_or_default()
     };
+    if super::virtual_display::is_loader_env_notice(&id, &text) {
+        // The loader telling that VK_INSTANCE_LAYERS is set (the virtual display sets it).
+        return vk::FALSE;
+    }
+    log.count.fetch_add(1, Ordering::SeqCst);
     eprintln!("[validation {severity:?}] {text}");
     vk::FALSE
 }

@@ -1,0 +1,166 @@
+//! The virtual display: vdisplay (`VK_LAYER_VKPACE_vdisplay`, `vdisplay/`), a Vulkan layer that
+//! implements the swapchain of headless surfaces itself over the driver's images and queue, so
+//! on lavapipe frames overlap, images rotate and present-wait reports display times.
+//!
+//! The loader finds a layer through a manifest in a directory named by `VK_LAYER_PATH`, and
+//! enables it through `VK_INSTANCE_LAYERS`; both are read when an instance is made, so they are
+//! set for the process before the Vulkan loader is used ([`enable_for_process`]) or given to a
+//! child process ([`loader_env`]). Facts of Debian's loader 1.3.239 the order follows
+//! (`vdisplay/README.md`): layers named in `VK_INSTANCE_LAYERS` are stacked in the order their
+//! manifests were found (the first found is the closest to the application), and layers the
+//! application enables itself sit below them; so for the validation layer to check the
+//! application rather than vdisplay, it is named in the variable too and its directory is
+//! listed first. `VK_KHR_surface_maintenance1` (offered by the layer) passes that loader's
+//! instance-extension filter only with `VK_LOADER_DISABLE_INST_EXT_FILTER=1`.
+
+use std::ffi::{c_char, c_int, c_void, CString, OsString};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _, Result};
+
+/// The layer's name.
+pub const LAYER: &str = "VK_LAYER_VKPACE_vdisplay";
+/// The Khronos validation layer's name.
+pub const VALIDATION: &str = "VK_LAYER_KHRONOS_validation";
+/// The layer's library as cargo builds it (`cargo build --release -p vkpace-vdisplay`, or any
+/// build of the workspace).
+pub const LIBRARY: &str = "libvkpace_vdisplay.so";
+/// Names the layer library explicitly (else it is looked for beside the running executable).
+pub const LIBRARY_ENV: &str = "VKPACE_VDISPLAY_LIB";
+/// Where the validation layer's manifest is on Debian (listed first in `VK_LAYER_PATH`).
+pub const SYSTEM_LAYERS: &str = "/usr/share/vulkan/explicit_layer.d";
+
+const MANIFEST: &str = include_str!("../vdisplay/manifest/VkLayer_VKPACE_vdisplay.json");
+const MANIFEST_LIBRARY: &str = "../target/release/libvkpace_vdisplay.so";
+const MANIFEST_NAME: &str = "VkLayer_VKPACE_vdisplay.json";
+
+/// The layer library: `$VKPACE_VDISPLAY_LIB`, else beside the running executable (the demo and
+/// the benchmark live in `target/<profile>/`, test executables in `target/<profile>/deps/`).
+pub fn find_library() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(LIBRARY_ENV) {
+        let p = PathBuf::from(p);
+        if !p.is_file() {
+            bail!("{LIBRARY_ENV}={} is not a file", p.display());
+        }
+        return Ok(p);
+    }
+    let exe = std::env::current_exe().context("the running executable's path")?;
+    let dir = exe.parent().context("the executable has no directory")?;
+    let candidates = [
+        dir.join(LIBRARY),
+        dir.join("deps").join(LIBRARY),
+        dir.parent().map_or_else(PathBuf::new, |p| p.join(LIBRARY)),
+    ];
+    candidates
+        .into_iter()
+        .find(|p| p.is_file())
+        .with_context(|| {
+            format!(
+            "{LIBRARY} not found beside {} (build it: cargo build --release -p vkpace-vdisplay, \
+             or name it with {LIBRARY_ENV})",
+            exe.display()
+        )
+        })
+}
+
+/// Writes the layer's manifest, pointing at `library` by absolute path, into
+/// `<library's directory>/vdisplay-layer/` and returns that directory. The file is replaced
+/// atomically (other processes may be reading it).
+pub fn write_manifest(library: &Path) -> Result<PathBuf> {
+    let library = library
+        .canonicalize()
+        .with_context(|| format!("{}", library.display()))?;
+    let text = MANIFEST.replace(MANIFEST_LIBRARY, &library.display().to_string());
+    if text == MANIFEST {
+        bail!("the manifest template lost its library_path");
+    }
+    let dir = library
+        .parent()
+        .context("library has no directory")?
+        .join("vdisplay-layer");
+    std::fs::create_dir_all(&dir).with_context(|| format!("{}", dir.display()))?;
+    let tmp = dir.join(format!(".{MANIFEST_NAME}.{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("{}", tmp.display()))?;
+    std::fs::rename(&tmp, dir.join(MANIFEST_NAME)).context("placing the manifest")?;
+    Ok(dir)
+}
+
+/// The loader's environment for the layer whose manifest is in `manifest_dir`, with the
+/// validation layer above it when `validation` (see the module documentation for the order).
+pub fn loader_env(manifest_dir: &Path, validation: bool) -> Vec<(&'static str, OsString)> {
+    let mut path = OsString::from(SYSTEM_LAYERS);
+    path.push(":");
+    path.push(manifest_dir);
+    let layers = if validation {
+        format!("{VALIDATION}:{LAYER}")
+    } else {
+        LAYER.to_string()
+    };
+    vec![
+        ("VK_LAYER_PATH", path),
+        ("VK_INSTANCE_LAYERS", layers.into()),
+        ("VK_LOADER_DISABLE_INST_EXT_FILTER", "1".into()),
+    ]
+}
+
+/// Finds the layer, writes its manifest and sets the loader's environment for this process;
+/// returns the library's path. Call it before the first Vulkan call and while no other thread
+/// reads the environment (at the start of `main`, or once before a test binary's first
+/// instance); vdisplay's own settings (`VDISPLAY_*`, `vdisplay/README.md`) are read by the
+/// layer at each `vkCreateInstance`.
+pub fn enable_for_process(validation: bool) -> Result<PathBuf> {
+    let library = find_library()?;
+    let dir = write_manifest(&library)?;
+    for (key, value) in loader_env(&dir, validation) {
+        std::env::set_var(key, value);
+    }
+    Ok(library)
+}
+
+/// Whether a debug-utils message is the loader's notice that `VK_INSTANCE_LAYERS` is set (sent
+/// as a warning to every messenger while the virtual display is on): about the environment,
+/// not the application's use of Vulkan.
+pub fn is_loader_env_notice(message_id_name: &str, text: &str) -> bool {
+    message_id_name == "Loader Message" && text.contains("VK_INSTANCE_LAYERS")
+}
+
+extern "C" {
+    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+}
+const RTLD_NOW: c_int = 2;
+const RTLD_NOLOAD: c_int = 4;
+
+/// The layer's exported control function `name`, from the copy the loader loaded.
+fn control_symbol(name: &std::ffi::CStr) -> Result<*mut c_void> {
+    let library = find_library()?.canonicalize()?;
+    let path = CString::new(library.display().to_string())?;
+    // SAFETY: RTLD_NOLOAD only looks up a library already loaded (no initializer runs); the
+    // handle is not closed (the loader owns the library's lifetime).
+    let handle = unsafe { dlopen(path.as_ptr(), RTLD_NOW | RTLD_NOLOAD) };
+    if handle.is_null() {
+        bail!(
+            "the layer {} is not loaded (no instance yet, or the loader loaded another copy)",
+            library.display()
+        );
+    }
+    // SAFETY: a valid handle and a C string.
+    let sym = unsafe { dlsym(handle, name.as_ptr()) };
+    if sym.is_null() {
+        bail!("{name:?} is not exported by {}", library.display());
+    }
+    Ok(sym)
+}
+
+/// Changes the current extent of the virtual display `surface` (the layer's surface number, 0
+/// for all): an external resize as a window system makes one (`0x0` acts as minimized).
+/// Returns how many surfaces changed.
+pub fn set_extent(surface: u64, width: u32, height: u32) -> Result<u32> {
+    type SetExtent = unsafe extern "C" fn(u64, u32, u32) -> u32;
+    let sym = control_symbol(c"vdisplay_set_extent")?;
+    // SAFETY: the layer exports `uint32_t vdisplay_set_extent(uint64_t, uint32_t, uint32_t)`
+    // (vdisplay/src/control.rs); a data pointer and a function pointer have the same size.
+    let f: SetExtent = unsafe { std::mem::transmute::<*mut c_void, SetExtent>(sym) };
+    // SAFETY: the function takes plain values and locks the layer's own state.
+    Ok(unsafe { f(surface, width, height) })
+}
