@@ -415,3 +415,52 @@ fn check_png(path: &std::path::Path, width: u32, height: u32) -> Result<()> {
     );
     Ok(())
 }
+
+/// The canary works over the layer: the validation layer sits above vdisplay (checking the
+/// application, not vdisplay), so a swapchain made with an extent the virtual display does not
+/// allow is reported. With validation below vdisplay, vdisplay would handle the call and
+/// validation would never see it.
+#[test]
+fn validation_sits_above_the_virtual_display() -> Result<()> {
+    let settings = vec![("extent", "640x480".to_string())];
+    let messages = vdisplay_support::run(&settings, || -> Result<u64> {
+        common::set_runtime_dir();
+        let ctx = common::VulkanContext::new(common::SurfaceSource::Headless, true, false)?;
+        // SAFETY: the context's valid handles.
+        let caps = unsafe {
+            ctx.surface_fn
+                .get_physical_device_surface_capabilities(ctx.physical, ctx.surface)
+        }?;
+        ensure!(caps.current_extent.width == 640, "{caps:?}");
+        let sc_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
+        let info = vk::SwapchainCreateInfoKHR::default()
+            .surface(ctx.surface)
+            .min_image_count(caps.min_image_count)
+            .image_format(vk::Format::B8G8R8A8_UNORM)
+            .image_color_space(vk::ColorSpaceKHR::SRGB_NONLINEAR)
+            .image_extent(vk::Extent2D {
+                width: 320,
+                height: 200,
+            })
+            .image_array_layers(1)
+            .image_usage(vk::ImageUsageFlags::COLOR_ATTACHMENT)
+            .pre_transform(caps.current_transform)
+            .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
+            .present_mode(vk::PresentModeKHR::FIFO)
+            .clipped(true);
+        // SAFETY: deliberately invalid (the extent), for the validation layer to report; the
+        // layer below makes the swapchain or refuses, and a made one is destroyed at once.
+        if let Ok(sc) = unsafe { sc_fn.create_swapchain(&info, None) } {
+            // SAFETY: just made, never used.
+            unsafe { sc_fn.destroy_swapchain(sc, None) };
+        }
+        let n = ctx.messages.count();
+        ctx.destroy();
+        Ok(n)
+    })?;
+    ensure!(
+        messages >= 1,
+        "the validation layer did not see the application's call"
+    );
+    Ok(())
+}
