@@ -164,3 +164,121 @@ pub fn set_extent(surface: u64, width: u32, height: u32) -> Result<u32> {
     // SAFETY: the function takes plain values and locks the layer's own state.
     Ok(unsafe { f(surface, width, height) })
 }
+
+/// One line of vdisplay's per-present log (`vdisplay/README.md`, "The log"): the fields the tests
+/// and the benchmark read. Times are CLOCK_MONOTONIC nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoggedPresent {
+    /// The swapchain's creation number.
+    pub swapchain: u64,
+    /// The present's number on its swapchain (from 1).
+    pub seq: u64,
+    /// The application's present id (0 without one).
+    pub present_id: u64,
+    /// The image presented.
+    pub image: u64,
+    /// `vkQueuePresentKHR` was called.
+    pub queued_ns: u64,
+    /// The frame's rendering was complete.
+    pub ready_ns: Option<u64>,
+    /// It became visible (null: replaced, rejected or destroyed first).
+    pub shown_ns: Option<u64>,
+}
+
+/// The raw text after `"key":` up to the next `,` or `}` (the log is flat, one object a line).
+fn log_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let pat = format!("\"{key}\":");
+    let at = line.find(&pat)? + pat.len();
+    let rest = &line[at..];
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    Some(rest[..end].trim())
+}
+
+fn log_number(line: &str, key: &str) -> Result<Option<u64>> {
+    let raw = log_field(line, key).with_context(|| format!("{key} missing: {line}"))?;
+    if raw == "null" {
+        return Ok(None);
+    }
+    Ok(Some(raw.parse().with_context(|| format!("{key}: {line}"))?))
+}
+
+/// Parses vdisplay's JSON-lines present log.
+pub fn parse_present_log(text: &str) -> Result<Vec<LoggedPresent>> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let req = |k| log_number(l, k)?.with_context(|| format!("{k} is null: {l}"));
+            Ok(LoggedPresent {
+                swapchain: req("swapchain")?,
+                seq: req("seq")?,
+                present_id: req("present_id")?,
+                image: req("image")?,
+                queued_ns: req("queued_ns")?,
+                ready_ns: log_number(l, "ready_ns")?,
+                shown_ns: log_number(l, "shown_ns")?,
+            })
+        })
+        .collect()
+}
+
+/// Reads vdisplay's present log at `path`.
+pub fn read_present_log(path: &Path) -> Result<Vec<LoggedPresent>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+    parse_present_log(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_lines_are_parsed() -> Result<()> {
+        let log = parse_present_log(
+            "{\"surface\":1,\"swapchain\":2,\"seq\":17,\"present_id\":17,\"image\":1,\"mode\":\"FIFO\",\
+             \"queued_ns\":8459177834285,\"ready_ns\":8459177873980,\"shown_ns\":8459183333333,\
+             \"dropped\":false,\"reason\":null,\"result\":\"SUCCESS\"}\n\
+             {\"surface\":1,\"swapchain\":2,\"seq\":18,\"present_id\":0,\"image\":0,\"mode\":\"MAILBOX\",\
+             \"queued_ns\":5,\"ready_ns\":null,\"shown_ns\":null,\"dropped\":true,\
+             \"reason\":\"replaced\",\"result\":\"SUCCESS\"}\n",
+        )?;
+        assert_eq!(log.len(), 2);
+        assert_eq!(log[0].shown_ns, Some(8_459_183_333_333));
+        assert_eq!(
+            (log[0].swapchain, log[0].image, log[0].present_id),
+            (2, 1, 17)
+        );
+        assert_eq!(
+            (log[1].seq, log[1].ready_ns, log[1].shown_ns),
+            (18, None, None)
+        );
+        assert!(parse_present_log("{\"seq\":1}").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn the_loader_env_puts_validation_above_the_layer() {
+        let env = loader_env(Path::new("/x/vdisplay-layer"), true);
+        let get = |k: &str| env.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        assert_eq!(
+            get("VK_LAYER_PATH"),
+            Some(OsString::from(
+                "/usr/share/vulkan/explicit_layer.d:/x/vdisplay-layer"
+            ))
+        );
+        assert_eq!(
+            get("VK_INSTANCE_LAYERS"),
+            Some(OsString::from(
+                "VK_LAYER_KHRONOS_validation:VK_LAYER_VKPACE_vdisplay"
+            ))
+        );
+        let plain = loader_env(Path::new("/x"), false);
+        assert!(plain
+            .iter()
+            .any(|(k, v)| *k == "VK_INSTANCE_LAYERS" && v == LAYER));
+        assert!(is_loader_env_notice(
+            "Loader Message",
+            "env var 'VK_INSTANCE_LAYERS' defined"
+        ));
+        assert!(!is_loader_env_notice("VUID-x", "VK_INSTANCE_LAYERS"));
+    }
+}

@@ -8,8 +8,6 @@ use std::path::PathBuf;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Mutex, OnceLock};
 
-use anyhow::{Context as _, Result};
-
 type Job = Box<dyn FnOnce() + Send>;
 
 /// Where this binary keeps what it wants to show (logs, pictures): `target/vdisplay/`.
@@ -81,77 +79,4 @@ pub fn run<T: Send + 'static>(
     }
 }
 
-/// One line of vdisplay's present log (the fields the tests read).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Present {
-    pub swapchain: u64,
-    pub seq: u64,
-    pub present_id: u64,
-    pub image: u64,
-    pub queued_ns: u64,
-    pub ready_ns: Option<u64>,
-    pub shown_ns: Option<u64>,
-}
-
-/// The raw text after `"key":` up to the next `,` or `}`.
-fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
-    let pat = format!("\"{key}\":");
-    let at = line.find(&pat)? + pat.len();
-    let rest = &line[at..];
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    Some(rest[..end].trim())
-}
-
-fn number(line: &str, key: &str) -> Result<Option<u64>> {
-    let raw = field(line, key).with_context(|| format!("{key} missing: {line}"))?;
-    if raw == "null" {
-        return Ok(None);
-    }
-    Ok(Some(raw.parse().with_context(|| format!("{key}: {line}"))?))
-}
-
-/// Reads vdisplay's JSON-lines present log.
-pub fn read_log(path: &std::path::Path) -> Result<Vec<Present>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let req = |k| number(l, k)?.with_context(|| format!("{k} is null: {l}"));
-            Ok(Present {
-                swapchain: req("swapchain")?,
-                seq: req("seq")?,
-                present_id: req("present_id")?,
-                image: req("image")?,
-                queued_ns: req("queued_ns")?,
-                ready_ns: number(l, "ready_ns")?,
-                shown_ns: number(l, "shown_ns")?,
-            })
-        })
-        .collect()
-}
-
-#[test]
-fn log_lines_are_read() -> Result<()> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    std::fs::create_dir_all(&dir)?;
-    let p = dir.join(format!("log-parse-{}.jsonl", std::process::id()));
-    std::fs::write(
-        &p,
-        "{\"surface\":1,\"swapchain\":2,\"seq\":17,\"present_id\":17,\"image\":1,\"mode\":\"FIFO\",\
-         \"queued_ns\":8459177834285,\"ready_ns\":8459177873980,\"shown_ns\":8459183333333,\
-         \"dropped\":false,\"reason\":null,\"result\":\"SUCCESS\"}\n\
-         {\"surface\":1,\"swapchain\":2,\"seq\":18,\"present_id\":0,\"image\":0,\"mode\":\"MAILBOX\",\
-         \"queued_ns\":5,\"ready_ns\":null,\"shown_ns\":null,\"dropped\":true,\
-         \"reason\":\"replaced\",\"result\":\"SUCCESS\"}\n",
-    )?;
-    let log = read_log(&p)?;
-    let _ = std::fs::remove_file(&p);
-    assert_eq!(log.len(), 2);
-    assert_eq!(log[0].shown_ns, Some(8_459_183_333_333));
-    assert_eq!(log[0].image, 1);
-    assert_eq!(
-        (log[1].seq, log[1].ready_ns, log[1].shown_ns),
-        (18, None, None)
-    );
-    Ok(())
-}
+pub use vkpace_demo::virtual_display::{read_present_log as read_log, LoggedPresent as Present};
