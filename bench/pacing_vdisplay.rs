@@ -114,13 +114,13 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v
 }
 
-/// The figures of one run from its frames and the layer's log of its one swapchain.
-pub fn figures(frames: &Frames, log: &[LoggedPresent]) -> Result<RunFigures> {
+/// The log must hold one present per frame, in order, on one swapchain.
+fn check_log(frames: &Frames, log: &[LoggedPresent]) -> Result<()> {
+    let n = frames.start_ns.len();
     ensure!(
-        log.len() == frames.start_ns.len(),
-        "{} presents logged for {} frames",
-        log.len(),
-        frames.start_ns.len()
+        log.len() == n,
+        "{} presents logged for {n} frames",
+        log.len()
     );
     ensure!(
         log.iter().all(|p| p.swapchain == log[0].swapchain),
@@ -130,43 +130,36 @@ pub fn figures(frames: &Frames, log: &[LoggedPresent]) -> Result<RunFigures> {
         log.iter().enumerate().all(|(i, p)| p.seq == i as u64 + 1),
         "log out of order"
     );
-    let tail = 3.min(log.len()); // still queued at teardown
-    let window = WARMUP.min(log.len())..log.len() - tail;
-    let at = |i: usize| (log[i], frames.start_ns[i]);
-    let ms = |ns: u64| ns as f64 / 1e6;
-    let lat = sorted(
-        window
-            .clone()
-            .filter_map(|i| {
-                let (p, start) = at(i);
-                p.shown_ns.map(|s| ms(s.saturating_sub(start)))
-            })
-            .collect(),
-    );
+    Ok(())
+}
+
+fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// The figures of one run from its frames and the layer's log of its one swapchain, over the
+/// frames after the warm-up and before the last three (still queued at teardown).
+pub fn figures(frames: &Frames, log: &[LoggedPresent]) -> Result<RunFigures> {
+    check_log(frames, log)?;
+    let window = WARMUP.min(log.len())..log.len() - 3.min(log.len());
+    let per_frame =
+        |f: &dyn Fn(usize) -> Option<f64>| sorted(window.clone().filter_map(f).collect());
+    let lat = per_frame(&|i| Some(ms(log[i].shown_ns?.saturating_sub(frames.start_ns[i]))));
+    // GPU time as the layer saw it: rendering complete, less the later of the previous frame's
+    // completion and this frame's present.
+    let gpu = per_frame(&|i| {
+        let began = log[i].queued_ns.max(log[i.checked_sub(1)?].ready_ns?);
+        Some(ms(log[i].ready_ns?.saturating_sub(began)))
+    });
+    let pw = per_frame(&|i| {
+        let d = frames.displayed_ns.get(i).copied().flatten()?;
+        Some(ms(d.saturating_sub(frames.start_ns[i])))
+    });
     let shown: Vec<u64> = window.clone().filter_map(|i| log[i].shown_ns).collect();
     let fps = match (shown.first(), shown.last()) {
         (Some(a), Some(b)) if b > a => (shown.len() - 1) as f64 / ((b - a) as f64 / 1e9),
         _ => 0.0,
     };
-    let gpu = sorted(
-        window
-            .clone()
-            .filter(|&i| i > 0)
-            .filter_map(|i| {
-                let began = log[i].queued_ns.max(log[i - 1].ready_ns?);
-                Some(ms(log[i].ready_ns?.saturating_sub(began)))
-            })
-            .collect(),
-    );
-    let pw = sorted(
-        window
-            .clone()
-            .filter_map(|i| {
-                let d = frames.displayed_ns.get(i).copied().flatten()?;
-                Some(ms(d.saturating_sub(frames.start_ns[i])))
-            })
-            .collect(),
-    );
     Ok(RunFigures {
         latency_ms_p50: pct(&lat, 50.0),
         latency_ms_p99: pct(&lat, 99.0),

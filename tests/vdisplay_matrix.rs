@@ -215,15 +215,9 @@ fn run_case_on_thread(
     check(&seen, &stats, &presents, n)
 }
 
-/// The run's checks; returns what it saw as one line.
-fn check(
-    seen: &Seen,
-    stats: &vkpace::vk::SwapchainStats,
-    presents: &[Present],
-    n: usize,
-) -> Result<String> {
-    let total = STEADY_FRAMES + RESIZE_FRAMES + 8;
-    ensure!(stats.frames_presented == total, "{stats:?}");
+/// Slots rotate with more than one frame in flight (N = 1 has one slot by definition: frame F
+/// begins once F - 1 completed), and more than one image index was acquired.
+fn check_rotation(seen: &Seen, n: usize) -> Result<()> {
     if n >= 2 {
         ensure!(
             seen.slots.len() > 1,
@@ -242,6 +236,19 @@ fn check(
         "one image index only: {:?}",
         seen.images
     );
+    Ok(())
+}
+
+/// The run's checks; returns what it saw as one line.
+fn check(
+    seen: &Seen,
+    stats: &vkpace::vk::SwapchainStats,
+    presents: &[Present],
+    n: usize,
+) -> Result<String> {
+    let total = STEADY_FRAMES + RESIZE_FRAMES + 8;
+    ensure!(stats.frames_presented == total, "{stats:?}");
+    check_rotation(seen, n)?;
     ensure!(
         stats.swapchains_created > RESIZE_FRAMES,
         "a new extent every frame should recreate every frame: {stats:?}"
@@ -338,14 +345,30 @@ fn fifo_run_keeps_its_log_and_a_picture() -> Result<()> {
         ensure!(stats.swapchains_created == 1, "{stats:?}");
         Ok(())
     })?;
-    let presents = read_log(&log)?;
+    let (kept, single, intervals) = check_fifo_log(&read_log(&log)?, frames)?;
+    let png = newest_png(&readback)?;
+    let picture = dir.join("fifo-frame.png");
+    std::fs::copy(&png, &picture)?;
+    check_png(&picture, 640, 480)?;
+    println!(
+        "vdisplay FIFO run: {frames} presents, the first {kept} all shown, {single} of \
+         {intervals} intervals one refresh; log {}, picture {}",
+        log.display(),
+        picture.display()
+    );
+    Ok(())
+}
+
+/// A display-bound FIFO run's log: one present per frame; every present but those still
+/// queued at teardown (at most the images beyond the one on screen, which go with the
+/// swapchain) shown, on the refresh grid, nearly all one refresh apart. Returns the presents
+/// checked, the intervals of one refresh and all intervals.
+fn check_fifo_log(presents: &[Present], frames: usize) -> Result<(usize, usize, usize)> {
     ensure!(
         presents.len() == frames,
         "{} presents logged",
         presents.len()
     );
-    // The frames still queued at teardown (at most the images beyond the one on screen) go
-    // with the swapchain; every earlier one is shown.
     let kept = frames - 3;
     let shown: Vec<u64> = presents[..kept].iter().filter_map(|p| p.shown_ns).collect();
     ensure!(
@@ -368,19 +391,7 @@ fn fifo_run_keeps_its_log_and_a_picture() -> Result<()> {
         "{single} of {} intervals one refresh",
         periods.len()
     );
-    let png = newest_png(&readback)?;
-    let picture = dir.join("fifo-frame.png");
-    std::fs::copy(&png, &picture)?;
-    check_png(&picture, 640, 480)?;
-    println!(
-        "vdisplay FIFO run: {frames} presents, the first {kept} all shown, {single} of {} \
-         intervals one refresh; \
-         log {}, picture {}",
-        periods.len(),
-        log.display(),
-        picture.display()
-    );
-    Ok(())
+    Ok((kept, single, periods.len()))
 }
 
 /// The read-back PNG with the highest present sequence number.
