@@ -37,12 +37,16 @@ pub struct Loop {
     /// vkpace with GPU timestamps (`SwapchainConfig::gpu_timestamps`); otherwise the library's
     /// default, which estimates GPU time from submission to completion seen.
     pub gpu_timestamps: bool,
+    /// vkpace with display feedback (present-wait, which the virtual display offers); off only
+    /// in the diagnostic run that shows what the feedback does to the low-latency policy.
+    pub present_wait: bool,
 }
 
 const fn plain(kind: Kind) -> Loop {
     Loop {
         kind,
         gpu_timestamps: false,
+        present_wait: true,
     }
 }
 
@@ -50,6 +54,7 @@ const fn timed(kind: Kind) -> Loop {
     Loop {
         kind,
         gpu_timestamps: true,
+        present_wait: true,
     }
 }
 
@@ -61,9 +66,16 @@ impl Loop {
     /// vkpace low latency with GPU timestamps.
     pub const LOW_LATENCY_TIMED: Loop = timed(Kind::LowLatency);
 
-    /// The loops compared: the simulator's four (vkpace with its defaults), then vkpace's three
-    /// again with GPU timestamps.
-    pub const ALL: [Loop; 7] = [
+    /// Low latency with GPU timestamps and without display feedback (diagnostic).
+    pub const LOW_LATENCY_TIMED_BLIND: Loop = Loop {
+        kind: Kind::LowLatency,
+        gpu_timestamps: true,
+        present_wait: false,
+    };
+
+    /// The loops compared: the simulator's four (vkpace with its defaults), vkpace's three again
+    /// with GPU timestamps, and low latency with GPU timestamps without display feedback.
+    pub const ALL: [Loop; 8] = [
         Loop::TEXTBOOK,
         plain(Kind::Frames(2)),
         plain(Kind::Frames(1)),
@@ -71,6 +83,7 @@ impl Loop {
         timed(Kind::Frames(2)),
         timed(Kind::Frames(1)),
         Loop::LOW_LATENCY_TIMED,
+        Loop::LOW_LATENCY_TIMED_BLIND,
     ];
 
     /// The simulator's name of the policy.
@@ -82,14 +95,20 @@ impl Loop {
         }
     }
 
-    /// The name in the report: the simulator's, `+gpu-timestamps` with them.
+    /// The name in the report: the simulator's, `+gpu-timestamps` with them, `-present-wait`
+    /// without display feedback.
     pub fn name(self) -> String {
         let ts = if self.gpu_timestamps {
             "+gpu-timestamps"
         } else {
             ""
         };
-        format!("{}{ts}", self.sim_name())
+        let pw = if self.present_wait {
+            ""
+        } else {
+            "-present-wait"
+        };
+        format!("{}{ts}{pw}", self.sim_name())
     }
 
     /// The loop named `name`.
@@ -132,7 +151,7 @@ pub fn run(ctx: &VulkanContext, which: Loop, frames: u64, gpu_load: f32) -> Resu
     if which.gpu_timestamps && !ctx.gpu_timing {
         anyhow::bail!("GPU timestamps asked for; the device does not offer them");
     }
-    run_vkpace(ctx, policy, n, which.gpu_timestamps, (frames, gpu_load))
+    run_vkpace(ctx, policy, n, which, (frames, gpu_load))
 }
 
 /// The vkpace loop: acquire, record, submit, present; the telemetry read every frame.
@@ -140,7 +159,7 @@ fn run_vkpace(
     ctx: &VulkanContext,
     policy: PacingPolicy,
     n: usize,
-    gpu_timestamps: bool,
+    which: Loop,
     (frames, gpu_load): (u64, f32),
 ) -> Result<Frames> {
     let mut config = SwapchainConfig::default();
@@ -149,8 +168,8 @@ fn run_vkpace(
     config.present_mode = vk::PresentModeKHR::IMMEDIATE;
     config.debug_utils = ctx.debug_utils;
     config.swapchain_maintenance1 = ctx.maintenance1_names;
-    config.present_wait = ctx.present_wait;
-    config.gpu_timestamps = gpu_timestamps;
+    config.present_wait = ctx.present_wait && which.present_wait;
+    config.gpu_timestamps = which.gpu_timestamps;
     // SAFETY: the options needing an extension are set only where the context enabled it.
     let mut sc = unsafe { ctx.swapchain_as_given(config) }?;
     anyhow::ensure!(

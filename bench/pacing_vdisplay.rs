@@ -306,7 +306,11 @@ impl Comparison {
                 each.join(", ")
             );
         }
-        for l in [Loop::LOW_LATENCY, Loop::LOW_LATENCY_TIMED] {
+        for l in [
+            Loop::LOW_LATENCY,
+            Loop::LOW_LATENCY_TIMED,
+            Loop::LOW_LATENCY_TIMED_BLIND,
+        ] {
             let (lat, fps) = self.ratios_to_textbook(l);
             let _ = write!(
                 j,
@@ -340,6 +344,8 @@ impl Comparison {
                 .collect();
             let pw = if *l == Loop::TEXTBOOK {
                 "-".to_string()
+            } else if !l.present_wait {
+                "off".to_string()
             } else {
                 format!(
                     "{:.0} of {:.0}",
