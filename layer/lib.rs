@@ -1,14 +1,11 @@
-//! vkpace: correct, stall-free, well-paced Vulkan presentation.
+#![doc = include_str!("../README.md")]
 //!
-//! See the README for the scheme. [`core`] is the pure bookkeeping; [`vk`] the thin Vulkan shell
-//! that carries out its decisions.
+//! # The two layers
+//!
+//! [`core`] is the sans-IO frame machine; [`vk`] the thin Vulkan shell that carries out its
+//! requests.
 
 pub mod core;
 pub mod vk;
 
 pub use ash;
-
-/// The README's examples, compiled as doctests so they cannot rot.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;

@@ -134,6 +134,10 @@ pub fn run(scenario: &Scenario, policy: Policy, seed: u64) -> Vec<FrameRecord> {
             FrameLimit::fps(fps).ok(),
         )),
     };
+    if let Some(p) = pacing.as_mut() {
+        // As the frame machine does from the present mode: only FIFO queues frames.
+        p.set_display_queues(matches!(scenario.display, DisplayMode::Fifo { .. }));
+    }
     let mut frames: Vec<FrameRecord> = Vec::new();
     let mut reported_gpu = 0usize;
     let mut reported_display = 0usize;

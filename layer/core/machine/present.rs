@@ -2,7 +2,7 @@
 //! ([`FrameMachine::handle_frame_submitted`]), so a frame submitted and then dropped is still
 //! known: the next acquire presents it, and its objects are never handed out twice.
 
-use super::{Awaiting, FrameMachine, Op};
+use super::{queues_frames, Awaiting, FrameMachine, Op};
 use crate::core::error::{CoreError, Failure};
 use crate::core::presenter::PresentOutcome;
 use crate::core::serial::Serial;
@@ -198,6 +198,7 @@ where
         if let Some(mode) = self.next_mode.take().filter(|_| queued) {
             if let Some(live) = self.live.as_mut() {
                 live.plan.present_mode = mode;
+                self.pacing.set_display_queues(queues_frames(mode));
             }
             self.stats.present_mode_switches += 1;
         }

@@ -205,6 +205,8 @@ where
         }
         self.stats.swapchains_created += 1;
         self.stats.image_count = image_count;
+        self.pacing
+            .set_display_queues(super::queues_frames(plan.present_mode));
         self.live = Some(Live {
             handle,
             plan,

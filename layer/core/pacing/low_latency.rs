@@ -65,8 +65,10 @@ impl LowLatency {
     }
 
     /// The time the next frame should start its CPU work, or None to start at once.
+    /// `display_queues`: the display takes every frame in order at its refresh (FIFO), so it
+    /// can be the bottleneck (see [`super::Pacing::set_display_queues`]).
     #[must_use]
-    pub fn start_at(&self) -> Option<u64> {
+    pub fn start_at(&self, display_queues: bool) -> Option<u64> {
         let cpu = self.cpu.percentile(90)?;
         // The submission should arrive as the GPU finishes its queue (arriving a little late
         // costs a small GPU bubble, so the typical GPU time is the right prediction)...
@@ -75,7 +77,7 @@ impl LowLatency {
         // their refresh. Finishing late there costs a whole refresh, so the GPU time is
         // predicted high (95th percentile) and one frame is kept ready a refresh ahead: a
         // single slow frame (twice the usual time) then still makes its refresh.
-        if let Some((display_free, period)) = self.display_free_at() {
+        if let Some((display_free, period)) = self.display_free_at().filter(|_| display_queues) {
             let gpu_high = self.gpu.percentile(95)?;
             let ready_by = display_free.saturating_sub(period);
             submit_at = submit_at.max(ready_by.saturating_sub(gpu_high + MARGIN_NS));
@@ -155,13 +157,13 @@ mod tests {
         l.frame_started(10, 100 * MS);
         l.frame_submitted(10, 102 * MS);
         // GPU busy until 91 ms (last end) -> frame 10 predicted 102..112 ms.
-        let at = l.start_at().unwrap();
+        let at = l.start_at(true).unwrap();
         assert_eq!(at, 112 * MS - MARGIN_NS - 2 * MS);
     }
 
     #[test]
     fn nothing_known_means_start_now() {
-        assert_eq!(LowLatency::default().start_at(), None);
+        assert_eq!(LowLatency::default().start_at(true), None);
     }
 
     #[test]
@@ -177,6 +179,9 @@ mod tests {
         }
         // Last shown at 160 ms, refresh 16 ms: next slot 176 ms, to be ready one refresh
         // ahead (160 ms); GPU 4 ms (every sample, so also its 95th percentile), CPU 1 ms.
-        assert_eq!(l.start_at(), Some(160 * MS - 4 * MS - MARGIN_NS - MS));
+        assert_eq!(l.start_at(true), Some(160 * MS - 4 * MS - MARGIN_NS - MS));
+        // A display that does not queue frames (IMMEDIATE, MAILBOX) is never planned for: the
+        // GPU's prediction alone decides (its last frame ended at 149 ms).
+        assert_eq!(l.start_at(false), Some(149 * MS - MARGIN_NS - MS));
     }
 }
