@@ -75,6 +75,7 @@ pub fn policy_name(policy: vkpace::core::PacingPolicy) -> &'static str {
     match policy {
         vkpace::core::PacingPolicy::FramesInFlight => "frames",
         vkpace::core::PacingPolicy::LowLatency => "low-latency",
+        _ => "other",
     }
 }
 

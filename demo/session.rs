@@ -156,7 +156,8 @@ impl Session {
         let sc = self.swapchain.as_mut()?;
         let next = match sc.pacing_policy() {
             PacingPolicy::FramesInFlight => PacingPolicy::LowLatency,
-            PacingPolicy::LowLatency => PacingPolicy::FramesInFlight,
+            // LowLatency, and any policy a later vkpace adds, toggles back to the default.
+            _ => PacingPolicy::FramesInFlight,
         };
         sc.set_pacing_policy(next);
         Some(next)

@@ -21,6 +21,7 @@ pub const GPU_TIMING_DEVICE_EXTENSION: &std::ffi::CStr = ash::ext::calibrated_ti
 
 /// What a device offers for GPU timing.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GpuTimingSupport {
     /// [`GPU_TIMING_DEVICE_EXTENSION`] is available.
     pub extension: bool,

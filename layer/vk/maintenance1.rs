@@ -21,6 +21,7 @@ use super::registry::{KHR_SURFACE_MAINTENANCE_1_NAME, KHR_SWAPCHAIN_MAINTENANCE_
 
 /// Which names of the maintenance1 extensions a system offers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Maintenance1Names {
     /// `VK_KHR_swapchain_maintenance1` and `VK_KHR_surface_maintenance1`.
     Khr,

@@ -25,6 +25,7 @@ pub const PRESENT_WAIT_DEVICE_EXTENSIONS: [&CStr; 2] =
 
 /// What a device offers for display feedback.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PresentWaitSupport {
     /// Both [`PRESENT_WAIT_DEVICE_EXTENSIONS`] are available on the physical device.
     pub extensions: bool,

@@ -7,6 +7,7 @@ use crate::core::vk_values::{Extent, PresentMode, SurfaceFormat};
 
 /// What a semaphore the machine asks for is for (the shell uses it for debug names).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SemaphoreRole {
     /// Signalled by an acquire.
     Acquire,

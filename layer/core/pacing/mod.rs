@@ -20,6 +20,7 @@ pub use window_stats::{WindowStats, WINDOW};
 
 /// How frames are paced beyond the frames-in-flight gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum PacingPolicy {
     /// Start each frame as soon as frame F-N completed.
     #[default]
