@@ -168,8 +168,8 @@ impl SimSwapchain {
                 }
                 self.machine.handle_fence_status(f, signalled, now)?;
             }
-            Request::WaitFence { fence, .. } => {
-                let signalled = self.wait(fence)?;
+            Request::WaitFence { fence, timeout_ns } => {
+                let signalled = self.wait(fence, timeout_ns)?;
                 if signalled {
                     self.world.reset_fence(fence)?;
                 }
@@ -257,10 +257,14 @@ impl SimSwapchain {
     }
 
     /// Runs the world until `fence` signals, at most [`WAIT_BOUND`] ticks: `false` on timeout.
-    fn wait(&mut self, fence: Fence) -> Result<bool, SimError> {
+    fn wait(&mut self, fence: Fence, timeout_ns: u64) -> Result<bool, SimError> {
+        let until = self.now.saturating_add(timeout_ns);
         for _ in 0..WAIT_BOUND {
             if self.world.fence_signaled(fence)? {
                 return Ok(true);
+            }
+            if self.now >= until {
+                return Ok(false);
             }
             self.world.gpu_tick()?;
             self.world.pe_tick()?;

@@ -10,6 +10,10 @@ use crate::core::vk_values::VkStatus;
 
 use super::request::{FrameInfo, Request};
 
+/// How long before a pacing sleep's end a wait on a submission fence gives way to a plain,
+/// precise sleep (fence waits wake with the driver's latency).
+const PACING_WATCH_MARGIN_NS: u64 = 500_000;
+
 impl<S, W, F> FrameMachine<S, W, F>
 where
     S: Copy + PartialEq + std::fmt::Debug,
@@ -69,7 +73,7 @@ where
             return None;
         }
         if let Some(at) = self.pacing.start_at(now) {
-            return Some(Request::SleepUntil(at));
+            return Some(self.sleep_until(at, now));
         }
         let number = self.telemetry.begin(now);
         self.pacing.frame_started(number, now);
@@ -81,6 +85,23 @@ where
             handed_out: false,
         });
         None
+    }
+
+    /// Sleeps until `at`. Where the pacing learns GPU times from when completions are seen
+    /// (low latency without GPU timestamps), the sleep is a wait on the oldest submission not
+    /// yet seen complete, ending a little before `at`: its completion is then seen when it
+    /// happens. Seen only at the next acquire, it reads as a longer GPU time, which starts the
+    /// next frame later, which sees the next completion later still (over a display that
+    /// shows frames at once this drove low latency to a third of the textbook loop's fps).
+    /// The rest of the sleep stays a [`Request::SleepUntil`], which the shell ends precisely.
+    fn sleep_until(&mut self, at: u64, now: u64) -> Request<S, W, F> {
+        let watch_until = at.saturating_sub(PACING_WATCH_MARGIN_NS);
+        if self.pacing.wants_gpu_times() && self.gpu.is_none() && watch_until > now {
+            if let Some((_, fence)) = self.fences.oldest_submitted() {
+                return self.wait(fence, WaitPurpose::PacingWatch, Some(watch_until), now);
+            }
+        }
+        Request::SleepUntil(at)
     }
 
     /// `vkAcquireNextImageKHR` with a free acquire semaphore (a new one while the ring grows).

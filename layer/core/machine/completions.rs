@@ -85,6 +85,8 @@ where
                     fb.fences_given_up = true;
                 }
             }
+            // The sleep ended before the submission did; nothing failed.
+            Awaiting::Wait(_, WaitPurpose::PacingWatch) => {}
             Awaiting::Wait(_, purpose) => {
                 self.failure = Some(Failure::Timeout {
                     what: purpose.what(),

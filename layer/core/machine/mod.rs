@@ -171,6 +171,8 @@ enum WaitPurpose {
     RetiredPresentFences,
     Proof,
     Shutdown,
+    /// A pacing sleep watching a submission fence; a timeout only means the sleep is over.
+    PacingWatch,
 }
 
 impl WaitPurpose {
@@ -181,6 +183,7 @@ impl WaitPurpose {
             WaitPurpose::RetiredPresentFences => "present fences of retired swapchains",
             WaitPurpose::Proof => "an empty submission proving earlier presents processed",
             WaitPurpose::Shutdown => "vkpace's submissions and presents at teardown",
+            WaitPurpose::PacingWatch => "a submission watched during a pacing sleep",
         }
     }
 }

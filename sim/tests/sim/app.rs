@@ -4,7 +4,7 @@
 //! invariants checked after every step. The call sequence inside each operation is the
 //! machine's, not restated here.
 
-use vkpace::core::{Failure, FrameInfo, MachineConfig, PresentMode};
+use vkpace::core::{Failure, FrameInfo, MachineConfig, PacingPolicy, PresentMode};
 use vkpace_sim::driver::{SimError, SimSurface, SimSwapchain};
 use vkpace_sim::world::{Faults, Fence, Gen, Sem, World};
 
@@ -170,6 +170,15 @@ impl App {
         if rng.chance(self.p.p_mode) {
             let mode = PresentMode(rng.below(3) as i32);
             self.sim.machine.set_present_mode(mode);
+        }
+        if rng.chance(self.p.p_mode) {
+            // Low latency sleeps by watching submission fences (PacingWatch waits).
+            let policy = if rng.chance(50) {
+                PacingPolicy::LowLatency
+            } else {
+                PacingPolicy::FramesInFlight
+            };
+            self.sim.machine.set_pacing_policy(policy);
         }
         Ok(())
     }
