@@ -58,9 +58,14 @@ impl LowLatency {
 
     /// When the display can next take a new frame, predicted from present-wait feedback, and
     /// the refresh interval.
+    ///
+    /// The refresh is the *smallest* recent spacing of displayed frames, not the typical one:
+    /// frames are planned to be ready one refresh after the last shown, so a spacing learned
+    /// from late frames would reproduce itself (a GPU-bound loop at 2 refreshes per frame
+    /// slipped to 3 and stayed there). Late frames only make spacings larger.
     fn display_free_at(&self) -> Option<(u64, u64)> {
         let (_, shown) = self.displayed?;
-        let period = self.refresh.percentile(50)?;
+        let period = self.refresh.percentile(0)?;
         Some((shown + period * (1 + self.presented_after_display), period))
     }
 
@@ -129,7 +134,7 @@ impl LowLatency {
         if let Some((prev_id, prev_at)) = self.displayed {
             if id > prev_id && at > prev_at {
                 // Per-frame spacing of consecutive displayed frames: the refresh interval
-                // (or a multiple where frames were late; the median ignores those).
+                // (or a multiple where frames were late; the minimum ignores those).
                 self.refresh.push((at - prev_at) / (id - prev_id));
             }
         }
@@ -183,5 +188,22 @@ mod tests {
         // A display that does not queue frames (IMMEDIATE, MAILBOX) is never planned for: the
         // GPU's prediction alone decides (its last frame ended at 149 ms).
         assert_eq!(l.start_at(false), Some(149 * MS - MARGIN_NS - MS));
+    }
+
+    #[test]
+    fn late_frames_do_not_become_the_refresh() {
+        let mut l = LowLatency::default();
+        // A GPU-bound loop shown every second refresh of a 60 Hz display (33.3 ms apart),
+        // then more frames (most of the window) that slipped to every third refresh (50 ms).
+        let refresh = 16_666_667;
+        let mut at = 0;
+        for id in 0..30u64 {
+            at += if id <= 10 { 2 * refresh } else { 3 * refresh };
+            l.frame_presented();
+            l.frame_displayed(id, at);
+        }
+        // Planned from the smallest spacing, the loop can get back to every second refresh;
+        // from the typical one it would keep the 50 ms it slipped to.
+        assert_eq!(l.display_free_at(), Some((at + 2 * refresh, 2 * refresh)));
     }
 }
