@@ -12,6 +12,7 @@ mod pacing_vdisplay;
 mod plots;
 mod real_driver;
 mod sim_matrix;
+mod textbook_objects;
 mod timer_baseline;
 
 use vkpace_demo::{frame_history, renderer, vulkan_context};

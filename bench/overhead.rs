@@ -19,6 +19,7 @@ use crate::cpu_time::thread_cpu;
 use crate::driver_meter::{self, Meter};
 use crate::frame_history::FrameHistory;
 use crate::renderer::{RenderTarget, Renderer};
+use crate::textbook_objects::TextbookObjects;
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
 
 /// Frames before the measurement starts (pipeline first use, swapchain creation).
@@ -230,11 +231,7 @@ struct TextbookLoop {
     queue: vk::Queue,
     swapchain: vk::SwapchainKHR,
     format: vk::Format,
-    images: Vec<vk::Image>,
-    views: Vec<vk::ImageView>,
-    acquire_sems: Vec<vk::Semaphore>,
-    present_sems: Vec<vk::Semaphore>,
-    fences: Vec<vk::Fence>,
+    objects: TextbookObjects,
     renderer: Option<Renderer>,
     frame: u64,
 }
@@ -285,11 +282,7 @@ impl TextbookLoop {
             queue: ctx.queue,
             swapchain,
             format: format.format,
-            images: Vec::new(),
-            views: Vec::new(),
-            acquire_sems: Vec::new(),
-            present_sems: Vec::new(),
-            fences: Vec::new(),
+            objects: TextbookObjects::default(),
             renderer: None,
             frame: 0,
         };
@@ -302,34 +295,13 @@ impl TextbookLoop {
 
     fn make_objects(&mut self, ctx: &VulkanContext) -> Result<()> {
         let d = &self.device;
-        // SAFETY: just created swapchain.
-        self.images = unsafe { self.sc_fn.get_swapchain_images(self.swapchain) }?;
-        for &image in &self.images {
-            let vi = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(vk::ImageViewType::TYPE_2D)
-                .format(self.format)
-                .subresource_range(vk::ImageSubresourceRange {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    base_mip_level: 0,
-                    level_count: 1,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                });
-            // SAFETY: image of this device's swapchain.
-            self.views.push(unsafe { d.create_image_view(&vi, None) }?);
-            // SAFETY: valid device.
-            let sem = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }?;
-            self.present_sems.push(sem);
-        }
-        for _ in 0..FRAMES_IN_FLIGHT {
-            // SAFETY: valid device.
-            let sem = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }?;
-            self.acquire_sems.push(sem);
-            let fi = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
-            // SAFETY: valid device.
-            self.fences.push(unsafe { d.create_fence(&fi, None) }?);
-        }
+        self.objects.create(
+            d,
+            &self.sc_fn,
+            self.swapchain,
+            self.format,
+            FRAMES_IN_FLIGHT,
+        )?;
         self.renderer = Some(Renderer::new(
             &ctx.instance,
             ctx.physical,
@@ -347,8 +319,8 @@ impl TextbookLoop {
         let d = &self.device;
         let slot = (self.frame % FRAMES_IN_FLIGHT as u64) as usize;
         self.frame += 1;
-        let fence = self.fences[slot];
-        let acquire = self.acquire_sems[slot];
+        let fence = self.objects.fences[slot];
+        let acquire = self.objects.acquire_sems[slot];
         // SAFETY: the fence belongs to this device; the wait is bounded.
         unsafe { d.wait_for_fences(&[fence], true, TIMEOUT_NS) }?;
         // SAFETY: the acquire semaphore's last wait (the slot's previous submission) completed.
@@ -360,8 +332,8 @@ impl TextbookLoop {
         unsafe { d.reset_fences(&[fence]) }?;
         let i = index as usize;
         let target = RenderTarget {
-            image: self.images[i],
-            image_view: self.views[i],
+            image: self.objects.images[i],
+            image_view: self.objects.views[i],
             extent: EXTENT,
             slot,
         };
@@ -372,7 +344,7 @@ impl TextbookLoop {
         let waits = [acquire];
         let stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
         let cmds = [cmd];
-        let signals = [self.present_sems[i]];
+        let signals = [self.objects.present_sems[i]];
         let submit = vk::SubmitInfo::default()
             .wait_semaphores(&waits)
             .wait_dst_stage_mask(&stages)
@@ -405,19 +377,7 @@ impl TextbookLoop {
         // SAFETY: the device is idle; nothing below is in use; each handle is destroyed once
         // (the vectors are drained).
         unsafe {
-            for s in self
-                .acquire_sems
-                .drain(..)
-                .chain(self.present_sems.drain(..))
-            {
-                d.destroy_semaphore(s, None);
-            }
-            for f in self.fences.drain(..) {
-                d.destroy_fence(f, None);
-            }
-            for v in self.views.drain(..) {
-                d.destroy_image_view(v, None);
-            }
+            self.objects.destroy(d);
             self.sc_fn.destroy_swapchain(self.swapchain, None);
         }
         self.swapchain = vk::SwapchainKHR::null();

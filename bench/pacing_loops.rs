@@ -12,6 +12,7 @@ use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::frame_history::FrameHistory;
 use crate::renderer::{RenderTarget, Renderer};
+use crate::textbook_objects::TextbookObjects;
 use crate::vulkan_context::VulkanContext;
 
 /// Frames in flight of the textbook loop (as in the simulator's textbook policy).
@@ -242,11 +243,7 @@ struct Textbook<'a> {
     sc_fn: ash::khr::swapchain::Device,
     swapchain: vk::SwapchainKHR,
     extent: vk::Extent2D,
-    images: Vec<vk::Image>,
-    views: Vec<vk::ImageView>,
-    acquire_sems: Vec<vk::Semaphore>,
-    present_sems: Vec<vk::Semaphore>,
-    fences: Vec<vk::Fence>,
+    objects: TextbookObjects,
     renderer: Option<Renderer>,
 }
 
@@ -283,11 +280,7 @@ impl<'a> Textbook<'a> {
             sc_fn,
             swapchain,
             extent: caps.current_extent,
-            images: Vec::new(),
-            views: Vec::new(),
-            acquire_sems: Vec::new(),
-            present_sems: Vec::new(),
-            fences: Vec::new(),
+            objects: TextbookObjects::default(),
             renderer: None,
         };
         if let Err(e) = t.make_objects(format) {
@@ -299,34 +292,13 @@ impl<'a> Textbook<'a> {
 
     fn make_objects(&mut self, format: vk::Format) -> Result<()> {
         let d = &self.ctx.device;
-        // SAFETY: the swapchain was just made on this device.
-        self.images = unsafe { self.sc_fn.get_swapchain_images(self.swapchain) }?;
-        for &image in &self.images {
-            let vi = vk::ImageViewCreateInfo::default()
-                .image(image)
-                .view_type(vk::ImageViewType::TYPE_2D)
-                .format(format)
-                .subresource_range(vk::ImageSubresourceRange {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    base_mip_level: 0,
-                    level_count: 1,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                });
-            // SAFETY: an image of this device's swapchain.
-            self.views.push(unsafe { d.create_image_view(&vi, None) }?);
-            // SAFETY: a valid device.
-            let sem = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }?;
-            self.present_sems.push(sem);
-        }
-        for _ in 0..TEXTBOOK_FRAMES_IN_FLIGHT {
-            // SAFETY: a valid device.
-            let sem = unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }?;
-            self.acquire_sems.push(sem);
-            let fi = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
-            // SAFETY: a valid device.
-            self.fences.push(unsafe { d.create_fence(&fi, None) }?);
-        }
+        self.objects.create(
+            d,
+            &self.sc_fn,
+            self.swapchain,
+            format,
+            TEXTBOOK_FRAMES_IN_FLIGHT,
+        )?;
         self.renderer = Some(self.ctx.renderer(format)?);
         Ok(())
     }
@@ -347,7 +319,7 @@ impl<'a> Textbook<'a> {
     fn frame(&mut self, i: u64, gpu_load: f32, history: &FrameHistory) -> Result<u64> {
         let d = &self.ctx.device;
         let slot = (i % TEXTBOOK_FRAMES_IN_FLIGHT as u64) as usize;
-        let (fence, acquire) = (self.fences[slot], self.acquire_sems[slot]);
+        let (fence, acquire) = (self.objects.fences[slot], self.objects.acquire_sems[slot]);
         // SAFETY: the fence belongs to this device; the wait is bounded.
         unsafe { d.wait_for_fences(&[fence], true, TIMEOUT_NS) }?;
         // SAFETY: the acquire semaphore's last wait (the slot's previous submission) completed.
@@ -359,15 +331,15 @@ impl<'a> Textbook<'a> {
         // SAFETY: the fence is signalled and not in use.
         unsafe { d.reset_fences(&[fence]) }?;
         let target = RenderTarget {
-            image: self.images[index as usize],
-            image_view: self.views[index as usize],
+            image: self.objects.images[index as usize],
+            image_view: self.objects.views[index as usize],
             extent: self.extent,
             slot,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let cmd = renderer.record(&target, i as f32 / 60.0, gpu_load, history)?;
         let (waits, stages) = ([acquire], [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT]);
-        let (cmds, signals) = ([cmd], [self.present_sems[index as usize]]);
+        let (cmds, signals) = ([cmd], [self.objects.present_sems[index as usize]]);
         let submit = vk::SubmitInfo::default()
             .wait_semaphores(&waits)
             .wait_dst_stage_mask(&stages)
@@ -396,19 +368,7 @@ impl<'a> Textbook<'a> {
         }
         // SAFETY: the device is idle; each handle is destroyed once (the vectors are drained).
         unsafe {
-            for s in self
-                .acquire_sems
-                .drain(..)
-                .chain(self.present_sems.drain(..))
-            {
-                d.destroy_semaphore(s, None);
-            }
-            for f in self.fences.drain(..) {
-                d.destroy_fence(f, None);
-            }
-            for v in self.views.drain(..) {
-                d.destroy_image_view(v, None);
-            }
+            self.objects.destroy(d);
             self.sc_fn.destroy_swapchain(self.swapchain, None);
         }
         self.swapchain = vk::SwapchainKHR::null();
