@@ -91,8 +91,8 @@ where
     /// (low latency without GPU timestamps), the sleep is a wait on the oldest submission not
     /// yet seen complete, ending a little before `at`: its completion is then seen when it
     /// happens. Seen only at the next acquire, it reads as a longer GPU time, which starts the
-    /// next frame later, which sees the next completion later still (over a display that
-    /// shows frames at once this drove low latency to a third of the textbook loop's fps).
+    /// next frame later, which sees the next completion later still, until low latency runs at
+    /// a fraction of the fps it could.
     /// The rest of the sleep stays a [`Request::SleepUntil`], which the shell ends precisely.
     fn sleep_until(&mut self, at: u64, now: u64) -> Request<S, W, F> {
         let watch_until = at.saturating_sub(PACING_WATCH_MARGIN_NS);

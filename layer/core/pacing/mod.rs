@@ -95,7 +95,7 @@ impl Pacing {
     /// the default): only then can it be the bottleneck that low latency plans for with
     /// display times. MAILBOX replaces frames and IMMEDIATE shows them at once; planning for a
     /// refresh there only slows the loop down, and feeds on itself (later starts, wider display
-    /// spacing, later starts: measured over vdisplay at 0.46x the fps of the textbook loop).
+    /// spacing, later starts; docs/performance.md has the figures).
     pub fn set_display_queues(&mut self, queues: bool) {
         self.display_queues = queues;
     }
