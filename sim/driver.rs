@@ -6,7 +6,7 @@
 
 use vkpace::core::{
     Extent, Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, PresentStatus, Request,
-    SurfaceFormat, SurfaceInfo, VkStatus,
+    SurfaceFormat, SurfaceInfo, SyncToken, VkStatus,
 };
 
 use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
@@ -95,17 +95,42 @@ impl SimSwapchain {
     }
 
     /// The renderer's one submission of `frame`: waits on its acquire semaphore, signals its
-    /// present semaphore and fence. Returns the world's number of the submission.
-    pub fn submit(&mut self, frame: &FrameInfo<Sem, Gen, Fence>) -> Result<u64, SimError> {
+    /// present semaphore and fence. Returns the world's number of the submission and the
+    /// machine's token for it.
+    pub fn submit(
+        &mut self,
+        frame: &FrameInfo<Sem, Gen, Fence>,
+    ) -> Result<(u64, SyncToken), SimError> {
         let number = self.world.submit(
             &[frame.acquire_semaphore],
             &[frame.present_semaphore],
             Some(frame.fence),
             true,
         )?;
-        self.machine
+        let serial = self
+            .machine
             .handle_frame_submitted(frame.number, self.now, None)?;
-        Ok(number)
+        Ok((number, self.machine.token_of(serial)))
+    }
+
+    /// Whether `token` is reached, looking without blocking (as `Swapchain::completed`).
+    pub fn completed(&mut self, token: SyncToken) -> Result<bool, SimError> {
+        self.machine.begin_token_check(token)?;
+        self.drive()?;
+        Ok(self.machine.token_reached(token))
+    }
+
+    /// Waits up to `timeout_ns` of virtual time for `token` (as `Swapchain::wait`).
+    pub fn wait_token(&mut self, token: SyncToken, timeout_ns: u64) -> Result<(), SimError> {
+        self.machine.begin_token_wait(token, timeout_ns)?;
+        self.drive()?;
+        if self.machine.token_reached(token) {
+            Ok(())
+        } else {
+            Err(SimError::Broken(format!(
+                "a token wait ended without its token ({token}) reached or a timeout"
+            )))
+        }
     }
 
     /// Presents frame `number`.

@@ -2,6 +2,7 @@
 //! operation of the frame machine can end badly at run time ([`Failure`]).
 
 use super::serial::Serial;
+use super::sync_token::SyncToken;
 use super::vk_values::VkStatus;
 
 /// A misuse of the core's call order or an out-of-range setting.
@@ -63,6 +64,23 @@ pub enum CoreError {
     /// A swapchain with zero images.
     #[error("a swapchain must have at least one image")]
     NoImages,
+    /// A completion token of another stream (another swapchain's, or one destroyed).
+    #[error("token ({token}) is not of this swapchain's stream {stream}")]
+    ForeignToken {
+        /// The token given.
+        token: SyncToken,
+        /// This machine's stream.
+        stream: u64,
+    },
+    /// A completion token past everything submitted: waiting for it could only hang (a
+    /// validated wait refuses it at the call).
+    #[error("token ({token}) was never submitted: the last submitted value is {last_submitted}")]
+    TokenNotSubmitted {
+        /// The token given.
+        token: SyncToken,
+        /// The stream's last submitted value.
+        last_submitted: u64,
+    },
     /// A bound of zero time: every wait must be bounded, and a zero bound never waits at all.
     #[error("the wait timeout must be non-zero")]
     ZeroTimeout,

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod acquire_semaphores;
+mod deferred_release;
 mod error;
 mod fence_pool;
 mod gpu_clock;
@@ -19,9 +20,11 @@ mod retire_queue;
 mod serial;
 mod surface_plan;
 mod swapchain_state;
+mod sync_token;
 mod telemetry;
 mod vk_values;
 
+pub use deferred_release::DeferredRelease;
 pub use error::{CoreError, Failure};
 pub use gpu_clock::GpuClock;
 pub use machine::{
@@ -36,5 +39,6 @@ pub use pacing::{
 pub use presenter::semaphore_bound;
 pub use serial::Serial;
 pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
+pub use sync_token::SyncToken;
 pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};
 pub use vk_values::{composite_alpha, Extent, PresentMode, SurfaceFormat, VkStatus};

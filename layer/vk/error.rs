@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use ash::vk;
 
-use crate::core::{CoreError, Failure};
+use crate::core::{CoreError, Failure, SyncToken};
 
 /// Everything vkpace can fail with. Each variant says what was being done.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +55,18 @@ pub enum Error {
     /// another swapchain object).
     #[error("this frame is not the frame in progress of this swapchain")]
     ForeignFrame,
+    /// A completion token of another swapchain (or of one destroyed).
+    #[error("token ({0}) is not of this swapchain")]
+    ForeignToken(SyncToken),
+    /// A completion token past everything submitted: waiting for it could only hang, so the
+    /// wait is refused at the call.
+    #[error("token ({token}) was never submitted: the last submitted value is {last_submitted}")]
+    TokenNotSubmitted {
+        /// The token given.
+        token: SyncToken,
+        /// The swapchain's last submitted value.
+        last_submitted: u64,
+    },
     /// The bookkeeping core refused a call (a bug in vkpace or misuse of the frame order).
     #[error(transparent)]
     Core(CoreError),
@@ -78,6 +90,14 @@ impl From<CoreError> for Error {
     fn from(e: CoreError) -> Self {
         match e {
             CoreError::ForeignFrame { .. } => Error::ForeignFrame,
+            CoreError::ForeignToken { token, .. } => Error::ForeignToken(token),
+            CoreError::TokenNotSubmitted {
+                token,
+                last_submitted,
+            } => Error::TokenNotSubmitted {
+                token,
+                last_submitted,
+            },
             e => Error::Core(e),
         }
     }

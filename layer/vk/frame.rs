@@ -151,6 +151,7 @@ impl Frame {
 pub struct SubmittedFrame {
     pub(crate) number: u64,
     pub(crate) owner: u64,
+    pub(crate) token: crate::core::SyncToken,
 }
 
 impl SubmittedFrame {

@@ -16,7 +16,9 @@ pub mod registry;
 mod shell;
 mod sleep;
 mod swapchain;
+mod tokens;
 
+pub use crate::core::{DeferredRelease, SyncToken};
 pub use crate::core::{FrameTimes, SwapchainStats, TELEMETRY_FRAMES};
 pub use config::{SwapchainConfig, SwapchainCreateDesc};
 pub use error::{Error, Result};

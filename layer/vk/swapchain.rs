@@ -325,11 +325,13 @@ impl Swapchain {
         now: u64,
         timed_slot: Option<usize>,
     ) -> Result<SubmittedFrame> {
-        self.machine
+        let serial = self
+            .machine
             .handle_frame_submitted(frame.info.number, now, timed_slot)?;
         Ok(SubmittedFrame {
             number: frame.info.number,
             owner: self.id,
+            token: self.machine.token_of(serial),
         })
     }
 

@@ -22,14 +22,14 @@ fn params() -> impl Strategy<Value = Params> {
             0u32..=10,
             prop_oneof![Just(0u32), 1u32..=10],
         ),
-        (0u32..=5, 0u32..=3, any::<bool>()),
+        (0u32..=5, 0u32..=3, any::<bool>(), 0u32..=10),
     )
         .prop_map(
             |(
                 (seed, n, max_retired, min_images, steps),
                 (delay, ood, sub, stale, fail, never),
                 (resize, drop, abandon, change_n),
-                (mode, create_fail, maintenance1),
+                (mode, create_fail, maintenance1, token),
             )| Params {
                 seed,
                 frames_in_flight: n,
@@ -51,6 +51,7 @@ fn params() -> impl Strategy<Value = Params> {
                 p_mode: mode,
                 p_create_fail: create_fail,
                 maintenance1,
+                p_token: token,
             },
         )
 }
@@ -127,6 +128,29 @@ fn present_fences_keep_the_retired_backlog_small() {
     .unwrap();
     assert!(out.swapchains_created > 1000, "{out:?}");
     assert_eq!(out.fallback_waits, 0, "{out:?}");
+}
+
+/// Completion tokens under drops, resizes and GPU delays: looked at, waited for (some waits
+/// time out), and refused when past the last submission or of another stream; a token
+/// reported reached is reached in truth (checked in `sim/app.rs`).
+#[test]
+fn tokens_are_reached_only_when_the_gpu_is_done() {
+    let out = run(Params {
+        p_token: 40,
+        p_resize: 5,
+        p_drop: 10,
+        p_abandon: 10,
+        faults: Faults {
+            max_gpu_delay: 40,
+            ..Faults::default()
+        },
+        ..Params::quiet(21)
+    })
+    .unwrap();
+    assert!(out.tokens_reached > 100, "{out:?}");
+    assert!(out.tokens_waited > 100, "{out:?}");
+    assert!(out.token_timeouts > 0, "{out:?}");
+    assert!(out.tokens_refused > 100, "{out:?}");
 }
 
 /// Dropped frames, before and after submission, in a calm schedule: every one is handled

@@ -79,4 +79,5 @@ pub fn run<T: Send + 'static>(
     }
 }
 
+#[allow(unused_imports)] // Not every test binary reads the present log.
 pub use vkpace_demo::virtual_display::{read_present_log as read_log, LoggedPresent as Present};

@@ -2,7 +2,7 @@
 //! about, GPU timestamps read. Completion is per queue and in submission order (see
 //! [`crate::core::Serial`]); a present fence proves only its own present.
 
-use super::{Awaiting, FrameMachine, WaitPurpose};
+use super::{Awaiting, FrameMachine, Op, WaitPurpose};
 use crate::core::error::{CoreError, Failure};
 use crate::core::fence_pool::Signalled;
 use crate::core::present_ids::Shown;
@@ -55,7 +55,7 @@ where
         None
     }
 
-    fn check(&mut self, fence: F) -> Request<S, W, F> {
+    pub(super) fn check(&mut self, fence: F) -> Request<S, W, F> {
         self.awaiting = Some(Awaiting::Check(fence));
         Request::CheckFence(fence)
     }
@@ -87,12 +87,19 @@ where
             }
             // The sleep ended before the submission did; nothing failed.
             Awaiting::Wait(_, WaitPurpose::PacingWatch) => {}
+            Awaiting::Wait(_, WaitPurpose::Token) => {
+                self.failure = Some(Failure::Timeout {
+                    what: WaitPurpose::Token.what(),
+                    timeout_ns: self.token_bound(),
+                });
+            }
             Awaiting::Wait(_, purpose) => {
                 self.failure = Some(Failure::Timeout {
                     what: purpose.what(),
                     timeout_ns: self.timeout(),
                 });
             }
+            _ if matches!(self.op, Op::Token(_)) => self.token_seen_pending(),
             _ if self
                 .fences
                 .oldest_submitted()

@@ -69,6 +69,7 @@ mod recreate;
 mod request;
 mod shutdown;
 mod stats;
+mod tokens;
 
 use std::collections::VecDeque;
 
@@ -161,6 +162,8 @@ enum Op {
     Acquire(u64),
     Present,
     Shutdown,
+    /// Looking at or waiting for a completion token.
+    Token(tokens::TokenOp),
 }
 
 /// What a wait is for: what a timeout means.
@@ -173,6 +176,8 @@ enum WaitPurpose {
     Shutdown,
     /// A pacing sleep watching a submission fence; a timeout only means the sleep is over.
     PacingWatch,
+    /// The renderer waits for a completion token.
+    Token,
 }
 
 impl WaitPurpose {
@@ -184,6 +189,7 @@ impl WaitPurpose {
             WaitPurpose::Proof => "an empty submission proving earlier presents processed",
             WaitPurpose::Shutdown => "vkpace's submissions and presents at teardown",
             WaitPurpose::PacingWatch => "a submission watched during a pacing sleep",
+            WaitPurpose::Token => "a completion token",
         }
     }
 }
@@ -303,6 +309,8 @@ pub struct FrameMachine<S, W, F> {
     /// A compatible mode to switch to with the next present (maintenance1).
     next_mode: Option<PresentMode>,
     next_serial: Serial,
+    /// This machine's completion-token stream (process-wide unique).
+    stream: u64,
     op: Op,
     frame: Option<Frame<S, F>>,
     awaiting: Option<Awaiting<S, F>>,
@@ -357,6 +365,7 @@ where
             recreation: Recreation::default(),
             next_mode: None,
             next_serial: Serial(1),
+            stream: super::sync_token::new_stream(),
             op: Op::Setup,
             frame: None,
             awaiting: None,
@@ -397,6 +406,7 @@ where
             Op::Acquire(since) => self.poll_acquire(now, since),
             Op::Present => self.poll_present(),
             Op::Shutdown => self.poll_shutdown(now),
+            Op::Token(t) => self.poll_token(t, now),
         };
         if matches!(
             r,

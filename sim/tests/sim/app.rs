@@ -4,7 +4,10 @@
 //! invariants checked after every step. The call sequence inside each operation is the
 //! machine's, not restated here.
 
-use vkpace::core::{Failure, FrameInfo, MachineConfig, PacingPolicy, PresentMode};
+use vkpace::core::{
+    CoreError, Failure, FrameInfo, FrameMachine, MachineConfig, PacingPolicy, PresentMode, Serial,
+    SyncToken,
+};
 use vkpace_sim::driver::{SimError, SimSurface, SimSwapchain};
 use vkpace_sim::world::{Faults, Fence, Gen, Sem, World};
 
@@ -26,6 +29,8 @@ pub struct Params {
     pub p_create_fail: u32,
     /// The maintenance1 path: present fences, image release, per-present mode switches.
     pub maintenance1: bool,
+    /// Percent chance per step of a completion-token call (look, wait, or a refused token).
+    pub p_token: u32,
 }
 
 impl Params {
@@ -48,6 +53,7 @@ impl Params {
             p_mode: 0,
             p_create_fail: 0,
             maintenance1: false,
+            p_token: 0,
         }
     }
 }
@@ -63,6 +69,11 @@ pub struct Outcome {
     pub max_history: usize,
     pub fallback_waits: u64,
     pub abandoned_presented: u64,
+    /// Token calls: found reached, waited for, timed out, refused.
+    pub tokens_reached: u64,
+    pub tokens_waited: u64,
+    pub token_timeouts: u64,
+    pub tokens_refused: u64,
 }
 
 type Info = FrameInfo<Sem, Gen, Fence>;
@@ -91,6 +102,10 @@ struct App {
     /// A submitted frame was dropped when this many abandoned frames had been presented: the
     /// next successful acquire must have presented it.
     expect_abandoned_present: Option<u64>,
+    /// The latest frame submissions: the world's number and the machine's token.
+    submissions: std::collections::VecDeque<(u64, SyncToken)>,
+    /// A token of another machine's stream.
+    foreign: SyncToken,
     out: Outcome,
 }
 
@@ -121,6 +136,10 @@ pub fn run(p: Params) -> Result<Outcome, String> {
         slot_last: [0; 3],
         n_at_acquire: 1,
         expect_abandoned_present: None,
+        submissions: std::collections::VecDeque::new(),
+        foreign: FrameMachine::<Sem, Gen, Fence>::new(MachineConfig::default())
+            .map_err(|e| e.to_string())?
+            .token_of(Serial(1)),
         out: Outcome::default(),
     };
     match app.sim.setup() {
@@ -145,6 +164,9 @@ impl App {
                 _ => self.api_step()?,
             }
             self.settings_step()?;
+            if self.sim.world.rng.chance(self.p.p_token) {
+                self.token_step()?;
+            }
             self.check_invariants()?;
         }
         self.shutdown()
@@ -257,7 +279,11 @@ impl App {
     }
 
     fn submit(&mut self, frame: Info) -> Result<(), String> {
-        let number = self.sim.submit(&frame).map_err(describe)?;
+        let (number, token) = self.sim.submit(&frame).map_err(describe)?;
+        self.submissions.push_back((number, token));
+        if self.submissions.len() > 16 {
+            self.submissions.pop_front();
+        }
         self.slot_last[frame.slot] = number;
         self.n_at_last_submit = self.n_at_acquire;
         self.held = Held::Submitted(frame);
@@ -271,6 +297,66 @@ impl App {
             Err(e) if self.tolerable(&e) => Ok(()),
             Err(e) => Err(describe(e)),
         }
+    }
+
+    /// A completion-token call: a token the machine says is reached must be reached in truth
+    /// (the world's GPU finished that submission); tokens past the last submission and of
+    /// another stream are refused at the call, typed.
+    fn token_step(&mut self) -> Result<(), String> {
+        let pick = self.sim.world.rng.below(10);
+        if pick < 2 {
+            return self.refused_token(pick == 0);
+        }
+        let Some(&(number, token)) = self
+            .submissions
+            .get(self.sim.world.rng.below(16) as usize)
+            .or(self.submissions.back())
+        else {
+            return Ok(());
+        };
+        let reached = if pick < 6 {
+            self.sim.completed(token).map_err(describe)?
+        } else {
+            let ticks = 1 + u64::from(self.sim.world.rng.below(30));
+            match self.sim.wait_token(token, ticks * 100_000) {
+                Ok(()) => true,
+                Err(SimError::Failed(Failure::Timeout {
+                    what: "a completion token",
+                    ..
+                })) => {
+                    self.out.token_timeouts += 1;
+                    false
+                }
+                Err(e) => return Err(describe(e)),
+            }
+        };
+        if reached && self.sim.world.gpu_completed < number {
+            return Err(format!(
+                "token {token} reported reached while its submission ({number}) is pending"
+            ));
+        }
+        self.out.tokens_reached += u64::from(reached && pick < 6);
+        self.out.tokens_waited += u64::from(reached && pick >= 6);
+        Ok(())
+    }
+
+    /// A token past the last submission (`future`) or of another stream: refused, typed.
+    fn refused_token(&mut self, future: bool) -> Result<(), String> {
+        let m = &mut self.sim.machine;
+        let last = m.last_submitted().value();
+        let token = if future {
+            m.token_of(Serial(last + 1))
+        } else {
+            self.foreign
+        };
+        match (future, m.begin_token_wait(token, 1_000_000)) {
+            (true, Err(CoreError::TokenNotSubmitted { last_submitted, .. }))
+                if last_submitted == last => {}
+            (false, Err(CoreError::ForeignToken { .. })) => {}
+            (_, other) => return Err(format!("token {token} not refused: {other:?}")),
+        }
+        self.out.tokens_refused += 1;
+        Ok(())
     }
 
     fn check_invariants(&mut self) -> Result<(), String> {

@@ -1,0 +1,139 @@
+//! Completion tokens of the machine's submissions: testing one without blocking, waiting for one
+//! with a bound, and refusing tokens that name nothing this machine submitted (seed 000's
+//! validated waits: a wait on a release that was never submitted fails at the call instead of
+//! hanging).
+
+use super::{FrameMachine, Op, WaitPurpose};
+use crate::core::error::CoreError;
+use crate::core::serial::Serial;
+use crate::core::sync_token::SyncToken;
+
+use super::request::Request;
+
+/// A token operation in progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct TokenOp {
+    serial: Serial,
+    /// `Some(bound)`: wait up to `bound` ns; `None`: look without blocking.
+    wait_ns: Option<u64>,
+    /// A look found the covering fence unsignalled: the answer is "not yet".
+    seen_pending: bool,
+}
+
+impl<S, W, F> FrameMachine<S, W, F>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+    F: Copy + PartialEq + std::fmt::Debug,
+{
+    /// The token of the newest submission this machine made or was told of (the renderer's
+    /// frames included); [`SyncToken::is_none`] before the first. Objects the GPU used up to
+    /// now are unused once it is reached.
+    #[must_use]
+    pub fn last_submitted(&self) -> SyncToken {
+        SyncToken::new(self.stream, Serial(self.next_serial.0.saturating_sub(1)))
+    }
+
+    /// The token of a submission serial of this machine.
+    #[must_use]
+    pub fn token_of(&self, serial: Serial) -> SyncToken {
+        SyncToken::new(self.stream, serial)
+    }
+
+    /// Whether `token` is known reached, without asking the shell anything: every submission up
+    /// to it has been seen complete. `false` for a token of another stream.
+    #[must_use]
+    pub fn token_reached(&self, token: SyncToken) -> bool {
+        token.stream() == self.stream && self.covering_fence(token.serial()).is_none()
+    }
+
+    /// Starts looking, without blocking, whether `token` is reached: poll until
+    /// [`Request::Done`], then ask [`Self::token_reached`].
+    pub fn begin_token_check(&mut self, token: SyncToken) -> Result<(), CoreError> {
+        self.begin_token(token, None)
+    }
+
+    /// Starts waiting up to `timeout_ns` for `token`: poll until [`Request::Done`] (reached) or
+    /// [`Request::Failed`] with a timeout.
+    pub fn begin_token_wait(&mut self, token: SyncToken, timeout_ns: u64) -> Result<(), CoreError> {
+        if timeout_ns == 0 {
+            return Err(CoreError::ZeroTimeout);
+        }
+        self.begin_token(token, Some(timeout_ns))
+    }
+
+    fn begin_token(&mut self, token: SyncToken, wait_ns: Option<u64>) -> Result<(), CoreError> {
+        if token.stream() != self.stream {
+            return Err(CoreError::ForeignToken {
+                token,
+                stream: self.stream,
+            });
+        }
+        let last = self.last_submitted();
+        if token.value() > last.value() {
+            return Err(CoreError::TokenNotSubmitted {
+                token,
+                last_submitted: last.value(),
+            });
+        }
+        if self.op != Op::Idle {
+            return Err(CoreError::OutOfOrder(
+                "a token asked about during another operation",
+            ));
+        }
+        self.op = Op::Token(TokenOp {
+            serial: token.serial(),
+            wait_ns,
+            seen_pending: false,
+        });
+        self.failure = None;
+        Ok(())
+    }
+
+    pub(super) fn poll_token(&mut self, t: TokenOp, now: u64) -> Request<S, W, F> {
+        let Some(fence) = self.covering_fence(t.serial) else {
+            return Request::Done;
+        };
+        match t.wait_ns {
+            _ if t.seen_pending => Request::Done,
+            None => self.check(fence),
+            Some(bound) => {
+                let deadline = now.saturating_add(bound);
+                self.wait(fence, WaitPurpose::Token, Some(deadline), now)
+            }
+        }
+    }
+
+    /// A look at the covering fence found it unsignalled.
+    pub(super) fn token_seen_pending(&mut self) {
+        if let Op::Token(t) = &mut self.op {
+            t.seen_pending = true;
+        }
+    }
+
+    /// The bound of the token wait in progress (for its timeout's report).
+    pub(super) fn token_bound(&self) -> u64 {
+        match self.op {
+            Op::Token(TokenOp {
+                wait_ns: Some(b), ..
+            }) => b,
+            _ => self.timeout(),
+        }
+    }
+
+    /// The pending fence whose signal would reach `serial`: the first submitted at or after
+    /// it, or, where that submission never got a fence (it failed), the newest one before it
+    /// that is not already known complete. `None`: reached.
+    fn covering_fence(&self, serial: Serial) -> Option<F> {
+        let completed = self.presenter.completed();
+        if serial <= completed {
+            return None;
+        }
+        self.fences.fence_for(serial).or_else(|| {
+            self.fences
+                .newest_submitted()
+                .filter(|&(s, _)| s > completed)
+                .map(|(_, f)| f)
+        })
+    }
+}

@@ -1,0 +1,272 @@
+//! Completion tokens on lavapipe over the virtual display (vdisplay), where frames really
+//! overlap, under the Khronos validation layer (synchronization validation on):
+//!
+//! - a renderer that draws into image views of its own, rebuilt whenever the swapchain
+//!   changes (a new display extent every frame), retires the old views with
+//!   [`Swapchain::last_submitted`] and destroys them once [`Swapchain::completed`] says so:
+//!   zero validation messages, on both sync paths, and the views really had to wait.
+//!   Neither validation layer here (1.3.239, 1.4.363) reports an image view destroyed while a
+//!   pending command buffer renders to it with dynamic rendering (tried: 60 such destructions,
+//!   unproven, no message), and destroying them at once crashed lavapipe: the proof that a
+//!   token is never reported reached early is the core's property test
+//!   (`sim/tests/core_properties.rs`, against the simulated GPU's truth);
+//! - the calls themselves: a frame's token is reached after [`Swapchain::wait`], earlier
+//!   tokens with it; a token of another swapchain and a zero bound are refused, typed.
+
+mod common;
+mod vdisplay_support;
+
+use std::time::Duration;
+
+use anyhow::{ensure, Context as _, Result};
+use ash::vk;
+use common::{Harness, RenderTarget};
+use vkpace::vk::{Acquired, DeferredRelease, Error, Swapchain, SwapchainConfig, SyncToken};
+use vkpace_demo::virtual_display::set_extent;
+
+/// Frames per run, each at a new display extent.
+const FRAMES: u64 = 60;
+/// Extents cycled through.
+const SIZES: [(u32, u32); 4] = [(480, 360), (512, 384), (448, 336), (416, 312)];
+/// Extra GPU work per frame (the demo's `--gpu-load` units): longer than the CPU's frame, so
+/// submissions queue up behind each other and a retired view is often still in use.
+const GPU_LOAD: f32 = 3.0;
+
+/// What a run saw.
+#[derive(Debug, Default)]
+struct Seen {
+    views_made: u64,
+    views_destroyed: u64,
+    /// Frames after which some retired view still waited for its token.
+    frames_with_waiting_views: u64,
+    messages: u64,
+    tokens: Vec<SyncToken>,
+}
+
+fn config(m1: bool) -> SwapchainConfig {
+    let mut c = SwapchainConfig::default();
+    c.frames_in_flight = 3;
+    c.present_mode = vk::PresentModeKHR::IMMEDIATE;
+    c.swapchain_maintenance1 = m1.then_some(vkpace::vk::Maintenance1Names::Ext);
+    c.wait_timeout = Duration::from_secs(5);
+    c
+}
+
+/// The renderer's own views of the current swapchain's images.
+struct OwnViews {
+    device: ash::Device,
+    format: vk::Format,
+    current: Vec<vk::ImageView>,
+    retired: DeferredRelease<vk::ImageView>,
+}
+
+impl OwnViews {
+    fn view_of(&self, image: vk::Image) -> Result<vk::ImageView> {
+        let info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(self.format)
+            .subresource_range(vk::ImageSubresourceRange {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                level_count: 1,
+                layer_count: 1,
+                ..Default::default()
+            });
+        // SAFETY: `image` is a live swapchain image of this device; the view is destroyed
+        // before the swapchain (retired with its token, or at the end after a wait).
+        Ok(unsafe { self.device.create_image_view(&info, None) }?)
+    }
+
+    /// The swapchain changed: new views; the old ones retired with the last submission's token.
+    fn rebuild(&mut self, sc: &Swapchain, seen: &mut Seen) -> Result<()> {
+        let token = sc.last_submitted();
+        for old in std::mem::take(&mut self.current) {
+            self.retired.defer(token, old);
+        }
+        for (image, _) in sc.images() {
+            let view = self.view_of(image)?;
+            self.current.push(view);
+            seen.views_made += 1;
+        }
+        Ok(())
+    }
+
+    /// Destroys every retired view whose token is reached (never blocks).
+    fn release_reached(&mut self, sc: &mut Swapchain, seen: &mut Seen) -> Result<()> {
+        let device = &self.device;
+        let n = self.retired.release_reached(
+            |t| sc.completed(t),
+            // SAFETY: the view's token is reached: no pending submission uses it.
+            |view| unsafe { device.destroy_image_view(view, None) },
+        )?;
+        seen.views_destroyed += n as u64;
+        seen.frames_with_waiting_views += u64::from(!self.retired.is_empty());
+        Ok(())
+    }
+
+    /// After the swapchain waited for its last token: everything is unused.
+    fn destroy_all(&mut self) {
+        let device = &self.device;
+        // SAFETY: the caller waited for the last submission's token.
+        let destroy = |view| unsafe { device.destroy_image_view(view, None) };
+        self.retired.release_all(destroy);
+        self.current.drain(..).for_each(destroy);
+    }
+}
+
+/// One frame drawn into the renderer's own view of the acquired image.
+fn frame(h: &mut Harness, views: &mut OwnViews, seen: &mut Seen) -> Result<()> {
+    let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
+        anyhow::bail!("harness finished");
+    };
+    let Acquired::Frame(frame) = sc.acquire()? else {
+        anyhow::bail!("zero extent on the virtual display");
+    };
+    if frame.swapchain_changed() || views.current.is_empty() {
+        views.rebuild(sc, seen)?;
+    }
+    let target = RenderTarget {
+        image_view: *views
+            .current
+            .get(frame.image_index() as usize)
+            .context("image index past the images")?,
+        ..RenderTarget::of(&frame)
+    };
+    let cmd = r.record(&target, h.frames as f32 / 60.0, GPU_LOAD, &h.history)?;
+    // SAFETY: `cmd` was recorded for this frame's free slot and lives until the renderer is
+    // destroyed, after the swapchain waited for its submissions.
+    let submitted = unsafe {
+        sc.submit(
+            frame,
+            &[cmd],
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+        )
+    }?;
+    seen.tokens.push(submitted.token());
+    sc.present(submitted)?;
+    h.frames += 1;
+    views.release_reached(sc, seen)
+}
+
+fn resize_and_draw(
+    h: &mut Harness,
+    views: &mut OwnViews,
+    seen: &mut Seen,
+    (w, hgt): (u32, u32),
+) -> Result<()> {
+    ensure!(set_extent(0, w, hgt)? == 1, "one virtual display expected");
+    frame(h, views, seen)
+}
+
+/// `FRAMES` frames, each at a new display extent; returns what it saw.
+fn run(m1: bool) -> Result<Seen> {
+    let settings = vec![("extent", "320x240".to_string())];
+    vdisplay_support::run(&settings, move || -> Result<Seen> {
+        let mut h = Harness::headless(config(m1))?;
+        ensure!(h.swapchain().maintenance1().is_some() == m1, "sync path");
+        let mut views = OwnViews {
+            device: h.ctx.as_ref().context("context")?.device.clone(),
+            format: h.swapchain().format().context("format")?,
+            current: Vec::new(),
+            retired: DeferredRelease::new(),
+        };
+        let mut seen = Seen::default();
+        let mut result = Ok(());
+        for i in 0..FRAMES {
+            let (w, hgt) = SIZES[i as usize % SIZES.len()];
+            result = resize_and_draw(&mut h, &mut views, &mut seen, (w, hgt));
+            if result.is_err() {
+                break;
+            }
+        }
+        let last = h.swapchain().last_submitted();
+        let waited = h.swapchain().wait(last, Duration::from_secs(5));
+        views.destroy_all();
+        seen.messages = h.ctx.as_ref().map_or(0, |c| c.messages.count());
+        result?;
+        waited?;
+        h.finish()?;
+        Ok(seen)
+    })
+}
+
+fn retired_views_wait_for_their_tokens(m1: bool) -> Result<()> {
+    let seen = run(m1)?;
+    println!(
+        "{} views made, {} destroyed, {} frames with views waiting",
+        seen.views_made, seen.views_destroyed, seen.frames_with_waiting_views
+    );
+    ensure!(
+        seen.messages == 0,
+        "{} validation message(s)",
+        seen.messages
+    );
+    ensure!(
+        seen.views_made > FRAMES,
+        "a new extent every frame: {seen:?}"
+    );
+    ensure!(
+        seen.frames_with_waiting_views > 0,
+        "no retired view ever had to wait: the test would not notice an early destruction"
+    );
+    Ok(())
+}
+
+#[test]
+fn retired_views_wait_for_their_tokens_legacy() -> Result<()> {
+    retired_views_wait_for_their_tokens(false)
+}
+
+#[test]
+fn retired_views_wait_for_their_tokens_maintenance1() -> Result<()> {
+    retired_views_wait_for_their_tokens(true)
+}
+
+/// The calls: tokens are reached in order, after a wait; a token of another swapchain and a
+/// zero bound are refused, typed.
+#[test]
+fn tokens_are_reached_in_order_and_foreign_ones_refused() -> Result<()> {
+    let seen = run(true)?;
+    ensure!(
+        seen.messages == 0,
+        "{} validation message(s)",
+        seen.messages
+    );
+    let values: Vec<u64> = seen.tokens.iter().map(SyncToken::value).collect();
+    ensure!(
+        values.windows(2).all(|w| w[0] < w[1]),
+        "frame tokens must increase: {values:?}"
+    );
+    let settings = vec![("extent", "320x240".to_string())];
+    let foreign = *seen.tokens.last().context("no frame")?;
+    vdisplay_support::run(&settings, move || -> Result<()> {
+        let mut h = Harness::headless(config(false))?;
+        h.frame()?;
+        let first = h.swapchain().last_submitted();
+        for _ in 0..4 {
+            h.frame()?;
+        }
+        let sc = h.swapchain();
+        let last = sc.last_submitted();
+        ensure!(last.value() > first.value(), "{first} then {last}");
+        sc.wait(last, Duration::from_secs(5))?;
+        ensure!(sc.completed(last)?, "{last} not reached after its wait");
+        ensure!(
+            sc.completed(first)?,
+            "{first} not reached with the later {last}"
+        );
+        match sc.completed(foreign) {
+            Err(Error::ForeignToken(t)) if t == foreign => {}
+            other => anyhow::bail!("a foreign token was not refused: {other:?}"),
+        }
+        match sc.wait(foreign, Duration::from_secs(1)) {
+            Err(Error::ForeignToken(_)) => {}
+            other => anyhow::bail!("a wait on a foreign token was not refused: {other:?}"),
+        }
+        match sc.wait(last, Duration::ZERO) {
+            Err(Error::Core(vkpace::core::CoreError::ZeroTimeout)) => {}
+            other => anyhow::bail!("a zero bound was not refused: {other:?}"),
+        }
+        h.finish().map(|_| ())
+    })
+}
