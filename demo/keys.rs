@@ -17,6 +17,8 @@ pub enum Command {
     Policy,
     /// F: frame limit on (at `--fps`, else 60) or off.
     FrameLimit,
+    /// D: print vkpace's state dump (what it waits for) on stdout.
+    DumpState,
     /// Space: pause or resume.
     Pause,
     /// Esc: quit.
@@ -26,7 +28,7 @@ pub enum Command {
 /// The key list printed at start.
 pub const HELP: &str = "vkpace demo keys: 1/2/3 frames in flight | M next present mode | \
                         +/- GPU load | R resize storm on/off | L pacing policy | F frame limit | \
-                        Space pause | Esc quit";
+                        D state dump | Space pause | Esc quit";
 
 /// The command of a pressed key, if it has one.
 pub fn command(key: &Key) -> Option<Command> {
@@ -44,6 +46,7 @@ pub fn command(key: &Key) -> Option<Command> {
             "r" | "R" => Some(Command::ResizeStorm),
             "l" | "L" => Some(Command::Policy),
             "f" | "F" => Some(Command::FrameLimit),
+            "d" | "D" => Some(Command::DumpState),
             " " => Some(Command::Pause),
             _ => None,
         },
@@ -67,6 +70,7 @@ mod tests {
         assert_eq!(command(&Key::Named(NamedKey::Escape)), Some(Command::Quit));
         assert_eq!(command(&ch("l")), Some(Command::Policy));
         assert_eq!(command(&ch("F")), Some(Command::FrameLimit));
+        assert_eq!(command(&ch("d")), Some(Command::DumpState));
         assert_eq!(command(&ch("q")), None);
     }
 }

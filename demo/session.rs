@@ -238,8 +238,25 @@ impl Session {
         self.swapchain.as_mut()
     }
 
-    /// Renders and presents one frame (or reports a zero extent).
+    /// vkpace's state dump (what it waits for), or a line saying there is no swapchain.
+    pub fn debug_state(&self) -> String {
+        match &self.swapchain {
+            Some(sc) => format!("vkpace's state:\n{}", sc.debug_state()),
+            None => "no swapchain".to_string(),
+        }
+    }
+
+    /// Renders and presents one frame (or reports a zero extent). A failure prints vkpace's
+    /// state dump on stderr first, while the objects it names still exist.
     pub fn frame(&mut self) -> Result<Step> {
+        let step = self.render_frame();
+        if step.is_err() {
+            eprintln!("vkpace demo: at the error, {}", self.debug_state());
+        }
+        step
+    }
+
+    fn render_frame(&mut self) -> Result<Step> {
         let now = Instant::now();
         if let Some(extent) = self.resize_target(self.frames) {
             if self.args.virtual_display {

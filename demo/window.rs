@@ -211,6 +211,7 @@ impl App {
                 Some(fps) => format!("frame limit: {fps} fps"),
                 None => "frame limit: off".to_string(),
             }),
+            Command::DumpState => Ok(session.debug_state()),
             Command::Pause => {
                 let paused = !session.paused();
                 session.set_paused(paused);

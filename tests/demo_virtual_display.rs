@@ -46,3 +46,34 @@ fn the_demo_runs_on_the_virtual_display() -> Result<()> {
     }
     Ok(())
 }
+
+/// A failing run prints vkpace's state dump with its error: the virtual display reports the
+/// surface lost after 40 presents (`VDISPLAY_FAULT_SURFACE_LOST_AFTER`), and the demo exits
+/// with the error and the dump naming the stream and each image's present semaphores.
+#[test]
+fn a_failing_run_prints_the_state_dump() -> Result<()> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vkpace-demo"))
+        .args(["--virtual-display", "--headless", "--frames", "200"])
+        .env("VDISPLAY_FAULT_SURFACE_LOST_AFTER", "40")
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        out.status.code() == Some(2),
+        "exit {:?}\n{stderr}",
+        out.status
+    );
+    for expected in [
+        "the surface was lost",
+        "at the error, vkpace's state:",
+        "vkpace state: stream",
+        "acquire semaphores:",
+        "    image 0: ",
+    ] {
+        ensure!(
+            stderr.contains(expected),
+            "stderr lacks {expected:?}:\n{stderr}"
+        );
+    }
+    println!("{stderr}");
+    Ok(())
+}

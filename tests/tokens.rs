@@ -11,7 +11,8 @@
 //!   token is never reported reached early is the core's property test
 //!   (`sim/tests/core_properties.rs`, against the simulated GPU's truth);
 //! - the calls themselves: a frame's token is reached after [`Swapchain::wait`], earlier
-//!   tokens with it; a token of another swapchain and a zero bound are refused, typed.
+//!   tokens with it; a token of another swapchain and a zero bound are refused, typed; the
+//!   state dump ([`Swapchain::debug_state`]) then shows the stream complete.
 
 mod common;
 mod vdisplay_support;
@@ -255,6 +256,24 @@ fn tokens_are_reached_in_order_and_foreign_ones_refused() -> Result<()> {
             sc.completed(first)?,
             "{first} not reached with the later {last}"
         );
+        let dump = sc.debug_state().to_string();
+        println!("{dump}");
+        for line in [
+            format!(
+                "stream {}, submitted #{}, completed #{}",
+                last.stream(),
+                last.value(),
+                last.value()
+            ),
+            "submission fences pending: none".to_string(),
+            "acquire semaphores:".to_string(),
+            "  image 0: ".to_string(),
+        ] {
+            ensure!(
+                dump.contains(&line),
+                "the state dump lacks {line:?}:\n{dump}"
+            );
+        }
         match sc.completed(foreign) {
             Err(Error::ForeignToken(t)) if t == foreign => {}
             other => anyhow::bail!("a foreign token was not refused: {other:?}"),

@@ -28,6 +28,22 @@ pub struct AcquireSemaphores<S> {
     entries: Vec<(S, State)>,
 }
 
+impl<S: std::fmt::Debug> AcquireSemaphores<S> {
+    /// One line for the state dump: every semaphore of the ring and where it stands.
+    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (s, state)) in self.entries.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            match state {
+                State::Free => write!(out, "{sep}{s:?} free")?,
+                State::Acquiring => write!(out, "{sep}{s:?} acquiring")?,
+                State::SignalPending => write!(out, "{sep}{s:?} signalled, not yet waited")?,
+                State::WaitedBy(serial) => write!(out, "{sep}{s:?} waited by {serial}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
 impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
     /// An empty pool with room for `capacity` semaphores without reallocating.
     pub fn with_capacity(capacity: usize) -> Self {

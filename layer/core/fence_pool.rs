@@ -45,6 +45,33 @@ pub(crate) struct FencePool<F> {
     counts: FenceCounts,
 }
 
+impl<F: std::fmt::Debug> FencePool<F> {
+    /// Its lines of the state dump: pending submission and present fences.
+    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(out, "  submission fences pending:")?;
+        for (serial, f) in &self.submitted {
+            write!(out, " {serial} {f:?}")?;
+        }
+        if self.submitted.is_empty() {
+            write!(out, " none")?;
+        }
+        write!(out, "\n  present fences pending:")?;
+        for (id, f) in &self.presents {
+            write!(out, " {id} {f:?}")?;
+        }
+        if self.presents.is_empty() {
+            write!(out, " none")?;
+        }
+        writeln!(
+            out,
+            "\n  fences: {} free, {} of failed presents, {} alive",
+            self.free.len(),
+            self.lost.len(),
+            self.counts.alive
+        )
+    }
+}
+
 impl<F: Copy + PartialEq> FencePool<F> {
     pub(crate) fn new() -> Self {
         Self {

@@ -28,8 +28,8 @@ pub use deferred_release::DeferredRelease;
 pub use error::{CoreError, Failure};
 pub use gpu_clock::GpuClock;
 pub use machine::{
-    CreateSwapchain, FrameInfo, FrameMachine, MachineConfig, PresentInfo, PresentStatus, Request,
-    SemaphoreRole, SwapchainStats,
+    CreateSwapchain, DebugState, FrameInfo, FrameMachine, MachineConfig, PresentInfo,
+    PresentStatus, Request, SemaphoreRole, SwapchainStats,
 };
 pub use pacer::MAX_FRAMES_IN_FLIGHT;
 pub use pacing::{

@@ -67,6 +67,31 @@ pub struct ImageHistory<S> {
     records: VecDeque<PresentRecord<S>>,
 }
 
+impl<S: std::fmt::Debug> ImageHistory<S> {
+    /// One line for the state dump: each present semaphore, oldest first, and what proves its
+    /// wait consumed.
+    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.records.is_empty() {
+            return write!(out, "no presents");
+        }
+        for (i, r) in self.records.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(out, "{sep}{:?}", r.semaphore)?;
+            match (r.proven_by, r.present_fence) {
+                // A present fence that signalled leaves the record proven by "nothing".
+                (Some(Serial::NONE), _) => write!(out, " free")?,
+                (Some(s), _) => write!(out, " proven by {s}")?,
+                (None, Some(id)) => write!(out, " present fence {id}")?,
+                (None, None) => write!(out, " unproven")?,
+            }
+            if r.poisoned {
+                write!(out, " (poisoned)")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl<S: Copy> ImageHistory<S> {
     /// An empty history with room for `depth` records.
     pub fn with_depth(depth: usize) -> Self {

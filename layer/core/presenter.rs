@@ -128,6 +128,37 @@ pub struct Presenter<S, W> {
     stats: PresenterStats,
 }
 
+impl<S: std::fmt::Debug, W: std::fmt::Debug> Presenter<S, W> {
+    /// Its lines of the state dump.
+    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            out,
+            "  frames in flight {}, {} pending; slots last used by {}",
+            self.pacer.frames_in_flight(),
+            self.pacer.frames_pending(self.completed),
+            self.slots.map(|s| s.to_string()).join(" ")
+        )?;
+        if let Some(f) = &self.frame {
+            let submitted = f
+                .submitted
+                .map_or("not submitted".into(), |s| s.to_string());
+            writeln!(
+                out,
+                "  frame in progress: image {}, slot {}, acquire semaphore {:?}, present semaphore {:?}, {submitted}",
+                f.image, f.slot, f.acquire, f.present
+            )?;
+        }
+        write!(out, "  acquire semaphores: ")?;
+        self.acquire.dump(out)?;
+        writeln!(out, "\n  free present semaphores: {}", self.pool.len())?;
+        match &self.current {
+            Some(c) => c.dump(out, "  ")?,
+            None => writeln!(out, "  no swapchain")?,
+        }
+        self.retired.dump(out)
+    }
+}
+
 impl<S, W> Presenter<S, W>
 where
     S: Copy + PartialEq + std::fmt::Debug,

@@ -47,6 +47,25 @@ pub struct RetireQueue<S, W> {
     retired: Vec<Retired<S, W>>,
 }
 
+impl<S: std::fmt::Debug, W: std::fmt::Debug> RetireQueue<S, W> {
+    /// Its lines of the state dump: each retired swapchain, oldest first, and its proof.
+    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, r) in self.retired.iter().enumerate() {
+            write!(out, "  retired {i}: proof ")?;
+            match r.proof {
+                Some(p) => write!(out, "{p}")?,
+                None => write!(out, "none yet")?,
+            }
+            if let Some(s) = &r.awaiting_consume {
+                write!(out, ", acquire semaphore {s:?} to consume")?;
+            }
+            writeln!(out)?;
+            r.state.dump(out, "    ")?;
+        }
+        Ok(())
+    }
+}
+
 impl<S: Copy + PartialEq, W> RetireQueue<S, W> {
     /// An empty queue with room for `capacity` swapchains.
     pub fn with_capacity(capacity: usize) -> Self {

@@ -20,6 +20,27 @@ pub struct SwapchainState<S, W> {
     pub unfenced_presents: u32,
 }
 
+impl<S: std::fmt::Debug, W: std::fmt::Debug> SwapchainState<S, W> {
+    /// Its lines of the state dump: the handle, what it waits for, each image's history.
+    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>, indent: &str) -> std::fmt::Result {
+        writeln!(
+            out,
+            "{indent}swapchain {:?}: last used by {}, {} present fence(s) pending, {} unfenced present(s){}",
+            self.handle,
+            self.last_serial,
+            self.pending_present_fences,
+            self.unfenced_presents,
+            if self.presented { "" } else { ", never presented" }
+        )?;
+        for (i, image) in self.images.iter().enumerate() {
+            write!(out, "{indent}  image {i}: ")?;
+            image.dump(out)?;
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+}
+
 impl<S: Copy, W> SwapchainState<S, W> {
     /// A new swapchain with `image_count` empty histories of room `depth`.
     pub fn new(handle: W, image_count: u32, depth: usize) -> Self {

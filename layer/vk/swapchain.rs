@@ -477,6 +477,26 @@ impl Swapchain {
         self.machine.stats()
     }
 
+    /// Everything vkpace is waiting for, as text (`Display`): the queue's submitted and
+    /// completed values and pending fences, the frame in progress, the acquire semaphores,
+    /// each image's present semaphores and what proves them free, every retired swapchain and
+    /// the proof it waits for. Handles print in hex, as the validation layer names them. Print
+    /// it when a loop seems stuck or with an error:
+    ///
+    /// ```no_run
+    /// # fn f(swapchain: &mut vkpace::vk::Swapchain) {
+    /// if let Err(e) = swapchain.acquire() {
+    ///     eprintln!("acquire failed: {e}\n{}", swapchain.debug_state());
+    /// }
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn debug_state(
+        &self,
+    ) -> crate::core::DebugState<'_, vk::Semaphore, vk::SwapchainKHR, vk::Fence> {
+        self.machine.debug_state()
+    }
+
     /// Retired swapchains not yet destroyed.
     #[must_use]
     pub fn old_swapchains_pending(&self) -> usize {

@@ -64,6 +64,7 @@
 
 mod acquire;
 mod completions;
+mod debug_state;
 mod present;
 mod recreate;
 mod request;
@@ -85,6 +86,7 @@ use super::surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
 use super::telemetry::{FrameTimes, Telemetry};
 use super::vk_values::{Extent, PresentMode, SurfaceFormat};
 
+pub use debug_state::DebugState;
 pub use request::{CreateSwapchain, FrameInfo, PresentInfo, PresentStatus, Request, SemaphoreRole};
 pub use stats::SwapchainStats;
 
