@@ -98,13 +98,12 @@ impl<T> DeferredRelease<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::serial::Serial;
 
     #[test]
     fn releases_in_order_and_stops_at_the_first_unreached() {
         let mut list = DeferredRelease::new();
         for v in [1, 2, 3, 5] {
-            list.defer(SyncToken::new(9, Serial(v)), v);
+            list.defer(SyncToken::new(9, v), v);
         }
         let mut out = Vec::new();
         let n = list
@@ -116,7 +115,7 @@ mod tests {
     #[test]
     fn an_error_keeps_the_object() {
         let mut list = DeferredRelease::new();
-        list.defer(SyncToken::new(9, Serial(1)), 'a');
+        list.defer(SyncToken::new(9, 1), 'a');
         assert_eq!(list.release_reached(|_| Err("lost"), |_| {}), Err("lost"));
         assert_eq!(list.len(), 1);
         let mut out = Vec::new();

@@ -81,6 +81,21 @@ pub enum CoreError {
         /// The stream's last submitted value.
         last_submitted: u64,
     },
+    /// A token of a stream the machine does not know (not registered, or removed).
+    #[error("token ({token}) is of a stream this swapchain does not know")]
+    UnknownStream {
+        /// The token given.
+        token: SyncToken,
+    },
+    /// A GPU wait whose target cannot be reached before the waiter itself: the queue would
+    /// wait forever.
+    #[error("{waiter} waiting for {target} would wait for itself")]
+    WaitCycle {
+        /// The submission or promise that would wait.
+        waiter: SyncToken,
+        /// What it would wait for.
+        target: SyncToken,
+    },
     /// A bound of zero time: every wait must be bounded, and a zero bound never waits at all.
     #[error("the wait timeout must be non-zero")]
     ZeroTimeout,

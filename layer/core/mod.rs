@@ -20,6 +20,7 @@ mod retire_queue;
 mod serial;
 mod surface_plan;
 mod swapchain_state;
+mod sync_graph;
 mod sync_token;
 mod telemetry;
 mod vk_values;
@@ -39,6 +40,7 @@ pub use pacing::{
 pub use presenter::semaphore_bound;
 pub use serial::Serial;
 pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
+pub use sync_graph::SyncGraph;
 pub use sync_token::SyncToken;
 pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};
 pub use vk_values::{composite_alpha, Extent, PresentMode, SurfaceFormat, VkStatus};

@@ -36,11 +36,11 @@ pub struct SyncToken {
 }
 
 impl SyncToken {
-    pub(crate) fn new(stream: u64, serial: Serial) -> Self {
-        Self {
-            stream,
-            value: serial.0,
-        }
+    /// The token of `value` on stream `stream`. Tokens made by hand are checked like any
+    /// other: a wait on an unknown stream or a value nothing submitted or promised is refused.
+    #[must_use]
+    pub fn new(stream: u64, value: u64) -> Self {
+        Self { stream, value }
     }
 
     /// The stream the token belongs to (one per vkpace swapchain and its queue).

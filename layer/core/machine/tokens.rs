@@ -31,13 +31,13 @@ where
     /// now are unused once it is reached.
     #[must_use]
     pub fn last_submitted(&self) -> SyncToken {
-        SyncToken::new(self.stream, Serial(self.next_serial.0.saturating_sub(1)))
+        SyncToken::new(self.stream, self.next_serial.0.saturating_sub(1))
     }
 
     /// The token of a submission serial of this machine.
     #[must_use]
     pub fn token_of(&self, serial: Serial) -> SyncToken {
-        SyncToken::new(self.stream, serial)
+        SyncToken::new(self.stream, serial.0)
     }
 
     /// Whether `token` is known reached, without asking the shell anything: every submission up
