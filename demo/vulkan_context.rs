@@ -341,12 +341,15 @@ impl VulkanContext {
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
             .dynamic_rendering(true)
             .synchronization2(true);
+        // Host timelines (vkpace::vk::HostTimeline) need timeline semaphores, core in 1.2.
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
         let mut m1_features = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default()
             .swapchain_maintenance1(true);
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&extensions)
-            .push_next(&mut v13);
+            .push_next(&mut v13)
+            .push_next(&mut v12);
         if maintenance1.is_some() {
             // The KHR feature structure is the EXT one (same layout and structure type).
             info = info.push_next(&mut m1_features);
@@ -356,8 +359,9 @@ impl VulkanContext {
                 .push_next(&mut present_id_feature)
                 .push_next(&mut present_wait_feature);
         }
-        // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering and synchronization2 are
-        // required features of 1.3) and VK_KHR_swapchain (it can present).
+        // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering, synchronization2 and
+        // timeline semaphores are required features of 1.3) and VK_KHR_swapchain (it can
+        // present).
         let device =
             unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")?;
         // SAFETY: queue 0 of the family was requested above.
@@ -381,6 +385,8 @@ impl VulkanContext {
         config.swapchain_maintenance1 = self.maintenance1_names;
         config.gpu_timestamps = self.gpu_timing;
         config.present_wait = self.present_wait;
+        // Every context enables synchronization2 (a Vulkan 1.3 feature).
+        config.synchronization2 = true;
         // SAFETY: the options that need an extension are set exactly where the context
         // enabled it (just above).
         unsafe { self.swapchain_as_given(config) }

@@ -96,6 +96,13 @@ pub enum CoreError {
         /// What it would wait for.
         target: SyncToken,
     },
+    /// A token backed by fences (the swapchain's own) given as a GPU wait: a queue can wait
+    /// only for a timeline semaphore.
+    #[error("token ({token}) is backed by fences: the GPU cannot wait for it")]
+    NotWaitableOnGpu {
+        /// The token given.
+        token: SyncToken,
+    },
     /// A bound of zero time: every wait must be bounded, and a zero bound never waits at all.
     #[error("the wait timeout must be non-zero")]
     ZeroTimeout,

@@ -41,6 +41,6 @@ pub use presenter::semaphore_bound;
 pub use serial::Serial;
 pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
 pub use sync_graph::SyncGraph;
-pub use sync_token::SyncToken;
+pub use sync_token::{new_stream_id, SyncToken};
 pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};
 pub use vk_values::{composite_alpha, Extent, PresentMode, SurfaceFormat, VkStatus};

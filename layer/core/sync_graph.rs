@@ -35,6 +35,9 @@ struct Wait {
 pub struct SyncGraph {
     streams: Vec<Stream>,
     waits: Vec<Wait>,
+    /// The cycle search's work lists, kept so a frame's checks do not allocate.
+    stack: Vec<SyncToken>,
+    explored: Vec<(u64, u64)>,
 }
 
 impl SyncGraph {
@@ -109,16 +112,22 @@ impl SyncGraph {
     /// ([`CoreError::WaitCycle`]). `waiter`'s stream must be known; its value need not be
     /// submitted yet (the wait is checked before the submission is made).
     pub fn add_wait(&mut self, waiter: SyncToken, target: SyncToken) -> Result<(), CoreError> {
-        self.stream_of(waiter)?;
-        self.check(target)?;
-        if self.needs(target, waiter) {
-            return Err(CoreError::WaitCycle { waiter, target });
-        }
+        self.check_wait(waiter, target)?;
         if self
             .stream_of(target)
             .is_ok_and(|s| target.value() > s.reached)
         {
             self.waits.push(Wait { waiter, target });
+        }
+        Ok(())
+    }
+
+    /// What [`Self::add_wait`] would answer, without recording the wait.
+    pub fn check_wait(&mut self, waiter: SyncToken, target: SyncToken) -> Result<(), CoreError> {
+        self.stream_of(waiter)?;
+        self.check(target)?;
+        if self.needs(target, waiter) {
+            return Err(CoreError::WaitCycle { waiter, target });
         }
         Ok(())
     }
@@ -130,10 +139,26 @@ impl SyncGraph {
     }
 
     /// Whether reaching `from` needs `on`'s stream to reach `on`'s value or a later one.
-    fn needs(&self, from: SyncToken, on: SyncToken) -> bool {
+    fn needs(&mut self, from: SyncToken, on: SyncToken) -> bool {
         // Per stream, the highest value whose dependencies were already followed.
-        let mut explored: Vec<(u64, u64)> = Vec::new();
-        let mut stack = vec![from];
+        let (mut stack, mut explored) = (
+            std::mem::take(&mut self.stack),
+            std::mem::take(&mut self.explored),
+        );
+        stack.clear();
+        explored.clear();
+        stack.push(from);
+        let found = self.search(on, &mut stack, &mut explored);
+        (self.stack, self.explored) = (stack, explored);
+        found
+    }
+
+    fn search(
+        &self,
+        on: SyncToken,
+        stack: &mut Vec<SyncToken>,
+        explored: &mut Vec<(u64, u64)>,
+    ) -> bool {
         while let Some(point) = stack.pop() {
             if point.stream() == on.stream() && point.value() >= on.value() {
                 return true;
@@ -159,6 +184,22 @@ impl SyncGraph {
             );
         }
         false
+    }
+
+    /// Its lines of the state dump: each stream's submitted (or promised) and reached values,
+    /// and every GPU wait that may still be pending.
+    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for s in &self.streams {
+            writeln!(
+                out,
+                "  stream {}: submitted or promised {}, reached {}",
+                s.id, s.submitted, s.reached
+            )?;
+        }
+        for w in &self.waits {
+            writeln!(out, "  {} waits for {}", w.waiter, w.target)?;
+        }
+        Ok(())
     }
 
     fn stream(&self, id: u64) -> Option<&Stream> {

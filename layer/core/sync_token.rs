@@ -15,8 +15,9 @@ use super::serial::Serial;
 /// swapchain's (the numbers only need to differ, not to be ordered).
 static NEXT_STREAM: AtomicU64 = AtomicU64::new(1);
 
-/// A fresh stream number.
-pub(crate) fn new_stream() -> u64 {
+/// A fresh stream number, unique in the process (for a new producer's timeline).
+#[must_use]
+pub fn new_stream_id() -> u64 {
     NEXT_STREAM.fetch_add(1, Ordering::Relaxed)
 }
 

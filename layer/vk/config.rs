@@ -93,6 +93,10 @@ pub struct SwapchainConfig {
     /// [`super::PresentWaitSupport`]); without the extension [`super::Swapchain::new`] fails
     /// with [`super::Error::InvalidConfig`]. Default false.
     pub present_wait: bool,
+    /// The device enabled `synchronization2` (core in Vulkan 1.3): frames may be submitted in
+    /// several batches with [`super::Swapchain::submit_batches`] (`vkQueueSubmit2`). Set only
+    /// if the device enabled the feature. Default false.
+    pub synchronization2: bool,
 }
 
 impl Default for SwapchainConfig {
@@ -126,6 +130,7 @@ impl Default for SwapchainConfig {
             frame_limit: None,
             gpu_timestamps: false,
             present_wait: false,
+            synchronization2: false,
         }
     }
 }

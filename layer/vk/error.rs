@@ -90,7 +90,9 @@ impl From<CoreError> for Error {
     fn from(e: CoreError) -> Self {
         match e {
             CoreError::ForeignFrame { .. } => Error::ForeignFrame,
-            CoreError::ForeignToken { token, .. } => Error::ForeignToken(token),
+            CoreError::ForeignToken { token, .. } | CoreError::UnknownStream { token } => {
+                Error::ForeignToken(token)
+            }
             CoreError::TokenNotSubmitted {
                 token,
                 last_submitted,

@@ -1,6 +1,7 @@
 //! The thin Vulkan shell over [`crate::core`]: it owns the Vulkan objects and carries out the
 //! frame machine's requests. All `unsafe` of vkpace lives here.
 
+mod batches;
 mod clock;
 mod config;
 mod error;
@@ -8,6 +9,7 @@ mod executor;
 mod extensions;
 mod frame;
 mod gpu_timer;
+mod host_timeline;
 mod images;
 mod maintenance1;
 mod names;
@@ -20,10 +22,12 @@ mod tokens;
 
 pub use crate::core::{DeferredRelease, SyncToken};
 pub use crate::core::{FrameTimes, SwapchainStats, TELEMETRY_FRAMES};
+pub use batches::Batch;
 pub use config::{SwapchainConfig, SwapchainCreateDesc};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
+pub use host_timeline::HostTimeline;
 pub use maintenance1::{Maintenance1Names, Maintenance1Support};
 pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
 pub use sleep::sleep_until;

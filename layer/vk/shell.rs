@@ -34,6 +34,17 @@ pub(crate) struct Shell {
     pub(crate) deferred_memory: bool,
     /// Objects created so far, for their debug names.
     pub(crate) created: u64,
+    /// Host timelines registered with the swapchain (their frames may wait for them).
+    pub(crate) timelines: Vec<std::sync::Arc<super::host_timeline::TimelineState>>,
+    /// The device enabled synchronization2 (`vkQueueSubmit2`).
+    pub(crate) sync2: bool,
+    /// Reused by batched submissions, so a steady frame does not allocate.
+    pub(crate) batch_scratch: super::batches::Scratch,
+    /// Host-timeline values the submitted, unpresented frame waits for on the GPU: each must be
+    /// signalled before the frame is presented.
+    pub(crate) frame_host_waits: Vec<(vk::Semaphore, u64)>,
+    /// The bound of vkpace's waits (`SwapchainConfig::wait_timeout`).
+    pub(crate) wait_timeout: std::time::Duration,
 }
 
 /// A `vk::Result` as the core's status code.

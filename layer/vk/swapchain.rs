@@ -164,6 +164,11 @@ impl Swapchain {
             images: ImageTable::default(),
             deferred_memory: config.deferred_memory_allocation,
             created: 0,
+            timelines: Vec::new(),
+            sync2: config.synchronization2,
+            batch_scratch: super::batches::Scratch::default(),
+            frame_host_waits: Vec::new(),
+            wait_timeout: config.wait_timeout,
         })
     }
 
@@ -213,6 +218,8 @@ impl Swapchain {
     /// more). A frame dropped before submission is handed out again; one submitted and never
     /// presented is presented first.
     pub fn acquire(&mut self) -> Result<Acquired> {
+        // A submitted frame dropped unpresented is presented by this acquire.
+        self.settle_host_waits()?;
         let now = self.shell.clock.now_ns();
         self.machine.begin_acquire(now);
         match self.drive(now)? {
@@ -319,7 +326,7 @@ impl Swapchain {
         self.record_submission(&frame, now, None)
     }
 
-    fn record_submission(
+    pub(super) fn record_submission(
         &mut self,
         frame: &Frame,
         now: u64,
@@ -339,6 +346,7 @@ impl Swapchain {
     /// next acquire ([`Presented::Recreating`]).
     pub fn present(&mut self, frame: SubmittedFrame) -> Result<Presented> {
         self.check_owner(frame.owner)?;
+        self.settle_host_waits()?;
         let now = self.shell.clock.now_ns();
         self.machine.begin_present(frame.number, now)?;
         match self.drive(now)? {
@@ -347,7 +355,7 @@ impl Swapchain {
         }
     }
 
-    fn check_owner(&self, owner: u64) -> Result<()> {
+    pub(super) fn check_owner(&self, owner: u64) -> Result<()> {
         if owner == self.id && !self.destroyed {
             Ok(())
         } else {

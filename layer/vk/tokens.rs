@@ -1,10 +1,12 @@
 //! Completion tokens on the public swapchain: which of the GPU's work is done, so a renderer
 //! can free or reuse its own objects without `vkDeviceWaitIdle`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use super::error::{Error, Result};
+use super::error::{Error, Result, VkContext};
 use super::frame::SubmittedFrame;
+use super::host_timeline::{wait_value, HostTimeline, TimelineState};
 use super::swapchain::Swapchain;
 use crate::core::SyncToken;
 
@@ -40,9 +42,18 @@ impl Swapchain {
     /// Whether every submission up to `token` has completed. Never blocks: at most one
     /// `vkGetFenceStatus` per pending submission looked at.
     ///
-    /// Errors: [`Error::ForeignToken`] for another swapchain's token,
-    /// [`Error::TokenNotSubmitted`] for a value past [`Self::last_submitted`].
+    /// Takes the swapchain's own tokens and those of registered [`HostTimeline`]s. Errors:
+    /// [`Error::ForeignToken`] for any other token, [`Error::TokenNotSubmitted`] for a value
+    /// past [`Self::last_submitted`] (or past what a timeline promised).
     pub fn completed(&mut self, token: SyncToken) -> Result<bool> {
+        if let Some(t) = self.timeline_of(token)? {
+            // SAFETY: a registered timeline not destroyed (checked) is a live semaphore.
+            let value = unsafe { self.shell.device.get_semaphore_counter_value(t.semaphore) }
+                .during("vkGetSemaphoreCounterValue")?;
+            self.machine
+                .stream_reached(SyncToken::new(token.stream(), value))?;
+            return Ok(value >= token.value());
+        }
         if self.machine.token_reached(token) {
             return Ok(true);
         }
@@ -56,6 +67,13 @@ impl Swapchain {
     /// ([`Error::Timeout`] then; the wait may be made again). Refuses the same tokens as
     /// [`Self::completed`], and a zero `timeout`.
     pub fn wait(&mut self, token: SyncToken, timeout: Duration) -> Result<()> {
+        if timeout.is_zero() {
+            return Err(Error::Core(crate::core::CoreError::ZeroTimeout));
+        }
+        if let Some(t) = self.timeline_of(token)? {
+            wait_value(&self.shell.device, t.semaphore, token.value(), timeout)?;
+            return Ok(self.machine.stream_reached(token)?);
+        }
         let bound = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
         self.machine.begin_token_wait(token, bound)?;
         let now = self.shell.clock.now_ns();
@@ -68,6 +86,45 @@ impl Swapchain {
                 timeout,
             })
         }
+    }
+}
+
+impl Swapchain {
+    /// Lets this swapchain's frames wait for `timeline` on the GPU ([`super::Batch::waits`])
+    /// and [`Self::completed`] / [`Self::wait`] take its tokens. Registering twice is harmless.
+    pub fn register_host_timeline(&mut self, timeline: &HostTimeline) {
+        let state = timeline.state();
+        if !self
+            .shell
+            .timelines
+            .iter()
+            .any(|t| t.stream == state.stream)
+        {
+            self.machine.register_stream(state.stream);
+            self.shell.timelines.push(state);
+        }
+    }
+
+    /// The registered timeline of `token`'s stream, with what it promised brought into the
+    /// machine's view; `None` for the swapchain's own stream. Tokens of streams neither own
+    /// nor registered (or of a destroyed timeline) are [`Error::ForeignToken`].
+    pub(super) fn timeline_of(&mut self, token: SyncToken) -> Result<Option<Arc<TimelineState>>> {
+        if token.stream() == self.last_submitted().stream() {
+            return Ok(None);
+        }
+        let Some(t) = self
+            .shell
+            .timelines
+            .iter()
+            .find(|t| t.stream == token.stream() && !t.destroyed())
+            .cloned()
+        else {
+            return Err(Error::ForeignToken(token));
+        };
+        self.machine
+            .stream_promised(SyncToken::new(t.stream, t.promised()))?;
+        self.machine.check_stream_wait(token)?;
+        Ok(Some(t))
     }
 }
 

@@ -18,8 +18,8 @@ where
     W: Copy + PartialEq + fmt::Debug,
     F: Copy + PartialEq + fmt::Debug,
 {
-    /// The machine's state as text: its stream's submitted and completed values and the
-    /// pending fences, the frame in progress, the acquire ring, each image's present history
+    /// The machine's state as text: its stream's submitted and completed values, every
+    /// registered stream's, the GPU waits between them that may be pending, the pending fences, the frame in progress, the acquire ring, each image's present history
     /// and what proves it, every retired swapchain and the proof it waits for.
     ///
     /// ```
@@ -53,6 +53,7 @@ where
             op_name(m.op)
         )?;
         m.dump_settings(out)?;
+        m.sync.dump(out)?;
         m.fences.dump(out)?;
         m.presenter.dump(out)
     }

@@ -313,6 +313,8 @@ pub struct FrameMachine<S, W, F> {
     next_serial: Serial,
     /// This machine's completion-token stream (process-wide unique).
     stream: u64,
+    /// The streams waits are validated against: this machine's and the registered ones.
+    sync: super::sync_graph::SyncGraph,
     op: Op,
     frame: Option<Frame<S, F>>,
     awaiting: Option<Awaiting<S, F>>,
@@ -346,6 +348,9 @@ where
         if config.wait_timeout_ns == 0 {
             return Err(CoreError::ZeroTimeout);
         }
+        let stream = super::sync_token::new_stream_id();
+        let mut sync = super::sync_graph::SyncGraph::new();
+        sync.add_stream(stream);
         let presenter = Presenter::new(PresenterConfig {
             frames_in_flight: config.frames_in_flight,
             max_retired_swapchains: config.max_retired_swapchains,
@@ -367,7 +372,8 @@ where
             recreation: Recreation::default(),
             next_mode: None,
             next_serial: Serial(1),
-            stream: super::sync_token::new_stream(),
+            stream,
+            sync,
             op: Op::Setup,
             frame: None,
             awaiting: None,

@@ -121,6 +121,82 @@ where
         }
     }
 
+    // ----- other streams (host timelines): registered, validated, waited for by the GPU -----
+
+    /// Makes the stream `stream` known (a host timeline's): waits on its tokens are checked
+    /// against what it promised from now on.
+    pub fn register_stream(&mut self, stream: u64) {
+        self.sync.add_stream(stream);
+    }
+
+    /// Forgets `stream` and the waits on it.
+    pub fn unregister_stream(&mut self, stream: u64) {
+        if stream != self.stream {
+            self.sync.remove_stream(stream);
+        }
+    }
+
+    /// A registered stream promised (or signalled) `token`'s value: waits up to it may be made.
+    pub fn stream_promised(&mut self, token: SyncToken) -> Result<(), CoreError> {
+        self.foreign(token)?;
+        self.sync.submitted(token)
+    }
+
+    /// A registered stream reached `token`'s value (its counter was read at or past it).
+    pub fn stream_reached(&mut self, token: SyncToken) -> Result<(), CoreError> {
+        self.foreign(token)?;
+        self.sync.reached(token)
+    }
+
+    /// Checks a CPU wait for a registered stream's token: known stream, value promised.
+    pub fn check_stream_wait(&self, token: SyncToken) -> Result<(), CoreError> {
+        self.foreign(token)?;
+        self.sync.check(token)
+    }
+
+    /// Checks that the next submission may wait on the GPU for `target`, a registered
+    /// stream's token: promised, and not waiting for itself ([`CoreError::WaitCycle`]). The
+    /// machine's own tokens are backed by fences, which the GPU cannot wait for:
+    /// [`CoreError::NotWaitableOnGpu`].
+    pub fn check_gpu_wait(&mut self, target: SyncToken) -> Result<(), CoreError> {
+        if target.stream() == self.stream {
+            return Err(CoreError::NotWaitableOnGpu { token: target });
+        }
+        self.sync_own_stream()?;
+        let waiter = self.token_of(self.next_serial);
+        self.sync.check_wait(waiter, target)
+    }
+
+    /// Records GPU waits of the submission that was just made (after [`Self::check_gpu_wait`]
+    /// accepted each): they stay known until that submission completes.
+    pub fn record_gpu_waits(
+        &mut self,
+        submitted: SyncToken,
+        targets: impl IntoIterator<Item = SyncToken>,
+    ) -> Result<(), CoreError> {
+        self.sync_own_stream()?;
+        targets
+            .into_iter()
+            .try_for_each(|t| self.sync.add_wait(submitted, t))
+    }
+
+    /// Brings the graph's view of the machine's own stream up to date.
+    fn sync_own_stream(&mut self) -> Result<(), CoreError> {
+        let (last, completed) = (self.last_submitted(), self.presenter.completed());
+        self.sync.submitted(last)?;
+        self.sync.reached(self.token_of(completed))
+    }
+
+    /// Refuses the machine's own tokens where another stream's are expected.
+    fn foreign(&self, token: SyncToken) -> Result<(), CoreError> {
+        if token.stream() == self.stream {
+            return Err(CoreError::OutOfOrder(
+                "the swapchain's own token given where a registered stream's is expected",
+            ));
+        }
+        Ok(())
+    }
+
     /// The pending fence whose signal would reach `serial`: the first submitted at or after
     /// it, or, where that submission never got a fence (it failed), the newest one before it
     /// that is not already known complete. `None`: reached.

@@ -1,0 +1,196 @@
+//! [`HostTimeline`]: a timeline semaphore that a CPU producer (another thread: a streaming
+//! loader, a simulation, a video decoder) signals, and whose values frames wait for on the GPU
+//! ([`super::Batch::waits`]). Seed 003's explicit fences between producers and consumers, on
+//! Vulkan's timeline semaphores (core in 1.2, feature `timelineSemaphore`).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ash::vk;
+
+use super::error::{Error, Result, VkContext};
+use crate::core::SyncToken;
+
+/// What a swapchain that registered the timeline shares with it: the stream, the highest value
+/// promised, the semaphore, and whether it was destroyed.
+#[derive(Debug)]
+pub(crate) struct TimelineState {
+    pub(crate) stream: u64,
+    pub(crate) semaphore: vk::Semaphore,
+    promised: AtomicU64,
+    destroyed: AtomicBool,
+}
+
+impl TimelineState {
+    /// The highest value promised or signalled.
+    pub(crate) fn promised(&self) -> u64 {
+        self.promised.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn destroyed(&self) -> bool {
+        self.destroyed.load(Ordering::Acquire)
+    }
+}
+
+/// A timeline semaphore signalled from the CPU. Share it with the producer thread by reference
+/// (it is `Sync`) or in an `Arc`; register it with each swapchain whose frames wait for it
+/// ([`super::Swapchain::register_host_timeline`]).
+///
+/// A producer calls [`Self::promise`] for a value before a frame may wait for it on the GPU,
+/// and keeps the promise with [`Self::signal`]: a GPU wait on a value nobody promised is
+/// refused at the call ([`Error::TokenNotSubmitted`]), since the queue would wait forever.
+///
+/// ```no_run
+/// # fn f(device: &ash::Device) -> vkpace::vk::Result<()> {
+/// use vkpace::vk::HostTimeline;
+/// // SAFETY: the device enabled `timelineSemaphore`; destroyed below, unused by then.
+/// let timeline = unsafe { HostTimeline::new(device)? };
+/// std::thread::scope(|s| {
+///     s.spawn(|| {
+///         timeline.promise(1);
+///         // ... produce ...
+///         timeline.signal(1)
+///     });
+/// });
+/// timeline.wait(timeline.token(1), std::time::Duration::from_secs(1))?;
+/// // SAFETY: no pending GPU wait on it, no other user left.
+/// unsafe { timeline.destroy() };
+/// # Ok(()) }
+/// ```
+pub struct HostTimeline {
+    device: ash::Device,
+    state: Arc<TimelineState>,
+}
+
+impl std::fmt::Debug for HostTimeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostTimeline")
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostTimeline {
+    /// A new timeline at value 0 (nothing promised).
+    ///
+    /// # Safety
+    ///
+    /// `device` must be valid with the `timelineSemaphore` feature enabled, and outlive the
+    /// timeline ([`Self::destroy`] before the device).
+    pub unsafe fn new(device: &ash::Device) -> Result<Self> {
+        let mut kind = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
+        // SAFETY: caller contract (valid device with timeline semaphores).
+        let semaphore =
+            unsafe { device.create_semaphore(&info, None) }.during("vkCreateSemaphore")?;
+        Ok(Self {
+            device: device.clone(),
+            state: Arc::new(TimelineState {
+                stream: crate::core::new_stream_id(),
+                semaphore,
+                promised: AtomicU64::new(0),
+                destroyed: AtomicBool::new(false),
+            }),
+        })
+    }
+
+    /// The token of `value` on this timeline.
+    #[must_use]
+    pub fn token(&self, value: u64) -> SyncToken {
+        SyncToken::new(self.state.stream, value)
+    }
+
+    /// The semaphore (for waits vkpace does not make, such as another queue's submission).
+    #[must_use]
+    pub fn semaphore(&self) -> vk::Semaphore {
+        self.state.semaphore
+    }
+
+    /// Promises that `value` will be signalled: from now on a frame may wait for it on the GPU.
+    /// Promises only grow; a lower value changes nothing.
+    pub fn promise(&self, value: u64) {
+        self.state.promised.fetch_max(value, Ordering::AcqRel);
+    }
+
+    /// Signals `value` from the CPU (`vkSignalSemaphore`), which also promises it. The value
+    /// must be greater than the timeline's current one (`VUID-VkSemaphoreSignalInfo-value-03258`).
+    pub fn signal(&self, value: u64) -> Result<()> {
+        self.promise(value);
+        let info = vk::SemaphoreSignalInfo::default()
+            .semaphore(self.state.semaphore)
+            .value(value);
+        // SAFETY: the semaphore is a live timeline semaphore of `device` (destroyed only by
+        // `destroy`, which takes the timeline by value).
+        unsafe { self.device.signal_semaphore(&info) }.during("vkSignalSemaphore")
+    }
+
+    /// The timeline's current value (`vkGetSemaphoreCounterValue`).
+    pub fn value(&self) -> Result<u64> {
+        // SAFETY: as in `signal`.
+        unsafe {
+            self.device
+                .get_semaphore_counter_value(self.state.semaphore)
+        }
+        .during("vkGetSemaphoreCounterValue")
+    }
+
+    /// Waits on the CPU until the timeline reaches `token`, at most `timeout`. A value nobody
+    /// promised is refused at once ([`Error::TokenNotSubmitted`]); a token of another stream is
+    /// [`Error::ForeignToken`].
+    pub fn wait(&self, token: SyncToken, timeout: Duration) -> Result<()> {
+        if token.stream() != self.state.stream {
+            return Err(Error::ForeignToken(token));
+        }
+        let promised = self.state.promised();
+        if token.value() > promised {
+            return Err(Error::TokenNotSubmitted {
+                token,
+                last_submitted: promised,
+            });
+        }
+        wait_value(&self.device, self.state.semaphore, token.value(), timeout)
+    }
+
+    /// Destroys the semaphore.
+    ///
+    /// # Safety
+    ///
+    /// No pending GPU wait or signal may use it (every frame that waited for it has completed:
+    /// wait for the swapchain's [`super::Swapchain::last_submitted`] first), and no other
+    /// thread may use it any more.
+    pub unsafe fn destroy(self) {
+        self.state.destroyed.store(true, Ordering::Release);
+        // SAFETY: caller contract.
+        unsafe { self.device.destroy_semaphore(self.state.semaphore, None) };
+    }
+
+    pub(crate) fn state(&self) -> Arc<TimelineState> {
+        Arc::clone(&self.state)
+    }
+}
+
+/// Waits (bounded) for `semaphore` to reach `value`; a timeout is [`Error::Timeout`].
+pub(crate) fn wait_value(
+    device: &ash::Device,
+    semaphore: vk::Semaphore,
+    value: u64,
+    timeout: Duration,
+) -> Result<()> {
+    let (semaphores, values) = ([semaphore], [value]);
+    let info = vk::SemaphoreWaitInfo::default()
+        .semaphores(&semaphores)
+        .values(&values);
+    let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+    // SAFETY: the caller's semaphore is a live timeline semaphore of `device`.
+    match unsafe { device.wait_semaphores(&info, ns) } {
+        Ok(()) => Ok(()),
+        Err(vk::Result::TIMEOUT) => Err(Error::Timeout {
+            what: "a host timeline value",
+            timeout,
+        }),
+        Err(e) => Err(Error::vk("vkWaitSemaphores", e)),
+    }
+}

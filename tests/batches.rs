@@ -1,0 +1,278 @@
+//! Frames in several batches (`Swapchain::submit_batches`, `vkQueueSubmit2`) waiting on the GPU
+//! for a producer thread's host timeline, on lavapipe under the validation layer
+//! (synchronization validation on the sid stack), on both sync paths and with vkpace's GPU
+//! timestamps where the device offers them:
+//!
+//! - every frame in three batches, the first waiting for the value the producer signals for
+//!   that frame (the producer promises first, then signals later: the GPU waits before the
+//!   signal); zero validation messages, and each frame's token reached after the producer's;
+//! - validated waits: a CPU or GPU wait on a value nobody promised returns the typed error at
+//!   once (the time to return is measured), as do a token of an unregistered timeline and the
+//!   swapchain's own fence-backed token given as a GPU wait; the refused frame is handed out
+//!   again and the loop goes on.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context as _, Result};
+use ash::vk;
+use common::{Harness, RenderTarget};
+use vkpace::core::CoreError;
+use vkpace::vk::{Acquired, Batch, Error, Frame, HostTimeline, SwapchainConfig, SyncToken};
+
+const FRAMES: u64 = 60;
+/// The producer's work per value.
+const PRODUCE: Duration = Duration::from_millis(2);
+
+/// Empty command buffers for the batches around the renderer's, one pair per slot.
+struct ExtraCommands {
+    device: ash::Device,
+    pool: vk::CommandPool,
+    buffers: Vec<vk::CommandBuffer>,
+}
+
+impl ExtraCommands {
+    fn new(h: &Harness) -> Result<Self> {
+        let ctx = h.ctx.as_ref().context("context")?;
+        let device = ctx.device.clone();
+        let info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(ctx.queue_family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid device; destroyed in `destroy` after the frames completed.
+        let pool = unsafe { device.create_command_pool(&info, None) }?;
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .command_buffer_count(2 * vkpace::core::MAX_FRAMES_IN_FLIGHT as u32);
+        // SAFETY: `pool` was just made.
+        let buffers = unsafe { device.allocate_command_buffers(&alloc) }?;
+        Ok(Self {
+            device,
+            pool,
+            buffers,
+        })
+    }
+
+    /// The slot's two command buffers, recorded empty (the slot's last use completed).
+    fn record(&self, slot: usize) -> Result<[vk::CommandBuffer; 2]> {
+        let pair = [self.buffers[2 * slot], self.buffers[2 * slot + 1]];
+        for cmd in pair {
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            // SAFETY: the slot's previous submission completed (vkpace's slot contract).
+            unsafe {
+                self.device
+                    .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())?;
+                self.device.begin_command_buffer(cmd, &begin)?;
+                self.device.end_command_buffer(cmd)?;
+            }
+        }
+        Ok(pair)
+    }
+
+    fn destroy(self) {
+        // SAFETY: the swapchain waited for its last submission before this.
+        unsafe { self.device.destroy_command_pool(self.pool, None) };
+    }
+}
+
+/// One frame in three batches: [extra, waiting for `wait`], [renderer], [extra].
+fn frame_in_batches(
+    h: &mut Harness,
+    extra: &ExtraCommands,
+    frame: Frame,
+    wait: SyncToken,
+) -> Result<SyncToken> {
+    let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
+        bail!("harness finished");
+    };
+    let cmd = r.record(
+        &RenderTarget::of(&frame),
+        h.frames as f32 / 60.0,
+        0.0,
+        &h.history,
+    )?;
+    let [first, last] = extra.record(frame.slot())?;
+    let waits = [(wait, vk::PipelineStageFlags2::ALL_COMMANDS)];
+    let (b0, b1, b2) = ([first], [cmd], [last]);
+    let batches = [
+        Batch::new(&b0).waits(&waits),
+        Batch::new(&b1),
+        Batch::new(&b2),
+    ];
+    // SAFETY: the command buffers are recorded, of the queue's family, and live until the
+    // frame completes; the value waited for was promised and is signalled by the producer.
+    let submitted = unsafe {
+        sc.submit_batches(
+            frame,
+            &batches,
+            vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+        )
+    }?;
+    let token = submitted.token();
+    sc.present(submitted)?;
+    h.frames += 1;
+    h.check_canary("after presenting")?;
+    Ok(token)
+}
+
+fn acquire(h: &mut Harness) -> Result<Frame> {
+    match h.swapchain().acquire()? {
+        Acquired::Frame(f) => Ok(f),
+        _ => bail!("zero extent on a headless surface"),
+    }
+}
+
+fn config(m1: bool) -> SwapchainConfig {
+    let mut c = SwapchainConfig::default();
+    c.frames_in_flight = 3;
+    c.swapchain_maintenance1 = m1.then_some(vkpace::vk::Maintenance1Names::Ext);
+    c
+}
+
+/// `FRAMES` frames, frame `i` waiting on the GPU for value `i` of the producer's timeline.
+fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
+    let mut h = Harness::headless(config(m1))?;
+    let extra = ExtraCommands::new(&h)?;
+    // SAFETY: the context enables timeline semaphores; destroyed below once unused.
+    let timeline = unsafe { HostTimeline::new(&h.ctx.as_ref().context("context")?.device) }?;
+    h.swapchain().register_host_timeline(&timeline);
+    timeline.promise(FRAMES);
+    let result = std::thread::scope(|s| -> Result<()> {
+        let producer = s.spawn(|| -> vkpace::vk::Result<()> {
+            for v in 1..=FRAMES {
+                std::thread::sleep(PRODUCE);
+                timeline.signal(v)?;
+            }
+            Ok(())
+        });
+        let mut frames = Ok(());
+        let mut before_signal = 0;
+        for v in 1..=FRAMES {
+            before_signal += u64::from(timeline.value()? < v);
+            frames = acquire(&mut h)
+                .and_then(|f| frame_in_batches(&mut h, &extra, f, timeline.token(v)))
+                .and_then(|t| {
+                    // The frame waited for the producer: its value is signalled by now.
+                    let reached = h.swapchain().completed(t)?;
+                    ensure!(
+                        !reached || timeline.value()? >= v,
+                        "frame {v} ran before its value"
+                    );
+                    Ok(())
+                });
+            if frames.is_err() {
+                break;
+            }
+        }
+        let produced = producer
+            .join()
+            .map_err(|_| anyhow::anyhow!("producer panicked"))?;
+        frames.and(produced.map_err(Into::into))?;
+        println!(
+            "{before_signal} of {FRAMES} frames were submitted before their value was signalled"
+        );
+        ensure!(
+            before_signal > 0,
+            "no frame waited on the GPU before the producer's signal"
+        );
+        Ok(())
+    });
+    let dump = h.swapchain().debug_state().to_string();
+    let line = format!(
+        "stream {}: submitted or promised {FRAMES}",
+        timeline.token(0).stream()
+    );
+    ensure!(
+        dump.contains(&line),
+        "the state dump lacks {line:?}:\n{dump}"
+    );
+    let last = h.swapchain().last_submitted();
+    h.swapchain().wait(last, Duration::from_secs(5))?;
+    // SAFETY: every frame that waited for it completed (just waited); the producer ended.
+    unsafe { timeline.destroy() };
+    extra.destroy();
+    result?;
+    let stats = h.finish()?;
+    ensure!(stats.frames_presented == FRAMES, "{stats:?}");
+    Ok(())
+}
+
+#[test]
+fn frames_in_three_batches_wait_for_a_producer_legacy() -> Result<()> {
+    frames_wait_for_the_producer(false)
+}
+
+#[test]
+fn frames_in_three_batches_wait_for_a_producer_maintenance1() -> Result<()> {
+    frames_wait_for_the_producer(true)
+}
+
+/// Waits that could never end are refused at the call, typed, and at once.
+#[test]
+fn unsatisfiable_waits_are_refused_at_once() -> Result<()> {
+    let mut h = Harness::headless(config(true))?;
+    let extra = ExtraCommands::new(&h)?;
+    let device = h.ctx.as_ref().context("context")?.device.clone();
+    // SAFETY: timeline semaphores enabled; both destroyed below, never waited for on the GPU.
+    let (timeline, stranger) =
+        unsafe { (HostTimeline::new(&device)?, HostTimeline::new(&device)?) };
+    h.swapchain().register_host_timeline(&timeline);
+    timeline.signal(3)?;
+    let never = timeline.token(4);
+    let checks = refusals(&mut h, &extra, never, stranger.token(1));
+    // SAFETY: no GPU wait was ever made on either.
+    unsafe {
+        timeline.destroy();
+        stranger.destroy();
+    }
+    let (cpu, gpu) = checks?;
+    println!("a CPU wait on a value never promised returned in {cpu:?}, a GPU wait in {gpu:?}");
+    ensure!(cpu < Duration::from_millis(5) && gpu < Duration::from_millis(5));
+    // The refused frame came back and the loop goes on.
+    for _ in 0..3 {
+        h.frame()?;
+    }
+    extra.destroy();
+    h.finish().map(|_| ())
+}
+
+/// The refusals; returns how long the CPU and the GPU wait on `never` took to be refused.
+fn refusals(
+    h: &mut Harness,
+    extra: &ExtraCommands,
+    never: SyncToken,
+    foreign: SyncToken,
+) -> Result<(Duration, Duration)> {
+    let t0 = Instant::now();
+    let cpu = h.swapchain().wait(never, Duration::from_secs(5));
+    let cpu_time = t0.elapsed();
+    ensure!(
+        matches!(cpu, Err(Error::TokenNotSubmitted { token, last_submitted: 3 }) if token == never),
+        "CPU wait: {cpu:?}"
+    );
+    ensure!(matches!(
+        h.swapchain().completed(foreign),
+        Err(Error::ForeignToken(_))
+    ));
+    let frame = acquire(h)?;
+    let number = frame.number();
+    let t0 = Instant::now();
+    let gpu = frame_in_batches(h, extra, frame, never);
+    let gpu_time = t0.elapsed();
+    match gpu.map_err(|e| e.downcast::<Error>()) {
+        Err(Ok(Error::TokenNotSubmitted { .. })) => {}
+        other => bail!("GPU wait on a value never promised: {other:?}"),
+    }
+    let frame = acquire(h)?;
+    ensure!(
+        frame.number() == number,
+        "the refused frame was not handed out again"
+    );
+    let own = h.swapchain().last_submitted();
+    match frame_in_batches(h, extra, frame, own).map_err(|e| e.downcast::<Error>()) {
+        Err(Ok(Error::Core(CoreError::NotWaitableOnGpu { .. }))) => {}
+        other => bail!("a fence-backed token as a GPU wait: {other:?}"),
+    }
+    Ok((cpu_time, gpu_time))
+}
