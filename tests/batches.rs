@@ -6,8 +6,9 @@
 //! - every frame in three batches, the first waiting for the value the producer signals for
 //!   that frame (the producer promises first, then signals later: the GPU waits before the
 //!   signal); zero validation messages, and each frame's token reached after the producer's;
-//! - validated waits: a CPU or GPU wait on a value nobody promised returns the typed error at
-//!   once (the time to return is measured), as do a token of an unregistered timeline and the
+//! - a merged token set (the last frame's and the producer's last value) waited for and reached;
+//! - validated waits: a CPU wait on a merged set with a value nobody promised, and a GPU wait
+//!   on such a value, return the typed error at once (the time to return is measured), as do a token of an unregistered timeline and the
 //!   swapchain's own fence-backed token given as a GPU wait; the refused frame is handed out
 //!   again and the loop goes on.
 
@@ -19,7 +20,9 @@ use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
 use vkpace::core::CoreError;
-use vkpace::vk::{Acquired, Batch, Error, Frame, HostTimeline, SwapchainConfig, SyncToken};
+use vkpace::vk::{
+    Acquired, Batch, Error, Frame, HostTimeline, SwapchainConfig, SyncToken, TokenSet,
+};
 
 const FRAMES: u64 = 60;
 /// The producer's work per value.
@@ -187,8 +190,14 @@ fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
         dump.contains(&line),
         "the state dump lacks {line:?}:\n{dump}"
     );
-    let last = h.swapchain().last_submitted();
-    h.swapchain().wait(last, Duration::from_secs(5))?;
+    // A merged set: the last frame and the producer's last value.
+    let mut both = TokenSet::from(h.swapchain().last_submitted());
+    both.merge(timeline.token(FRAMES))?;
+    h.swapchain().wait(both, Duration::from_secs(5))?;
+    ensure!(
+        h.swapchain().completed(both)?,
+        "{both} not reached after its wait"
+    );
     // SAFETY: every frame that waited for it completed (just waited); the producer ended.
     unsafe { timeline.destroy() };
     extra.destroy();
@@ -244,8 +253,11 @@ fn refusals(
     never: SyncToken,
     foreign: SyncToken,
 ) -> Result<(Duration, Duration)> {
+    // A merged set with one member never promised is refused whole, before any wait.
+    let mut set = TokenSet::from(h.swapchain().last_submitted());
+    set.merge(never)?;
     let t0 = Instant::now();
-    let cpu = h.swapchain().wait(never, Duration::from_secs(5));
+    let cpu = h.swapchain().wait(set, Duration::from_secs(5));
     let cpu_time = t0.elapsed();
     ensure!(
         matches!(cpu, Err(Error::TokenNotSubmitted { token, last_submitted: 3 }) if token == never),

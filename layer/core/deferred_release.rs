@@ -5,16 +5,17 @@
 
 use std::collections::VecDeque;
 
-use super::sync_token::SyncToken;
+use super::token_set::TokenSet;
 
 /// Objects waiting for their completion tokens, oldest first.
 ///
 /// Tokens of one stream are reached in order, so only the oldest entry is ever tested: releasing
 /// costs one test per call plus one per object handed back. An entry pushed with an older token
-/// than the one before it is released no earlier than that one (late, never early).
+/// (or one of another stream) than the one before it is released no earlier than that one
+/// (late, never early).
 ///
 /// ```
-/// use vkpace::core::{DeferredRelease, SyncToken};
+/// use vkpace::core::{DeferredRelease, SyncToken, TokenSet};
 ///
 /// let mut framebuffers: DeferredRelease<u32> = DeferredRelease::new();
 /// # let token_after_last_use: SyncToken = vkpace::core::FrameMachine::<u8, u8, u8>::new(
@@ -23,13 +24,15 @@ use super::sync_token::SyncToken;
 /// // Each frame: hand back what the GPU finished with (here: the "nothing submitted" token,
 /// // reached at once). With a swapchain, `reached` is `|t| swapchain.completed(t)`.
 /// let mut destroyed = Vec::new();
-/// framebuffers.release_reached(|t| Ok::<_, ()>(t.is_none()), |fb| destroyed.push(fb))?;
+/// framebuffers.release_reached(|t: TokenSet| Ok::<_, ()>(t.tokens().all(|t| t.is_none())), |fb| {
+///     destroyed.push(fb)
+/// })?;
 /// assert_eq!(destroyed, [7]);
 /// # Ok::<(), ()>(())
 /// ```
 #[derive(Debug)]
 pub struct DeferredRelease<T> {
-    pending: VecDeque<(SyncToken, T)>,
+    pending: VecDeque<(TokenSet, T)>,
 }
 
 impl<T> Default for DeferredRelease<T> {
@@ -47,9 +50,9 @@ impl<T> DeferredRelease<T> {
         }
     }
 
-    /// Keeps `item` until `after` is reached.
-    pub fn defer(&mut self, after: SyncToken, item: T) {
-        self.pending.push_back((after, item));
+    /// Keeps `item` until `after` (a token or a merged set) is reached.
+    pub fn defer(&mut self, after: impl Into<TokenSet>, item: T) {
+        self.pending.push_back((after.into(), item));
     }
 
     /// Objects still waiting.
@@ -69,7 +72,7 @@ impl<T> DeferredRelease<T> {
     /// `reached` stops the walk and keeps that object.
     pub fn release_reached<E>(
         &mut self,
-        mut reached: impl FnMut(SyncToken) -> Result<bool, E>,
+        mut reached: impl FnMut(TokenSet) -> Result<bool, E>,
         mut release: impl FnMut(T),
     ) -> Result<usize, E> {
         let mut released = 0;
@@ -98,6 +101,7 @@ impl<T> DeferredRelease<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::SyncToken;
 
     #[test]
     fn releases_in_order_and_stops_at_the_first_unreached() {
@@ -107,7 +111,10 @@ mod tests {
         }
         let mut out = Vec::new();
         let n = list
-            .release_reached(|t| Ok::<_, ()>(t.value() <= 3), |v| out.push(v))
+            .release_reached(
+                |t: TokenSet| Ok::<_, ()>(t.tokens().all(|t| t.value() <= 3)),
+                |v| out.push(v),
+            )
             .unwrap();
         assert_eq!((n, out.as_slice(), list.len()), (3, &[1, 2, 3][..], 1));
     }

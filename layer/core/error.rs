@@ -103,6 +103,12 @@ pub enum CoreError {
         /// The token given.
         token: SyncToken,
     },
+    /// A merged token set spanning more streams than it holds.
+    #[error("a token set holds tokens of at most {capacity} streams")]
+    TokenSetFull {
+        /// The most streams a set spans.
+        capacity: usize,
+    },
     /// A bound of zero time: every wait must be bounded, and a zero bound never waits at all.
     #[error("the wait timeout must be non-zero")]
     ZeroTimeout,

@@ -23,6 +23,7 @@ mod swapchain_state;
 mod sync_graph;
 mod sync_token;
 mod telemetry;
+mod token_set;
 mod vk_values;
 
 pub use deferred_release::DeferredRelease;
@@ -43,4 +44,5 @@ pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
 pub use sync_graph::SyncGraph;
 pub use sync_token::{new_stream_id, SyncToken};
 pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};
+pub use token_set::{TokenSet, TOKEN_SET_CAPACITY};
 pub use vk_values::{composite_alpha, Extent, PresentMode, SurfaceFormat, VkStatus};

@@ -2,13 +2,13 @@
 //! can free or reuse its own objects without `vkDeviceWaitIdle`.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::error::{Error, Result, VkContext};
 use super::frame::SubmittedFrame;
 use super::host_timeline::{wait_value, HostTimeline, TimelineState};
 use super::swapchain::Swapchain;
-use crate::core::SyncToken;
+use crate::core::{SyncToken, TokenSet};
 
 impl Swapchain {
     /// The token of the newest submission on this swapchain's queue that vkpace made or was
@@ -39,13 +39,35 @@ impl Swapchain {
         self.machine.last_submitted()
     }
 
-    /// Whether every submission up to `token` has completed. Never blocks: at most one
-    /// `vkGetFenceStatus` per pending submission looked at.
+    /// Whether every submission up to `tokens` has completed (a token, or a merged
+    /// [`TokenSet`]: all of its members). Never blocks: at most one `vkGetFenceStatus` per
+    /// pending submission looked at, one `vkGetSemaphoreCounterValue` per host timeline.
     ///
     /// Takes the swapchain's own tokens and those of registered [`HostTimeline`]s. Errors:
     /// [`Error::ForeignToken`] for any other token, [`Error::TokenNotSubmitted`] for a value
     /// past [`Self::last_submitted`] (or past what a timeline promised).
-    pub fn completed(&mut self, token: SyncToken) -> Result<bool> {
+    pub fn completed(&mut self, tokens: impl Into<TokenSet>) -> Result<bool> {
+        let set = tokens.into();
+        self.check_tokens(&set)?;
+        for token in set.tokens() {
+            if !self.token_completed(token)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Every member of `set` checked before anything is looked at or waited for.
+    fn check_tokens(&mut self, set: &TokenSet) -> Result<()> {
+        for token in set.tokens() {
+            if self.timeline_of(token)?.is_none() {
+                self.machine.check_token(token)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn token_completed(&mut self, token: SyncToken) -> Result<bool> {
         if let Some(t) = self.timeline_of(token)? {
             // SAFETY: a registered timeline not destroyed (checked) is a live semaphore.
             let value = unsafe { self.shell.device.get_semaphore_counter_value(t.semaphore) }
@@ -63,13 +85,31 @@ impl Swapchain {
         Ok(self.machine.token_reached(token))
     }
 
-    /// Waits until every submission up to `token` has completed, at most `timeout`
-    /// ([`Error::Timeout`] then; the wait may be made again). Refuses the same tokens as
-    /// [`Self::completed`], and a zero `timeout`.
-    pub fn wait(&mut self, token: SyncToken, timeout: Duration) -> Result<()> {
+    /// Waits until `tokens` (a token or a merged [`TokenSet`]) are reached, at most `timeout`
+    /// in all ([`Error::Timeout`] then; the wait may be made again). Every member is checked
+    /// before anything is waited for: the same refusals as [`Self::completed`], and a zero
+    /// `timeout`.
+    pub fn wait(&mut self, tokens: impl Into<TokenSet>, timeout: Duration) -> Result<()> {
         if timeout.is_zero() {
             return Err(Error::Core(crate::core::CoreError::ZeroTimeout));
         }
+        let set = tokens.into();
+        self.check_tokens(&set)?;
+        let deadline = Instant::now() + timeout;
+        for token in set.tokens() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout {
+                    what: "a completion token",
+                    timeout,
+                });
+            }
+            self.wait_token(token, left)?;
+        }
+        Ok(())
+    }
+
+    fn wait_token(&mut self, token: SyncToken, timeout: Duration) -> Result<()> {
         if let Some(t) = self.timeline_of(token)? {
             wait_value(&self.shell.device, t.semaphore, token.value(), timeout)?;
             return Ok(self.machine.stream_reached(token)?);

@@ -62,7 +62,8 @@ where
         self.begin_token(token, Some(timeout_ns))
     }
 
-    fn begin_token(&mut self, token: SyncToken, wait_ns: Option<u64>) -> Result<(), CoreError> {
+    /// Checks a token of this machine's stream: its value must have been submitted.
+    pub fn check_token(&self, token: SyncToken) -> Result<(), CoreError> {
         if token.stream() != self.stream {
             return Err(CoreError::ForeignToken {
                 token,
@@ -76,6 +77,11 @@ where
                 last_submitted: last.value(),
             });
         }
+        Ok(())
+    }
+
+    fn begin_token(&mut self, token: SyncToken, wait_ns: Option<u64>) -> Result<(), CoreError> {
+        self.check_token(token)?;
         if self.op != Op::Idle {
             return Err(CoreError::OutOfOrder(
                 "a token asked about during another operation",
