@@ -47,9 +47,22 @@ unsafe extern "system" fn on_message(
         // The loader telling that VK_INSTANCE_LAYERS is set (the virtual display sets it).
         return vk::FALSE;
     }
+    if is_known_layer_bug(&id, &text) {
+        eprintln!("[validation layer bug, not counted] {text}");
+        return vk::FALSE;
+    }
     log.count.fetch_add(1, Ordering::SeqCst);
     eprintln!("[validation {severity:?}] {text}");
     vk::FALSE
+}
+
+/// A message the validation layer itself calls its own bug, and exactly that one: older layers
+/// (bookworm's 1.3.239) time out in their own tracking of a timeline semaphore a host thread
+/// signals while another thread waits on it ("Timeout waiting for timeline semaphore state to
+/// update. This is most likely a validation bug"; fixed in Vulkan-ValidationLayers pull request
+/// 8519, 2024). Sid's layer does not report it; every other message still counts.
+fn is_known_layer_bug(id: &str, text: &str) -> bool {
+    id == "UNASSIGNED-VkSemaphore-state-timeout" && text.contains("most likely a validation bug")
 }
 
 /// Where the demo presents.

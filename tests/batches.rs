@@ -230,12 +230,18 @@ fn unsatisfiable_waits_are_refused_at_once() -> Result<()> {
     timeline.signal(3)?;
     let never = timeline.token(4);
     let checks = refusals(&mut h, &extra, never, stranger.token(1));
+    h.swapchain().unregister_host_timeline(&timeline);
+    let after = h.swapchain().completed(timeline.token(1));
     // SAFETY: no GPU wait was ever made on either.
     unsafe {
         timeline.destroy();
         stranger.destroy();
     }
     let (cpu, gpu) = checks?;
+    ensure!(
+        matches!(after, Err(Error::ForeignToken(_))),
+        "an unregistered timeline's token: {after:?}"
+    );
     println!("a CPU wait on a value never promised returned in {cpu:?}, a GPU wait in {gpu:?}");
     ensure!(cpu < Duration::from_millis(5) && gpu < Duration::from_millis(5));
     // The refused frame came back and the loop goes on.

@@ -145,6 +145,14 @@ impl Swapchain {
         }
     }
 
+    /// Forgets `timeline`: its tokens are [`Error::ForeignToken`] here from now on. Frames
+    /// already submitted keep their waits (the timeline must outlive them).
+    pub fn unregister_host_timeline(&mut self, timeline: &HostTimeline) {
+        let stream = timeline.token(0).stream();
+        self.shell.timelines.retain(|t| t.stream != stream);
+        self.machine.unregister_stream(stream);
+    }
+
     /// The registered timeline of `token`'s stream, with what it promised brought into the
     /// machine's view; `None` for the swapchain's own stream. Tokens of streams neither own
     /// nor registered (or of a destroyed timeline) are [`Error::ForeignToken`].
