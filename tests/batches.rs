@@ -26,7 +26,12 @@ use vkpace::vk::{
 
 const FRAMES: u64 = 60;
 /// The producer's work per value.
-const PRODUCE: Duration = Duration::from_millis(2);
+/// Every `LATE_EVERY`-th value the producer is slow (`LATE` of work), so frames catch up with
+/// it and wait on the GPU for a value not yet signalled; the others it signals ahead. Few
+/// late values, because bookworm's validation layer stalls 5 s in its own bug now and then
+/// when a host thread signals while another waits (see `demo/vulkan_context.rs`).
+const LATE_EVERY: u64 = 20;
+const LATE: Duration = Duration::from_millis(30);
 
 /// Empty command buffers for the batches around the renderer's, one pair per slot.
 struct ExtraCommands {
@@ -139,12 +144,14 @@ fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
     let extra = ExtraCommands::new(&h)?;
     // SAFETY: the context enables timeline semaphores; destroyed below once unused.
     let timeline = unsafe { HostTimeline::new(&h.ctx.as_ref().context("context")?.device) }?;
-    h.swapchain().register_host_timeline(&timeline);
-    timeline.promise(FRAMES);
+    h.swapchain().register_host_timeline(&timeline)?;
+    timeline.promise(FRAMES)?;
     let result = std::thread::scope(|s| -> Result<()> {
         let producer = s.spawn(|| -> vkpace::vk::Result<()> {
             for v in 1..=FRAMES {
-                std::thread::sleep(PRODUCE);
+                if v % LATE_EVERY == 0 {
+                    std::thread::sleep(LATE);
+                }
                 timeline.signal(v)?;
             }
             Ok(())
@@ -155,15 +162,7 @@ fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
             before_signal += u64::from(timeline.value()? < v);
             frames = acquire(&mut h)
                 .and_then(|f| frame_in_batches(&mut h, &extra, f, timeline.token(v)))
-                .and_then(|t| {
-                    // The frame waited for the producer: its value is signalled by now.
-                    let reached = h.swapchain().completed(t)?;
-                    ensure!(
-                        !reached || timeline.value()? >= v,
-                        "frame {v} ran before its value"
-                    );
-                    Ok(())
-                });
+                .map(|_| ());
             if frames.is_err() {
                 break;
             }
@@ -226,7 +225,7 @@ fn unsatisfiable_waits_are_refused_at_once() -> Result<()> {
     // SAFETY: timeline semaphores enabled; both destroyed below, never waited for on the GPU.
     let (timeline, stranger) =
         unsafe { (HostTimeline::new(&device)?, HostTimeline::new(&device)?) };
-    h.swapchain().register_host_timeline(&timeline);
+    h.swapchain().register_host_timeline(&timeline)?;
     timeline.signal(3)?;
     let never = timeline.token(4);
     let checks = refusals(&mut h, &extra, never, stranger.token(1));
@@ -293,4 +292,104 @@ fn refusals(
         other => bail!("a fence-backed token as a GPU wait: {other:?}"),
     }
     Ok((cpu_time, gpu_time))
+}
+
+/// The GPU really waits: a frame whose value is not signalled stays pending (its token is not
+/// reached) until the producer signals, however long that takes; dropped unpresented, it is
+/// presented by the teardown only after the signal (VUID-vkQueuePresentKHR-pWaitSemaphores-03268,
+/// which sid's validation layer checks). Bad signals are refused, typed, and change nothing.
+#[test]
+fn a_frame_waits_on_the_gpu_until_the_producer_signals() -> Result<()> {
+    let mut h = Harness::headless(config(true))?;
+    let extra = ExtraCommands::new(&h)?;
+    // SAFETY: timeline semaphores enabled; destroyed below once unused and unregistered.
+    let timeline = unsafe { HostTimeline::new(&h.ctx.as_ref().context("context")?.device) }?;
+    h.swapchain().register_host_timeline(&timeline)?;
+    let result = pending_until_signalled(&mut h, &extra, &timeline);
+    h.swapchain().unregister_host_timeline(&timeline);
+    // The teardown presents the dropped frame, which it may do only after the value is
+    // signalled (50 ms into it, by another thread), and waits for everything.
+    let sc = h.swapchain.take().context("swapchain")?;
+    let torn_down = std::thread::scope(|s| {
+        let signaller = s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(50));
+            timeline.signal(2)
+        });
+        let started = Instant::now();
+        let torn_down = sc.destroy();
+        println!(
+            "the teardown took {:?} (the signal came at 50 ms)",
+            started.elapsed()
+        );
+        (torn_down, signaller.join())
+    });
+    // SAFETY: the teardown presented and waited for the frame; nothing else uses it.
+    unsafe { timeline.destroy() };
+    extra.destroy();
+    if let Some(r) = h.renderer.take() {
+        r.destroy();
+    }
+    let ctx = h.ctx.take().context("context")?;
+    let messages = ctx.messages.count();
+    ctx.destroy();
+    result?;
+    torn_down.0?;
+    torn_down
+        .1
+        .map_err(|_| anyhow::anyhow!("the signalling thread panicked"))??;
+    ensure!(messages == 0, "{messages} validation message(s)");
+    Ok(())
+}
+
+fn pending_until_signalled(
+    h: &mut Harness,
+    extra: &ExtraCommands,
+    timeline: &HostTimeline,
+) -> Result<()> {
+    timeline.signal(1)?;
+    for (bad, what) in [
+        (1, "a repeated value"),
+        (1 + (1 << 40), "a value too far ahead"),
+    ] {
+        match timeline.signal(bad) {
+            Err(Error::InvalidTimelineValue {
+                last_signalled: 1, ..
+            }) => {}
+            other => bail!("{what} was not refused: {other:?}"),
+        }
+    }
+    ensure!(matches!(
+        timeline.promise(u64::MAX),
+        Err(Error::InvalidTimelineValue { .. })
+    ));
+    timeline.promise(2)?;
+    let frame = acquire(h)?;
+    let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
+        bail!("harness finished");
+    };
+    let cmd = r.record(&RenderTarget::of(&frame), 0.0, 0.0, &h.history)?;
+    let [first, _] = extra.record(frame.slot())?;
+    let waits = [(timeline.token(2), vk::PipelineStageFlags2::ALL_COMMANDS)];
+    let (b0, b1) = ([first], [cmd]);
+    let batches = [Batch::new(&b0).waits(&waits), Batch::new(&b1)];
+    // SAFETY: recorded command buffers of the queue's family; value 2 is signalled below.
+    let submitted = unsafe {
+        sc.submit_batches(
+            frame,
+            &batches,
+            vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+        )
+    }?;
+    let token = submitted.token();
+    drop(submitted);
+    let held = Instant::now();
+    while held.elapsed() < Duration::from_millis(100) {
+        ensure!(
+            !sc.completed(token)?,
+            "the frame completed before its value was signalled"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    println!("a frame waiting for an unsignalled value stayed pending for 100 ms");
+    Ok(())
 }

@@ -2,6 +2,9 @@
 //! their own waits and signals, and GPU waits on registered host timelines' tokens, each checked
 //! before anything is submitted (seed 000's validated waits).
 
+use std::sync::Arc;
+use std::time::Instant;
+
 use ash::vk;
 
 use super::error::{Error, Result, VkContext};
@@ -143,9 +146,10 @@ impl Swapchain {
         unsafe { self.queue_submit2(frame.info.fence) }?;
         let slot = self.shell.timer.as_ref().map(|_| frame.info.slot);
         let submitted = self.record_submission(&frame, at, slot)?;
+        // Noted first: whatever happens next, the frame is not presented before its values.
+        self.note_host_waits(batches);
         let tokens = batches.iter().flat_map(|b| b.waits.iter().map(|&(t, _)| t));
         self.machine.record_gpu_waits(submitted.token(), tokens)?;
-        self.note_host_waits(batches);
         Ok(submitted)
     }
 
@@ -155,7 +159,7 @@ impl Swapchain {
         sh.frame_host_waits.clear();
         for &(token, _) in batches.iter().flat_map(|b| b.waits) {
             if let Some(t) = sh.timelines.iter().find(|t| t.stream == token.stream()) {
-                sh.frame_host_waits.push((t.semaphore, token.value()));
+                sh.frame_host_waits.push((Arc::clone(t), token.value()));
             }
         }
     }
@@ -165,10 +169,18 @@ impl Swapchain {
     /// value not yet signalled ("any semaphore signal operations on which it depends must have
     /// also been submitted for execution", VUID-vkQueuePresentKHR-pWaitSemaphores-03268), so a
     /// frame that waits before the producer's signal is presented only after it.
+    /// One bound for all of them; a timeline destroyed meanwhile (against its contract) is
+    /// skipped rather than waited on.
     pub(super) fn settle_host_waits(&mut self) -> Result<()> {
         let sh = &self.shell;
-        for &(semaphore, value) in &sh.frame_host_waits {
-            super::host_timeline::wait_value(&sh.device, semaphore, value, sh.wait_timeout)?;
+        let deadline = Instant::now() + sh.wait_timeout;
+        for (timeline, value) in &sh.frame_host_waits {
+            if timeline.destroyed() {
+                continue;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let left = left.max(std::time::Duration::from_nanos(1));
+            super::host_timeline::wait_value(&sh.device, timeline.semaphore, *value, left)?;
         }
         self.shell.frame_host_waits.clear();
         Ok(())

@@ -67,6 +67,17 @@ pub enum Error {
         /// The swapchain's last submitted value.
         last_submitted: u64,
     },
+    /// A host timeline value that would break a timeline semaphore rule (not above the last
+    /// signalled value, or too far past it); nothing was signalled or promised.
+    #[error("host timeline value {value} refused (last signalled {last_signalled}): {why}")]
+    InvalidTimelineValue {
+        /// The value given.
+        value: u64,
+        /// The timeline's last signalled value.
+        last_signalled: u64,
+        /// Which rule.
+        why: &'static str,
+    },
     /// The bookkeeping core refused a call (a bug in vkpace or misuse of the frame order).
     #[error(transparent)]
     Core(CoreError),

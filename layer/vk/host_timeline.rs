@@ -4,13 +4,18 @@
 //! Vulkan's timeline semaphores (core in 1.2, feature `timelineSemaphore`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ash::vk;
 
 use super::error::{Error, Result, VkContext};
 use crate::core::SyncToken;
+
+/// The furthest a signal or a promise may run ahead of the last signalled value: the least
+/// `maxTimelineSemaphoreValueDifference` every device supports (2^31 - 1; VUID-VkSemaphoreSignalInfo-value-03260,
+/// VUID-VkSemaphoreSubmitInfo-semaphore-03882 for the waits a promise allows).
+pub const MAX_TIMELINE_STEP: u64 = (1 << 31) - 1;
 
 /// What a swapchain that registered the timeline shares with it: the stream, the highest value
 /// promised, the semaphore, and whether it was destroyed.
@@ -48,7 +53,7 @@ impl TimelineState {
 /// let timeline = unsafe { HostTimeline::new(device)? };
 /// std::thread::scope(|s| {
 ///     s.spawn(|| {
-///         timeline.promise(1);
+///         timeline.promise(1)?;
 ///         // ... produce ...
 ///         timeline.signal(1)
 ///     });
@@ -61,6 +66,9 @@ impl TimelineState {
 pub struct HostTimeline {
     device: ash::Device,
     state: Arc<TimelineState>,
+    /// The last value signalled, held across the check and `vkSignalSemaphore`, so two
+    /// producers cannot signal out of order.
+    signalled: Mutex<u64>,
 }
 
 impl std::fmt::Debug for HostTimeline {
@@ -94,6 +102,7 @@ impl HostTimeline {
                 promised: AtomicU64::new(0),
                 destroyed: AtomicBool::new(false),
             }),
+            signalled: Mutex::new(0),
         })
     }
 
@@ -110,21 +119,55 @@ impl HostTimeline {
     }
 
     /// Promises that `value` will be signalled: from now on a frame may wait for it on the GPU.
-    /// Promises only grow; a lower value changes nothing.
-    pub fn promise(&self, value: u64) {
+    /// Promises only grow; a lower value changes nothing. A value more than
+    /// [`MAX_TIMELINE_STEP`] past the last signalled one is [`Error::InvalidTimelineValue`].
+    pub fn promise(&self, value: u64) -> Result<()> {
+        let signalled = *self.lock_signalled();
+        if value > signalled.saturating_add(MAX_TIMELINE_STEP) {
+            return Err(Error::InvalidTimelineValue {
+                value,
+                last_signalled: signalled,
+                why: "more than MAX_TIMELINE_STEP past the last signalled value",
+            });
+        }
         self.state.promised.fetch_max(value, Ordering::AcqRel);
+        Ok(())
     }
 
-    /// Signals `value` from the CPU (`vkSignalSemaphore`), which also promises it. The value
-    /// must be greater than the timeline's current one (`VUID-VkSemaphoreSignalInfo-value-03258`).
+    /// Signals `value` from the CPU (`vkSignalSemaphore`), which also promises it. It must be
+    /// greater than the last signalled value (VUID-VkSemaphoreSignalInfo-value-03258) and at
+    /// most [`MAX_TIMELINE_STEP`] past it; otherwise [`Error::InvalidTimelineValue`] and
+    /// nothing is signalled. Producers on several threads are serialized here.
     pub fn signal(&self, value: u64) -> Result<()> {
-        self.promise(value);
+        let mut signalled = self.lock_signalled();
+        if value <= *signalled || value - *signalled > MAX_TIMELINE_STEP {
+            return Err(Error::InvalidTimelineValue {
+                value,
+                last_signalled: *signalled,
+                why: "a signal must be above the last signalled value and at most MAX_TIMELINE_STEP past it",
+            });
+        }
+        self.state.promised.fetch_max(value, Ordering::AcqRel);
         let info = vk::SemaphoreSignalInfo::default()
             .semaphore(self.state.semaphore)
             .value(value);
         // SAFETY: the semaphore is a live timeline semaphore of `device` (destroyed only by
-        // `destroy`, which takes the timeline by value).
-        unsafe { self.device.signal_semaphore(&info) }.during("vkSignalSemaphore")
+        // `destroy`, which takes the timeline by value); the value was checked above, under
+        // the lock every signal takes.
+        unsafe { self.device.signal_semaphore(&info) }.during("vkSignalSemaphore")?;
+        *signalled = value;
+        Ok(())
+    }
+
+    /// The last signalled value; a producer that panicked while holding the lock left it
+    /// consistent (the value is written only after a successful signal).
+    fn lock_signalled(&self) -> std::sync::MutexGuard<'_, u64> {
+        self.signalled.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether `device` is the device the timeline was made on.
+    pub(crate) fn is_of(&self, device: &ash::Device) -> bool {
+        self.device.handle() == device.handle()
     }
 
     /// The timeline's current value (`vkGetSemaphoreCounterValue`).
@@ -159,8 +202,10 @@ impl HostTimeline {
     /// # Safety
     ///
     /// No pending GPU wait or signal may use it (every frame that waited for it has completed:
-    /// wait for the swapchain's [`super::Swapchain::last_submitted`] first), and no other
-    /// thread may use it any more.
+    /// wait for the swapchain's [`super::Swapchain::last_submitted`] first), it must be
+    /// unregistered from every swapchain it was registered with
+    /// ([`super::Swapchain::unregister_host_timeline`]) and every frame that waits for it
+    /// presented, and no other thread may use it any more.
     pub unsafe fn destroy(self) {
         self.state.destroyed.store(true, Ordering::Release);
         // SAFETY: caller contract.

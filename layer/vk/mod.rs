@@ -27,7 +27,7 @@ pub use config::{SwapchainConfig, SwapchainCreateDesc};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
-pub use host_timeline::HostTimeline;
+pub use host_timeline::{HostTimeline, MAX_TIMELINE_STEP};
 pub use maintenance1::{Maintenance1Names, Maintenance1Support};
 pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
 pub use sleep::sleep_until;

@@ -42,7 +42,7 @@ pub(crate) struct Shell {
     pub(crate) batch_scratch: super::batches::Scratch,
     /// Host-timeline values the submitted, unpresented frame waits for on the GPU: each must be
     /// signalled before the frame is presented.
-    pub(crate) frame_host_waits: Vec<(vk::Semaphore, u64)>,
+    pub(crate) frame_host_waits: Vec<(std::sync::Arc<super::host_timeline::TimelineState>, u64)>,
     /// The bound of vkpace's waits (`SwapchainConfig::wait_timeout`).
     pub(crate) wait_timeout: std::time::Duration,
 }

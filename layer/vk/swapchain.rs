@@ -548,6 +548,8 @@ impl Swapchain {
         if self.destroyed {
             return Ok(());
         }
+        // Teardown presents a submitted frame dropped unpresented: its host values first.
+        self.settle_host_waits()?;
         self.destroyed = true;
         let now = self.shell.clock.now_ns();
         self.machine.begin_shutdown(now);

@@ -131,8 +131,14 @@ impl Swapchain {
 
 impl Swapchain {
     /// Lets this swapchain's frames wait for `timeline` on the GPU ([`super::Batch::waits`])
-    /// and [`Self::completed`] / [`Self::wait`] take its tokens. Registering twice is harmless.
-    pub fn register_host_timeline(&mut self, timeline: &HostTimeline) {
+    /// and [`Self::completed`] / [`Self::wait`] take its tokens. Registering twice is harmless;
+    /// a timeline of another device is [`Error::InvalidConfig`].
+    pub fn register_host_timeline(&mut self, timeline: &HostTimeline) -> Result<()> {
+        if !timeline.is_of(&self.shell.device) {
+            return Err(Error::InvalidConfig(
+                "a host timeline of another device than the swapchain's",
+            ));
+        }
         let state = timeline.state();
         if !self
             .shell
@@ -143,6 +149,7 @@ impl Swapchain {
             self.machine.register_stream(state.stream);
             self.shell.timelines.push(state);
         }
+        Ok(())
     }
 
     /// Forgets `timeline`: its tokens are [`Error::ForeignToken`] here from now on. Frames
