@@ -60,6 +60,9 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("vkpace demo: error: {e:#}");
+            if let Some(dump) = session::take_state_at_failure() {
+                eprintln!("{dump}");
+            }
             return ExitCode::from(2);
         }
     };

@@ -68,6 +68,17 @@ pub struct Session {
     latency_cursor: u64,
 }
 
+/// vkpace's state dump taken when a frame failed.
+static STATE_AT_FAILURE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// The state dump of the frame that failed, if one did (taken once).
+pub fn take_state_at_failure() -> Option<String> {
+    STATE_AT_FAILURE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+}
+
 impl Session {
     /// Makes the swapchain and renderer on `ctx`.
     pub fn new(ctx: &VulkanContext, args: &Args, initial: vk::Extent2D) -> Result<Self> {
@@ -246,12 +257,18 @@ impl Session {
         }
     }
 
-    /// Renders and presents one frame (or reports a zero extent). A failure prints vkpace's
-    /// state dump on stderr first, while the objects it names still exist.
+    /// Renders and presents one frame (or reports a zero extent). A failure keeps vkpace's
+    /// state dump, taken while the objects it names still exist, for `main` to print after the
+    /// error line ([`take_state_at_failure`]).
     pub fn frame(&mut self) -> Result<Step> {
         let step = self.render_frame();
         if step.is_err() {
-            eprintln!("vkpace demo: at the error, {}", self.debug_state());
+            let dump = self.debug_state().replacen(
+                "vkpace's state:",
+                "vkpace's state when the run failed:",
+                1,
+            );
+            *STATE_AT_FAILURE.lock().unwrap_or_else(|e| e.into_inner()) = Some(dump);
         }
         step
     }

@@ -47,7 +47,7 @@ fn the_demo_runs_on_the_virtual_display() -> Result<()> {
     Ok(())
 }
 
-/// A failing run prints vkpace's state dump with its error: the virtual display reports the
+/// A failing run prints vkpace's state dump after its error line: the virtual display reports the
 /// surface lost after 40 presents (`VDISPLAY_FAULT_SURFACE_LOST_AFTER`), and the demo exits
 /// with the error and the dump naming the stream and each image's present semaphores.
 #[test]
@@ -62,9 +62,15 @@ fn a_failing_run_prints_the_state_dump() -> Result<()> {
         "exit {:?}\n{stderr}",
         out.status
     );
+    let error_at = stderr.find("vkpace demo: error:").unwrap_or(usize::MAX);
+    let dump_at = stderr.find("vkpace state: stream").unwrap_or(0);
+    ensure!(
+        error_at < dump_at,
+        "the dump must follow the error line:\n{stderr}"
+    );
     for expected in [
         "the surface was lost",
-        "at the error, vkpace's state:",
+        "vkpace's state when the run failed:",
         "vkpace state: stream",
         "acquire semaphores:",
         "    image 0: ",
