@@ -173,6 +173,9 @@ impl Swapchain {
     /// skipped rather than waited on.
     pub(super) fn settle_host_waits(&mut self) -> Result<()> {
         let sh = &self.shell;
+        if sh.frame_host_waits.is_empty() {
+            return Ok(());
+        }
         let deadline = Instant::now() + sh.wait_timeout;
         for (timeline, value) in &sh.frame_host_waits {
             if timeline.destroyed() {
