@@ -21,7 +21,8 @@ use ash::vk;
 use common::{Harness, RenderTarget};
 use vkpace::core::CoreError;
 use vkpace::vk::{
-    Acquired, Batch, Error, Frame, HostTimeline, SwapchainConfig, SyncToken, TokenSet,
+    Acquired, Batch, Error, Frame, HostTimeline, SubmittedFrame, SwapchainConfig, SyncToken,
+    TokenSet,
 };
 
 const FRAMES: u64 = 60;
@@ -84,13 +85,13 @@ impl ExtraCommands {
     }
 }
 
-/// One frame in three batches: [extra, waiting for `wait`], [renderer], [extra].
-fn frame_in_batches(
+/// `frame` submitted in three batches: [extra, waiting for `wait`], [renderer], [extra].
+fn submit_in_batches(
     h: &mut Harness,
     extra: &ExtraCommands,
     frame: Frame,
     wait: SyncToken,
-) -> Result<SyncToken> {
+) -> Result<SubmittedFrame> {
     let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
         bail!("harness finished");
     };
@@ -109,16 +110,26 @@ fn frame_in_batches(
         Batch::new(&b2),
     ];
     // SAFETY: the command buffers are recorded, of the queue's family, and live until the
-    // frame completes; the value waited for was promised and is signalled by the producer.
-    let submitted = unsafe {
+    // frame completes; the caller promised the value waited for and has it signalled.
+    Ok(unsafe {
         sc.submit_batches(
             frame,
             &batches,
             vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
         )
-    }?;
+    }?)
+}
+
+/// One frame in three batches, presented; returns its token.
+fn frame_in_batches(
+    h: &mut Harness,
+    extra: &ExtraCommands,
+    frame: Frame,
+    wait: SyncToken,
+) -> Result<SyncToken> {
+    let submitted = submit_in_batches(h, extra, frame, wait)?;
     let token = submitted.token();
-    sc.present(submitted)?;
+    h.swapchain().present(submitted)?;
     h.frames += 1;
     h.check_canary("after presenting")?;
     Ok(token)
@@ -364,24 +375,10 @@ fn pending_until_signalled(
     ));
     timeline.promise(2)?;
     let frame = acquire(h)?;
-    let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
-        bail!("harness finished");
-    };
-    let cmd = r.record(&RenderTarget::of(&frame), 0.0, 0.0, &h.history)?;
-    let [first, _] = extra.record(frame.slot())?;
-    let waits = [(timeline.token(2), vk::PipelineStageFlags2::ALL_COMMANDS)];
-    let (b0, b1) = ([first], [cmd]);
-    let batches = [Batch::new(&b0).waits(&waits), Batch::new(&b1)];
-    // SAFETY: recorded command buffers of the queue's family; value 2 is signalled below.
-    let submitted = unsafe {
-        sc.submit_batches(
-            frame,
-            &batches,
-            vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
-        )
-    }?;
+    let submitted = submit_in_batches(h, extra, frame, timeline.token(2))?;
     let token = submitted.token();
     drop(submitted);
+    let sc = h.swapchain();
     let held = Instant::now();
     while held.elapsed() < Duration::from_millis(100) {
         ensure!(

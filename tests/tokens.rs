@@ -117,9 +117,7 @@ impl OwnViews {
 
 /// One frame drawn into the renderer's own view of the acquired image.
 fn frame(h: &mut Harness, views: &mut OwnViews, seen: &mut Seen) -> Result<()> {
-    let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
-        anyhow::bail!("harness finished");
-    };
+    let sc = h.swapchain();
     let Acquired::Frame(frame) = sc.acquire()? else {
         anyhow::bail!("zero extent on the virtual display");
     };
@@ -133,20 +131,8 @@ fn frame(h: &mut Harness, views: &mut OwnViews, seen: &mut Seen) -> Result<()> {
             .context("image index past the images")?,
         ..RenderTarget::of(&frame)
     };
-    let cmd = r.record(&target, h.frames as f32 / 60.0, GPU_LOAD, &h.history)?;
-    // SAFETY: `cmd` was recorded for this frame's free slot and lives until the renderer is
-    // destroyed, after the swapchain waited for its submissions.
-    let submitted = unsafe {
-        sc.submit(
-            frame,
-            &[cmd],
-            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-        )
-    }?;
-    seen.tokens.push(submitted.token());
-    sc.present(submitted)?;
-    h.frames += 1;
-    views.release_reached(sc, seen)
+    seen.tokens.push(h.render(frame, &target, GPU_LOAD)?);
+    views.release_reached(h.swapchain(), seen)
 }
 
 fn resize_and_draw(

@@ -202,6 +202,14 @@ impl Swapchain {
 
     /// Fills the batch arrays: the renderer's batches plus the frame's acquire wait, present
     /// signal and timing command buffers.
+    ///
+    /// One wait and one signal serve all batches: a semaphore wait's second synchronization
+    /// scope includes "every command submitted in the same batch" and "all commands that occur
+    /// later in submission order" (spec, *Semaphore Waiting*), so waiting in the first batch
+    /// orders every later batch's image writes after the acquire; a signal's first scope
+    /// includes "all commands that occur earlier in submission order" (*Semaphore Signaling*),
+    /// so signalling in the last batch covers them all. The fence of the `vkQueueSubmit2` call
+    /// covers every batch of it (*Fence Signaling*), so the frame stays one serial.
     fn fill_scratch(
         &mut self,
         frame: &Frame,

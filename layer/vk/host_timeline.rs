@@ -13,8 +13,10 @@ use super::error::{Error, Result, VkContext};
 use crate::core::SyncToken;
 
 /// The furthest a signal or a promise may run ahead of the last signalled value: the least
-/// `maxTimelineSemaphoreValueDifference` every device supports (2^31 - 1; VUID-VkSemaphoreSignalInfo-value-03260,
-/// VUID-VkSemaphoreSubmitInfo-semaphore-03882 for the waits a promise allows).
+/// `maxTimelineSemaphoreValueDifference` every device supports (2^31 - 1, *Required Limits*).
+/// A signal further than the limit from the current value breaks
+/// VUID-VkSemaphoreSignalInfo-value-03260, and a GPU wait further away breaks the same limit for
+/// submitted waits.
 pub const MAX_TIMELINE_STEP: u64 = (1 << 31) - 1;
 
 /// What a swapchain that registered the timeline shares with it: the stream, the highest value

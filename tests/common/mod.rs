@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Context as _, Result};
 use ash::vk;
-use vkpace::vk::{Acquired, Swapchain, SwapchainConfig, SwapchainStats};
+use vkpace::vk::{Acquired, Frame, Swapchain, SwapchainConfig, SwapchainStats, SyncToken};
 
 pub use vkpace_demo::frame_history::{FrameHistory, Sample};
 pub use vkpace_demo::renderer::{RenderTarget, Renderer};
@@ -71,24 +71,32 @@ impl Harness {
 
     /// Renders one frame; `Ok(false)` when the swapchain reported a zero extent.
     pub fn frame(&mut self) -> Result<bool> {
-        let (Some(sc), Some(r)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
-            bail!("harness finished");
-        };
-        let frame = match sc.acquire()? {
+        let frame = match self.swapchain().acquire()? {
             Acquired::Frame(f) => f,
             _ => return Ok(false),
+        };
+        let target = RenderTarget::of(&frame);
+        self.render(frame, &target, 0.0)?;
+        Ok(true)
+    }
+
+    /// Records `frame` into `target` (the frame's image, or a view of it the test made) with
+    /// `gpu_load`, submits and presents it, and checks the canary; returns the frame's token.
+    pub fn render(
+        &mut self,
+        frame: Frame,
+        target: &RenderTarget,
+        gpu_load: f32,
+    ) -> Result<SyncToken> {
+        let (Some(sc), Some(r)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
+            bail!("harness finished");
         };
         self.history.push(Sample {
             interval_ms: 16.0 + (self.frames % 7) as f32,
             cpu_wait_ms: (self.frames % 5) as f32,
             latency_ms: 20.0 + (self.frames % 3) as f32,
         });
-        let cmd = r.record(
-            &RenderTarget::of(&frame),
-            self.frames as f32 / 60.0,
-            0.0,
-            &self.history,
-        )?;
+        let cmd = r.record(target, self.frames as f32 / 60.0, gpu_load, &self.history)?;
         // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
         let submitted = unsafe {
             sc.submit(
@@ -97,10 +105,11 @@ impl Harness {
                 vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
             )
         }?;
+        let token = submitted.token();
         sc.present(submitted)?;
         self.frames += 1;
         self.check_canary("after presenting")?;
-        Ok(true)
+        Ok(token)
     }
 
     /// Tears down in order and checks that nothing leaked: the validation layer reports every
