@@ -398,8 +398,11 @@ impl VulkanContext {
         config.swapchain_maintenance1 = self.maintenance1_names;
         config.gpu_timestamps = self.gpu_timing;
         config.present_wait = self.present_wait;
-        // Every context enables synchronization2 (a Vulkan 1.3 feature).
+        // Every context enables synchronization2 (a Vulkan 1.3 feature) and timeline semaphores.
         config.synchronization2 = true;
+        if let Some(backend) = completion_override() {
+            config.completion = backend;
+        }
         // SAFETY: the options that need an extension are set exactly where the context
         // enabled it (just above).
         unsafe { self.swapchain_as_given(config) }
@@ -459,6 +462,21 @@ impl VulkanContext {
                 du.destroy_debug_utils_messenger(m, None);
             }
             self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// `VKPACE_COMPLETION=fences|timeline` sets the completion backend of every swapchain a
+/// context makes: `scripts/test` runs the Vulkan integration tests once per backend this way.
+/// Any other value is ignored with a warning.
+pub fn completion_override() -> Option<vkpace::vk::CompletionBackend> {
+    let value = std::env::var("VKPACE_COMPLETION").ok()?;
+    match value.as_str() {
+        "fences" => Some(vkpace::vk::CompletionBackend::Fences),
+        "timeline" => Some(vkpace::vk::CompletionBackend::TimelineSemaphore),
+        other => {
+            eprintln!("VKPACE_COMPLETION={other:?} ignored: fences or timeline");
+            None
         }
     }
 }

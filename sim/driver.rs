@@ -104,7 +104,7 @@ impl SimSwapchain {
         let number = self.world.submit(
             &[frame.acquire_semaphore],
             &[frame.present_semaphore],
-            Some(frame.fence),
+            Some(frame.signal),
             true,
         )?;
         let serial = self
@@ -201,6 +201,15 @@ impl SimSwapchain {
                 self.machine
                     .handle_fence_status(fence, signalled, self.now)?;
             }
+            Request::ReadTimeline => self
+                .machine
+                .handle_timeline_value(self.world.timeline, now)?,
+            Request::WaitTimeline { value, timeout_ns } => {
+                let until = self.now.saturating_add(timeout_ns);
+                self.run_until(until, |w| Ok(w.timeline >= value))?;
+                self.machine
+                    .handle_timeline_value(self.world.timeline, self.now)?;
+            }
             Request::PollPresentId { .. } => {
                 self.machine
                     .handle_present_id_status(VkStatus::TIMEOUT, now)?;
@@ -217,12 +226,12 @@ impl SimSwapchain {
                 };
                 self.machine.handle_acquire(result)?;
             }
-            Request::SubmitWait { semaphore, fence } => {
-                self.world.submit(&[semaphore], &[], Some(fence), false)?;
+            Request::SubmitWait { semaphore, signal } => {
+                self.world.submit(&[semaphore], &[], Some(signal), false)?;
                 self.machine.handle_submitted(Ok(()))?;
             }
-            Request::SubmitEmpty { fence } => {
-                self.world.submit(&[], &[], Some(fence), false)?;
+            Request::SubmitEmpty { signal } => {
+                self.world.submit(&[], &[], Some(signal), false)?;
                 self.machine.handle_submitted(Ok(()))?;
             }
             Request::Present(p) => {
@@ -284,8 +293,18 @@ impl SimSwapchain {
     /// Runs the world until `fence` signals, at most [`WAIT_BOUND`] ticks: `false` on timeout.
     fn wait(&mut self, fence: Fence, timeout_ns: u64) -> Result<bool, SimError> {
         let until = self.now.saturating_add(timeout_ns);
+        self.run_until(until, |w| w.fence_signaled(fence))
+    }
+
+    /// Runs the world until `done` holds or virtual time reaches `until`, at most
+    /// [`WAIT_BOUND`] ticks: `false` on timeout.
+    fn run_until(
+        &mut self,
+        until: u64,
+        mut done: impl FnMut(&mut World) -> Result<bool, String>,
+    ) -> Result<bool, SimError> {
         for _ in 0..WAIT_BOUND {
-            if self.world.fence_signaled(fence)? {
+            if done(&mut self.world)? {
                 return Ok(true);
             }
             if self.now >= until {

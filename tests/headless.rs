@@ -273,6 +273,7 @@ fn dropped_frame_keeps_its_image_and_recreation_consumes_it() -> Result<()> {
                 f.image_index(),
                 f.acquire_semaphore(),
                 f.fence(),
+                f.timeline_signal(),
             )
         };
         let seen = key(&first);
@@ -485,7 +486,6 @@ fn scene_renders_upright_and_moves() -> Result<()> {
         );
         let cmd =
             r.record_with_readback(&RenderTarget::of(&frame), t, 0.0, &h.history, Some(buffer))?;
-        let fence = frame.fence();
         // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
         let submitted = unsafe {
             sc.submit(
@@ -494,11 +494,11 @@ fn scene_renders_upright_and_moves() -> Result<()> {
                 vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
             )
         }?;
+        let token = submitted.token();
         sc.present(submitted)?;
-        // SAFETY: the fence is alive until the next acquire; waiting does not change it.
-        unsafe { device.wait_for_fences(&[fence], true, 2_000_000_000) }?;
-        // SAFETY: the copy completed (fence) and was made host-visible (HOST barrier); the
-        // mapping covers `size` bytes.
+        sc.wait(token, std::time::Duration::from_secs(2))?;
+        // SAFETY: the copy completed (the frame's token) and was made host-visible (HOST
+        // barrier); the mapping covers `size` bytes.
         let pixels = unsafe { std::slice::from_raw_parts(ptr, size as usize) };
         let rgb = |x: u32, y: u32| {
             let i = ((y * w + x) * 4) as usize;

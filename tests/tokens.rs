@@ -251,7 +251,7 @@ fn tokens_are_reached_in_order_and_foreign_ones_refused() -> Result<()> {
                 last.value(),
                 last.value()
             ),
-            "submission fences pending: none".to_string(),
+            "submissions pending: none".to_string(),
             "acquire semaphores:".to_string(),
             "  image 0: ".to_string(),
         ] {

@@ -8,9 +8,14 @@
 //! wait on serial `s` may wait on any pending fence at or after `s`. Present fences
 //! (`VkSwapchainPresentFenceInfoEXT`) have no such order across swapchains: each is checked on
 //! its own, and one that never signals holds up nothing but itself.
+//!
+//! With the timeline backend a tracked submission signals a timeline value instead of a fence
+//! ([`SubmitSignal`]); the pending list keeps both kinds the same way, so every wait and check
+//! is chosen by the same rules.
 
 use std::collections::VecDeque;
 
+use super::completion::SubmitSignal;
 use super::serial::Serial;
 
 /// What a fence stood for, once seen signalled.
@@ -35,8 +40,8 @@ pub(crate) struct FenceCounts {
 pub(crate) struct FencePool<F> {
     /// Unsignalled with nothing pending (reset after they signalled).
     free: Vec<F>,
-    /// Submission fences not yet seen signalled, oldest first.
-    submitted: VecDeque<(Serial, F)>,
+    /// Submissions not yet seen complete and what each signals, oldest first.
+    submitted: VecDeque<(Serial, SubmitSignal<F>)>,
     /// Present fences not yet seen signalled, with their ids.
     presents: Vec<(u64, F)>,
     /// Fences of failed presents: never waited on, destroyed at teardown.
@@ -48,9 +53,9 @@ pub(crate) struct FencePool<F> {
 impl<F: std::fmt::Debug> FencePool<F> {
     /// Its lines of the state dump: pending submission and present fences.
     pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(out, "  submission fences pending:")?;
-        for (serial, f) in &self.submitted {
-            write!(out, " {serial} {f:?}")?;
+        write!(out, "  submissions pending:")?;
+        for (serial, signal) in &self.submitted {
+            write!(out, " {serial} ({signal})")?;
         }
         if self.submitted.is_empty() {
             write!(out, " none")?;
@@ -120,9 +125,10 @@ impl<F: Copy + PartialEq> FencePool<F> {
         self.free.push(fence);
     }
 
-    /// `fence` was submitted with the submission numbered `serial`.
-    pub(crate) fn submitted(&mut self, serial: Serial, fence: F) {
-        self.submitted.push_back((serial, fence));
+    /// The submission numbered `serial` was made, signalling `signal` (a fence taken from
+    /// the pool, or a timeline value).
+    pub(crate) fn submitted(&mut self, serial: Serial, signal: SubmitSignal<F>) {
+        self.submitted.push_back((serial, signal));
     }
 
     /// `fence` was given to a present; returns the id the core tracks it by.
@@ -138,22 +144,36 @@ impl<F: Copy + PartialEq> FencePool<F> {
         self.lost.push(fence);
     }
 
-    /// The oldest submission fence not yet seen signalled.
-    pub(crate) fn oldest_submitted(&self) -> Option<(Serial, F)> {
+    /// The oldest submission not yet seen complete.
+    pub(crate) fn oldest_submitted(&self) -> Option<(Serial, SubmitSignal<F>)> {
         self.submitted.front().copied()
     }
 
-    /// The newest submission fence not yet seen signalled.
-    pub(crate) fn newest_submitted(&self) -> Option<(Serial, F)> {
+    /// The newest submission not yet seen complete.
+    pub(crate) fn newest_submitted(&self) -> Option<(Serial, SubmitSignal<F>)> {
         self.submitted.back().copied()
     }
 
-    /// A pending fence whose signal proves `serial` complete: the first at or after it.
-    pub(crate) fn fence_for(&self, serial: Serial) -> Option<F> {
+    /// A pending signal that proves `serial` complete: the first at or after it.
+    pub(crate) fn signal_for(&self, serial: Serial) -> Option<SubmitSignal<F>> {
         self.submitted
             .iter()
             .find(|(s, _)| *s >= serial)
             .map(|&(_, f)| f)
+    }
+
+    /// The timeline was read at `value`: every pending submission whose value it reached
+    /// leaves the list. Returns the newest of them.
+    pub(crate) fn timeline_reached(&mut self, value: u64) -> Option<Serial> {
+        let mut newest = None;
+        while let Some(&(serial, SubmitSignal::Timeline(v))) = self.submitted.front() {
+            if v > value {
+                break;
+            }
+            newest = Some(serial);
+            self.submitted.pop_front();
+        }
+        newest
     }
 
     /// The `i`-th pending present fence.
@@ -172,7 +192,8 @@ impl<F: Copy + PartialEq> FencePool<F> {
     /// `fence` was seen signalled: it leaves the pending lists (the caller resets it, then
     /// gives it back with [`Self::untake`]). `None` for a fence the pool was not waiting on.
     pub(crate) fn signalled(&mut self, fence: F) -> Option<Signalled> {
-        if let Some(i) = self.submitted.iter().position(|(_, f)| *f == fence) {
+        let ours = SubmitSignal::Fence(fence);
+        if let Some(i) = self.submitted.iter().position(|(_, f)| *f == ours) {
             let (serial, _) = self.submitted.remove(i)?;
             return Some(Signalled::Submission(serial));
         }
@@ -189,7 +210,7 @@ impl<F: Copy + PartialEq> FencePool<F> {
     /// Removes every fence for destruction. Call only once none can be signalled any more.
     pub(crate) fn drain_all(&mut self) -> Vec<F> {
         let mut all: Vec<F> = self.free.drain(..).collect();
-        all.extend(self.submitted.drain(..).map(|(_, f)| f));
+        all.extend(self.submitted.drain(..).filter_map(|(_, f)| f.fence()));
         all.extend(self.presents.drain(..).map(|(_, f)| f));
         all.append(&mut self.lost);
         self.counts.alive = 0;
@@ -209,18 +230,42 @@ mod tests {
         }
         let a = pool.take().unwrap_or(0);
         let b = pool.take().unwrap_or(0);
-        pool.submitted(Serial(3), a);
-        pool.submitted(Serial(7), b);
-        assert_eq!(pool.fence_for(Serial(1)), Some(a));
-        assert_eq!(pool.fence_for(Serial(4)), Some(b));
-        assert_eq!(pool.fence_for(Serial(8)), None);
+        pool.submitted(Serial(3), SubmitSignal::Fence(a));
+        pool.submitted(Serial(7), SubmitSignal::Fence(b));
+        assert_eq!(pool.signal_for(Serial(1)), Some(SubmitSignal::Fence(a)));
+        assert_eq!(pool.signal_for(Serial(4)), Some(SubmitSignal::Fence(b)));
+        assert_eq!(pool.signal_for(Serial(8)), None);
         let p = pool.take().unwrap_or(0);
         let id = pool.presented(p);
         assert_eq!(pool.signalled(p), Some(Signalled::Present(id)));
         assert_eq!(pool.signalled(b), Some(Signalled::Submission(Serial(7))));
         assert_eq!(pool.signalled(b), None, "seen once");
-        assert_eq!(pool.oldest_submitted(), Some((Serial(3), a)));
+        assert_eq!(
+            pool.oldest_submitted(),
+            Some((Serial(3), SubmitSignal::Fence(a)))
+        );
         assert_eq!(pool.counts().max_alive, 4);
         assert_eq!(pool.drain_all().len(), 2, "two taken and not given back");
+    }
+
+    #[test]
+    fn one_timeline_read_completes_every_submission_up_to_the_value() {
+        let mut pool: FencePool<u32> = FencePool::new();
+        for v in [2u64, 3, 5] {
+            pool.submitted(Serial(v), SubmitSignal::Timeline(v));
+        }
+        assert_eq!(pool.timeline_reached(1), None, "nothing reached");
+        assert_eq!(pool.timeline_reached(4), Some(Serial(3)));
+        assert_eq!(
+            pool.oldest_submitted(),
+            Some((Serial(5), SubmitSignal::Timeline(5)))
+        );
+        assert_eq!(pool.timeline_reached(9), Some(Serial(5)));
+        assert_eq!(pool.oldest_submitted(), None);
+        assert_eq!(
+            pool.drain_all().len(),
+            0,
+            "a timeline value is no fence to destroy"
+        );
     }
 }

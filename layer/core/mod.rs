@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod acquire_semaphores;
+mod completion;
 mod deferred_release;
 mod error;
 mod fence_pool;
@@ -26,6 +27,7 @@ mod telemetry;
 mod token_set;
 mod vk_values;
 
+pub use completion::{CompletionBackend, SubmitSignal};
 pub use deferred_release::DeferredRelease;
 pub use error::{CoreError, Failure};
 pub use gpu_clock::GpuClock;

@@ -143,7 +143,7 @@ impl Swapchain {
         let at = self.shell.clock.now_ns();
         // SAFETY: the core handed out the frame's semaphores and fence unused (as in
         // `submit`); the host-timeline waits were checked above; the caller vouches for the rest.
-        unsafe { self.queue_submit2(frame.info.fence) }?;
+        unsafe { self.queue_submit2(frame.info.signal.fence().unwrap_or_default()) }?;
         let slot = self.shell.timer.as_ref().map(|_| frame.info.slot);
         let submitted = self.record_submission(&frame, at, slot)?;
         // Noted first: whatever happens next, the frame is not presented before its values.
@@ -192,9 +192,8 @@ impl Swapchain {
     /// Every host-timeline wait of the batches, checked before anything is submitted.
     fn check_batch_waits(&mut self, batches: &[Batch<'_>]) -> Result<()> {
         for &(token, _) in batches.iter().flat_map(|b| b.waits) {
-            if self.timeline_of(token)?.is_none() {
-                return Err(crate::core::CoreError::NotWaitableOnGpu { token }.into());
-            }
+            // The swapchain's own tokens: the machine refuses them with the fence backend.
+            self.timeline_of(token)?;
             self.machine.check_gpu_wait(token)?;
         }
         Ok(())
@@ -221,7 +220,12 @@ impl Swapchain {
             .timer
             .as_ref()
             .and_then(|t| t.command_buffers(frame.info.slot));
+        let (timeline, value) = self.shell.timeline_signal(frame.info.signal);
+        let own_stream = self.machine.last_submitted().stream();
         let semaphore_of = |token: SyncToken| {
+            if token.stream() == own_stream && timeline != vk::Semaphore::null() {
+                return Ok(timeline);
+            }
             self.shell
                 .timelines
                 .iter()
@@ -253,6 +257,10 @@ impl Swapchain {
                 sc.commands.extend(timed.map(|(_, end)| command(end)));
                 let all = vk::PipelineStageFlags2::ALL_COMMANDS;
                 sc.signals.push(binary(frame.info.present_semaphore, all));
+                if value != 0 {
+                    // The timeline backend: the frame's serial, above every earlier value.
+                    sc.signals.push(binary(timeline, all).value(value));
+                }
             }
             sc.ends
                 .push((sc.waits.len(), sc.signals.len(), sc.commands.len()));

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use ash::vk;
 
-use crate::core::{FrameLimit, PacingPolicy};
+use crate::core::{CompletionBackend, FrameLimit, PacingPolicy};
 
 /// The Vulkan objects a [`super::Swapchain`] works with. All must be valid and outlive it; see
 /// [`super::Swapchain::new`]'s safety contract.
@@ -97,6 +97,12 @@ pub struct SwapchainConfig {
     /// several batches with [`super::Swapchain::submit_batches`] (`vkQueueSubmit2`). Set only
     /// if the device enabled the feature. Default false.
     pub synchronization2: bool,
+    /// What backs the completion of vkpace's tracked submissions and so the swapchain's
+    /// tokens: a fence per frame ([`CompletionBackend::Fences`], works everywhere) or one
+    /// timeline semaphore ([`CompletionBackend::TimelineSemaphore`]: set only if the device
+    /// enabled the Vulkan 1.2 feature `timelineSemaphore`; the swapchain's own tokens can then
+    /// be waited for on the GPU too). Both give the same answers. Default `Fences`.
+    pub completion: CompletionBackend,
 }
 
 impl Default for SwapchainConfig {
@@ -131,6 +137,7 @@ impl Default for SwapchainConfig {
             gpu_timestamps: false,
             present_wait: false,
             synchronization2: false,
+            completion: CompletionBackend::Fences,
         }
     }
 }

@@ -38,6 +38,8 @@ impl Swapchain {
         match request {
             r @ (Request::CheckFence(_)
             | Request::WaitFence { .. }
+            | Request::ReadTimeline
+            | Request::WaitTimeline { .. }
             | Request::PollPresentId { .. }
             | Request::Acquire { .. }
             | Request::SubmitWait { .. }
@@ -92,6 +94,13 @@ impl Swapchain {
                 m.handle_fence_status(fence, signalled, later)?;
                 return Ok(Some(later));
             }
+            Request::ReadTimeline => m.handle_timeline_value(sh.read_timeline()?, now)?,
+            Request::WaitTimeline { value, timeout_ns } => {
+                let reached = sh.wait_timeline(value, timeout_ns)?;
+                let later = sh.clock.now_ns();
+                m.handle_timeline_value(reached, later)?;
+                return Ok(Some(later));
+            }
             Request::PollPresentId { swapchain, id } => {
                 m.handle_present_id_status(sh.poll_present_id(swapchain, id), now)?;
             }
@@ -103,10 +112,10 @@ impl Swapchain {
                 m.handle_acquire(sh.acquire(swapchain, semaphore, timeout_ns))?;
                 return Ok(Some(sh.clock.now_ns()));
             }
-            Request::SubmitWait { semaphore, fence } => {
-                m.handle_submitted(sh.submit_empty(Some(semaphore), fence))?
+            Request::SubmitWait { semaphore, signal } => {
+                m.handle_submitted(sh.submit_empty(Some(semaphore), signal))?
             }
-            Request::SubmitEmpty { fence } => m.handle_submitted(sh.submit_empty(None, fence))?,
+            Request::SubmitEmpty { signal } => m.handle_submitted(sh.submit_empty(None, signal))?,
             Request::Present(p) => {
                 let result = sh.present(&p);
                 let later = sh.clock.now_ns();

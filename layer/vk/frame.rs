@@ -44,6 +44,8 @@ pub struct Frame {
     pub(crate) info: FrameInfo<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
     pub(crate) image: vk::Image,
     pub(crate) view: vk::ImageView,
+    /// The swapchain's timeline semaphore (timeline backend), else null.
+    pub(crate) timeline: vk::Semaphore,
     pub(crate) owner: u64,
 }
 
@@ -102,10 +104,21 @@ impl Frame {
         self.info.present_semaphore
     }
 
-    /// The frame's last submission signals it; vkpace paces on it.
+    /// The frame's last submission signals it; vkpace paces on it. Null with the timeline
+    /// backend ([`crate::vk::CompletionBackend::TimelineSemaphore`]): the frame signals
+    /// [`Self::timeline_signal`] instead.
     #[must_use]
     pub fn fence(&self) -> vk::Fence {
-        self.info.fence
+        self.info.signal.fence().unwrap_or_default()
+    }
+
+    /// Timeline backend: the frame's last submission signals this timeline semaphore to this
+    /// value (`VkTimelineSemaphoreSubmitInfo`, or `VkSemaphoreSubmitInfo::value`); vkpace
+    /// paces on it. `None` with the fence backend.
+    #[must_use]
+    pub fn timeline_signal(&self) -> Option<(vk::Semaphore, u64)> {
+        let value = self.info.signal.timeline_value()?;
+        Some((self.timeline, value))
     }
 
     /// Per-frame resource slot in `0..MAX_FRAMES_IN_FLIGHT` (3): the submission that last used

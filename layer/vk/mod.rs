@@ -20,7 +20,7 @@ mod sleep;
 mod swapchain;
 mod tokens;
 
-pub use crate::core::{DeferredRelease, SyncToken, TokenSet};
+pub use crate::core::{CompletionBackend, DeferredRelease, SyncToken, TokenSet};
 pub use crate::core::{FrameTimes, SwapchainStats, TELEMETRY_FRAMES};
 pub use batches::Batch;
 pub use config::{SwapchainConfig, SwapchainCreateDesc};

@@ -13,12 +13,15 @@ use super::names::Namer;
 use super::present_wait::PresentWaitFns;
 use super::sleep;
 use crate::core::{
-    CreateSwapchain, Extent, PresentInfo, PresentMode, SemaphoreRole, SurfaceFormat, SurfaceInfo,
-    VkStatus,
+    CreateSwapchain, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal, SurfaceFormat,
+    SurfaceInfo, VkStatus,
 };
 
 /// The handles and entry points of one swapchain object.
 pub(crate) struct Shell {
+    /// The timeline semaphore of the timeline completion backend: submission serial `s`
+    /// signals value `s`.
+    pub(crate) timeline: Option<vk::Semaphore>,
     pub(crate) device: ash::Device,
     pub(crate) swapchain_fn: ash::khr::swapchain::Device,
     pub(crate) surface_fn: ash::khr::surface::Instance,
@@ -302,11 +305,11 @@ impl Shell {
         .map_err(status)
     }
 
-    /// An empty submission waiting on `wait` (if any) at all commands and signalling `fence`.
+    /// An empty submission waiting on `wait` (if any) at all commands and signalling `signal`.
     pub(crate) fn submit_empty(
         &self,
         wait: Option<vk::Semaphore>,
-        fence: vk::Fence,
+        signal: SubmitSignal<vk::Fence>,
     ) -> Result<(), VkStatus> {
         let waits: Vec<vk::Semaphore> = wait.into_iter().collect();
         let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
@@ -316,9 +319,60 @@ impl Shell {
                 .wait_semaphores(&waits)
                 .wait_dst_stage_mask(&stages[..waits.len()]);
         }
+        let timeline = self.timeline_signal(signal);
+        let (signals, values) = ([timeline.0], [timeline.1]);
+        let mut values_info = vk::TimelineSemaphoreSubmitInfo::default();
+        if timeline.1 != 0 {
+            values_info = values_info.signal_semaphore_values(&values);
+            submit = submit
+                .signal_semaphores(&signals)
+                .push_next(&mut values_info);
+        }
+        let fence = signal.fence().unwrap_or_default();
         // SAFETY: a semaphore waited on has a pending signal from a successful acquire and no
-        // wait yet; the fence is unsignalled and unused (the core's pool).
+        // wait yet; the fence is unsignalled and unused (the core's pool); a timeline value is
+        // the next serial, above every value signalled before
+        // (VUID-VkSubmitInfo-pSignalSemaphores-03242).
         unsafe { self.device.queue_submit(self.queue, &[submit], fence) }.map_err(status)
+    }
+
+    /// The timeline semaphore and value a tracked submission signals; value 0 for a fence.
+    pub(crate) fn timeline_signal(&self, signal: SubmitSignal<vk::Fence>) -> (vk::Semaphore, u64) {
+        match (signal, self.timeline) {
+            (SubmitSignal::Timeline(v), Some(t)) => (t, v),
+            _ => (vk::Semaphore::null(), 0),
+        }
+    }
+
+    /// `vkGetSemaphoreCounterValue` of the timeline.
+    pub(crate) fn read_timeline(&self) -> Result<u64> {
+        let Some(t) = self.timeline else {
+            return Err(Error::InvalidConfig(
+                "a timeline read without the timeline backend",
+            ));
+        };
+        // SAFETY: the timeline semaphore belongs to this device and is alive.
+        unsafe { self.device.get_semaphore_counter_value(t) }.during("vkGetSemaphoreCounterValue")
+    }
+
+    /// `vkWaitSemaphores` for the timeline to reach `value`, bounded; returns the counter
+    /// read afterwards (below `value` when the wait timed out).
+    pub(crate) fn wait_timeline(&self, value: u64, timeout_ns: u64) -> Result<u64> {
+        let Some(t) = self.timeline else {
+            return Err(Error::InvalidConfig(
+                "a timeline wait without the timeline backend",
+            ));
+        };
+        let (semaphores, values) = ([t], [value]);
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        // SAFETY: the semaphore is alive; the core waits only for values a submission made on
+        // this queue signals (a wait can end), and the timeout is finite.
+        match unsafe { self.device.wait_semaphores(&info, timeout_ns) } {
+            Ok(()) | Err(vk::Result::TIMEOUT) => self.read_timeline(),
+            Err(e) => Err(Error::vk("vkWaitSemaphores", e)),
+        }
     }
 
     /// `vkQueuePresentKHR` with the extension structures the present needs.

@@ -17,8 +17,8 @@ use super::names::Namer;
 use super::present_wait::PresentWaitFns;
 use super::shell::Shell;
 use crate::core::{
-    Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig, PacingPolicy, PresentMode,
-    PresentStatus, Request, SurfaceFormat, SurfaceWishes, SwapchainStats,
+    CompletionBackend, Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig, PacingPolicy,
+    PresentMode, PresentStatus, Request, SurfaceFormat, SurfaceWishes, SwapchainStats,
 };
 
 /// Command buffers [`Swapchain::submit`] frames with GPU timestamps without allocating.
@@ -103,6 +103,8 @@ impl Swapchain {
                 "deferred_memory_allocation needs swapchain_maintenance1",
             ));
         }
+        // The settings are checked before any Vulkan object is made, so a bad one leaks nothing.
+        Machine::new(Self::machine_config(config, None)?)?;
         // SAFETY: caller contract (handles valid; options only where enabled).
         let shell = unsafe { Self::make_shell(&desc, surface_fn) }?;
         let machine_config = Self::machine_config(config, shell.timer.as_ref())?;
@@ -149,7 +151,13 @@ impl Swapchain {
         } else {
             None
         };
+        let timeline = match config.completion {
+            // SAFETY: the device enabled `timelineSemaphore` (caller contract).
+            CompletionBackend::TimelineSemaphore => Some(unsafe { own_timeline(device, &namer) }?),
+            _ => None,
+        };
         Ok(Shell {
+            timeline,
             device: device.clone(),
             swapchain_fn: ash::khr::swapchain::Device::new(instance, device),
             surface_fn,
@@ -207,6 +215,7 @@ impl Swapchain {
             m.gpu_clock = timer.map(|t| t.clock);
             m.pacing = config.pacing;
             m.frame_limit = config.frame_limit;
+            m.completion = config.completion;
         }
         Ok(m)
     }
@@ -230,10 +239,12 @@ impl Swapchain {
                     info.swapchain,
                     info.image,
                 )?;
+                let (timeline, _) = self.shell.timeline_signal(info.signal);
                 Ok(Acquired::Frame(Frame {
                     info,
                     image,
                     view,
+                    timeline,
                     owner: self.id,
                 }))
             }
@@ -288,22 +299,33 @@ impl Swapchain {
         };
         let waits = [frame.info.acquire_semaphore];
         let stages = [wait_stage];
-        let signals = [frame.info.present_semaphore];
+        // With the timeline backend the submission also signals the frame's value (the value
+        // of the binary present semaphore is ignored: *VkTimelineSemaphoreSubmitInfo*).
+        let (timeline, value) = self.shell.timeline_signal(frame.info.signal);
+        let signals = [frame.info.present_semaphore, timeline];
+        let values = [0, value];
+        let n = if value == 0 { 1 } else { 2 };
+        let mut values_info =
+            vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values[..n]);
         let submit = vk::SubmitInfo::default()
             .wait_semaphores(&waits)
             .wait_dst_stage_mask(&stages)
             .command_buffers(buffers)
-            .signal_semaphores(&signals);
+            .signal_semaphores(&signals[..n])
+            .push_next(&mut values_info);
         // The submission's time is taken before the call: the GPU may start during it.
         let at = self.shell.clock.now_ns();
+        let fence = frame.info.signal.fence().unwrap_or_default();
         // SAFETY: the core handed these out: the acquire semaphore has a pending signal and no
         // wait, the present semaphore and the fence are unsignalled with nothing pending
-        // (VUID-vkQueueSubmit-fence-00063, VUID-vkQueueSubmit-pSignalSemaphores-00067). The
-        // caller vouches for the command buffers.
+        // (VUID-vkQueueSubmit-fence-00063, VUID-vkQueueSubmit-pSignalSemaphores-00067); a
+        // timeline value is the next serial, above every value signalled before
+        // (VUID-VkSubmitInfo-pSignalSemaphores-03242). The caller vouches for the command
+        // buffers.
         unsafe {
             self.shell
                 .device
-                .queue_submit(self.shell.queue, &[submit], frame.info.fence)
+                .queue_submit(self.shell.queue, &[submit], fence)
         }
         .during("vkQueueSubmit")?;
         let slot = timed.flatten().map(|_| frame.info.slot);
@@ -312,9 +334,10 @@ impl Swapchain {
 
     /// Declares that the renderer submitted `frame` itself. Its submissions may be any number
     /// (all on this swapchain's queue, or on others as long as the last one runs after them);
-    /// the first that touches the image waits on [`Frame::acquire_semaphore`], and the last
-    /// signals [`Frame::present_semaphore`] and [`Frame::fence`]. Call it right after that
-    /// last submission, before any other call to this swapchain.
+    /// the first that touches the image waits on [`Frame::acquire_semaphore`], and the last,
+    /// on this swapchain's queue, signals [`Frame::present_semaphore`] and [`Frame::fence`]
+    /// (fence backend) or [`Frame::timeline_signal`] (timeline backend). Call it right after
+    /// that last submission, before any other call to this swapchain.
     ///
     /// # Safety
     ///
@@ -523,6 +546,12 @@ impl Swapchain {
         self.shell.m1.as_ref().map(|m| m.names)
     }
 
+    /// What backs the swapchain's completion tokens ([`SwapchainConfig::completion`]).
+    #[must_use]
+    pub fn completion_backend(&self) -> CompletionBackend {
+        self.machine.completion_backend()
+    }
+
     /// The recent frames' timelines, oldest first (at most [`crate::core::TELEMETRY_FRAMES`]).
     pub fn telemetry(&self) -> impl DoubleEndedIterator<Item = FrameTimes> + '_ {
         self.machine.telemetry()
@@ -558,8 +587,30 @@ impl Swapchain {
             // SAFETY: every submission completed (the teardown waited for them).
             unsafe { timer.destroy(&self.shell.device) };
         }
+        if let Some(timeline) = self.shell.timeline.take() {
+            // SAFETY: every submission that signals it completed (the teardown waited for them,
+            // VUID-vkDestroySemaphore-semaphore-05149); the renderer's waits on the swapchain's
+            // tokens are its own to have finished (`Swapchain::destroy`'s contract).
+            unsafe { self.shell.device.destroy_semaphore(timeline, None) };
+        }
         Ok(())
     }
+}
+
+/// The swapchain's own timeline semaphore (timeline backend), at value 0.
+///
+/// # Safety
+///
+/// The device enabled the `timelineSemaphore` feature.
+unsafe fn own_timeline(device: &ash::Device, namer: &Namer) -> Result<vk::Semaphore> {
+    let mut kind = vk::SemaphoreTypeCreateInfo::default()
+        .semaphore_type(vk::SemaphoreType::TIMELINE)
+        .initial_value(0);
+    let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
+    // SAFETY: valid device with the feature (caller contract).
+    let s = unsafe { device.create_semaphore(&info, None) }.during("vkCreateSemaphore")?;
+    namer.name(s, || "vkpace timeline (completion tokens)".to_owned());
+    Ok(s)
 }
 
 impl Drop for Swapchain {

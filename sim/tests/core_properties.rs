@@ -10,9 +10,10 @@ mod sim;
 
 use proptest::prelude::*;
 use sim::app::{run, Params};
+use vkpace::core::CompletionBackend;
 use vkpace_sim::world::Faults;
 
-fn params() -> impl Strategy<Value = Params> {
+fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
     (
         (any::<u64>(), 1usize..=3, 1usize..=6, 1u32..=4, 100u32..=600),
         (0u32..=6, 0u32..=8, 0u32..=8, 0u32..=5, 0u32..=2, 0u32..=30),
@@ -25,7 +26,7 @@ fn params() -> impl Strategy<Value = Params> {
         (0u32..=5, 0u32..=3, any::<bool>(), 0u32..=10),
     )
         .prop_map(
-            |(
+            move |(
                 (seed, n, max_retired, min_images, steps),
                 (delay, ood, sub, stale, fail, never),
                 (resize, drop, abandon, change_n),
@@ -52,6 +53,7 @@ fn params() -> impl Strategy<Value = Params> {
                 p_create_fail: create_fail,
                 maintenance1,
                 p_token: token,
+                completion,
             },
         )
 }
@@ -65,9 +67,24 @@ proptest! {
     /// completed, a dropped frame handed back unchanged, a dropped submitted frame presented,
     /// and everything released exactly once at teardown.
     #[test]
-    fn random_call_sequences_keep_every_rule(p in params()) {
+    fn random_call_sequences_keep_every_rule(p in params(CompletionBackend::Fences)) {
         let described = format!("{p:?}");
         run(p).map_err(|e| TestCaseError::fail(format!("{e}\n  schedule: {described}")))?;
+    }
+
+    /// The same schedules with the timeline backend: the same rules, and no submission fence
+    /// (only maintenance1's present fences, at most 2 (N + 1) with a retiring swapchain's).
+    #[test]
+    fn random_call_sequences_keep_every_rule_on_the_timeline(
+        p in params(CompletionBackend::TimelineSemaphore)
+    ) {
+        let described = format!("{p:?}");
+        let m1 = p.maintenance1;
+        let out = run(p)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n  schedule: {described}")))?;
+        if !m1 {
+            prop_assert_eq!(out.max_fences_alive, 0, "fences made on the timeline backend");
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! The simulated GPU queue: submissions run in order; each waits for its semaphores, runs for a
-//! random number of ticks, then signals its semaphores and fence.
+//! random number of ticks, then signals its semaphores and its fence or timeline value.
+
+use vkpace::core::SubmitSignal;
 
 use super::{Check, Fence, Gen, Sem, World};
 
@@ -9,6 +11,8 @@ pub(super) struct Submission {
     waits: Vec<Sem>,
     signals: Vec<Sem>,
     fence: Option<Fence>,
+    /// The value it signals on the machine's timeline semaphore (timeline backend).
+    timeline: Option<u64>,
     /// The swapchain whose image or acquire semaphore this submission uses.
     pub(super) touches: Option<Gen>,
     started: bool,
@@ -23,14 +27,17 @@ pub(super) struct Submission {
 
 impl World {
     /// `vkQueueSubmit` of one batch; returns the world's number of the submission (for the
-    /// caller's ground-truth bookkeeping). `frame`: it is a frame's submission.
+    /// caller's ground-truth bookkeeping). `signal`: its fence or timeline value; `frame`: it
+    /// is a frame's submission.
     pub fn submit(
         &mut self,
         waits: &[Sem],
         signals: &[Sem],
-        fence: Option<Fence>,
+        signal: Option<SubmitSignal<Fence>>,
         frame: bool,
     ) -> Result<u64, String> {
+        let fence = signal.and_then(SubmitSignal::fence);
+        let timeline = signal.and_then(SubmitSignal::timeline_value);
         for &s in signals {
             self.check_signalable(s, "submit signal")?;
         }
@@ -44,6 +51,17 @@ impl World {
         }
         if let Some(f) = fence {
             self.check_fence_free(f, "submit")?;
+        }
+        if let Some(v) = timeline {
+            // VUID-VkSubmitInfo-pSignalSemaphores-03242: above the current value and every
+            // pending signal's.
+            if v <= self.timeline.max(self.timeline_pending) {
+                return Err(format!(
+                    "timeline signal {v} not above {} (pending {})",
+                    self.timeline, self.timeline_pending
+                ));
+            }
+            self.timeline_pending = v;
         }
         for &s in signals {
             self.sem(s)?.pending_signal = true;
@@ -62,6 +80,7 @@ impl World {
             waits: waits.to_vec(),
             signals: signals.to_vec(),
             fence,
+            timeline,
             touches,
             started: false,
             remaining,
@@ -122,6 +141,9 @@ impl World {
             let t = self.fence(f)?;
             t.pending = false;
             t.signaled = true;
+        }
+        if let Some(v) = done.timeline {
+            self.timeline = v;
         }
         self.gpu_completed = done.number;
         if done.frame {

@@ -75,6 +75,10 @@ pub struct World {
     pub gpu_completed: u64,
     /// Frame submissions not yet complete (the true GPU view).
     pub frames_pending: usize,
+    /// The machine's timeline semaphore's counter (timeline backend).
+    pub timeline: u64,
+    /// The highest value a submitted signal will set.
+    timeline_pending: u64,
     presents: VecDeque<engine::QueuedPresent>,
     next_present_seq: u64,
     presents_consumed: u64,
@@ -99,6 +103,8 @@ impl World {
             next_submission: 1,
             gpu_completed: 0,
             frames_pending: 0,
+            timeline: 0,
+            timeline_pending: 0,
             presents: VecDeque::new(),
             next_present_seq: 1,
             presents_consumed: 0,
@@ -221,6 +227,11 @@ impl World {
 
     pub fn fences_alive(&self) -> usize {
         self.fences.values().filter(|t| !t.destroyed).count()
+    }
+
+    /// Whether a submitted timeline signal has not executed yet.
+    pub fn timeline_signal_pending(&self) -> bool {
+        self.timeline_pending > self.timeline
     }
 
     /// Whether a present fence will never signal.

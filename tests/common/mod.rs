@@ -3,7 +3,7 @@
 //! leaks (the validation layer reports objects still alive when the device is destroyed).
 #![allow(dead_code)]
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use vkpace::vk::{Acquired, Frame, Swapchain, SwapchainConfig, SwapchainStats, SyncToken};
 
@@ -44,6 +44,13 @@ impl Harness {
             );
         }
         let swapchain = ctx.swapchain(config)?;
+        if let Some(backend) = vkpace_demo::vulkan_context::completion_override() {
+            // The test matrix's backend must really be the one in use.
+            ensure!(
+                swapchain.completion_backend() == backend,
+                "completion backend"
+            );
+        }
         let format = swapchain.format().context("format")?;
         let renderer = ctx.renderer(format)?;
         Ok(Self {

@@ -3,6 +3,7 @@
 //! frame's fence, in that order. Each step asks for what is missing or lets the next one go.
 
 use super::{Awaiting, Frame, FrameMachine, Op, SemaphoreFor, WaitPurpose};
+use crate::core::completion::{CompletionBackend, SubmitSignal};
 use crate::core::error::{CoreError, Failure};
 use crate::core::present_history::PresentSemaphoreChoice;
 use crate::core::presenter::FrameGate;
@@ -59,10 +60,10 @@ where
         let FrameGate::WaitFor(serial) = self.presenter.begin_frame() else {
             return None;
         };
-        match self.fences.fence_for(serial) {
-            Some(f) => Some(self.wait(f, WaitPurpose::Gate, None, now)),
+        match self.fences.signal_for(serial) {
+            Some(signal) => Some(self.wait(signal, WaitPurpose::Gate, None, now)),
             None => Some(Request::Failed(Failure::Misuse(CoreError::OutOfOrder(
-                "the gate waits for a serial no fence stands for",
+                "the gate waits for a serial nothing pending stands for",
             )))),
         }
     }
@@ -97,8 +98,8 @@ where
     fn sleep_until(&mut self, at: u64, now: u64) -> Request<S, W, F> {
         let watch_until = at.saturating_sub(PACING_WATCH_MARGIN_NS);
         if self.pacing.wants_gpu_times() && self.gpu.is_none() && watch_until > now {
-            if let Some((_, fence)) = self.fences.oldest_submitted() {
-                return self.wait(fence, WaitPurpose::PacingWatch, Some(watch_until), now);
+            if let Some((_, signal)) = self.fences.oldest_submitted() {
+                return self.wait(signal, WaitPurpose::PacingWatch, Some(watch_until), now);
             }
         }
         Request::SleepUntil(at)
@@ -208,16 +209,18 @@ where
             PresentSemaphoreChoice::Reuse(_) => None,
             PresentSemaphoreChoice::Create => Some(self.create_semaphore(SemaphoreFor::Present)),
             PresentSemaphoreChoice::WaitFor(serial) => {
-                let f = self.fences.fence_for(serial)?;
-                Some(self.wait(f, WaitPurpose::PresentSemaphore, None, now))
+                let signal = self.fences.signal_for(serial)?;
+                Some(self.wait(signal, WaitPurpose::PresentSemaphore, None, now))
             }
         }
     }
 
-    /// The fence the frame's last submission signals.
+    /// The fence the frame's last submission signals (fence backend; with the timeline the
+    /// frame signals its serial's value, known when it is submitted).
     fn frame_fence(&mut self) -> Option<Request<S, W, F>> {
+        let uses_fences = self.uses_fences();
         let frame = self.frame.as_mut()?;
-        if frame.fence.is_some() {
+        if frame.fence.is_some() || !uses_fences {
             return None;
         }
         match self.fences.take() {
@@ -238,7 +241,16 @@ where
         ) else {
             return Request::Failed(CoreError::OutOfOrder("frame vanished").into());
         };
-        let (Some(present_semaphore), Some(fence)) = (held.present, frame.fence) else {
+        let signal = match frame.fence {
+            Some(f) => SubmitSignal::Fence(f),
+            // Nothing takes a serial between here and the frame's submission: the next acquire
+            // hands this same frame out again, and teardown consumes it before submitting.
+            None if self.config.completion != CompletionBackend::Fences => {
+                SubmitSignal::Timeline(self.next_serial.0)
+            }
+            None => return Request::Failed(CoreError::OutOfOrder("frame without a fence").into()),
+        };
+        let Some(present_semaphore) = held.present else {
             return Request::Failed(CoreError::OutOfOrder("frame incomplete").into());
         };
         frame.handed_out = true;
@@ -253,7 +265,7 @@ where
             format: live.plan.format,
             acquire_semaphore: held.acquire,
             present_semaphore,
-            fence,
+            signal,
             slot: held.slot,
             generation: live.generation,
             swapchain_changed: changed,

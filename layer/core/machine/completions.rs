@@ -3,6 +3,7 @@
 //! [`crate::core::Serial`]); a present fence proves only its own present.
 
 use super::{Awaiting, FrameMachine, Op, WaitPurpose};
+use crate::core::completion::SubmitSignal;
 use crate::core::error::{CoreError, Failure};
 use crate::core::fence_pool::Signalled;
 use crate::core::present_ids::Shown;
@@ -29,13 +30,19 @@ where
             return None;
         }
         if !self.round.submissions_done {
-            match self.fences.oldest_submitted() {
-                Some((_, f)) => return Some(self.check(f)),
+            // Fences: the oldest first, until one has not signalled. The timeline: one read of
+            // its counter answers for all of them.
+            let pending = match self.fences.oldest_submitted() {
+                Some((_, SubmitSignal::Timeline(_))) => self.fences.newest_submitted(),
+                other => other,
+            };
+            match pending {
+                Some((_, signal)) => return Some(self.check(signal)),
                 None => self.round.submissions_done = true,
             }
         }
         if let Some(f) = self.fences.present_fence(self.round.present_index) {
-            return Some(self.check(f));
+            return Some(self.check(SubmitSignal::Fence(f)));
         }
         if !self.round.display_done {
             if let Some((swapchain, id)) = self.display.as_ref().and_then(|d| d.next_query()) {
@@ -55,9 +62,12 @@ where
         None
     }
 
-    pub(super) fn check(&mut self, fence: F) -> Request<S, W, F> {
-        self.awaiting = Some(Awaiting::Check(fence));
-        Request::CheckFence(fence)
+    pub(super) fn check(&mut self, signal: SubmitSignal<F>) -> Request<S, W, F> {
+        self.awaiting = Some(Awaiting::Check(signal));
+        match signal {
+            SubmitSignal::Fence(fence) => Request::CheckFence(fence),
+            SubmitSignal::Timeline(_) => Request::ReadTimeline,
+        }
     }
 
     /// The answer to [`Request::CheckFence`] or [`Request::WaitFence`]: whether `fence` has
@@ -68,13 +78,48 @@ where
         signalled: bool,
         now: u64,
     ) -> Result<(), CoreError> {
+        let ours = SubmitSignal::Fence(fence);
         let asked = self.answer("a fence status nobody asked for", |a| match a {
-            Awaiting::Check(f) | Awaiting::Wait(f, _) if f == fence => Some(a),
+            Awaiting::Check(f) | Awaiting::Wait(f, _) if f == ours => Some(a),
             _ => None,
         })?;
         if signalled {
             return self.fence_signalled(fence, now);
         }
+        self.not_signalled(asked, ours);
+        Ok(())
+    }
+
+    /// The answer to [`Request::ReadTimeline`] or [`Request::WaitTimeline`]: the timeline's
+    /// counter value read at `now` (after a wait that timed out, a value below the one waited
+    /// for). Every tracked submission up to `value` is complete.
+    pub fn handle_timeline_value(&mut self, value: u64, now: u64) -> Result<(), CoreError> {
+        let asked = self.answer("a timeline value nobody asked for", |a| match a {
+            Awaiting::Check(SubmitSignal::Timeline(_))
+            | Awaiting::Wait(SubmitSignal::Timeline(_), _) => Some(a),
+            _ => None,
+        })?;
+        if value >= self.next_serial.0 {
+            return Err(CoreError::OutOfOrder(
+                "a timeline value beyond every submission the machine tracks",
+            ));
+        }
+        if let Some(serial) = self.fences.timeline_reached(value) {
+            self.complete_serial(serial, now)?;
+        }
+        let (Awaiting::Check(waited) | Awaiting::Wait(waited, _)) = asked else {
+            return Ok(());
+        };
+        if waited.timeline_value().is_some_and(|v| v > value) {
+            self.not_signalled(asked, waited);
+        } else if matches!(asked, Awaiting::Check(_)) && !matches!(self.op, Op::Token(_)) {
+            self.round.submissions_done = true;
+        }
+        Ok(())
+    }
+
+    /// A check or wait found `signal` not signalled: what that means depends on what asked.
+    fn not_signalled(&mut self, asked: Awaiting<S, F>, signal: SubmitSignal<F>) {
         match asked {
             Awaiting::Wait(_, WaitPurpose::RetiredPresentFences) => {
                 log::warn!(
@@ -100,16 +145,16 @@ where
                 });
             }
             _ if matches!(self.op, Op::Token(_)) => self.token_seen_pending(),
-            _ if self
-                .fences
-                .oldest_submitted()
-                .is_some_and(|(_, f)| f == fence) =>
+            _ if matches!(signal, SubmitSignal::Timeline(_))
+                || self
+                    .fences
+                    .oldest_submitted()
+                    .is_some_and(|(_, f)| f == signal) =>
             {
                 self.round.submissions_done = true;
             }
             _ => self.round.present_index += 1,
         }
-        Ok(())
     }
 
     /// `fence` signalled: what it stood for is done, and it is reset for reuse.

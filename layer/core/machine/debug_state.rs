@@ -19,8 +19,10 @@ where
     F: Copy + PartialEq + fmt::Debug,
 {
     /// The machine's state as text: its stream's submitted and completed values, every
-    /// registered stream's, the GPU waits between them that may be pending, the pending fences, the frame in progress, the acquire ring, each image's present history
-    /// and what proves it, every retired swapchain and the proof it waits for.
+    /// registered stream's, the GPU waits between them that may be pending, the pending
+    /// submissions (with their fence or timeline value) and present fences, the frame in
+    /// progress, the acquire ring, each image's present history and what proves it, every
+    /// retired swapchain and the proof it waits for.
     ///
     /// ```
     /// use vkpace::core::{FrameMachine, MachineConfig};
@@ -68,11 +70,12 @@ where
     fn dump_settings(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             out,
-            "  pacing {:?}, frame limit {:?}, maintenance1 {}, present ids {}",
+            "  pacing {:?}, frame limit {:?}, maintenance1 {}, present ids {}, completion by {}",
             self.pacing.policy(),
             self.pacing.frame_limit(),
             self.config.maintenance1,
-            self.config.present_ids
+            self.config.present_ids,
+            self.config.completion.name()
         )?;
         match &self.live {
             Some(live) => write!(

@@ -74,6 +74,7 @@ mod tokens;
 
 use std::collections::VecDeque;
 
+use super::completion::{CompletionBackend, SubmitSignal};
 use super::error::{CoreError, Failure};
 use super::fence_pool::FencePool;
 use super::gpu_clock::GpuClock;
@@ -115,6 +116,9 @@ pub struct MachineConfig {
     pub pacing: PacingPolicy,
     /// A frame rate limit. Default none.
     pub frame_limit: Option<FrameLimit>,
+    /// What backs the completion of tracked submissions (and so the machine's tokens).
+    /// Default [`CompletionBackend::Fences`].
+    pub completion: CompletionBackend,
 }
 
 impl Default for MachineConfig {
@@ -145,6 +149,7 @@ impl Default for MachineConfig {
             gpu_clock: None,
             pacing: PacingPolicy::FramesInFlight,
             frame_limit: None,
+            completion: CompletionBackend::Fences,
         }
     }
 }
@@ -213,14 +218,14 @@ enum Awaiting<S, F> {
     Surface,
     CompatibleModes,
     Swapchain,
-    Check(F),
-    Wait(F, WaitPurpose),
+    Check(SubmitSignal<F>),
+    Wait(SubmitSignal<F>, WaitPurpose),
     PresentId,
     Acquire(S),
     /// A `SubmitWait` consuming the held image's acquire semaphore.
-    Consume(F),
+    Consume(SubmitSignal<F>),
     /// A `SubmitEmpty` proof.
-    Proof(F),
+    Proof(SubmitSignal<F>),
     Present(Option<F>),
     GpuTicks,
     GpuClock,
@@ -240,7 +245,7 @@ struct Frame<S, F> {
     number: u64,
     /// The acquire semaphore handed to the acquire in progress.
     acquire_semaphore: Option<S>,
-    /// The fence the frame's last submission signals.
+    /// The fence the frame's last submission signals (fence backend).
     fence: Option<F>,
     /// An acquire of this frame already found the swapchain out of date once.
     out_of_date_once: bool,
@@ -332,7 +337,7 @@ pub struct FrameMachine<S, W, F> {
     last_present: Option<PresentStatus>,
     /// Only the mutation `submit_at_present` (`scripts/mutation-check`) fills this: a frame's
     /// submission recorded late, at its present.
-    deferred_submission: Option<(Serial, F, u64, Option<usize>)>,
+    deferred_submission: Option<(Serial, SubmitSignal<F>, u64, Option<usize>)>,
 }
 
 impl<S, W, F> FrameMachine<S, W, F>
@@ -629,17 +634,56 @@ where
         Request::CreateFence
     }
 
-    /// Waits on `fence`, bounded by the timeout or by `deadline` if given.
+    /// Waits for `signal`, bounded by the timeout or by `deadline` if given.
     fn wait(
         &mut self,
-        fence: F,
+        signal: SubmitSignal<F>,
         purpose: WaitPurpose,
         deadline: Option<u64>,
         now: u64,
     ) -> Request<S, W, F> {
         let timeout_ns = deadline.map_or(self.timeout(), |d| d.saturating_sub(now).max(1));
-        self.awaiting = Some(Awaiting::Wait(fence, purpose));
-        Request::WaitFence { fence, timeout_ns }
+        self.awaiting = Some(Awaiting::Wait(signal, purpose));
+        match signal {
+            SubmitSignal::Fence(fence) => Request::WaitFence { fence, timeout_ns },
+            SubmitSignal::Timeline(value) => Request::WaitTimeline { value, timeout_ns },
+        }
+    }
+
+    /// Whether tracked submissions signal fences (else the timeline).
+    fn uses_fences(&self) -> bool {
+        self.config.completion == CompletionBackend::Fences
+    }
+
+    /// What the next tracked submission the machine makes itself signals: the timeline's next
+    /// value, or a free fence (`Err`: a fence must be created first).
+    fn next_signal(&mut self) -> Result<SubmitSignal<F>, Request<S, W, F>> {
+        if !self.uses_fences() {
+            return Ok(SubmitSignal::Timeline(self.next_serial.0));
+        }
+        match self.fences.peek() {
+            Some(f) => Ok(SubmitSignal::Fence(f)),
+            None => Err(self.create_fence()),
+        }
+    }
+
+    /// The submission `serial`, signalling `signal`, was made: it is pending from now on.
+    fn track_submission(&mut self, serial: Serial, signal: SubmitSignal<F>) {
+        let signal = match signal {
+            SubmitSignal::Fence(f) => {
+                self.fences.take_this(f);
+                SubmitSignal::Fence(f)
+            }
+            // The value the submission signalled is its serial.
+            SubmitSignal::Timeline(_) => SubmitSignal::Timeline(serial.0),
+        };
+        self.fences.submitted(serial, signal);
+    }
+
+    /// What backs the machine's completion tokens.
+    #[must_use]
+    pub fn completion_backend(&self) -> CompletionBackend {
+        self.config.completion
     }
 
     /// Takes the awaited request if it is the one `matches` accepts.
@@ -699,7 +743,8 @@ where
         if self.presenter.free_present_semaphores() < n1 {
             return self.create_semaphore(SemaphoreFor::Pool);
         }
-        let fences = if self.config.maintenance1 { 2 * n1 } else { n1 };
+        // Submission fences (fence backend) and present fences (maintenance1).
+        let fences = n1 * (usize::from(self.uses_fences()) + usize::from(self.config.maintenance1));
         if self.fences.free_count() < fences {
             return self.create_fence();
         }

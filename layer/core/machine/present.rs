@@ -3,6 +3,7 @@
 //! known: the next acquire presents it, and its objects are never handed out twice.
 
 use super::{queues_frames, Awaiting, FrameMachine, Op};
+use crate::core::completion::SubmitSignal;
 use crate::core::error::{CoreError, Failure};
 use crate::core::presenter::PresentOutcome;
 use crate::core::serial::Serial;
@@ -18,7 +19,7 @@ where
 {
     /// The frame handed out as `frame` was submitted at `now`: its last submission waited on
     /// the acquire semaphore (or an earlier one did), signals the present semaphore and the
-    /// fence. `timed_slot`: the slot whose GPU timestamp queries the submission wrote. Returns
+    /// frame's [`super::FrameInfo::signal`]. `timed_slot`: the slot whose GPU timestamp queries the submission wrote. Returns
     /// the submission's serial.
     pub fn handle_frame_submitted(
         &mut self,
@@ -34,17 +35,19 @@ where
                 current: current.map(|f| f.number),
             });
         };
-        let fence = ours
-            .fence
-            .ok_or(CoreError::OutOfOrder("frame without a fence"))?;
+        let signal = match ours.fence {
+            Some(f) => SubmitSignal::Fence(f),
+            None if !self.uses_fences() => SubmitSignal::Timeline(self.next_serial.0),
+            None => return Err(CoreError::OutOfOrder("frame without a fence")),
+        };
         let serial = self.take_serial();
         if cfg!(vkpace_mutation = "submit_at_present") {
             // Deliberately wrong (`scripts/mutation-check`): the submission is recorded only
             // when the frame is presented, as vkpace 0.1 did.
-            self.deferred_submission = Some((serial, fence, now, timed_slot));
+            self.deferred_submission = Some((serial, signal, now, timed_slot));
             return Ok(serial);
         }
-        self.record_frame_submission(frame, serial, fence, now, timed_slot)?;
+        self.record_frame_submission(frame, serial, signal, now, timed_slot)?;
         Ok(serial)
     }
 
@@ -52,12 +55,12 @@ where
         &mut self,
         frame: u64,
         serial: Serial,
-        fence: F,
+        signal: SubmitSignal<F>,
         now: u64,
         timed_slot: Option<usize>,
     ) -> Result<(), CoreError> {
         self.presenter.frame_submitted(serial)?;
-        self.fences.submitted(serial, fence);
+        self.track_submission(serial, signal);
         if let Some(f) = self.frame.as_mut() {
             f.fence = None;
         }
@@ -69,8 +72,8 @@ where
     /// Starts presenting the frame handed out as `frame` (submitted): poll until
     /// [`Request::Presented`] or [`Request::Failed`].
     pub fn begin_present(&mut self, frame: u64, _now: u64) -> Result<(), CoreError> {
-        if let Some((serial, fence, at, slot)) = self.deferred_submission.take() {
-            self.record_frame_submission(frame, serial, fence, at, slot)?;
+        if let Some((serial, signal, at, slot)) = self.deferred_submission.take() {
+            self.record_frame_submission(frame, serial, signal, at, slot)?;
         }
         let current = self.frame.filter(|f| f.handed_out);
         let submitted = self.presenter.frame().and_then(|f| f.submitted).is_some();

@@ -9,6 +9,7 @@
 //! a spec guarantee, and unlike the idle wait it is bounded.
 
 use super::{Awaiting, Fallback, FrameMachine, Live, Recreation, WaitPurpose};
+use crate::core::completion::SubmitSignal;
 use crate::core::error::{CoreError, Failure};
 use crate::core::surface_plan::{plan, SurfaceInfo};
 use crate::core::vk_values::{PresentMode, VkStatus};
@@ -89,13 +90,14 @@ where
             let _ = self.presenter.release_held();
             return None;
         }
-        let Some(fence) = self.fences.peek() else {
-            return Some(self.create_fence());
+        let signal = match self.next_signal() {
+            Ok(signal) => signal,
+            Err(create) => return Some(create),
         };
-        self.awaiting = Some(Awaiting::Consume(fence));
+        self.awaiting = Some(Awaiting::Consume(signal));
         Some(Request::SubmitWait {
             semaphore: held.acquire,
-            fence,
+            signal,
         })
     }
 
@@ -112,9 +114,8 @@ where
         }
         let serial = self.take_serial();
         match asked {
-            Awaiting::Consume(fence) => {
-                self.fences.take_this(fence);
-                self.fences.submitted(serial, fence);
+            Awaiting::Consume(signal) => {
+                self.track_submission(serial, signal);
                 let semaphore = self
                     .presenter
                     .release_held()
@@ -122,9 +123,8 @@ where
                 self.presenter.consume_submitted(semaphore, serial)?;
                 self.drain_actions();
             }
-            Awaiting::Proof(fence) => {
-                self.fences.take_this(fence);
-                self.fences.submitted(serial, fence);
+            Awaiting::Proof(signal) => {
+                self.track_submission(serial, signal);
                 self.presenter.empty_submitted(serial)?;
                 if let Some(fb) = self.fallback.as_mut() {
                     fb.proof = Some(serial);
@@ -240,7 +240,7 @@ where
                 .find_map(|id| fences.present_fence_by_id(id));
             if let Some(f) = pending {
                 return Some(self.wait(
-                    f,
+                    SubmitSignal::Fence(f),
                     WaitPurpose::RetiredPresentFences,
                     Some(fb.deadline),
                     now,
@@ -259,15 +259,11 @@ where
                     // The proof gets a bound of its own.
                     f.deadline = deadline;
                 }
-                let Some(fence) = self.fences.peek() else {
-                    return Some(self.create_fence());
-                };
-                self.awaiting = Some(Awaiting::Proof(fence));
-                Some(Request::SubmitEmpty { fence })
+                Some(self.submit_empty())
             }
             Some(serial) if serial > self.presenter.completed() => {
-                let f = self.fences.fence_for(serial)?;
-                Some(self.wait(f, WaitPurpose::Proof, Some(fb.deadline), now))
+                let signal = self.fences.signal_for(serial)?;
+                Some(self.wait(signal, WaitPurpose::Proof, Some(fb.deadline), now))
             }
             Some(serial) => {
                 if let Err(e) = self.presenter.fallback_waited(serial) {
@@ -277,6 +273,17 @@ where
                 self.fallback = None;
                 None
             }
+        }
+    }
+
+    /// An empty submission made after everything, signalling what the backend tracks.
+    pub(super) fn submit_empty(&mut self) -> Request<S, W, F> {
+        match self.next_signal() {
+            Ok(signal) => {
+                self.awaiting = Some(Awaiting::Proof(signal));
+                Request::SubmitEmpty { signal }
+            }
+            Err(create) => create,
         }
     }
 }

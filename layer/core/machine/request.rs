@@ -1,6 +1,7 @@
 //! What the frame machine asks of its shell ([`Request`]) and what it hands back when an
 //! operation is done.
 
+use crate::core::completion::SubmitSignal;
 use crate::core::error::Failure;
 use crate::core::surface_plan::SwapchainPlan;
 use crate::core::vk_values::{Extent, PresentMode, SurfaceFormat};
@@ -60,8 +61,9 @@ pub struct FrameInfo<S, W, F> {
     pub acquire_semaphore: S,
     /// The frame's last submission signals it; the present waits on it.
     pub present_semaphore: S,
-    /// The frame's last submission signals it.
-    pub fence: F,
+    /// The frame's last submission signals it: the frame's fence, or (timeline backend) the
+    /// swapchain's timeline semaphore to this value.
+    pub signal: SubmitSignal<F>,
     /// Per-frame resource slot in `0..MAX_FRAMES_IN_FLIGHT`: the last submission that used it
     /// has completed. Chosen by completion, not frame number: the lowest free slot.
     pub slot: usize,
@@ -126,6 +128,18 @@ pub enum Request<S, W, F> {
         /// The bound.
         timeout_ns: u64,
     },
+    /// Timeline backend: `vkGetSemaphoreCounterValue` of the swapchain's timeline: answer
+    /// [`super::FrameMachine::handle_timeline_value`].
+    ReadTimeline,
+    /// Timeline backend: `vkWaitSemaphores` for the swapchain's timeline to reach `value`, at
+    /// most `timeout_ns`, then `vkGetSemaphoreCounterValue`: answer
+    /// [`super::FrameMachine::handle_timeline_value`] (a value below `value`: timed out).
+    WaitTimeline {
+        /// The value waited for.
+        value: u64,
+        /// The bound.
+        timeout_ns: u64,
+    },
     /// present_wait: `vkWaitForPresentKHR(swapchain, id, 0)`: answer
     /// [`super::FrameMachine::handle_present_id_status`].
     PollPresentId {
@@ -144,20 +158,20 @@ pub enum Request<S, W, F> {
         /// The bound.
         timeout_ns: u64,
     },
-    /// Submit a batch that only waits on `semaphore` (all commands) and signals `fence`: it
+    /// Submit a batch that only waits on `semaphore` (all commands) and signals `signal`: it
     /// consumes the pending signal of an image acquired but never used. Answer
     /// [`super::FrameMachine::handle_submitted`].
     SubmitWait {
         /// Waited on.
         semaphore: S,
-        /// Signalled.
-        fence: F,
+        /// Signalled: a fence, or the timeline to a value.
+        signal: SubmitSignal<F>,
     },
-    /// Submit an empty batch that signals `fence`: waited on, it proves that the queue did
+    /// Submit an empty batch that signals `signal`: waited on, it proves that the queue did
     /// everything submitted before it. Answer [`super::FrameMachine::handle_submitted`].
     SubmitEmpty {
-        /// Signalled.
-        fence: F,
+        /// Signalled: a fence, or the timeline to a value.
+        signal: SubmitSignal<F>,
     },
     /// `vkQueuePresentKHR`: answer [`super::FrameMachine::handle_present_result`].
     Present(PresentInfo<S, W, F>),

@@ -4,7 +4,8 @@
 //! wait that times out leaves the objects alive (a leak, logged by the shell) rather than
 //! destroyed while in use.
 
-use super::{Awaiting, FrameMachine, Op, Teardown, WaitPurpose};
+use super::{FrameMachine, Op, Teardown, WaitPurpose};
+use crate::core::completion::SubmitSignal;
 
 use super::request::Request;
 
@@ -53,7 +54,7 @@ where
         // acquire proof: a fence may not be destroyed while a present will signal it
         // (VUID-vkDestroyFence-fence-01120).
         if let Some(f) = self.fences.present_fence(0) {
-            return self.wait(f, WaitPurpose::Shutdown, deadline, now);
+            return self.wait(SubmitSignal::Fence(f), WaitPurpose::Shutdown, deadline, now);
         }
         self.release_everything()
     }
@@ -62,15 +63,9 @@ where
     /// waits (the assumption the module documentation of recreation states).
     fn teardown_proof(&mut self, now: u64) -> Option<Request<S, W, F>> {
         match self.teardown.proof {
-            None => {
-                let Some(fence) = self.fences.peek() else {
-                    return Some(self.create_fence());
-                };
-                self.awaiting = Some(Awaiting::Proof(fence));
-                Some(Request::SubmitEmpty { fence })
-            }
+            None => Some(self.submit_empty()),
             Some(serial) if serial > self.presenter.completed() => {
-                let f = self.fences.fence_for(serial)?;
+                let f = self.fences.signal_for(serial)?;
                 let deadline = self.teardown.deadline;
                 Some(self.wait(f, WaitPurpose::Shutdown, deadline, now))
             }

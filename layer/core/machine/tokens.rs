@@ -4,6 +4,7 @@
 //! hanging).
 
 use super::{FrameMachine, Op, WaitPurpose};
+use crate::core::completion::SubmitSignal;
 use crate::core::error::CoreError;
 use crate::core::serial::Serial;
 use crate::core::sync_token::SyncToken;
@@ -44,7 +45,7 @@ where
     /// to it has been seen complete. `false` for a token of another stream.
     #[must_use]
     pub fn token_reached(&self, token: SyncToken) -> bool {
-        token.stream() == self.stream && self.covering_fence(token.serial()).is_none()
+        token.stream() == self.stream && self.covering_signal(token.serial()).is_none()
     }
 
     /// Starts looking, without blocking, whether `token` is reached: poll until
@@ -97,20 +98,20 @@ where
     }
 
     pub(super) fn poll_token(&mut self, t: TokenOp, now: u64) -> Request<S, W, F> {
-        let Some(fence) = self.covering_fence(t.serial) else {
+        let Some(signal) = self.covering_signal(t.serial) else {
             return Request::Done;
         };
         match t.wait_ns {
             _ if t.seen_pending => Request::Done,
-            None => self.check(fence),
+            None => self.check(signal),
             Some(bound) => {
                 let deadline = now.saturating_add(bound);
-                self.wait(fence, WaitPurpose::Token, Some(deadline), now)
+                self.wait(signal, WaitPurpose::Token, Some(deadline), now)
             }
         }
     }
 
-    /// A look at the covering fence found it unsignalled.
+    /// A look at the covering fence or timeline value found it not reached.
     pub(super) fn token_seen_pending(&mut self) {
         if let Op::Token(t) = &mut self.op {
             t.seen_pending = true;
@@ -161,11 +162,12 @@ where
     }
 
     /// Checks that the next submission may wait on the GPU for `target`, a registered
-    /// stream's token: promised, and not waiting for itself ([`CoreError::WaitCycle`]). The
-    /// machine's own tokens are backed by fences, which the GPU cannot wait for:
+    /// stream's token or (timeline backend) one of the machine's own: submitted or promised,
+    /// and not waiting for itself ([`CoreError::WaitCycle`]). With the fence backend the
+    /// machine's own tokens are fences, which the GPU cannot wait for:
     /// [`CoreError::NotWaitableOnGpu`].
     pub fn check_gpu_wait(&mut self, target: SyncToken) -> Result<(), CoreError> {
-        if target.stream() == self.stream {
+        if target.stream() == self.stream && self.uses_fences() {
             return Err(CoreError::NotWaitableOnGpu { token: target });
         }
         self.sync_own_stream()?;
@@ -203,15 +205,15 @@ where
         Ok(())
     }
 
-    /// The pending fence whose signal would reach `serial`: the first submitted at or after
-    /// it, or, where that submission never got a fence (it failed), the newest one before it
-    /// that is not already known complete. `None`: reached.
-    fn covering_fence(&self, serial: Serial) -> Option<F> {
+    /// The pending signal that would reach `serial`: the first submitted at or after it, or,
+    /// where that submission never signalled (it failed), the newest one before it that is not
+    /// already known complete. `None`: reached.
+    fn covering_signal(&self, serial: Serial) -> Option<SubmitSignal<F>> {
         let completed = self.presenter.completed();
         if serial <= completed {
             return None;
         }
-        self.fences.fence_for(serial).or_else(|| {
+        self.fences.signal_for(serial).or_else(|| {
             self.fences
                 .newest_submitted()
                 .filter(|&(s, _)| s > completed)

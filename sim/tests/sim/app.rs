@@ -5,8 +5,8 @@
 //! machine's, not restated here.
 
 use vkpace::core::{
-    CoreError, Failure, FrameInfo, FrameMachine, MachineConfig, PacingPolicy, PresentMode, Serial,
-    SyncToken,
+    CompletionBackend, CoreError, Failure, FrameInfo, FrameMachine, MachineConfig, PacingPolicy,
+    PresentMode, Serial, SyncToken,
 };
 use vkpace_sim::driver::{SimError, SimSurface, SimSwapchain};
 use vkpace_sim::world::{Faults, Fence, Gen, Sem, World};
@@ -31,6 +31,8 @@ pub struct Params {
     pub maintenance1: bool,
     /// Percent chance per step of a completion-token call (look, wait, or a refused token).
     pub p_token: u32,
+    /// What backs the machine's completion tokens.
+    pub completion: CompletionBackend,
 }
 
 impl Params {
@@ -54,6 +56,7 @@ impl Params {
             p_create_fail: 0,
             maintenance1: false,
             p_token: 0,
+            completion: CompletionBackend::Fences,
         }
     }
 }
@@ -114,6 +117,7 @@ pub fn run(p: Params) -> Result<Outcome, String> {
     config.frames_in_flight = p.frames_in_flight;
     config.max_retired_swapchains = p.max_retired;
     config.maintenance1 = p.maintenance1;
+    config.completion = p.completion;
     let world = World::new(p.seed, p.faults.clone());
     let modes = vec![
         PresentMode::FIFO,
@@ -253,12 +257,12 @@ impl App {
         if let Held::Dropped(d) = self.held {
             let same = d.number == frame.number
                 && (d.generation != frame.generation
-                    || (d.image, d.acquire_semaphore, d.present_semaphore, d.fence)
+                    || (d.image, d.acquire_semaphore, d.present_semaphore, d.signal)
                         == (
                             frame.image,
                             frame.acquire_semaphore,
                             frame.present_semaphore,
-                            frame.fence,
+                            frame.signal,
                         ));
             if !same {
                 return Err(format!(
@@ -434,6 +438,9 @@ impl App {
         }
         if self.sim.machine.semaphores_held() != 0 {
             return Err("the machine still holds semaphores after teardown".into());
+        }
+        if w.timeline_signal_pending() {
+            return Err("teardown ended with a timeline signal still pending".into());
         }
         Ok(())
     }
