@@ -49,6 +49,36 @@ pub struct Args {
     /// --resize-every changes the display's extent.
     #[arg(long)]
     pub virtual_display: bool,
+    /// What backs vkpace's completion tokens: one timeline semaphore, or a fence per frame.
+    #[arg(long, value_enum, default_value_t = Completion::Timeline)]
+    pub completion: Completion,
+    /// Submit each frame in one vkQueueSubmit, without the producer thread. By default each
+    /// frame is two batches of one vkQueueSubmit2, the first waiting on the GPU for the value
+    /// a producer thread signals for that frame.
+    #[arg(long)]
+    pub single_submit: bool,
+    /// The producer thread's work per frame, in microseconds.
+    #[arg(long, default_value_t = 200)]
+    pub producer_us: u64,
+}
+
+/// The demo's names of vkpace's completion backends.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// A timeline semaphore (the context enables `timelineSemaphore`).
+    Timeline,
+    /// A fence per submission.
+    Fences,
+}
+
+impl Completion {
+    /// The library's value.
+    pub fn to_vk(self) -> vkpace::vk::CompletionBackend {
+        match self {
+            Completion::Timeline => vkpace::vk::CompletionBackend::TimelineSemaphore,
+            Completion::Fences => vkpace::vk::CompletionBackend::Fences,
+        }
+    }
 }
 
 /// The demo's names of vkpace's pacing policies.

@@ -6,6 +6,7 @@ mod cli;
 mod display_time;
 mod headless;
 mod keys;
+mod producer;
 mod report;
 mod session;
 mod window;

@@ -77,6 +77,11 @@ pub struct Report {
     pub display_feedback: &'static str,
     /// Which names of swapchain maintenance1 are in use: "KHR", "EXT" or "none".
     pub maintenance1_names: &'static str,
+    /// What backs vkpace's completion tokens: "timeline" or "fences".
+    pub completion: &'static str,
+    /// How frames were submitted: "batches+producer" (two batches of one vkQueueSubmit2, the
+    /// first waiting for a producer thread's host timeline) or "single" (one vkQueueSubmit).
+    pub submission: &'static str,
 }
 
 /// Mean, standard deviation and 99th percentile of intervals (ms).
@@ -121,7 +126,8 @@ impl Report {
              \"latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
              \"interval_ms\": {{\"mean\": {:.4}, \"stddev\": {:.4}, \"p99\": {:.4}}},\n  \
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
-             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\"\n}}\n",
+             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
+             \"completion\": \"{}\",\n  \"submission\": \"{}\"\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -156,6 +162,8 @@ impl Report {
             self.gpu_ms.p99,
             self.display_feedback,
             self.maintenance1_names,
+            self.completion,
+            self.submission,
         );
         j
     }

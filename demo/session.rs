@@ -6,12 +6,13 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use ash::vk;
 use vkpace::core::{FrameLimit, PacingPolicy};
-use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
+use vkpace::vk::{Acquired, Batch, Frame, SubmittedFrame, Swapchain, SwapchainConfig};
 
 use crate::alloc_counter::allocations;
 use crate::cli::{policy_name, present_mode_name, Args};
 use crate::display_time::DisplayTimeEstimate;
 use crate::frame_history::{FrameHistory, Sample};
+use crate::producer::Producer;
 use crate::renderer::{RenderTarget, Renderer};
 use crate::report::{IntervalStats, Percentiles, Report};
 use crate::vulkan_context::VulkanContext;
@@ -36,6 +37,9 @@ pub enum Step {
 /// The swapchain, the renderer and the measurements of one run.
 pub struct Session {
     swapchain: Option<Swapchain>,
+    /// The producer thread frames wait for on the GPU (none with `--single-submit`). Declared
+    /// after the swapchain: dropped after it, since the swapchain's teardown may wait for it.
+    producer: Option<Producer>,
     renderer: Option<Renderer>,
     args: Args,
     start: Instant,
@@ -89,7 +93,16 @@ impl Session {
         config.extent = initial;
         config.pacing = args.policy.to_core();
         config.frame_limit = frame_limit;
-        let swapchain = ctx.swapchain(config)?;
+        config.completion = args.completion.to_vk();
+        let mut swapchain = ctx.swapchain(config)?;
+        let producer = if args.single_submit {
+            None
+        } else {
+            let work = std::time::Duration::from_micros(args.producer_us);
+            // SAFETY: the context enables timeline semaphores; the session stops the producer
+            // before the context is destroyed (`finish`, or its drop order).
+            Some(unsafe { Producer::start(&ctx.device, &mut swapchain, work) }?)
+        };
         let format = swapchain.format().context("no swapchain format")?;
         let wanted = args.present_mode.to_vk();
         if let Some(got) = swapchain.present_mode().filter(|m| *m != wanted) {
@@ -112,6 +125,7 @@ impl Session {
         let expected = args.frames.unwrap_or(10_000).min(1_000_000) as usize;
         Ok(Self {
             swapchain: Some(swapchain),
+            producer,
             renderer: Some(renderer),
             args: args.clone(),
             start: Instant::now(),
@@ -299,16 +313,20 @@ impl Session {
         let t = self.display.display_time(start_s) as f32;
         let cmd = renderer.record(&RenderTarget::of(&frame), t, self.gpu_load, &self.history)?;
         let cpu_wait = frame.cpu_wait();
-        // SAFETY: `cmd` was just recorded by the renderer for this frame's slot, whose previous
-        // submission completed; it stays valid until the renderer is destroyed, after the
-        // swapchain waited for its submissions.
-        let submitted = unsafe {
-            sc.submit(
-                frame,
-                &[cmd],
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-            )
-        }?;
+        let submitted = match self.producer.as_mut() {
+            // SAFETY: `cmd` was just recorded by the renderer for this frame's slot, whose
+            // previous submission completed; it stays valid until the renderer is destroyed,
+            // after the swapchain waited for its submissions.
+            None => unsafe {
+                sc.submit(
+                    frame,
+                    &[cmd],
+                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                )
+            }?,
+            // SAFETY: as above; the producer's timeline is registered and alive.
+            Some(p) => unsafe { submit_with_producer(sc, p, frame, cmd) }?,
+        };
         sc.present(submitted)?;
         let latency = now.elapsed().as_secs_f64();
         let interval = self.last_frame_start.map(|prev| (now - prev).as_secs_f64());
@@ -408,7 +426,16 @@ impl Session {
         }
         .to_string();
         let maintenance1_names = sc.maintenance1().map_or("none", |n| n.label());
+        let completion = sc.completion_backend().name();
         sc.destroy().context("destroying the swapchain")?;
+        let submission = match self.producer.take() {
+            Some(p) => {
+                // The swapchain is gone: nothing waits for the timeline any more.
+                p.stop(None)?;
+                "batches+producer"
+            }
+            None => "single",
+        };
         if let Some(r) = self.renderer.take() {
             r.destroy();
         }
@@ -447,6 +474,34 @@ impl Session {
             fps,
             display_feedback,
             maintenance1_names,
+            completion,
+            submission,
         })
     }
+}
+
+/// The demo's default submission: the frame in two batches of one `vkQueueSubmit2`. The first
+/// holds the renderer's commands and waits on the GPU, at the fragment shader, for the
+/// producer's value for this frame (the producer stands in for data the shader reads); the
+/// second has no commands of its own and carries the frame's signals (vkpace adds the present
+/// semaphore and the frame's token to the last batch). No allocation: the arrays are on the
+/// stack and vkpace reuses its own.
+///
+/// # Safety
+///
+/// `cmd` is recorded for the frame's slot and stays valid until the frame's token is reached;
+/// the producer's timeline is registered with `sc`.
+unsafe fn submit_with_producer(
+    sc: &mut Swapchain,
+    producer: &mut Producer,
+    frame: Frame,
+    cmd: vk::CommandBuffer,
+) -> Result<SubmittedFrame> {
+    let token = producer.next(false)?;
+    let waits = [(token, vk::PipelineStageFlags2::FRAGMENT_SHADER)];
+    let commands = [cmd];
+    let batches = [Batch::new(&commands).waits(&waits), Batch::new(&[])];
+    let stage = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+    // SAFETY: caller contract.
+    Ok(unsafe { sc.submit_batches(frame, &batches, stage) }?)
 }

@@ -42,6 +42,14 @@ fn every_present_mode_and_depth_for_2000_frames() -> Result<()> {
                     "heap allocations in the steady loop: {}",
                     r.summary
                 );
+                // The default run: a producer thread's timeline waited for on the GPU, two
+                // batches per frame, the timeline backend.
+                for field in [
+                    "\"submission\": \"batches+producer\"",
+                    "\"completion\": \"timeline\"",
+                ] {
+                    ensure!(r.report.contains(field), "{field} not in {}", r.report);
+                }
             }
         }
     }

@@ -181,9 +181,7 @@ impl Swapchain {
             if timeline.destroyed() {
                 continue;
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            let left = left.max(std::time::Duration::from_nanos(1));
-            super::host_timeline::wait_value(&sh.device, timeline.semaphore, *value, left)?;
+            timeline.wait_signalled(*value, deadline, sh.wait_timeout)?;
         }
         self.shell.frame_host_waits.clear();
         Ok(())

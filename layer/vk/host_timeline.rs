@@ -4,8 +4,8 @@
 //! Vulkan's timeline semaphores (core in 1.2, feature `timelineSemaphore`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use ash::vk;
 
@@ -27,6 +27,11 @@ pub(crate) struct TimelineState {
     pub(crate) semaphore: vk::Semaphore,
     promised: AtomicU64,
     destroyed: AtomicBool,
+    /// The last value signalled, held across the check and `vkSignalSemaphore`, so two
+    /// producers cannot signal out of order.
+    signalled: Mutex<u64>,
+    /// Notified after each signal.
+    signal_seen: Condvar,
 }
 
 impl TimelineState {
@@ -37,6 +42,41 @@ impl TimelineState {
 
     pub(crate) fn destroyed(&self) -> bool {
         self.destroyed.load(Ordering::Acquire)
+    }
+
+    /// The last signalled value; a producer that panicked while holding the lock left it
+    /// consistent (the value is written only after a successful signal).
+    fn lock_signalled(&self) -> std::sync::MutexGuard<'_, u64> {
+        self.signalled.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until a producer's `vkSignalSemaphore` of `value` (or a later one) has returned,
+    /// at most until `deadline`; a timeout is [`Error::Timeout`] naming `bound`, the wait's
+    /// configured bound. It asks the CPU side, not the
+    /// semaphore: what a present needs is that the signal was made (VUID-vkQueuePresentKHR-
+    /// pWaitSemaphores-03268), and bookworm's validation layer stalls on a host wait that races
+    /// a host signal of the same semaphore.
+    pub(crate) fn wait_signalled(
+        &self,
+        value: u64,
+        deadline: Instant,
+        bound: Duration,
+    ) -> Result<()> {
+        let mut signalled = self.lock_signalled();
+        while *signalled < value {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout {
+                    what: "a host timeline value's signal",
+                    timeout: bound,
+                });
+            }
+            signalled = match self.signal_seen.wait_timeout(signalled, left) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        Ok(())
     }
 }
 
@@ -68,9 +108,6 @@ impl TimelineState {
 pub struct HostTimeline {
     device: ash::Device,
     state: Arc<TimelineState>,
-    /// The last value signalled, held across the check and `vkSignalSemaphore`, so two
-    /// producers cannot signal out of order.
-    signalled: Mutex<u64>,
 }
 
 impl std::fmt::Debug for HostTimeline {
@@ -103,8 +140,9 @@ impl HostTimeline {
                 semaphore,
                 promised: AtomicU64::new(0),
                 destroyed: AtomicBool::new(false),
+                signalled: Mutex::new(0),
+                signal_seen: Condvar::new(),
             }),
-            signalled: Mutex::new(0),
         })
     }
 
@@ -158,13 +196,12 @@ impl HostTimeline {
         // the lock every signal takes.
         unsafe { self.device.signal_semaphore(&info) }.during("vkSignalSemaphore")?;
         *signalled = value;
+        self.state.signal_seen.notify_all();
         Ok(())
     }
 
-    /// The last signalled value; a producer that panicked while holding the lock left it
-    /// consistent (the value is written only after a successful signal).
     fn lock_signalled(&self) -> std::sync::MutexGuard<'_, u64> {
-        self.signalled.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock_signalled()
     }
 
     /// Whether `device` is the device the timeline was made on.
