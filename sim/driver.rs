@@ -5,8 +5,8 @@
 //! each operation would break.
 
 use vkpace::core::{
-    Extent, Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, PresentStatus, Request,
-    SurfaceFormat, SurfaceInfo, SyncToken, VkStatus,
+    CoreError, Extent, Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, PresentStatus,
+    Request, SurfaceFormat, SurfaceInfo, SyncToken, VkStatus,
 };
 
 use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
@@ -111,6 +111,36 @@ impl SimSwapchain {
             .machine
             .handle_frame_submitted(frame.number, self.now, None)?;
         Ok((number, self.machine.token_of(serial)))
+    }
+
+    /// The frame's one submission, also waiting on the GPU for other queues' `waits`, each
+    /// checked by the machine first (as `Swapchain::submit_batches` does): the first refused
+    /// wait is returned and nothing is submitted.
+    pub fn submit_waiting(
+        &mut self,
+        frame: &FrameInfo<Sem, Gen, Fence>,
+        waits: &[SyncToken],
+    ) -> Result<Result<(u64, SyncToken), CoreError>, SimError> {
+        for &t in waits {
+            if let Err(e) = self.machine.check_gpu_wait(t) {
+                return Ok(Err(e));
+            }
+        }
+        let stream_waits: Vec<(u64, u64)> = waits.iter().map(|t| (t.stream(), t.value())).collect();
+        let number = self.world.submit_waiting(
+            &[frame.acquire_semaphore],
+            &stream_waits,
+            &[frame.present_semaphore],
+            Some(frame.signal),
+            true,
+        )?;
+        let serial = self
+            .machine
+            .handle_frame_submitted(frame.number, self.now, None)?;
+        let token = self.machine.token_of(serial);
+        self.machine
+            .record_gpu_waits(token, waits.iter().copied())?;
+        Ok(Ok((number, token)))
     }
 
     /// Whether `token` is reached, looking without blocking (as `Swapchain::completed`).

@@ -297,6 +297,26 @@ impl Swapchain {
             }
             None => command_buffers,
         };
+        // The submission's time is taken before the call: the GPU may start during it.
+        let at = self.shell.clock.now_ns();
+        // SAFETY: caller contract.
+        unsafe { self.queue_submit_frame(&frame, buffers, wait_stage) }?;
+        let slot = timed.flatten().map(|_| frame.info.slot);
+        self.record_submission(&frame, at, slot)
+    }
+
+    /// `vkQueueSubmit` of the frame's one batch: waits on its acquire semaphore at
+    /// `wait_stage`, signals its present semaphore and its fence or timeline value.
+    ///
+    /// # Safety
+    ///
+    /// As [`Swapchain::submit`], for `buffers`.
+    unsafe fn queue_submit_frame(
+        &self,
+        frame: &Frame,
+        buffers: &[vk::CommandBuffer],
+        wait_stage: vk::PipelineStageFlags,
+    ) -> Result<()> {
         let waits = [frame.info.acquire_semaphore];
         let stages = [wait_stage];
         // With the timeline backend the submission also signals the frame's value (the value
@@ -313,8 +333,6 @@ impl Swapchain {
             .command_buffers(buffers)
             .signal_semaphores(&signals[..n])
             .push_next(&mut values_info);
-        // The submission's time is taken before the call: the GPU may start during it.
-        let at = self.shell.clock.now_ns();
         let fence = frame.info.signal.fence().unwrap_or_default();
         // SAFETY: the core handed these out: the acquire semaphore has a pending signal and no
         // wait, the present semaphore and the fence are unsignalled with nothing pending
@@ -327,9 +345,7 @@ impl Swapchain {
                 .device
                 .queue_submit(self.shell.queue, &[submit], fence)
         }
-        .during("vkQueueSubmit")?;
-        let slot = timed.flatten().map(|_| frame.info.slot);
-        self.record_submission(&frame, at, slot)
+        .during("vkQueueSubmit")
     }
 
     /// Declares that the renderer submitted `frame` itself. Its submissions may be any number

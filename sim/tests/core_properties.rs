@@ -24,6 +24,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
             prop_oneof![Just(0u32), 1u32..=10],
         ),
         (0u32..=5, 0u32..=3, any::<bool>(), 0u32..=10),
+        (0usize..=2, 0u32..=40),
     )
         .prop_map(
             move |(
@@ -31,6 +32,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
                 (delay, ood, sub, stale, fail, never),
                 (resize, drop, abandon, change_n),
                 (mode, create_fail, maintenance1, token),
+                (other_queues, p_queue),
             )| Params {
                 seed,
                 frames_in_flight: n,
@@ -54,6 +56,8 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
                 maintenance1,
                 p_token: token,
                 completion,
+                other_queues,
+                p_queue,
             },
         )
 }
@@ -182,4 +186,30 @@ fn dropped_frames_are_handled() {
     .unwrap();
     assert!(out.abandoned_presented > 100, "{out:?}");
     assert!(out.frames_presented > 1000, "{out:?}");
+}
+
+/// Two other queues with timelines of their own, frames waiting for their values on the GPU,
+/// on both backends: waits past a promise are refused, the others accepted and honoured by the
+/// world's GPU, and the machine forgets waits as frames complete.
+#[test]
+fn frames_wait_for_other_queues_on_both_backends() {
+    for (seed, completion) in [
+        (31, CompletionBackend::Fences),
+        (32, CompletionBackend::TimelineSemaphore),
+    ] {
+        let out = run(Params {
+            other_queues: 2,
+            p_queue: 40,
+            p_resize: 3,
+            p_drop: 5,
+            p_abandon: 5,
+            completion,
+            ..Params::quiet(seed)
+        })
+        .unwrap();
+        assert!(out.queue_waits_accepted > 500, "{completion:?}: {out:?}");
+        assert!(out.queue_waits_refused > 100, "{completion:?}: {out:?}");
+        assert!(out.max_pending_gpu_waits > 0, "{completion:?}: {out:?}");
+        assert!(out.frames_presented > 1000, "{completion:?}: {out:?}");
+    }
 }

@@ -219,6 +219,7 @@ impl World {
             return Err(format!("present of image {image} not acquired"));
         }
         slot.held_by_app = false;
+        self.check_present_dependencies(sem)?;
         if self.rng.chance(self.faults.p_present_fail) {
             return Ok(PresentResult::Failed);
         }

@@ -13,6 +13,8 @@ pub(super) struct Submission {
     fence: Option<Fence>,
     /// The value it signals on the machine's timeline semaphore (timeline backend).
     timeline: Option<u64>,
+    /// Other queues' timeline values it waits for: `(stream, value)`.
+    pub(super) stream_waits: Vec<(u64, u64)>,
     /// The swapchain whose image or acquire semaphore this submission uses.
     pub(super) touches: Option<Gen>,
     started: bool,
@@ -36,6 +38,25 @@ impl World {
         signal: Option<SubmitSignal<Fence>>,
         frame: bool,
     ) -> Result<u64, String> {
+        self.submit_waiting(waits, &[], signals, signal, frame)
+    }
+
+    /// [`Self::submit`] of a batch that also waits for other queues' timeline values
+    /// (`(stream, value)`); a value whose signal is not submitted yet is waited for all the
+    /// same (wait-before-signal).
+    pub fn submit_waiting(
+        &mut self,
+        waits: &[Sem],
+        stream_waits: &[(u64, u64)],
+        signals: &[Sem],
+        signal: Option<SubmitSignal<Fence>>,
+        frame: bool,
+    ) -> Result<u64, String> {
+        for &(s, _) in stream_waits {
+            if self.queue_of(s).is_none() {
+                return Err(format!("a wait on stream {s}, which no queue has"));
+            }
+        }
         let fence = signal.and_then(SubmitSignal::fence);
         let timeline = signal.and_then(SubmitSignal::timeline_value);
         for &s in signals {
@@ -81,6 +102,7 @@ impl World {
             signals: signals.to_vec(),
             fence,
             timeline,
+            stream_waits: stream_waits.to_vec(),
             touches,
             started: false,
             remaining,
@@ -93,6 +115,15 @@ impl World {
         Ok(number)
     }
 
+    /// A present waiting on `sem`: the submission that signals it may wait only for values
+    /// whose signals were submitted.
+    pub(super) fn check_present_dependencies(&self, sem: Sem) -> Check {
+        match self.queue.iter().find(|s| s.signals.contains(&sem)) {
+            Some(s) => self.stream_waits_submitted(&s.stream_waits),
+            None => Ok(()),
+        }
+    }
+
     /// Whether a submission using swapchain `g` is pending.
     pub(super) fn submission_touches(&self, g: Gen) -> bool {
         self.queue.iter().any(|s| s.touches == Some(g))
@@ -100,14 +131,17 @@ impl World {
 
     /// One step of the GPU: the head submission waits, then runs for its delay, then completes.
     pub fn gpu_tick(&mut self) -> Check {
+        self.others_tick();
         let Some(head) = self.queue.front_mut() else {
             return Ok(());
         };
         if !head.started {
             let waits = head.waits.clone();
+            let stream_waits = head.stream_waits.clone();
             let presents_done = head
                 .after_present
-                .map_or(true, |seq| self.presents_done_through(seq));
+                .map_or(true, |seq| self.presents_done_through(seq))
+                && self.stream_waits_reached(&stream_waits);
             if !presents_done
                 || !waits
                     .iter()

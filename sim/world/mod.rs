@@ -6,12 +6,14 @@
 
 mod engine;
 mod gpu;
+mod queues;
 
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::rng::Rng;
 
 pub use engine::{AcquireResult, PresentResult};
+pub use queues::OtherQueue;
 
 /// A semaphore handle.
 pub type Sem = u32;
@@ -79,6 +81,8 @@ pub struct World {
     pub timeline: u64,
     /// The highest value a submitted signal will set.
     timeline_pending: u64,
+    /// Other queues, each with its own timeline.
+    pub others: Vec<OtherQueue>,
     presents: VecDeque<engine::QueuedPresent>,
     next_present_seq: u64,
     presents_consumed: u64,
@@ -105,6 +109,7 @@ impl World {
             frames_pending: 0,
             timeline: 0,
             timeline_pending: 0,
+            others: Vec::new(),
             presents: VecDeque::new(),
             next_present_seq: 1,
             presents_consumed: 0,

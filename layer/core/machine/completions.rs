@@ -182,6 +182,8 @@ where
             return Ok(());
         }
         self.presenter.serial_completed(serial)?;
+        // The GPU waits of the submissions up to `serial` are over.
+        self.sync.reached(self.token_of(serial))?;
         self.drain_actions();
         let (pacing, gpu) = (&mut self.pacing, &mut self.gpu);
         self.telemetry.completed(serial, now, |c: Completed| {

@@ -188,6 +188,13 @@ where
             .try_for_each(|t| self.sync.add_wait(submitted, t))
     }
 
+    /// GPU waits recorded and not yet known over (the submissions that made them have not been
+    /// seen complete).
+    #[must_use]
+    pub fn pending_gpu_waits(&self) -> usize {
+        self.sync.pending_waits()
+    }
+
     /// Brings the graph's view of the machine's own stream up to date.
     fn sync_own_stream(&mut self) -> Result<(), CoreError> {
         let (last, completed) = (self.last_submitted(), self.presenter.completed());

@@ -11,6 +11,8 @@ use vkpace::core::{
 use vkpace_sim::driver::{SimError, SimSurface, SimSwapchain};
 use vkpace_sim::world::{Faults, Fence, Gen, Sem, World};
 
+use super::queues::OtherQueues;
+
 /// One random schedule.
 #[derive(Debug, Clone)]
 pub struct Params {
@@ -33,6 +35,11 @@ pub struct Params {
     pub p_token: u32,
     /// What backs the machine's completion tokens.
     pub completion: CompletionBackend,
+    /// Other queues (compute, transfer) with timelines of their own, 0..=2.
+    pub other_queues: usize,
+    /// Percent chance per step of an other-queue step (promise, submit, read back), and per
+    /// frame submission of GPU waits on their values.
+    pub p_queue: u32,
 }
 
 impl Params {
@@ -57,6 +64,8 @@ impl Params {
             maintenance1: false,
             p_token: 0,
             completion: CompletionBackend::Fences,
+            other_queues: 0,
+            p_queue: 0,
         }
     }
 }
@@ -77,6 +86,11 @@ pub struct Outcome {
     pub tokens_waited: u64,
     pub token_timeouts: u64,
     pub tokens_refused: u64,
+    /// GPU waits on other queues' values accepted and refused.
+    pub queue_waits_accepted: u64,
+    pub queue_waits_refused: u64,
+    /// The most GPU waits the machine held as pending.
+    pub max_pending_gpu_waits: usize,
 }
 
 type Info = FrameInfo<Sem, Gen, Fence>;
@@ -109,6 +123,7 @@ struct App {
     submissions: std::collections::VecDeque<(u64, SyncToken)>,
     /// A token of another machine's stream.
     foreign: SyncToken,
+    queues: OtherQueues,
     out: Outcome,
 }
 
@@ -131,8 +146,10 @@ pub fn run(p: Params) -> Result<Outcome, String> {
         present_modes: modes.clone(),
         compatible_modes: if p.maintenance1 { modes } else { Vec::new() },
     };
-    let sim = SimSwapchain::new(config, world, surface).map_err(describe)?;
+    let mut sim = SimSwapchain::new(config, world, surface).map_err(describe)?;
+    let queues = OtherQueues::new(&mut sim, p.other_queues);
     let mut app = App {
+        queues,
         n_at_last_submit: p.frames_in_flight,
         p,
         sim,
@@ -170,6 +187,9 @@ impl App {
             self.settings_step()?;
             if self.sim.world.rng.chance(self.p.p_token) {
                 self.token_step()?;
+            }
+            if self.sim.world.rng.chance(self.p.p_queue) {
+                self.queues.step(&mut self.sim)?;
             }
             self.check_invariants()?;
         }
@@ -240,6 +260,8 @@ impl App {
     }
 
     fn acquire(&mut self) -> Result<(), String> {
+        // The acquire may present a frame dropped after submission.
+        self.queues.settle(&mut self.sim)?;
         let frame = match self.sim.acquire() {
             Ok(Some(f)) => f,
             Ok(None) => return Ok(()),
@@ -283,7 +305,10 @@ impl App {
     }
 
     fn submit(&mut self, frame: Info) -> Result<(), String> {
-        let (number, token) = self.sim.submit(&frame).map_err(describe)?;
+        let (number, token) = match self.submit_with_waits(&frame)? {
+            Some(done) => done,
+            None => self.sim.submit(&frame).map_err(describe)?,
+        };
         self.submissions.push_back((number, token));
         if self.submissions.len() > 16 {
             self.submissions.pop_front();
@@ -294,7 +319,27 @@ impl App {
         Ok(())
     }
 
+    /// Sometimes the frame's submission waits for other queues' values: `None` when it did
+    /// not (no waits picked, or the machine refused them and nothing was submitted).
+    fn submit_with_waits(&mut self, frame: &Info) -> Result<Option<(u64, SyncToken)>, String> {
+        if !self.sim.world.rng.chance(self.p.p_queue) {
+            return Ok(None);
+        }
+        let waits = self.queues.pick_waits(&mut self.sim);
+        match self.sim.submit_waiting(frame, &waits).map_err(describe)? {
+            Ok(done) => {
+                self.queues.judge(&waits, None)?;
+                Ok(Some(done))
+            }
+            Err(refused) => {
+                self.queues.judge(&waits, Some(refused))?;
+                Ok(None)
+            }
+        }
+    }
+
     fn present(&mut self, frame: Info) -> Result<(), String> {
+        self.queues.settle(&mut self.sim)?;
         self.held = Held::Nothing;
         match self.sim.present(frame.number) {
             Ok(_) => Ok(()),
@@ -409,6 +454,15 @@ impl App {
         self.out.max_semaphores_alive = self.out.max_semaphores_alive.max(alive);
         self.out.max_fences_alive = self.out.max_fences_alive.max(self.sim.world.fences_alive());
         self.out.max_history = self.out.max_history.max(depth);
+        // GPU waits are forgotten once the frames that made them are seen complete.
+        let waits = self.sim.machine.pending_gpu_waits();
+        if waits > 2 * self.sim.machine.frames_pending() {
+            return Err(format!(
+                "{waits} GPU waits held with {} frames pending",
+                self.sim.machine.frames_pending()
+            ));
+        }
+        self.out.max_pending_gpu_waits = self.out.max_pending_gpu_waits.max(waits);
         self.out.frames_presented = stats.frames_presented;
         self.out.swapchains_created = stats.swapchains_created;
         self.out.fallback_waits = stats.fallback_waits;
@@ -419,6 +473,9 @@ impl App {
     /// Teardown releases everything exactly once; only a present fence that never signals may
     /// make it time out (and then nothing is destroyed early).
     fn shutdown(&mut self) -> Result<(), String> {
+        self.queues.settle(&mut self.sim)?;
+        self.out.queue_waits_accepted = self.queues.waits_accepted;
+        self.out.queue_waits_refused = self.queues.waits_refused;
         match self.sim.shutdown() {
             Ok(()) => {}
             Err(SimError::Failed(Failure::Timeout { .. }))

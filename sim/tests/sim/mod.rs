@@ -1,3 +1,4 @@
 //! The property tests' schedules: random public-call sequences through the frame machine.
 
 pub mod app;
+pub mod queues;
