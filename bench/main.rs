@@ -221,11 +221,15 @@ fn main() -> Result<()> {
         VkpaceVariant::default(),
         VkpaceVariant {
             maintenance1: true,
-            gpu_timestamps: false,
+            ..VkpaceVariant::default()
         },
         VkpaceVariant {
-            maintenance1: false,
             gpu_timestamps: true,
+            ..VkpaceVariant::default()
+        },
+        VkpaceVariant {
+            timeline: true,
+            ..VkpaceVariant::default()
         },
     ];
     let clock_ns = driver_meter::clock_read_ns();
@@ -259,6 +263,7 @@ fn main() -> Result<()> {
     let own_us = median(&added[0]);
     let own_m1_us = median(&added[1]);
     let own_ts_us = median(&added[2]);
+    let own_tl_us = median(&added[3]);
     let total_diff_us = median(&totals[0]);
     eprintln!(
         "  own code per frame (outside driver and renderer): textbook {textbook_own_us:.2} us, vkpace {:.2} us; \
@@ -326,7 +331,8 @@ fn main() -> Result<()> {
          \"vkpace_loop_cpu_us_per_frame\": {:.3}, \"loop_cpu_difference_us_per_frame\": {total_diff_us:.3}, \
          \"with_maintenance1_cpu_us_per_frame\": {own_m1_us:.3}, \
          \"with_gpu_timestamps_cpu_us_per_frame\": {own_ts_us:.3}, \
-         \"driver_calls_per_frame\": {{\"textbook\": {:.3}, \"vkpace\": {:.3}, \"with_maintenance1\": {:.3}, \"with_gpu_timestamps\": {:.3}}}, \
+         \"with_timeline_cpu_us_per_frame\": {own_tl_us:.3}, \
+         \"driver_calls_per_frame\": {{\"textbook\": {:.3}, \"vkpace\": {:.3}, \"with_maintenance1\": {:.3}, \"with_gpu_timestamps\": {:.3}, \"with_timeline\": {:.3}}}, \
          \"clock_read_ns\": {clock_ns:.1}, \"runs\": {reps}, \"frames_per_run\": {}}},\n    \
          \"pacing_over_vdisplay\": {}\n  }}\n}}\n",
         sim_matrix::json(&sim),
@@ -340,6 +346,7 @@ fn main() -> Result<()> {
         median(&calls[0]),
         median(&calls[1]),
         median(&calls[2]),
+        median(&calls[3]),
         args.frames,
         pacing.json(),
     );
@@ -366,7 +373,8 @@ fn main() -> Result<()> {
          | vkpace's own CPU per frame (defaults): vkpace's own code less the textbook's glue | {own_us:.2} us ({:.2}% of textbook) |\n\
          | + maintenance1 present fences | {own_m1_us:.2} us ({:.2}%) |\n\
          | + GPU timestamps | {own_ts_us:.2} us ({:.2}%) |\n\
-         | driver calls per frame: textbook / vkpace / + maintenance1 / + GPU timestamps | {:.2} / {:.2} / {:.2} / {:.2} |\n",
+         | timeline backend instead of fences | {own_tl_us:.2} us ({:.2}%) |\n\
+         | driver calls per frame: textbook / vkpace / + maintenance1 / + GPU timestamps / timeline | {:.2} / {:.2} / {:.2} / {:.2} / {:.2} |\n",
         args.frames,
         lim.mean, lim.stddev, lim.p99,
         runs_sd.join(", "),
@@ -385,10 +393,12 @@ fn main() -> Result<()> {
         pct(own_us),
         pct(own_m1_us),
         pct(own_ts_us),
+        pct(own_tl_us),
         median(&text_calls),
         median(&calls[0]),
         median(&calls[1]),
         median(&calls[2]),
+        median(&calls[3]),
     );
     md.push_str(&pacing.markdown(&sim_gpu_bound));
     std::fs::write(&md_path, &md)?;

@@ -40,6 +40,8 @@ pub struct VkpaceVariant {
     pub maintenance1: bool,
     /// GPU timestamps (VK_EXT_calibrated_timestamps).
     pub gpu_timestamps: bool,
+    /// The timeline completion backend instead of fences.
+    pub timeline: bool,
 }
 
 /// One interleaved run: thread CPU microseconds per frame of each loop, and each loop's own
@@ -406,6 +408,9 @@ impl VkpaceLoop {
         config.extent = EXTENT;
         config.swapchain_maintenance1 = ctx.maintenance1_names.filter(|_| variant.maintenance1);
         config.gpu_timestamps = variant.gpu_timestamps;
+        if variant.timeline {
+            config.completion = vkpace::vk::CompletionBackend::TimelineSemaphore;
+        }
         // SAFETY: the context's handles are valid and outlive the swapchain (destroyed in
         // `destroy`, before the context); the options are set only where the context
         // enabled them (checked above).

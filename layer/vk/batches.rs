@@ -103,11 +103,13 @@ fn command(cmd: vk::CommandBuffer) -> vk::CommandBufferSubmitInfo<'static> {
 impl Swapchain {
     /// Submits `frame` as several batches in one `vkQueueSubmit2`: the first batch also waits on
     /// the frame's acquire semaphore (at `acquire_wait_stage`), the last also signals its present
-    /// semaphore, and the frame's fence covers them all. Batches may wait for registered
-    /// [`super::HostTimeline`] tokens ([`Batch::waits`]); each is checked first: a value nobody
-    /// promised is [`Error::TokenNotSubmitted`], an unregistered stream [`Error::ForeignToken`],
-    /// the swapchain's own (fence-backed) tokens are refused, and nothing is submitted then
-    /// (the frame stays held and can be submitted again). With GPU timestamps on, vkpace's
+    /// semaphore and the frame's fence or timeline value, which cover them all. Batches may
+    /// wait for registered [`super::HostTimeline`] tokens and, with the timeline backend, for
+    /// the swapchain's own ([`Batch::waits`]); each is checked first: a value nobody promised
+    /// or submitted is [`Error::TokenNotSubmitted`], an unregistered stream
+    /// [`Error::ForeignToken`], the swapchain's own tokens with the fence backend
+    /// `NotWaitableOnGpu`, and nothing is submitted then (the frame stays held and can be
+    /// submitted again). With GPU timestamps on, vkpace's
     /// timing command buffers open the first batch and close the last.
     ///
     /// Needs [`super::SwapchainConfig::synchronization2`]. No allocation once the batch
@@ -124,10 +126,7 @@ impl Swapchain {
         batches: &[Batch<'_>],
         acquire_wait_stage: vk::PipelineStageFlags2,
     ) -> Result<SubmittedFrame> {
-        self.check_owner(frame.owner)?;
-        if self.machine.frame_in_progress() != Some((frame.info.number, false)) {
-            return Err(Error::ForeignFrame);
-        }
+        self.check_frame(&frame)?;
         if !self.shell.sync2 {
             return Err(Error::InvalidConfig(
                 "submit_batches needs SwapchainConfig::synchronization2",
@@ -206,7 +205,9 @@ impl Swapchain {
     /// orders every later batch's image writes after the acquire; a signal's first scope
     /// includes "all commands that occur earlier in submission order" (*Semaphore Signaling*),
     /// so signalling in the last batch covers them all. The fence of the `vkQueueSubmit2` call
-    /// covers every batch of it (*Fence Signaling*), so the frame stays one serial.
+    /// covers every batch of it (*Fence Signaling*), and so does the timeline value signalled
+    /// in the last batch (the same sentence of *Semaphore Signaling*): the frame stays one
+    /// serial.
     fn fill_scratch(
         &mut self,
         frame: &Frame,

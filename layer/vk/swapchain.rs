@@ -270,10 +270,7 @@ impl Swapchain {
         command_buffers: &[vk::CommandBuffer],
         wait_stage: vk::PipelineStageFlags,
     ) -> Result<SubmittedFrame> {
-        self.check_owner(frame.owner)?;
-        if self.machine.frame_in_progress() != Some((frame.info.number, false)) {
-            return Err(Error::ForeignFrame);
-        }
+        self.check_frame(&frame)?;
         let timed = self
             .shell
             .timer
@@ -360,7 +357,7 @@ impl Swapchain {
     /// The submissions described above were made (vkpace reuses the semaphores and fence
     /// on the strength of this declaration).
     pub unsafe fn submitted_by_renderer(&mut self, frame: Frame) -> Result<SubmittedFrame> {
-        self.check_owner(frame.owner)?;
+        self.check_frame(&frame)?;
         let now = self.shell.clock.now_ns();
         self.record_submission(&frame, now, None)
     }
@@ -391,6 +388,17 @@ impl Swapchain {
         match self.drive(now)? {
             Request::Presented(PresentStatus::Recreating) => Ok(Presented::Recreating),
             _ => Ok(Presented::Queued),
+        }
+    }
+
+    /// The frame is this swapchain's frame in progress, unsubmitted, with the objects the
+    /// machine handed out for it now ([`Error::ForeignFrame`] otherwise).
+    pub(super) fn check_frame(&self, frame: &Frame) -> Result<()> {
+        self.check_owner(frame.owner)?;
+        if self.machine.frame_matches(&frame.info) {
+            Ok(())
+        } else {
+            Err(Error::ForeignFrame)
         }
     }
 

@@ -213,3 +213,44 @@ fn frames_wait_for_other_queues_on_both_backends() {
         assert!(out.frames_presented > 1000, "{completion:?}: {out:?}");
     }
 }
+
+/// A frame kept from before a recreation gave its image back has stale objects: the machine
+/// no longer takes it for the frame in progress (the shell refuses to submit it), on both
+/// backends; the frame handed out instead is.
+#[test]
+fn a_frame_from_before_a_recreation_is_not_the_current_one() {
+    use vkpace::core::MachineConfig;
+    use vkpace_sim::driver::{SimSurface, SimSwapchain};
+    use vkpace_sim::world::World;
+    for completion in [
+        CompletionBackend::Fences,
+        CompletionBackend::TimelineSemaphore,
+    ] {
+        let mut config = MachineConfig::default();
+        config.completion = completion;
+        let surface = SimSurface {
+            min_images: 2,
+            extra_images: 0,
+            p_create_fail: 0,
+            present_modes: vec![vkpace::core::PresentMode::FIFO],
+            compatible_modes: Vec::new(),
+        };
+        let mut sim = SimSwapchain::new(config, World::new(5, Faults::default()), surface).unwrap();
+        sim.setup().unwrap();
+        let old = sim.acquire().unwrap().unwrap();
+        assert!(sim.machine.frame_matches(&old));
+        let again = sim.acquire().unwrap().unwrap();
+        assert_eq!(
+            again.number, old.number,
+            "{completion:?}: the dropped frame comes back"
+        );
+        assert!(sim.machine.frame_matches(&old), "{completion:?}: unchanged");
+        sim.machine.request_recreate();
+        let new = sim.acquire().unwrap().unwrap();
+        assert!(
+            !sim.machine.frame_matches(&old),
+            "{completion:?}: {old:?} vs {new:?}"
+        );
+        assert!(sim.machine.frame_matches(&new), "{completion:?}");
+    }
+}

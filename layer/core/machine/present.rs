@@ -9,7 +9,7 @@ use crate::core::presenter::PresentOutcome;
 use crate::core::serial::Serial;
 use crate::core::vk_values::VkStatus;
 
-use super::request::{PresentInfo, PresentStatus, Request};
+use super::request::{FrameInfo, PresentInfo, PresentStatus, Request};
 
 impl<S, W, F> FrameMachine<S, W, F>
 where
@@ -49,6 +49,31 @@ where
         }
         self.record_frame_submission(frame, serial, signal, now, timed_slot)?;
         Ok(serial)
+    }
+
+    /// Whether `info` is the frame handed out now, not yet submitted, in every field a
+    /// submission uses: a frame kept from before its image was given back (recreation
+    /// consumes a held image) has the same number but stale objects, and submitting it would
+    /// signal semaphores and a timeline value already used.
+    #[must_use]
+    pub fn frame_matches(&self, info: &FrameInfo<S, W, F>) -> bool {
+        let (Some(frame), Some(held), Some(live)) = (
+            self.frame.filter(|f| f.handed_out),
+            self.presenter.frame().filter(|h| h.submitted.is_none()),
+            self.live.as_ref(),
+        ) else {
+            return false;
+        };
+        let signal = match info.signal {
+            SubmitSignal::Fence(f) => frame.fence == Some(f),
+            SubmitSignal::Timeline(v) => frame.fence.is_none() && v == self.next_serial.0,
+        };
+        signal
+            && frame.number == info.number
+            && held.image == info.image
+            && held.acquire == info.acquire_semaphore
+            && held.present == Some(info.present_semaphore)
+            && live.handle == info.swapchain
     }
 
     fn record_frame_submission(
