@@ -142,6 +142,10 @@ hook!(REAL_QUERY_RESULTS, get_query_pool_results, vk::PFN_vkGetQueryPoolResults,
 hook!(REAL_CALIBRATED, get_calibrated_timestamps, vk::PFN_vkGetCalibratedTimestampsKHR,
     (device: vk::Device, count: u32, infos: *const vk::CalibratedTimestampInfoKHR<'_>,
      stamps: *mut u64, deviation: *mut u64));
+hook!(REAL_COUNTER_VALUE, get_semaphore_counter_value, vk::PFN_vkGetSemaphoreCounterValue,
+    (device: vk::Device, semaphore: vk::Semaphore, value: *mut u64));
+hook!(REAL_WAIT_SEMAPHORES, wait_semaphores, vk::PFN_vkWaitSemaphores,
+    (device: vk::Device, info: *const vk::SemaphoreWaitInfo<'_>, timeout: u64));
 
 /// The instance's real `vkGetDeviceProcAddr`.
 static REAL_GET_DEVICE_PROC_ADDR: Real = Real::new();
@@ -169,6 +173,13 @@ fn wrapper_for(name: &CStr) -> Option<(&'static Real, vk::PFN_vkVoidFunction)> {
         b"vkGetQueryPoolResults" => entry!(REAL_QUERY_RESULTS, get_query_pool_results),
         b"vkGetCalibratedTimestampsEXT" | b"vkGetCalibratedTimestampsKHR" => {
             entry!(REAL_CALIBRATED, get_calibrated_timestamps)
+        }
+        // The timeline backend's counter reads and waits.
+        b"vkGetSemaphoreCounterValue" | b"vkGetSemaphoreCounterValueKHR" => {
+            entry!(REAL_COUNTER_VALUE, get_semaphore_counter_value)
+        }
+        b"vkWaitSemaphores" | b"vkWaitSemaphoresKHR" => {
+            entry!(REAL_WAIT_SEMAPHORES, wait_semaphores)
         }
         _ => None,
     }

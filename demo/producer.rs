@@ -49,10 +49,20 @@ impl Producer {
             Arc::clone(&wanted),
             Arc::clone(&stopping),
         );
-        let thread = std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("vkpace-demo producer".into())
-            .spawn(move || produce(&t, &w, &s, work))
-            .context("starting the producer thread")?;
+            .spawn(move || produce(&t, &w, &s, work));
+        let thread = match spawned {
+            Ok(thread) => thread,
+            Err(e) => {
+                swapchain.unregister_host_timeline(&timeline);
+                if let Ok(unused) = Arc::try_unwrap(timeline) {
+                    // SAFETY: nothing waited for it or signalled it; unregistered above.
+                    unsafe { unused.destroy() };
+                }
+                return Err(e).context("starting the producer thread");
+            }
+        };
         Ok(Self {
             timeline: Some(timeline),
             wanted,
@@ -62,12 +72,10 @@ impl Producer {
         })
     }
 
-    /// Asks for the next value and returns its token, for a GPU wait of the frame about to be
-    /// submitted. A frame submitted again after a refused submission asks for the same value.
-    pub fn next(&mut self, retry: bool) -> Result<SyncToken> {
-        if !retry || self.promised == 0 {
-            self.promised += 1;
-        }
+    /// Promises the next value and returns its token, for a GPU wait of the frame about to be
+    /// submitted.
+    pub fn next(&mut self) -> Result<SyncToken> {
+        self.promised += 1;
         let timeline = self.timeline.as_ref().context("the producer stopped")?;
         timeline.promise(self.promised)?;
         self.wanted.store(self.promised, Ordering::Release);

@@ -497,7 +497,7 @@ unsafe fn submit_with_producer(
     frame: Frame,
     cmd: vk::CommandBuffer,
 ) -> Result<SubmittedFrame> {
-    let token = producer.next(false)?;
+    let token = producer.next()?;
     let waits = [(token, vk::PipelineStageFlags2::FRAGMENT_SHADER)];
     let commands = [cmd];
     let batches = [Batch::new(&commands).waits(&waits), Batch::new(&[])];

@@ -46,6 +46,8 @@ pub struct Frame {
     pub(crate) view: vk::ImageView,
     /// The swapchain's timeline semaphore (timeline backend), else null.
     pub(crate) timeline: vk::Semaphore,
+    /// vkpace's GPU timestamp command buffers of the frame's slot (with GPU timestamps).
+    pub(crate) timing: Option<(vk::CommandBuffer, vk::CommandBuffer)>,
     pub(crate) owner: u64,
 }
 
@@ -119,6 +121,17 @@ impl Frame {
     pub fn timeline_signal(&self) -> Option<(vk::Semaphore, u64)> {
         let value = self.info.signal.timeline_value()?;
         Some((self.timeline, value))
+    }
+
+    /// With [`crate::vk::SwapchainConfig::gpu_timestamps`]: vkpace's two command buffers that
+    /// write the frame's GPU start and end, for a renderer that submits the frame itself. Put
+    /// the first before all of the frame's work and the second after it, in submissions on
+    /// vkpace's queue, then declare the frame with
+    /// [`crate::vk::Swapchain::submitted_by_renderer_with_timing`]. They are recorded already;
+    /// do not record or reset them.
+    #[must_use]
+    pub fn timing_command_buffers(&self) -> Option<(vk::CommandBuffer, vk::CommandBuffer)> {
+        self.timing
     }
 
     /// Per-frame resource slot in `0..MAX_FRAMES_IN_FLIGHT` (3): the submission that last used

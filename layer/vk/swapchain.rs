@@ -240,11 +240,17 @@ impl Swapchain {
                     info.image,
                 )?;
                 let (timeline, _) = self.shell.timeline_signal(info.signal);
+                let timing = self
+                    .shell
+                    .timer
+                    .as_ref()
+                    .and_then(|t| t.command_buffers(info.slot));
                 Ok(Acquired::Frame(Frame {
                     info,
                     image,
                     view,
                     timeline,
+                    timing,
                     owner: self.id,
                 }))
             }
@@ -360,6 +366,29 @@ impl Swapchain {
         self.check_frame(&frame)?;
         let now = self.shell.clock.now_ns();
         self.record_submission(&frame, now, None)
+    }
+
+    /// As [`Self::submitted_by_renderer`], for a frame whose submissions also included
+    /// [`Frame::timing_command_buffers`], the first before all of its work and the second after
+    /// it: the frame's GPU start and end reach the telemetry. Without GPU timestamps it is
+    /// [`Error::InvalidConfig`].
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::submitted_by_renderer`], and both timing command buffers were submitted, in
+    /// that order, on this swapchain's queue.
+    pub unsafe fn submitted_by_renderer_with_timing(
+        &mut self,
+        frame: Frame,
+    ) -> Result<SubmittedFrame> {
+        self.check_frame(&frame)?;
+        if frame.timing.is_none() {
+            return Err(Error::InvalidConfig(
+                "submitted_by_renderer_with_timing needs SwapchainConfig::gpu_timestamps",
+            ));
+        }
+        let now = self.shell.clock.now_ns();
+        self.record_submission(&frame, now, Some(frame.info.slot))
     }
 
     pub(super) fn record_submission(
