@@ -50,6 +50,7 @@ pub struct Args {
     #[arg(long)]
     pub virtual_display: bool,
     /// What backs vkpace's completion tokens: one timeline semaphore, or a fence per frame.
+    /// `VKPACE_COMPLETION=fences|timeline`, where set, wins (the test suite uses it).
     #[arg(long, value_enum, default_value_t = Completion::Timeline)]
     pub completion: Completion,
     /// Submit each frame in one vkQueueSubmit, without the producer thread. By default each

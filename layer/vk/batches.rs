@@ -46,7 +46,8 @@ impl<'a> Batch<'a> {
         }
     }
 
-    /// Host-timeline tokens to wait for on the GPU.
+    /// Tokens to wait for on the GPU, at these stages: of registered host timelines, and (timeline
+    /// backend) the swapchain's own.
     #[must_use]
     pub fn waits(mut self, waits: &'a [(SyncToken, vk::PipelineStageFlags2)]) -> Self {
         self.waits = waits;
@@ -140,8 +141,8 @@ impl Swapchain {
         self.check_batch_waits(batches)?;
         self.fill_scratch(&frame, batches, acquire_wait_stage)?;
         let at = self.shell.clock.now_ns();
-        // SAFETY: the core handed out the frame's semaphores and fence unused (as in
-        // `submit`); the host-timeline waits were checked above; the caller vouches for the rest.
+        // SAFETY: the core handed out the frame's semaphores and fence or timeline value unused
+        // (as in `submit`); the token waits were checked above; the caller vouches for the rest.
         unsafe { self.queue_submit2(frame.info.signal.fence().unwrap_or_default()) }?;
         let slot = self.shell.timer.as_ref().map(|_| frame.info.slot);
         let submitted = self.record_submission(&frame, at, slot)?;

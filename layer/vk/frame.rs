@@ -116,7 +116,9 @@ impl Frame {
 
     /// Timeline backend: the frame's last submission signals this timeline semaphore to this
     /// value (`VkTimelineSemaphoreSubmitInfo`, or `VkSemaphoreSubmitInfo::value`); vkpace
-    /// paces on it. `None` with the fence backend.
+    /// paces on it. `None` with the fence backend. The semaphore is vkpace's and dies with the
+    /// swapchain: a wait on it the renderer submits itself (on another queue) must have
+    /// completed before the swapchain is destroyed.
     #[must_use]
     pub fn timeline_signal(&self) -> Option<(vk::Semaphore, u64)> {
         let value = self.info.signal.timeline_value()?;

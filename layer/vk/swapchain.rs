@@ -47,7 +47,7 @@ pub(super) type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fenc
 ///         Acquired::Frame(frame) => {
 ///             let cmd = record(&frame); // writes frame.image(), leaves it in PRESENT_SRC_KHR
 ///             // SAFETY: `cmd` is a valid, recorded command buffer of the queue's family, not
-///             // pending, and stays valid until the frame's fence signals.
+///             // pending, and stays valid until the frame's token is reached.
 ///             let submitted = unsafe {
 ///                 swapchain.submit(frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)?
 ///             };
@@ -81,7 +81,9 @@ impl Swapchain {
     /// the device enabled [`super::GPU_TIMING_DEVICE_EXTENSION`], `config.present_wait` only
     /// with the `presentId` and `presentWait` features, `config.swapchain_maintenance1` only
     /// with the instance extensions and the `swapchainMaintenance1` feature (the device
-    /// extensions themselves vkpace checks, with a typed error).
+    /// extensions themselves vkpace checks, with a typed error), `config.completion =
+    /// TimelineSemaphore` only if the device enabled the `timelineSemaphore` feature
+    /// (VUID-VkSemaphoreTypeCreateInfo-timelineSemaphore-03252).
     pub unsafe fn new(desc: SwapchainCreateDesc<'_>) -> Result<Self> {
         let config = &desc.config;
         // SAFETY: the caller guarantees the handles are valid.
@@ -153,7 +155,16 @@ impl Swapchain {
         };
         let timeline = match config.completion {
             // SAFETY: the device enabled `timelineSemaphore` (caller contract).
-            CompletionBackend::TimelineSemaphore => Some(unsafe { own_timeline(device, &namer) }?),
+            CompletionBackend::TimelineSemaphore => match unsafe { own_timeline(device, &namer) } {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    if let Some(mut t) = timer {
+                        // SAFETY: just made, never used.
+                        unsafe { t.destroy(device) };
+                    }
+                    return Err(e);
+                }
+            },
             _ => None,
         };
         Ok(Shell {
@@ -259,7 +270,8 @@ impl Swapchain {
     }
 
     /// Submits `command_buffers` for `frame` in one batch that waits on its acquire semaphore at
-    /// `wait_stage` and signals its present semaphore and fence. With
+    /// `wait_stage` and signals its present semaphore and its completion (the frame's fence, or
+    /// the timeline value). With
     /// [`SwapchainConfig::gpu_timestamps`] the batch is framed by two command buffers of vkpace's
     /// that write the frame's GPU start and end (no allocation up to
     /// [`MAX_TIMED_COMMAND_BUFFERS`]). If the submission fails the frame's image stays held: the
@@ -268,7 +280,7 @@ impl Swapchain {
     /// # Safety
     ///
     /// The command buffers must be valid, recorded, of a pool of the queue's family, not
-    /// pending (unless simultaneous use), and stay valid until the frame's fence signals
+    /// pending (unless simultaneous use), and stay valid until the frame's token is reached
     /// (`vkQueueSubmit`'s rules). They must leave the image in `PRESENT_SRC_KHR`.
     pub unsafe fn submit(
         &mut self,
@@ -330,12 +342,16 @@ impl Swapchain {
         let n = if value == 0 { 1 } else { 2 };
         let mut values_info =
             vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values[..n]);
-        let submit = vk::SubmitInfo::default()
+        let mut submit = vk::SubmitInfo::default()
             .wait_semaphores(&waits)
             .wait_dst_stage_mask(&stages)
             .command_buffers(buffers)
-            .signal_semaphores(&signals[..n])
-            .push_next(&mut values_info);
+            .signal_semaphores(&signals[..n]);
+        if value != 0 {
+            // Only with the timeline backend: a device without timeline semaphores (Vulkan
+            // 1.1) need not know the structure.
+            submit = submit.push_next(&mut values_info);
+        }
         let fence = frame.info.signal.fence().unwrap_or_default();
         // SAFETY: the core handed these out: the acquire semaphore has a pending signal and no
         // wait, the present semaphore and the fence are unsignalled with nothing pending
@@ -641,9 +657,11 @@ impl Swapchain {
             unsafe { timer.destroy(&self.shell.device) };
         }
         if let Some(timeline) = self.shell.timeline.take() {
-            // SAFETY: every submission that signals it completed (the teardown waited for them,
-            // VUID-vkDestroySemaphore-semaphore-05149); the renderer's waits on the swapchain's
-            // tokens are its own to have finished (`Swapchain::destroy`'s contract).
+            // SAFETY: every submission of vkpace's that signals or waits on it completed (the
+            // teardown waited for them, VUID-vkDestroySemaphore-semaphore-05149): GPU waits on
+            // the swapchain's tokens made through `Batch::waits` are vkpace's submissions;
+            // waits the renderer made itself on other queues are its to have finished
+            // (`Frame::timeline_signal` says so).
             unsafe { self.shell.device.destroy_semaphore(timeline, None) };
         }
         Ok(())

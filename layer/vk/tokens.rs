@@ -41,7 +41,8 @@ impl Swapchain {
 
     /// Whether every submission up to `tokens` has completed (a token, or a merged
     /// [`TokenSet`]: all of its members). Never blocks: at most one `vkGetFenceStatus` per
-    /// pending submission looked at, one `vkGetSemaphoreCounterValue` per host timeline.
+    /// pending submission looked at (fence backend) or one `vkGetSemaphoreCounterValue` of the
+    /// swapchain's timeline (timeline backend), and one per host timeline.
     ///
     /// Takes the swapchain's own tokens and those of registered [`HostTimeline`]s. Errors:
     /// [`Error::ForeignToken`] for any other token, [`Error::TokenNotSubmitted`] for a value

@@ -207,10 +207,17 @@ fn frames_wait_for_other_queues_on_both_backends() {
             ..Params::quiet(seed)
         })
         .unwrap();
-        assert!(out.queue_waits_accepted > 500, "{completion:?}: {out:?}");
+        assert!(out.queue_waits_accepted > 300, "{completion:?}: {out:?}");
         assert!(out.queue_waits_refused > 100, "{completion:?}: {out:?}");
         assert!(out.max_pending_gpu_waits > 0, "{completion:?}: {out:?}");
         assert!(out.frames_presented > 1000, "{completion:?}: {out:?}");
+        // The swapchain's own tokens: waited for on the GPU with the timeline only.
+        let own_accepted = out.own_gpu_waits > 100;
+        assert_eq!(
+            own_accepted,
+            completion == CompletionBackend::TimelineSemaphore,
+            "{completion:?}: {out:?}"
+        );
     }
 }
 

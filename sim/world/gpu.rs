@@ -53,7 +53,7 @@ impl World {
         frame: bool,
     ) -> Result<u64, String> {
         for &(s, _) in stream_waits {
-            if self.queue_of(s).is_none() {
+            if self.timeline_of(s).is_none() {
                 return Err(format!("a wait on stream {s}, which no queue has"));
             }
         }

@@ -83,6 +83,8 @@ pub struct World {
     timeline_pending: u64,
     /// Other queues, each with its own timeline.
     pub others: Vec<OtherQueue>,
+    /// The stream the machine's own timeline stands for (0: none), which frames may wait for.
+    pub own_stream: u64,
     presents: VecDeque<engine::QueuedPresent>,
     next_present_seq: u64,
     presents_consumed: u64,
@@ -110,6 +112,7 @@ impl World {
             timeline: 0,
             timeline_pending: 0,
             others: Vec::new(),
+            own_stream: 0,
             presents: VecDeque::new(),
             next_present_seq: 1,
             presents_consumed: 0,

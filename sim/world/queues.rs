@@ -70,18 +70,27 @@ impl World {
         }
     }
 
+    /// The value `stream`'s timeline reached and the highest value submitted to it; `None`
+    /// for a stream the world has no timeline for.
+    pub(super) fn timeline_of(&self, stream: u64) -> Option<(u64, u64)> {
+        if stream != 0 && stream == self.own_stream {
+            return Some((self.timeline, self.timeline.max(self.timeline_pending)));
+        }
+        self.queue_of(stream).map(|q| (q.reached, q.submitted))
+    }
+
     /// Whether every `(stream, value)` wait is reached.
     pub(super) fn stream_waits_reached(&self, waits: &[(u64, u64)]) -> bool {
         waits
             .iter()
-            .all(|&(s, v)| self.queue_of(s).is_some_and(|q| q.reached >= v))
+            .all(|&(s, v)| self.timeline_of(s).is_some_and(|(reached, _)| reached >= v))
     }
 
     /// VUID-vkQueuePresentKHR-pWaitSemaphores-03268: the submission that signals a present's
     /// semaphore may only wait for values whose signal was submitted already.
     pub(super) fn stream_waits_submitted(&self, waits: &[(u64, u64)]) -> Check {
         for &(s, v) in waits {
-            let submitted = self.queue_of(s).map_or(0, |q| q.submitted);
+            let submitted = self.timeline_of(s).map_or(0, |(_, submitted)| submitted);
             if v > submitted {
                 return Err(format!(
                     "a present depends on stream {s}'s value {v}, whose signal was not submitted (only {submitted}; VUID-vkQueuePresentKHR-pWaitSemaphores-03268)"

@@ -89,6 +89,8 @@ pub struct Outcome {
     /// GPU waits on other queues' values accepted and refused.
     pub queue_waits_accepted: u64,
     pub queue_waits_refused: u64,
+    /// GPU waits on the swapchain's own tokens accepted (timeline backend).
+    pub own_gpu_waits: u64,
     /// The most GPU waits the machine held as pending.
     pub max_pending_gpu_waits: usize,
 }
@@ -326,13 +328,15 @@ impl App {
             return Ok(None);
         }
         let waits = self.queues.pick_waits(&mut self.sim);
+        let own = self.sim.machine.last_submitted();
+        let fences = self.p.completion == CompletionBackend::Fences;
         match self.sim.submit_waiting(frame, &waits).map_err(describe)? {
             Ok(done) => {
-                self.queues.judge(&waits, None)?;
+                self.queues.judge(&waits, own, fences, None)?;
                 Ok(Some(done))
             }
             Err(refused) => {
-                self.queues.judge(&waits, Some(refused))?;
+                self.queues.judge(&waits, own, fences, Some(refused))?;
                 Ok(None)
             }
         }
@@ -476,6 +480,7 @@ impl App {
         self.queues.settle(&mut self.sim)?;
         self.out.queue_waits_accepted = self.queues.waits_accepted;
         self.out.queue_waits_refused = self.queues.waits_refused;
+        self.out.own_gpu_waits = self.queues.own_waits;
         match self.sim.shutdown() {
             Ok(()) => {}
             Err(SimError::Failed(Failure::Timeout { .. }))

@@ -1,8 +1,10 @@
 //! Other queues in a schedule (seed 000's several streams): each has a timeline the schedule
 //! promises values on, submits them to at random, and reads back; frames wait for random values
-//! on the GPU through the machine's checks. A wait on a value nobody promised must be refused at
-//! the call (typed, naming the promised value), a promised one accepted; every value a frame
-//! waits for is submitted before the frame is presented, as a renderer must.
+//! on the GPU through the machine's checks, and so (timeline backend) may the swapchain's own
+//! tokens. A wait on a value nobody promised or submitted must be refused at the call (typed,
+//! naming the last value), and an own token on the fence backend too; the others accepted;
+//! every value a frame waits for is submitted before the frame is presented, as a renderer
+//! must.
 
 use vkpace::core::{new_stream_id, CoreError, SyncToken};
 use vkpace_sim::driver::SimSwapchain;
@@ -16,11 +18,15 @@ pub struct OtherQueues {
     needed: Vec<u64>,
     pub waits_accepted: u64,
     pub waits_refused: u64,
+    /// Accepted waits on the swapchain's own stream (timeline backend).
+    pub own_waits: u64,
 }
 
 impl OtherQueues {
-    /// `count` queues, registered with the machine and the world.
+    /// `count` queues, registered with the machine and the world; the world also learns the
+    /// swapchain's own stream, which frames may wait for on the timeline backend.
     pub fn new(sim: &mut SimSwapchain, count: usize) -> Self {
+        sim.world.own_stream = sim.machine.last_submitted().stream();
         let mut q = Self::default();
         for _ in 0..count {
             let stream = new_stream_id();
@@ -62,56 +68,83 @@ impl OtherQueues {
         Ok(())
     }
 
-    /// Up to two waits on random queues, one in five past what was promised.
+    /// Up to two waits, on random other queues or (one in four) on the swapchain's own
+    /// stream; about one in five past what was promised or submitted.
     pub fn pick_waits(&self, sim: &mut SimSwapchain) -> Vec<SyncToken> {
         if self.streams.is_empty() {
             return Vec::new();
         }
+        let own = sim.machine.last_submitted();
         let n = sim.world.rng.below(3);
         (0..n)
             .map(|_| {
-                let i = sim.world.rng.below(self.streams.len() as u32) as usize;
-                let promised = self.promised[i];
-                // One wait in five is past the promise.
-                let value = if sim.world.rng.chance(20) {
-                    promised + 1 + u64::from(sim.world.rng.below(3))
+                let (stream, last) = if sim.world.rng.chance(25) {
+                    (own.stream(), own.value())
                 } else {
-                    1 + u64::from(sim.world.rng.below(promised.min(1 << 20) as u32 + 1))
+                    let i = sim.world.rng.below(self.streams.len() as u32) as usize;
+                    (self.streams[i], self.promised[i])
                 };
-                SyncToken::new(self.streams[i], value)
+                let value = if sim.world.rng.chance(20) {
+                    last + 1 + u64::from(sim.world.rng.below(3))
+                } else {
+                    1 + u64::from(sim.world.rng.below(last.min(1 << 20) as u32))
+                };
+                SyncToken::new(stream, value)
             })
             .collect()
     }
 
-    /// What the machine answered for `waits`: refused exactly when one is past its queue's
-    /// promise, with that token and the promised value; accepted ones become needed.
-    pub fn judge(&mut self, waits: &[SyncToken], refusal: Option<CoreError>) -> Result<(), String> {
-        let past = waits
-            .iter()
-            .find(|t| t.value() > self.promised[self.index(t.stream())]);
-        match (past, refusal) {
-            (None, None) => {
-                for t in waits {
-                    let i = self.index(t.stream());
-                    self.needed[i] = self.needed[i].max(t.value());
+    /// The refusal the machine owes `waits`, checked in order: on the swapchain's own stream
+    /// (whose last submission is `own`) `NotWaitableOnGpu` with fences, a value past `own`
+    /// with the timeline; on another queue a value past its promise.
+    fn expected_refusal(
+        &self,
+        waits: &[SyncToken],
+        own: SyncToken,
+        fences: bool,
+    ) -> Option<CoreError> {
+        waits.iter().find_map(|&t| {
+            let last = if t.stream() == own.stream() {
+                if fences {
+                    return Some(CoreError::NotWaitableOnGpu { token: t });
                 }
-                self.waits_accepted += waits.len() as u64;
-                Ok(())
-            }
-            (
-                Some(&t),
-                Some(CoreError::TokenNotSubmitted {
-                    token,
-                    last_submitted,
-                }),
-            ) if token == t && last_submitted == self.promised[self.index(t.stream())] => {
-                self.waits_refused += 1;
-                Ok(())
-            }
-            (past, refusal) => Err(format!(
-                "waits {waits:?} (past the promise: {past:?}) answered {refusal:?}"
-            )),
+                own.value()
+            } else {
+                self.promised[self.index(t.stream())]
+            };
+            (t.value() > last).then_some(CoreError::TokenNotSubmitted {
+                token: t,
+                last_submitted: last,
+            })
+        })
+    }
+
+    /// What the machine answered for `waits` (`own`: its last submission before them): exactly
+    /// the refusal owed, if any; accepted waits on other queues become needed.
+    pub fn judge(
+        &mut self,
+        waits: &[SyncToken],
+        own: SyncToken,
+        fences: bool,
+        refusal: Option<CoreError>,
+    ) -> Result<(), String> {
+        let owed = self.expected_refusal(waits, own, fences);
+        if owed != refusal {
+            return Err(format!(
+                "waits {waits:?} (own stream at {own}) answered {refusal:?}, owed {owed:?}"
+            ));
         }
+        if refusal.is_some() {
+            self.waits_refused += 1;
+            return Ok(());
+        }
+        for t in waits.iter().filter(|t| t.stream() != own.stream()) {
+            let i = self.index(t.stream());
+            self.needed[i] = self.needed[i].max(t.value());
+        }
+        self.own_waits += waits.iter().filter(|t| t.stream() == own.stream()).count() as u64;
+        self.waits_accepted += waits.len() as u64;
+        Ok(())
     }
 
     /// Submits every value a submitted frame waits for (before anything presents it).
