@@ -95,22 +95,14 @@ impl SimSwapchain {
     }
 
     /// The renderer's one submission of `frame`: waits on its acquire semaphore, signals its
-    /// present semaphore and fence. Returns the world's number of the submission and the
-    /// machine's token for it.
+    /// present semaphore and its fence or timeline value. Returns the world's number of the
+    /// submission and the machine's token for it.
     pub fn submit(
         &mut self,
         frame: &FrameInfo<Sem, Gen, Fence>,
     ) -> Result<(u64, SyncToken), SimError> {
-        let number = self.world.submit(
-            &[frame.acquire_semaphore],
-            &[frame.present_semaphore],
-            Some(frame.signal),
-            true,
-        )?;
-        let serial = self
-            .machine
-            .handle_frame_submitted(frame.number, self.now, None)?;
-        Ok((number, self.machine.token_of(serial)))
+        // No wait to refuse: a refusal here is a broken rule.
+        self.submit_waiting(frame, &[])?.map_err(SimError::from)
     }
 
     /// The frame's one submission, also waiting on the GPU for other queues' `waits`, each
