@@ -138,35 +138,8 @@ impl Swapchain {
             None
         };
         let namer = Namer::new(instance, device, config.debug_utils);
-        let timer = if config.gpu_timestamps {
-            // SAFETY: the device enabled the extension (caller contract); the timer is
-            // destroyed at teardown once nothing is pending.
-            Some(unsafe {
-                GpuTimer::new(
-                    instance,
-                    desc.physical_device,
-                    device,
-                    desc.queue_family,
-                    &namer,
-                )
-            }?)
-        } else {
-            None
-        };
-        let timeline = match config.completion {
-            // SAFETY: the device enabled `timelineSemaphore` (caller contract).
-            CompletionBackend::TimelineSemaphore => match unsafe { own_timeline(device, &namer) } {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    if let Some(mut t) = timer {
-                        // SAFETY: just made, never used.
-                        unsafe { t.destroy(device) };
-                    }
-                    return Err(e);
-                }
-            },
-            _ => None,
-        };
+        // SAFETY: caller contract.
+        let (timer, timeline) = unsafe { Self::timer_and_timeline(desc, &namer) }?;
         Ok(Shell {
             timeline,
             device: device.clone(),
@@ -189,6 +162,48 @@ impl Swapchain {
             frame_host_waits: Vec::new(),
             wait_timeout: config.wait_timeout,
         })
+    }
+
+    /// The GPU timer (`config.gpu_timestamps`) and the timeline semaphore
+    /// (`config.completion`), each where asked for; if the second cannot be made, the first is
+    /// destroyed again.
+    ///
+    /// # Safety
+    /// As [`Swapchain::new`].
+    unsafe fn timer_and_timeline(
+        desc: &SwapchainCreateDesc<'_>,
+        namer: &Namer,
+    ) -> Result<(Option<GpuTimer>, Option<vk::Semaphore>)> {
+        let (device, config) = (desc.device, &desc.config);
+        let timer = if config.gpu_timestamps {
+            // SAFETY: the device enabled the extension (caller contract); the timer is
+            // destroyed at teardown once nothing is pending.
+            Some(unsafe {
+                GpuTimer::new(
+                    desc.instance,
+                    desc.physical_device,
+                    device,
+                    desc.queue_family,
+                    namer,
+                )
+            }?)
+        } else {
+            None
+        };
+        if config.completion != CompletionBackend::TimelineSemaphore {
+            return Ok((timer, None));
+        }
+        // SAFETY: the device enabled `timelineSemaphore` (caller contract).
+        match unsafe { own_timeline(device, namer) } {
+            Ok(t) => Ok((timer, Some(t))),
+            Err(e) => {
+                if let Some(mut t) = timer {
+                    // SAFETY: just made, never used.
+                    unsafe { t.destroy(device) };
+                }
+                Err(e)
+            }
+        }
     }
 
     fn machine_config(config: &SwapchainConfig, timer: Option<&GpuTimer>) -> Result<MachineConfig> {
