@@ -52,10 +52,9 @@ impl TimelineState {
 
     /// Waits until a producer's `vkSignalSemaphore` of `value` (or a later one) has returned,
     /// at most until `deadline`; a timeout is [`Error::Timeout`] naming `bound`, the wait's
-    /// configured bound. It asks the CPU side, not the
-    /// semaphore: what a present needs is that the signal was made (VUID-vkQueuePresentKHR-
-    /// pWaitSemaphores-03268), and bookworm's validation layer stalls on a host wait that races
-    /// a host signal of the same semaphore.
+    /// configured bound. It asks the CPU side, not the semaphore: what a present needs is that
+    /// the signal was made (VUID-vkQueuePresentKHR-pWaitSemaphores-03268), and bookworm's
+    /// validation layer stalls on a host wait that races a host signal of the same semaphore.
     pub(crate) fn wait_signalled(
         &self,
         value: u64,
@@ -126,13 +125,8 @@ impl HostTimeline {
     /// `device` must be valid with the `timelineSemaphore` feature enabled, and outlive the
     /// timeline ([`Self::destroy`] before the device).
     pub unsafe fn new(device: &ash::Device) -> Result<Self> {
-        let mut kind = vk::SemaphoreTypeCreateInfo::default()
-            .semaphore_type(vk::SemaphoreType::TIMELINE)
-            .initial_value(0);
-        let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
         // SAFETY: caller contract (valid device with timeline semaphores).
-        let semaphore =
-            unsafe { device.create_semaphore(&info, None) }.during("vkCreateSemaphore")?;
+        let semaphore = unsafe { create_timeline_semaphore(device) }?;
         Ok(Self {
             device: device.clone(),
             state: Arc::new(TimelineState {
@@ -254,6 +248,22 @@ impl HostTimeline {
     pub(crate) fn state(&self) -> Arc<TimelineState> {
         Arc::clone(&self.state)
     }
+}
+
+/// A timeline semaphore at value 0 (a host timeline's, or a swapchain's own with the timeline
+/// completion backend).
+///
+/// # Safety
+///
+/// `device` is valid and enabled the `timelineSemaphore` feature
+/// (VUID-VkSemaphoreTypeCreateInfo-timelineSemaphore-03252).
+pub(crate) unsafe fn create_timeline_semaphore(device: &ash::Device) -> Result<vk::Semaphore> {
+    let mut kind = vk::SemaphoreTypeCreateInfo::default()
+        .semaphore_type(vk::SemaphoreType::TIMELINE)
+        .initial_value(0);
+    let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
+    // SAFETY: caller contract.
+    unsafe { device.create_semaphore(&info, None) }.during("vkCreateSemaphore")
 }
 
 /// Waits (bounded) for `semaphore` to reach `value`; a timeout is [`Error::Timeout`].

@@ -50,6 +50,53 @@ pub(crate) struct Shell {
     pub(crate) wait_timeout: std::time::Duration,
 }
 
+/// What a `vkQueueSubmit` signals: a binary semaphore (if any), then a tracked submission's
+/// timeline value (timeline backend), in the arrays `VkSubmitInfo` and
+/// `VkTimelineSemaphoreSubmitInfo` take (the value given for a binary semaphore is ignored).
+pub(crate) struct SubmitSignals {
+    semaphores: [vk::Semaphore; 2],
+    values: [u64; 2],
+    len: usize,
+    timeline: bool,
+}
+
+impl SubmitSignals {
+    /// `binary`, and `timeline` as [`Shell::timeline_signal`] gives it (value 0: none).
+    pub(crate) fn new(binary: Option<vk::Semaphore>, timeline: (vk::Semaphore, u64)) -> Self {
+        let mut s = Self {
+            semaphores: [vk::Semaphore::null(); 2],
+            values: [0; 2],
+            len: 0,
+            timeline: timeline.1 != 0,
+        };
+        if let Some(b) = binary {
+            s.semaphores[0] = b;
+            s.len = 1;
+        }
+        if s.timeline {
+            (s.semaphores[s.len], s.values[s.len]) = timeline;
+            s.len += 1;
+        }
+        s
+    }
+
+    /// `submit` with these signals; `values_info` is chained only with a timeline value, so a
+    /// device without timeline semaphores (Vulkan 1.1) never sees the structure.
+    pub(crate) fn apply<'a>(
+        &'a self,
+        submit: vk::SubmitInfo<'a>,
+        values_info: &'a mut vk::TimelineSemaphoreSubmitInfo<'a>,
+    ) -> vk::SubmitInfo<'a> {
+        let submit = submit.signal_semaphores(&self.semaphores[..self.len]);
+        if !self.timeline {
+            return submit;
+        }
+        *values_info = vk::TimelineSemaphoreSubmitInfo::default()
+            .signal_semaphore_values(&self.values[..self.len]);
+        submit.push_next(values_info)
+    }
+}
+
 /// A `vk::Result` as the core's status code.
 pub(crate) fn status(r: vk::Result) -> VkStatus {
     VkStatus(r.as_raw())
@@ -319,15 +366,9 @@ impl Shell {
                 .wait_semaphores(&waits)
                 .wait_dst_stage_mask(&stages[..waits.len()]);
         }
-        let timeline = self.timeline_signal(signal);
-        let (signals, values) = ([timeline.0], [timeline.1]);
+        let signals = SubmitSignals::new(None, self.timeline_signal(signal));
         let mut values_info = vk::TimelineSemaphoreSubmitInfo::default();
-        if timeline.1 != 0 {
-            values_info = values_info.signal_semaphore_values(&values);
-            submit = submit
-                .signal_semaphores(&signals)
-                .push_next(&mut values_info);
-        }
+        let submit = signals.apply(submit, &mut values_info);
         let fence = signal.fence().unwrap_or_default();
         // SAFETY: a semaphore waited on has a pending signal from a successful acquire and no
         // wait yet; the fence is unsignalled and unused (the core's pool); a timeline value is

@@ -15,7 +15,7 @@ use super::images::ImageTable;
 use super::maintenance1::{Maintenance1Fns, Maintenance1Names};
 use super::names::Namer;
 use super::present_wait::PresentWaitFns;
-use super::shell::Shell;
+use super::shell::{Shell, SubmitSignals};
 use crate::core::{
     CompletionBackend, Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig, PacingPolicy,
     PresentMode, PresentStatus, Request, SurfaceFormat, SurfaceWishes, SwapchainStats,
@@ -349,24 +349,17 @@ impl Swapchain {
     ) -> Result<()> {
         let waits = [frame.info.acquire_semaphore];
         let stages = [wait_stage];
-        // With the timeline backend the submission also signals the frame's value (the value
-        // of the binary present semaphore is ignored: *VkTimelineSemaphoreSubmitInfo*).
-        let (timeline, value) = self.shell.timeline_signal(frame.info.signal);
-        let signals = [frame.info.present_semaphore, timeline];
-        let values = [0, value];
-        let n = if value == 0 { 1 } else { 2 };
-        let mut values_info =
-            vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values[..n]);
-        let mut submit = vk::SubmitInfo::default()
+        // With the timeline backend the submission also signals the frame's value.
+        let signals = SubmitSignals::new(
+            Some(frame.info.present_semaphore),
+            self.shell.timeline_signal(frame.info.signal),
+        );
+        let mut values_info = vk::TimelineSemaphoreSubmitInfo::default();
+        let submit = vk::SubmitInfo::default()
             .wait_semaphores(&waits)
             .wait_dst_stage_mask(&stages)
-            .command_buffers(buffers)
-            .signal_semaphores(&signals[..n]);
-        if value != 0 {
-            // Only with the timeline backend: a device without timeline semaphores (Vulkan
-            // 1.1) need not know the structure.
-            submit = submit.push_next(&mut values_info);
-        }
+            .command_buffers(buffers);
+        let submit = signals.apply(submit, &mut values_info);
         let fence = frame.info.signal.fence().unwrap_or_default();
         // SAFETY: the core handed these out: the acquire semaphore has a pending signal and no
         // wait, the present semaphore and the fence are unsignalled with nothing pending
@@ -689,12 +682,8 @@ impl Swapchain {
 ///
 /// The device enabled the `timelineSemaphore` feature.
 unsafe fn own_timeline(device: &ash::Device, namer: &Namer) -> Result<vk::Semaphore> {
-    let mut kind = vk::SemaphoreTypeCreateInfo::default()
-        .semaphore_type(vk::SemaphoreType::TIMELINE)
-        .initial_value(0);
-    let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
     // SAFETY: valid device with the feature (caller contract).
-    let s = unsafe { device.create_semaphore(&info, None) }.during("vkCreateSemaphore")?;
+    let s = unsafe { super::host_timeline::create_timeline_semaphore(device) }?;
     namer.name(s, || "vkpace timeline (completion tokens)".to_owned());
     Ok(s)
 }

@@ -19,8 +19,8 @@ where
 {
     /// The frame handed out as `frame` was submitted at `now`: its last submission waited on
     /// the acquire semaphore (or an earlier one did), signals the present semaphore and the
-    /// frame's [`super::FrameInfo::signal`]. `timed_slot`: the slot whose GPU timestamp queries the submission wrote. Returns
-    /// the submission's serial.
+    /// frame's [`super::FrameInfo::signal`]. `timed_slot`: the slot whose GPU timestamp queries
+    /// the submission wrote. Returns the submission's serial.
     pub fn handle_frame_submitted(
         &mut self,
         frame: u64,
