@@ -12,18 +12,33 @@ fn main() {
 mod shaders {
     use std::path::Path;
 
-    const SHADERS: &[(&str, naga::ShaderStage)] = &[
-        ("scene.vert", naga::ShaderStage::Vertex),
-        ("scene.frag", naga::ShaderStage::Fragment),
-    ];
+    /// The stage of a shader file, by its extension (`.vert`, `.frag`); other files are skipped.
+    fn stage_of(name: &str) -> Option<naga::ShaderStage> {
+        match Path::new(name).extension()?.to_str()? {
+            "vert" => Some(naga::ShaderStage::Vertex),
+            "frag" => Some(naga::ShaderStage::Fragment),
+            _ => None,
+        }
+    }
 
+    /// Every `shaders/NAME.vert` and `shaders/NAME.frag` becomes `OUT_DIR/NAME.vert.spv` or
+    /// `NAME.frag.spv` (the demo's, the examples').
     pub fn compile_all() -> Result<(), String> {
         let out = std::env::var("OUT_DIR").map_err(|e| e.to_string())?;
-        for (name, stage) in SHADERS {
+        println!("cargo:rerun-if-changed=shaders");
+        let mut names: Vec<String> = std::fs::read_dir("shaders")
+            .map_err(|e| format!("shaders/: {e}"))?
+            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        for name in &names {
+            let Some(stage) = stage_of(name) else {
+                continue;
+            };
             let src_path = Path::new("shaders").join(name);
             println!("cargo:rerun-if-changed={}", src_path.display());
             let source = std::fs::read_to_string(&src_path).map_err(|e| format!("{name}: {e}"))?;
-            let words = compile(&source, *stage).map_err(|e| format!("{name}: {e}"))?;
+            let words = compile(&source, stage).map_err(|e| format!("{name}: {e}"))?;
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             std::fs::write(Path::new(&out).join(format!("{name}.spv")), bytes)
                 .map_err(|e| format!("{name}: {e}"))?;

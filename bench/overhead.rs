@@ -338,6 +338,9 @@ impl TextbookLoop {
             image_view: self.objects.views[i],
             extent: EXTENT,
             slot,
+            image_index: index,
+            // One swapchain for the whole run.
+            generation: 1,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let t1 = Instant::now();

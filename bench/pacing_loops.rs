@@ -335,6 +335,9 @@ impl<'a> Textbook<'a> {
             image_view: self.objects.views[index as usize],
             extent: self.extent,
             slot,
+            image_index: index,
+            // One swapchain for the whole run.
+            generation: 1,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let cmd = renderer.record(&target, i as f32 / 60.0, gpu_load, history)?;

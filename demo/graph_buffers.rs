@@ -4,6 +4,9 @@
 //! One buffer per slot, not one shared: the CPU rewrites a slot's buffer only when it records
 //! that slot again, and vkpace's pacing guarantees the slot's previous submission completed by
 //! then (`Frame::slot`), so the GPU never reads a buffer the host is writing.
+//!
+//! The same buffer carries the HUD's text (`crate::hud`): the grid's size, the font (written
+//! once) and the cells (written each frame).
 
 use anyhow::{Context as _, Result};
 use ash::vk;
@@ -13,9 +16,16 @@ use gpu_allocator::vulkan::{
 use gpu_allocator::MemoryLocation;
 
 use super::frame_history::{FrameHistory, GRAPH_SAMPLES};
+use super::hud::{font_words, HudText, FONT_WORDS, MAX_CELLS};
 
-/// Header (one vec4) plus one vec4 per sample, std430.
-const BUFFER_BYTES: usize = 16 * (1 + GRAPH_SAMPLES);
+/// Where the text's `uvec4 text_info` starts (std430): after the header and the samples.
+const TEXT_INFO_AT: usize = 16 * (1 + GRAPH_SAMPLES);
+/// Where the font's words start.
+const FONT_AT: usize = TEXT_INFO_AT + 16;
+/// Where the text cells start.
+const CELLS_AT: usize = FONT_AT + 4 * FONT_WORDS;
+/// Header (one vec4), one vec4 per sample, the text's size, font and cells, std430.
+const BUFFER_BYTES: usize = CELLS_AT + 4 * MAX_CELLS;
 
 /// Where the graph's reference line sits: one 60 Hz interval.
 const REFERENCE_MS: f32 = 1000.0 / 60.0;
@@ -102,6 +112,15 @@ impl GraphBuffers {
             }
         }
         this.allocator = Some(allocator);
+        let font = font_words();
+        let font_written: Result<()> = this
+            .buffers
+            .iter_mut()
+            .try_for_each(|b| Self::mapped(b).map(|bytes| put_words(bytes, FONT_AT, &font)));
+        if let Err(e) = font_written {
+            this.destroy();
+            return Err(e);
+        }
         for (set, (buffer, _)) in this.sets.iter().zip(&this.buffers) {
             let info = [vk::DescriptorBufferInfo {
                 buffer: *buffer,
@@ -159,15 +178,21 @@ impl GraphBuffers {
 
     /// Writes `history` into `slot`'s buffer and returns the set to bind. The slot's previous
     /// submission must have completed (vkpace's pacing guarantees it for `Frame::slot`).
-    pub fn write(&mut self, slot: usize, history: &FrameHistory) -> Result<vk::DescriptorSet> {
+    /// With `hud`, its text is drawn too.
+    pub fn write(
+        &mut self,
+        slot: usize,
+        history: &FrameHistory,
+        hud: Option<&HudText>,
+    ) -> Result<vk::DescriptorSet> {
         let i = slot % self.buffers.len();
-        let (_, allocation) = &mut self.buffers[i];
-        let bytes = allocation
-            .as_mut()
-            .and_then(Allocation::mapped_slice_mut)
-            .context("graph buffer is not host-visible")?;
-        let scale = (history.peak_ms() * 1.1).max(2.0 * REFERENCE_MS);
-        let header = [history.len() as f32, scale, REFERENCE_MS, 0.0];
+        let bytes = Self::mapped(&mut self.buffers[i])?;
+        let header = [
+            history.len() as f32,
+            graph_scale_ms(history),
+            REFERENCE_MS,
+            0.0,
+        ];
         put(bytes, 0, &header);
         // Newest sample in the last column: leading columns stay unused until the ring fills.
         let first = GRAPH_SAMPLES - history.len();
@@ -175,9 +200,24 @@ impl GraphBuffers {
             let v = [s.interval_ms, s.cpu_wait_ms, s.latency_ms, 0.0];
             put(bytes, 16 * (1 + first + k), &v);
         }
+        match hud {
+            Some(hud) => {
+                put_words(bytes, TEXT_INFO_AT, &hud.info());
+                put_words(bytes, CELLS_AT, hud.cells());
+            }
+            None => put_words(bytes, TEXT_INFO_AT, &[0; 4]),
+        }
         // Host-coherent memory (CpuToGpu): the host writes are made available by the
         // vkQueueSubmit that follows (the submission's implicit host-write dependency).
         Ok(self.sets[i])
+    }
+
+    fn mapped(buffer: &mut (vk::Buffer, Option<Allocation>)) -> Result<&mut [u8]> {
+        buffer
+            .1
+            .as_mut()
+            .and_then(Allocation::mapped_slice_mut)
+            .context("graph buffer is not host-visible")
     }
 
     /// Frees the buffers, sets and allocator. Call once no submission uses them.
@@ -198,6 +238,26 @@ impl GraphBuffers {
             self.device
                 .destroy_descriptor_set_layout(self.set_layout, None);
         }
+    }
+}
+
+/// Milliseconds at the top of the graph: a little above the highest sample, at least two
+/// 60 Hz intervals (the HUD labels the scale with it).
+pub fn graph_scale_ms(history: &FrameHistory) -> f32 {
+    (history.peak_ms() * 1.1).max(2.0 * REFERENCE_MS)
+}
+
+/// The graph's reference line, in milliseconds.
+pub fn reference_ms() -> f32 {
+    REFERENCE_MS
+}
+
+fn put_words(bytes: &mut [u8], at: usize, words: &[u32]) {
+    let Some(dst) = bytes.get_mut(at..at + 4 * words.len()) else {
+        return;
+    };
+    for (chunk, w) in dst.chunks_exact_mut(4).zip(words) {
+        chunk.copy_from_slice(&w.to_ne_bytes());
     }
 }
 

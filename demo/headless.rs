@@ -31,7 +31,9 @@ pub fn run(args: &Args, duration: Option<Duration>) -> Result<Report> {
         let frames = args.frames.unwrap_or(600);
         let started = Instant::now();
         let mut loop_result = Ok(());
-        while duration.map_or(session.frames() < frames, |d| started.elapsed() < d) {
+        while duration.map_or(session.frames() < frames, |d| started.elapsed() < d)
+            && !crate::stop_signal::requested()
+        {
             match session.frame() {
                 Ok(Step::Rendered) => {}
                 Ok(Step::ZeroExtent) => std::thread::sleep(Duration::from_millis(10)),

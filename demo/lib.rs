@@ -4,6 +4,8 @@
 
 pub mod frame_history;
 pub mod graph_buffers;
+pub mod hud;
+pub mod render_targets;
 pub mod renderer;
 pub mod virtual_display;
 pub mod vulkan_context;

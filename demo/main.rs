@@ -5,10 +5,12 @@ mod alloc_counter;
 mod cli;
 mod display_time;
 mod headless;
+mod hud_view;
 mod keys;
 mod producer;
 mod report;
 mod session;
+mod stop_signal;
 mod window;
 mod x11_connection;
 
@@ -17,6 +19,9 @@ use vkpace_demo::{frame_history, renderer, virtual_display, vulkan_context};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use std::io::Write as _;
+
+use anyhow::Context as _;
 use clap::Parser;
 
 #[global_allocator]
@@ -31,6 +36,19 @@ fn main() -> ExitCode {
         }
     }
     let args = cli::Args::parse();
+    // A report path that cannot be written is refused now, not after the run: the file is
+    // opened (created or truncated) here and written at the end.
+    let mut report_file = match args.report.as_deref().map(open_report).transpose() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("vkpace demo: error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = stop_signal::install() {
+        eprintln!("vkpace demo: error: {e:#}");
+        return ExitCode::from(2);
+    }
     if args.virtual_display {
         // Before anything loads the Vulkan loader, while this is the only thread.
         match virtual_display::enable_for_process(args.validation) {
@@ -68,8 +86,8 @@ fn main() -> ExitCode {
         }
     };
     println!("{}", report.summary());
-    if let Some(path) = &args.report {
-        if let Err(e) = std::fs::write(path, report.to_json()) {
+    if let (Some(file), Some(path)) = (report_file.as_mut(), &args.report) {
+        if let Err(e) = file.write_all(report.to_json().as_bytes()) {
             eprintln!("vkpace demo: error: writing {}: {e}", path.display());
             return ExitCode::from(2);
         }
@@ -78,4 +96,10 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// Opens the report file for writing (created, or emptied if it exists).
+fn open_report(path: &std::path::Path) -> anyhow::Result<std::fs::File> {
+    std::fs::File::create(path)
+        .with_context(|| format!("--report {}: cannot be written", path.display()))
 }

@@ -1,6 +1,7 @@
 //! The demo scene: a full-screen triangle whose fragment shader draws bars moving at constant
-//! speed and the live frame graph, with dynamic rendering (no render pass or framebuffers to
-//! rebuild on resize).
+//! speed, the live frame graph and the HUD's text, through a render pass with a depth
+//! attachment, as most renderers have one: its framebuffers and depth images are per-image and
+//! size-dependent objects, rebuilt when the swapchain changes ([`RenderTargets`]).
 
 use anyhow::{Context as _, Result};
 use ash::vk;
@@ -16,6 +17,10 @@ pub struct RenderTarget {
     pub extent: vk::Extent2D,
     /// The per-frame resource slot whose objects are free.
     pub slot: usize,
+    /// The image's index in its swapchain (framebuffers are per image).
+    pub image_index: u32,
+    /// The swapchain generation (a new one retires the framebuffers and depth images).
+    pub generation: u64,
 }
 
 impl RenderTarget {
@@ -26,18 +31,25 @@ impl RenderTarget {
             image_view: frame.image_view(),
             extent: frame.extent(),
             slot: frame.slot(),
+            image_index: frame.image_index(),
+            generation: frame.generation(),
         }
     }
 }
 use super::graph_buffers::GraphBuffers;
+use super::hud::HudText;
+use super::render_targets::{RenderTargets, DEPTH_FORMAT};
 
 const VERT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scene.vert.spv"));
 const FRAG: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/scene.frag.spv"));
 
-/// Pipeline plus one command buffer and one graph buffer per frame slot.
+/// Render pass and pipeline, one command buffer and one graph buffer per frame slot, and the
+/// framebuffers and depth images.
 pub struct Renderer {
     device: ash::Device,
     graph: Option<GraphBuffers>,
+    targets: Option<RenderTargets>,
+    render_pass: vk::RenderPass,
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     pool: vk::CommandPool,
@@ -53,7 +65,7 @@ fn shader(device: &ash::Device, bytes: &[u8]) -> Result<vk::ShaderModule> {
 }
 
 impl Renderer {
-    /// Builds the pipeline for `format` and `slots` command and graph buffers.
+    /// Builds the render pass and pipeline for `format` and `slots` command and graph buffers.
     pub fn new(
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
@@ -63,14 +75,43 @@ impl Renderer {
         slots: usize,
     ) -> Result<Self> {
         let graph = GraphBuffers::new(instance, physical, device, slots)?;
-        let vert = shader(device, VERT)?;
-        let frag = shader(device, FRAG)?;
+        let mut this = Self {
+            device: device.clone(),
+            graph: Some(graph),
+            targets: None,
+            render_pass: vk::RenderPass::null(),
+            layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+            pool: vk::CommandPool::null(),
+            commands: Vec::new(),
+        };
+        // On failure `destroy` frees what was made (null handles are ignored).
+        match this.make_objects(instance, physical, queue_family, format, slots) {
+            Ok(()) => Ok(this),
+            Err(e) => {
+                this.destroy();
+                Err(e)
+            }
+        }
+    }
+
+    fn make_objects(
+        &mut self,
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+        queue_family: u32,
+        format: vk::Format,
+        slots: usize,
+    ) -> Result<()> {
+        let device = self.device.clone();
+        self.targets = Some(RenderTargets::new(instance, physical, &device)?);
+        self.render_pass = make_render_pass(&device, format)?;
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::FRAGMENT)
             .size(16)];
-        let set_layouts = [graph.set_layout()];
-        // SAFETY: valid device; plain create infos below reference locals alive for each call.
-        let layout = unsafe {
+        let set_layouts = [self.graph.as_ref().context("no graph")?.set_layout()];
+        // SAFETY: valid device; the create info references locals alive for the call.
+        self.layout = unsafe {
             device.create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default()
                     .push_constant_ranges(&ranges)
@@ -78,59 +119,9 @@ impl Renderer {
                 None,
             )
         }?;
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(vert)
-                .name(c"main"),
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(frag)
-                .name(c"main"),
-        ];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewport = vk::PipelineViewportStateCreateInfo::default()
-            .viewport_count(1)
-            .scissor_count(1);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default()
-            .polygon_mode(vk::PolygonMode::FILL)
-            .cull_mode(vk::CullModeFlags::NONE)
-            .line_width(1.0);
-        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let attachments = [vk::PipelineColorBlendAttachmentState::default()
-            .color_write_mask(vk::ColorComponentFlags::RGBA)];
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-        let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-        let formats = [format];
-        let mut rendering =
-            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-        let info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&raster)
-            .multisample_state(&multisample)
-            .color_blend_state(&blend)
-            .dynamic_state(&dynamic)
-            .layout(layout)
-            .push_next(&mut rendering);
-        // SAFETY: as above.
-        let pipeline =
-            unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
-                .map_err(|(_, e)| e)
-                .context("vkCreateGraphicsPipelines")?[0];
-        // SAFETY: the modules are no longer needed once the pipeline exists.
-        unsafe {
-            device.destroy_shader_module(vert, None);
-            device.destroy_shader_module(frag, None);
-        }
+        self.pipeline = make_pipeline(&device, self.layout, self.render_pass)?;
         // SAFETY: valid device and family.
-        let pool = unsafe {
+        self.pool = unsafe {
             device.create_command_pool(
                 &vk::CommandPoolCreateInfo::default()
                     .queue_family_index(queue_family)
@@ -139,22 +130,22 @@ impl Renderer {
             )
         }?;
         // SAFETY: valid pool.
-        let commands = unsafe {
+        self.commands = unsafe {
             device.allocate_command_buffers(
                 &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
+                    .command_pool(self.pool)
                     .level(vk::CommandBufferLevel::PRIMARY)
                     .command_buffer_count(u32::try_from(slots)?),
             )
         }?;
-        Ok(Self {
-            device: device.clone(),
-            graph: Some(graph),
-            layout,
-            pipeline,
-            pool,
-            commands,
-        })
+        Ok(())
+    }
+
+    /// Framebuffer and depth sets made so far and retired (destroyed while running).
+    pub fn target_sets(&self) -> (u64, u64) {
+        self.targets
+            .as_ref()
+            .map_or((0, 0), |t| (t.sets_made, t.sets_retired))
     }
 
     /// Records the scene for `frame` into the slot's command buffer and returns it. The slot's
@@ -168,7 +159,14 @@ impl Renderer {
         gpu_load: f32,
         history: &FrameHistory,
     ) -> Result<vk::CommandBuffer> {
-        self.record_with_readback(frame, time_s, gpu_load, history, None)
+        let scene = Scene {
+            time_s,
+            gpu_load,
+            history,
+            hud: None,
+            readback: None,
+        };
+        self.record_scene(frame, &scene)
     }
 
     /// As [`Renderer::record`], and when `readback` is given, also copies the rendered image
@@ -182,62 +180,184 @@ impl Renderer {
         history: &FrameHistory,
         readback: Option<vk::Buffer>,
     ) -> Result<vk::CommandBuffer> {
+        let scene = Scene {
+            time_s,
+            gpu_load,
+            history,
+            hud: None,
+            readback,
+        };
+        self.record_scene(frame, &scene)
+    }
+
+    /// Records `scene` for `frame` (see [`Renderer::record`]).
+    pub fn record_scene(
+        &mut self,
+        frame: &RenderTarget,
+        scene: &Scene<'_>,
+    ) -> Result<vk::CommandBuffer> {
         let cmd = self.commands[frame.slot % self.commands.len()];
-        let set = self
-            .graph
+        let set = self.graph.as_mut().context("renderer destroyed")?.write(
+            frame.slot,
+            scene.history,
+            scene.hud,
+        )?;
+        let framebuffer = self
+            .targets
             .as_mut()
             .context("renderer destroyed")?
-            .write(frame.slot, history)?;
-        let range = vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            base_mip_level: 0,
-            level_count: 1,
-            base_array_layer: 0,
-            layer_count: 1,
+            .framebuffer(frame, self.render_pass)?;
+        let d = &self.device;
+        // SAFETY: `cmd` is not pending (its slot's previous submission completed).
+        unsafe {
+            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())?;
+            d.begin_command_buffer(
+                cmd,
+                &vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+            )?;
+        }
+        self.draw(cmd, frame, framebuffer, set, scene);
+        finish_image(d, cmd, frame, scene.readback);
+        // SAFETY: recording began above.
+        unsafe { d.end_command_buffer(cmd) }?;
+        Ok(cmd)
+    }
+
+    /// The render pass: the scene's full-screen triangle at depth 0.5 over a cleared depth.
+    fn draw(
+        &self,
+        cmd: vk::CommandBuffer,
+        frame: &RenderTarget,
+        framebuffer: vk::Framebuffer,
+        set: vk::DescriptorSet,
+        scene: &Scene<'_>,
+    ) {
+        let area = vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent: frame.extent,
         };
-        // Layout transition chained to the acquire semaphore's wait at COLOR_ATTACHMENT_OUTPUT
-        // (the submit's wait stage), so the write waits for the engine to hand the image back.
-        let to_attachment = [vk::ImageMemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
-            .src_access_mask(vk::AccessFlags2::NONE)
-            .dst_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
-            .dst_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
-            .old_layout(vk::ImageLayout::UNDEFINED)
-            .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .image(frame.image)
-            .subresource_range(range)];
-        // To PRESENT_SRC_KHR; the present semaphore's signal (all commands) makes it visible.
-        // With a read-back, through TRANSFER_SRC_OPTIMAL first.
-        let (last_layout, last_stage, last_access) = match readback {
-            Some(_) => (
-                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                vk::PipelineStageFlags2::COPY,
-                vk::AccessFlags2::NONE,
-            ),
-            None => (
-                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-                vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
-                vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
-            ),
+        let clear = [
+            vk::ClearValue::default(),
+            vk::ClearValue {
+                depth_stencil: vk::ClearDepthStencilValue {
+                    depth: 1.0,
+                    stencil: 0,
+                },
+            },
+        ];
+        let begin = vk::RenderPassBeginInfo::default()
+            .render_pass(self.render_pass)
+            .framebuffer(framebuffer)
+            .render_area(area)
+            .clear_values(&clear);
+        let viewport = vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: frame.extent.width as f32,
+            height: frame.extent.height as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
         };
-        let to_transfer = [vk::ImageMemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT)
-            .src_access_mask(vk::AccessFlags2::COLOR_ATTACHMENT_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::COPY)
-            .dst_access_mask(vk::AccessFlags2::TRANSFER_READ)
-            .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+        let push: [f32; 4] = [
+            scene.time_s,
+            scene.gpu_load * 64.0,
+            frame.extent.width as f32,
+            frame.extent.height as f32,
+        ];
+        let mut push_bytes = [0u8; 16];
+        for (i, v) in push.iter().enumerate() {
+            push_bytes[i * 4..i * 4 + 4].copy_from_slice(&v.to_ne_bytes());
+        }
+        let d = &self.device;
+        let fragment = vk::ShaderStageFlags::FRAGMENT;
+        let graphics = vk::PipelineBindPoint::GRAPHICS;
+        // SAFETY: `cmd` is recording; every handle is alive; the image is acquired and waited
+        // on through the frame's semaphore (the render pass's external dependency).
+        unsafe {
+            d.cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE);
+            d.cmd_bind_pipeline(cmd, graphics, self.pipeline);
+            d.cmd_bind_descriptor_sets(cmd, graphics, self.layout, 0, &[set], &[]);
+            d.cmd_set_viewport(cmd, 0, &[viewport]);
+            d.cmd_set_scissor(cmd, 0, &[area]);
+            d.cmd_push_constants(cmd, self.layout, fragment, 0, &push_bytes);
+            d.cmd_draw(cmd, 3, 1, 0, 0);
+            d.cmd_end_render_pass(cmd);
+        }
+    }
+
+    /// Destroys what it made. Call after the swapchain (which waits for its frames) is gone.
+    pub fn destroy(mut self) {
+        if let Some(graph) = self.graph.take() {
+            graph.destroy();
+        }
+        if let Some(targets) = self.targets.take() {
+            targets.destroy();
+        }
+        // SAFETY: no submission using these objects is pending (the swapchain's teardown waited
+        // for every frame); null handles (a failed `new`) are ignored.
+        unsafe {
+            self.device.destroy_command_pool(self.pool, None);
+            self.device.destroy_pipeline(self.pipeline, None);
+            self.device.destroy_pipeline_layout(self.layout, None);
+            self.device.destroy_render_pass(self.render_pass, None);
+        }
+    }
+}
+
+/// What one frame draws.
+pub struct Scene<'a> {
+    /// Places the moving pattern (the frame's expected display time), in seconds.
+    pub time_s: f32,
+    /// Extra GPU work (each unit adds 64 shader loop iterations per pixel).
+    pub gpu_load: f32,
+    /// What the graph shows.
+    pub history: &'a FrameHistory,
+    /// The HUD's text, if any.
+    pub hud: Option<&'a HudText>,
+    /// A buffer to copy the rendered image into (tightly packed rows).
+    pub readback: Option<vk::Buffer>,
+}
+
+/// After the render pass: the image to `PRESENT_SRC_KHR` (the present semaphore's signal, after
+/// all commands, makes it visible), through a copy into `readback` when given.
+fn finish_image(
+    d: &ash::Device,
+    cmd: vk::CommandBuffer,
+    frame: &RenderTarget,
+    readback: Option<vk::Buffer>,
+) {
+    let range = vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: 1,
+    };
+    let barrier = |old, new, src_stage, src_access, dst_stage, dst_access| {
+        vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(src_stage)
+            .src_access_mask(src_access)
+            .dst_stage_mask(dst_stage)
+            .dst_access_mask(dst_access)
+            .old_layout(old)
+            .new_layout(new)
             .image(frame.image)
-            .subresource_range(range)];
-        let to_present = [vk::ImageMemoryBarrier2::default()
-            .src_stage_mask(last_stage)
-            .src_access_mask(last_access)
-            .dst_stage_mask(vk::PipelineStageFlags2::NONE)
-            .dst_access_mask(vk::AccessFlags2::NONE)
-            .old_layout(last_layout)
-            .new_layout(vk::ImageLayout::PRESENT_SRC_KHR)
-            .image(frame.image)
-            .subresource_range(range)];
+            .subresource_range(range)
+    };
+    let attachment = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+    let color_stage = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+    let color_write = vk::AccessFlags2::COLOR_ATTACHMENT_WRITE;
+    let mut last = (attachment, color_stage, color_write);
+    if let Some(buffer) = readback {
+        let to_transfer = [barrier(
+            attachment,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            color_stage,
+            color_write,
+            vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::TRANSFER_READ,
+        )];
         let copy = [vk::BufferImageCopy::default()
             .image_subresource(vk::ImageSubresourceLayers {
                 aspect_mask: vk::ImageAspectFlags::COLOR,
@@ -250,115 +370,172 @@ impl Renderer {
                 height: frame.extent.height,
                 depth: 1,
             })];
-        let attachments = [vk::RenderingAttachmentInfo::default()
-            .image_view(frame.image_view)
-            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::DONT_CARE)
-            .store_op(vk::AttachmentStoreOp::STORE)];
-        let area = vk::Rect2D {
-            offset: vk::Offset2D::default(),
-            extent: frame.extent,
-        };
-        let rendering = vk::RenderingInfo::default()
-            .render_area(area)
-            .layer_count(1)
-            .color_attachments(&attachments);
-        let viewport = vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: frame.extent.width as f32,
-            height: frame.extent.height as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        };
-        let push: [f32; 4] = [
-            time_s,
-            gpu_load * 64.0,
-            frame.extent.width as f32,
-            frame.extent.height as f32,
-        ];
-        let mut push_bytes = [0u8; 16];
-        for (i, v) in push.iter().enumerate() {
-            push_bytes[i * 4..i * 4 + 4].copy_from_slice(&v.to_ne_bytes());
-        }
-        let d = &self.device;
-        // SAFETY: `cmd` is not pending (its slot's previous submission completed); every handle
-        // is alive; the image is acquired and waited on through the frame's semaphore.
+        // Make the copy visible to the host once the frame's completion is seen.
+        let to_host = [vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::COPY)
+            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+            .dst_access_mask(vk::AccessFlags2::HOST_READ)];
+        let src = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+        // SAFETY: `cmd` is recording; the image and buffer are alive.
         unsafe {
-            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())?;
-            d.begin_command_buffer(
-                cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )?;
             d.cmd_pipeline_barrier2(
                 cmd,
-                &vk::DependencyInfo::default().image_memory_barriers(&to_attachment),
+                &vk::DependencyInfo::default().image_memory_barriers(&to_transfer),
             );
-            d.cmd_begin_rendering(cmd, &rendering);
-            d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
-            d.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::GRAPHICS,
-                self.layout,
-                0,
-                &[set],
-                &[],
-            );
-            d.cmd_set_viewport(cmd, 0, &[viewport]);
-            d.cmd_set_scissor(cmd, 0, &[area]);
-            d.cmd_push_constants(
-                cmd,
-                self.layout,
-                vk::ShaderStageFlags::FRAGMENT,
-                0,
-                &push_bytes,
-            );
-            d.cmd_draw(cmd, 3, 1, 0, 0);
-            d.cmd_end_rendering(cmd);
-            if let Some(buffer) = readback {
-                d.cmd_pipeline_barrier2(
-                    cmd,
-                    &vk::DependencyInfo::default().image_memory_barriers(&to_transfer),
-                );
-                d.cmd_copy_image_to_buffer(
-                    cmd,
-                    frame.image,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    buffer,
-                    &copy,
-                );
-                // Make the copy visible to the host once the frame's fence signals.
-                let to_host = [vk::MemoryBarrier2::default()
-                    .src_stage_mask(vk::PipelineStageFlags2::COPY)
-                    .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-                    .dst_stage_mask(vk::PipelineStageFlags2::HOST)
-                    .dst_access_mask(vk::AccessFlags2::HOST_READ)];
-                d.cmd_pipeline_barrier2(
-                    cmd,
-                    &vk::DependencyInfo::default().memory_barriers(&to_host),
-                );
-            }
+            d.cmd_copy_image_to_buffer(cmd, frame.image, src, buffer, &copy);
             d.cmd_pipeline_barrier2(
                 cmd,
-                &vk::DependencyInfo::default().image_memory_barriers(&to_present),
+                &vk::DependencyInfo::default().memory_barriers(&to_host),
             );
-            d.end_command_buffer(cmd)?;
         }
-        Ok(cmd)
+        last = (src, vk::PipelineStageFlags2::COPY, vk::AccessFlags2::NONE);
     }
+    let to_present = [barrier(
+        last.0,
+        vk::ImageLayout::PRESENT_SRC_KHR,
+        last.1,
+        last.2,
+        vk::PipelineStageFlags2::NONE,
+        vk::AccessFlags2::NONE,
+    )];
+    // SAFETY: `cmd` is recording; the image is alive.
+    unsafe {
+        d.cmd_pipeline_barrier2(
+            cmd,
+            &vk::DependencyInfo::default().image_memory_barriers(&to_present),
+        );
+    }
+}
 
-    /// Destroys what it made. Call after the swapchain (which waits for its frames) is gone.
-    pub fn destroy(mut self) {
-        if let Some(graph) = self.graph.take() {
-            graph.destroy();
+/// One subpass: the swapchain image as color (left in `COLOR_ATTACHMENT_OPTIMAL`; the barriers
+/// after the pass take it to present or copy) and the slot's depth image, cleared each frame.
+fn make_render_pass(device: &ash::Device, format: vk::Format) -> Result<vk::RenderPass> {
+    let attachments = [
+        vk::AttachmentDescription::default()
+            .format(format)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+        vk::AttachmentDescription::default()
+            .format(DEPTH_FORMAT)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+    ];
+    let color = [vk::AttachmentReference {
+        attachment: 0,
+        layout: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+    }];
+    let depth = vk::AttachmentReference {
+        attachment: 1,
+        layout: vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+    };
+    let subpasses = [vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .color_attachments(&color)
+        .depth_stencil_attachment(&depth)];
+    // The color image's layout transition waits for COLOR_ATTACHMENT_OUTPUT, the stage the
+    // acquire semaphore's wait blocks, so it happens after the engine handed the image back;
+    // the depth clear waits for earlier depth writes on the queue (of another slot's image, or
+    // of this one by a frame the host already saw complete: a barrier either way).
+    let dependencies = [vk::SubpassDependency::default()
+        .src_subpass(vk::SUBPASS_EXTERNAL)
+        .dst_subpass(0)
+        .src_stage_mask(
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT
+                | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS,
+        )
+        .src_access_mask(vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE)
+        .dst_stage_mask(
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT
+                | vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS,
+        )
+        .dst_access_mask(
+            vk::AccessFlags::COLOR_ATTACHMENT_WRITE
+                | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE,
+        )];
+    let info = vk::RenderPassCreateInfo::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses)
+        .dependencies(&dependencies);
+    // SAFETY: valid device; the create info references locals alive for the call.
+    Ok(unsafe { device.create_render_pass(&info, None) }?)
+}
+
+/// The scene's pipeline: a full-screen triangle, depth tested and written.
+fn make_pipeline(
+    device: &ash::Device,
+    layout: vk::PipelineLayout,
+    render_pass: vk::RenderPass,
+) -> Result<vk::Pipeline> {
+    let vert = shader(device, VERT)?;
+    let frag = match shader(device, FRAG) {
+        Ok(f) => f,
+        Err(e) => {
+            // SAFETY: the module is not used by any pipeline.
+            unsafe { device.destroy_shader_module(vert, None) };
+            return Err(e);
         }
-        // SAFETY: no submission using these objects is pending (the swapchain's teardown waited
-        // for every frame fence).
-        unsafe {
-            self.device.destroy_command_pool(self.pool, None);
-            self.device.destroy_pipeline(self.pipeline, None);
-            self.device.destroy_pipeline_layout(self.layout, None);
-        }
+    };
+    let stages = [
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(vert)
+            .name(c"main"),
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(frag)
+            .name(c"main"),
+    ];
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .line_width(1.0);
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(true)
+        .depth_write_enable(true)
+        .depth_compare_op(vk::CompareOp::LESS_OR_EQUAL);
+    let attachments = [vk::PipelineColorBlendAttachmentState::default()
+        .color_write_mask(vk::ColorComponentFlags::RGBA)];
+    let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
+    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+    let info = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vertex_input)
+        .input_assembly_state(&assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&raster)
+        .multisample_state(&multisample)
+        .depth_stencil_state(&depth)
+        .color_blend_state(&blend)
+        .dynamic_state(&dynamic)
+        .layout(layout)
+        .render_pass(render_pass)
+        .subpass(0);
+    // SAFETY: valid device; the create infos reference locals alive for the call.
+    let made =
+        unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) };
+    // SAFETY: the modules are no longer needed once the pipeline is made (or failed).
+    unsafe {
+        device.destroy_shader_module(vert, None);
+        device.destroy_shader_module(frag, None);
     }
+    let pipelines = made
+        .map_err(|(_, e)| e)
+        .context("vkCreateGraphicsPipelines")?;
+    pipelines.first().copied().context("no pipeline made")
 }

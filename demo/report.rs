@@ -82,6 +82,12 @@ pub struct Report {
     /// How frames were submitted: "batches+producer" (two batches of one vkQueueSubmit2, the
     /// first waiting for a producer thread's host timeline) or "single" (one vkQueueSubmit).
     pub submission: &'static str,
+    /// "run" (its frames, the window closed, Esc) or "signal" (Ctrl-C, SIGTERM).
+    pub ended_by: &'static str,
+    /// The renderer's framebuffer and depth sets made (one per swapchain generation drawn).
+    pub render_target_sets_made: u64,
+    /// Of those, the sets destroyed while running, once proven unused.
+    pub render_target_sets_retired: u64,
 }
 
 /// Mean, standard deviation and 99th percentile of intervals (ms).
@@ -127,7 +133,8 @@ impl Report {
              \"interval_ms\": {{\"mean\": {:.4}, \"stddev\": {:.4}, \"p99\": {:.4}}},\n  \
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
              \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
-             \"completion\": \"{}\",\n  \"submission\": \"{}\"\n}}\n",
+             \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
+             \"render_target_sets\": {{\"made\": {}, \"retired\": {}}}\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -164,6 +171,9 @@ impl Report {
             self.maintenance1_names,
             self.completion,
             self.submission,
+            self.ended_by,
+            self.render_target_sets_made,
+            self.render_target_sets_retired,
         );
         j
     }
@@ -175,7 +185,8 @@ impl Report {
              {} swapchains (max {} retired pending, {} fallback waits), {} semaphores created \
              (max {} alive), {} fences (max {} alive), frame p50 {:.2} ms p99 {:.2} ms, \
              cpu wait p50 {:.2} ms, {:.2} allocations/frame, {} validation messages, policy {}{}, \
-             interval mean {:.3} ms sd {:.3} ms p99 {:.3} ms, latency p50 {:.2} ms",
+             interval mean {:.3} ms sd {:.3} ms p99 {:.3} ms, latency p50 {:.2} ms, \
+             {} framebuffer sets ({} retired), ended by {}",
             self.frames,
             self.path,
             self.present_mode,
@@ -202,6 +213,9 @@ impl Report {
             self.interval_ms.stddev,
             self.interval_ms.p99,
             self.latency_ms.p50,
+            self.render_target_sets_made,
+            self.render_target_sets_retired,
+            self.ended_by,
         )
     }
 }

@@ -12,8 +12,9 @@ use crate::alloc_counter::allocations;
 use crate::cli::{policy_name, present_mode_name, Args};
 use crate::display_time::DisplayTimeEstimate;
 use crate::frame_history::{FrameHistory, Sample};
+use crate::hud_view::{HudFacts, HudView};
 use crate::producer::Producer;
-use crate::renderer::{RenderTarget, Renderer};
+use crate::renderer::{RenderTarget, Renderer, Scene};
 use crate::report::{IntervalStats, Percentiles, Report};
 use crate::vulkan_context::VulkanContext;
 
@@ -54,6 +55,8 @@ pub struct Session {
     mode_cycle: Vec<vk::PresentModeKHR>,
     /// What the live graph draws.
     history: FrameHistory,
+    /// The text drawn over the scene.
+    hud: HudView,
     display: DisplayTimeEstimate,
     /// Extra GPU work per frame (starts at `--gpu-load`, changed by +/-).
     gpu_load: f32,
@@ -138,6 +141,7 @@ impl Session {
             alloc_end: None,
             mode_cycle,
             history: FrameHistory::default(),
+            hud: HudView::default(),
             display: DisplayTimeEstimate::default(),
             gpu_load: args.gpu_load,
             resize_storm: false,
@@ -311,7 +315,16 @@ impl Session {
         let paused = self.paused_total;
         let start_s = (now - self.start).saturating_sub(paused).as_secs_f64();
         let t = self.display.display_time(start_s) as f32;
-        let cmd = renderer.record(&RenderTarget::of(&frame), t, self.gpu_load, &self.history)?;
+        let facts = hud_facts(sc, &frame, self.gpu_load, self.producer.is_some());
+        self.hud.update(now, &self.history, &facts);
+        let scene = Scene {
+            time_s: t,
+            gpu_load: self.gpu_load,
+            history: &self.history,
+            hud: Some(self.hud.text()),
+            readback: None,
+        };
+        let cmd = renderer.record_scene(&RenderTarget::of(&frame), &scene)?;
         let cpu_wait = frame.cpu_wait();
         let submitted = match self.producer.as_mut() {
             // SAFETY: `cmd` was just recorded by the renderer for this frame's slot, whose
@@ -436,6 +449,7 @@ impl Session {
             }
             None => "single",
         };
+        let (sets_made, sets_retired) = self.renderer.as_ref().map_or((0, 0), |r| r.target_sets());
         if let Some(r) = self.renderer.take() {
             r.destroy();
         }
@@ -476,7 +490,37 @@ impl Session {
             maintenance1_names,
             completion,
             submission,
+            ended_by: if crate::stop_signal::requested() {
+                "signal"
+            } else {
+                "run"
+            },
+            render_target_sets_made: sets_made,
+            render_target_sets_retired: sets_retired,
         })
+    }
+}
+
+/// What the HUD shows of the swapchain's settings and state for `frame`.
+fn hud_facts<'a>(sc: &'a Swapchain, frame: &Frame, gpu_load: f32, producer: bool) -> HudFacts<'a> {
+    let extent = frame.extent();
+    HudFacts {
+        policy: policy_name(sc.pacing_policy()),
+        fps_limit: sc.frame_limit().map(|l| 1e9 / l.period_ns() as f64),
+        present_mode: present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO)),
+        frames_in_flight: sc.frames_in_flight(),
+        maintenance1: sc.maintenance1().map(|n| n.label()),
+        completion: sc.completion_backend().name(),
+        submission: if producer {
+            "batches+producer"
+        } else {
+            "single"
+        },
+        generation: frame.generation(),
+        width: extent.width,
+        height: extent.height,
+        gpu_load,
+        latency_source: "start to present return",
     }
 }
 

@@ -356,6 +356,10 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        // A hidden or paused window wakes at least every HIDDEN_POLL to see this.
+        if crate::stop_signal::requested() && self.running.is_some() {
+            return self.stop(event_loop, None);
+        }
         let paused = self
             .running
             .as_ref()

@@ -1,7 +1,7 @@
 #version 450
 // The demo scene. Bars moving at constant speed, placed by the frame's expected display time,
 // so uneven pacing shows as stutter; a live graph of the last frames along the bottom; an
-// optional loop that makes the GPU work harder per pixel (--gpu-load).
+// optional loop that makes the GPU work harder per pixel (--gpu-load); the HUD's text on top.
 layout(location = 0) in vec2 uv;
 layout(location = 0) out vec4 color;
 
@@ -14,9 +14,15 @@ layout(push_constant) uniform Push {
 // header.x: valid samples (newest last), header.y: milliseconds at the top of the graph,
 // header.z: the reference interval drawn as a line (ms).
 // samples[i]: x frame interval, y CPU wait for the pacing fence, z latency (all ms).
+// text_info: x columns, y rows (0: no text), z pixels per cell side. font: 128 glyphs of
+// 8x8 bits, two words each (rows 0-3, rows 4-7; bit 0 the leftmost pixel). text: one word per
+// cell, row by row: ASCII code in bits 0-7, palette index in bits 8-15, 0 for an empty cell.
 layout(std430, set = 0, binding = 0) readonly buffer Graph {
     vec4 header;
     vec4 samples[240];
+    uvec4 text_info;
+    uint font[256];
+    uint text[15360];
 } graph;
 
 const float GRAPH_TOP = 0.72;
@@ -48,6 +54,39 @@ vec3 graph_color(vec3 c) {
     return g;
 }
 
+vec3 palette(uint index) {
+    if (index == 2u) { return vec3(0.35, 0.90, 0.45); }
+    if (index == 3u) { return vec3(1.00, 0.85, 0.20); }
+    if (index == 4u) { return vec3(0.30, 0.85, 1.00); }
+    if (index == 5u) { return vec3(0.70, 0.70, 0.70); }
+    return vec3(1.0, 1.0, 1.0);
+}
+
+// The HUD's text over `c`: a dark backdrop behind every written cell, the glyph's pixels in
+// the cell's color.
+vec3 text_color(vec3 c) {
+    uint columns = graph.text_info.x;
+    uint cell_px = max(graph.text_info.z, 1u);
+    uvec2 px = uvec2(gl_FragCoord.xy);
+    uvec2 cell = px / cell_px;
+    if (cell.x >= columns || cell.y >= graph.text_info.y) {
+        return c;
+    }
+    uint value = graph.text[cell.y * columns + cell.x];
+    if (value == 0u) {
+        return c;
+    }
+    uvec2 bit = (px - cell * cell_px) * 8u / cell_px;
+    uint glyph = value & 127u;
+    uint word = graph.font[glyph * 2u + bit.y / 4u];
+    uint row = (word >> ((bit.y % 4u) * 8u)) & 255u;
+    c = mix(c, vec3(0.0, 0.0, 0.02), 0.7);
+    if (((row >> bit.x) & 1u) != 0u) {
+        c = palette((value >> 8u) & 255u);
+    }
+    return c;
+}
+
 void main() {
     float t = pc.params.x;
     float x = uv.x + t * 0.25;
@@ -67,5 +106,6 @@ void main() {
         acc += sin(acc + float(i) * 0.001 + uv.x);
     }
     c += vec3(acc * 1e-6);
+    c = text_color(c);
     color = vec4(c, 1.0);
 }

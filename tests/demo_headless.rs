@@ -2,7 +2,8 @@
 //! path (where the driver offers it, as Mesa 25 lavapipe does) and the proof-based path
 //! (`--no-maintenance1`): 2000 frames for each present mode and frames-in-flight value, a new
 //! extent every frame for 1000 frames, and a present-mode switch every 10 frames, all with
-//! validation (any message is exit code 1).
+//! validation (any message is exit code 1). Also: SIGTERM and Ctrl-C end a run cleanly, and a
+//! report path that cannot be written is refused before the run.
 
 mod demo_process;
 
@@ -81,6 +82,16 @@ fn resize_every_frame_on(path: &str, extra: &[&str]) -> Result<f64> {
     );
     let pending = json_number(j, "old_swapchains_max_pending")?;
     ensure!(pending <= 6.0, "{}", r.summary);
+    // The renderer's framebuffers and depth images (per image, per slot, sized to the
+    // extent) are rebuilt for every new swapchain and the old ones destroyed while running:
+    // at the end at most one set per slot is still held besides the current one.
+    let (made, retired) = (json_number(j, "made")?, json_number(j, "retired")?);
+    ensure!(made >= 1000.0, "{made} framebuffer sets: {}", r.summary);
+    ensure!(
+        made - retired <= 4.0,
+        "{made} made, {retired} retired: {}",
+        r.summary
+    );
     let images = json_number(j, "swapchain_images")? as usize;
     let bound = semaphore_bound(2, images, 5) as f64;
     ensure!(
@@ -154,6 +165,102 @@ fn a_bad_frame_limit_is_a_clear_error() -> Result<()> {
     ensure!(
         stderr.contains("frame limit must be a rate between 1 and 10000 fps"),
         "{stderr}"
+    );
+    Ok(())
+}
+
+/// SIGTERM and SIGINT (Ctrl-C) end a headless run between frames: exit status 0, the summary
+/// printed, the report written and saying so, validation clean (so everything was destroyed in
+/// order), within a second of the signal.
+#[test]
+fn a_signal_ends_the_run_cleanly() -> Result<()> {
+    for signal in ["TERM", "INT"] {
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-signal");
+        std::fs::create_dir_all(&dir)?;
+        let (report, err) = (
+            dir.join(format!("{signal}.json")),
+            dir.join(format!("{signal}.err")),
+        );
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_vkpace-demo"))
+            .args([
+                "--headless",
+                "--frames",
+                "10000000",
+                "--validation",
+                "--report",
+            ])
+            .arg(&report)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(&err)?)
+            .spawn()?;
+        let started = std::time::Instant::now();
+        // The device line comes once the context exists; frames follow at once.
+        while !std::fs::read_to_string(&err)?.contains("vkpace demo: device") {
+            ensure!(started.elapsed().as_secs() < 60, "the demo did not start");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let sent = std::time::Instant::now();
+        let pid = child.id().to_string();
+        ensure!(std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()?
+            .success());
+        let out = child.wait_with_output()?;
+        let took = sent.elapsed();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let j = std::fs::read_to_string(&report)?;
+        println!(
+            "SIG{signal}: ended in {took:?}, {}",
+            stdout.lines().last().unwrap_or("")
+        );
+        ensure!(out.status.success(), "SIG{signal}: exit {:?}", out.status);
+        ensure!(
+            stdout.contains("ended by signal"),
+            "no summary line: {stdout}"
+        );
+        ensure!(j.contains("\"ended_by\": \"signal\""), "{j}");
+        ensure!(json_number(&j, "frames")? > 0.0, "{j}");
+        ensure!(json_number(&j, "validation_messages")? == 0.0, "{j}");
+        ensure!(
+            took.as_secs_f64() < 5.0,
+            "SIG{signal} took {took:?} to end the run"
+        );
+    }
+    Ok(())
+}
+
+/// `--report` into a directory that does not exist: refused at once with a clear line, exit
+/// code 2, before any Vulkan object is made (no device line).
+#[test]
+fn an_unwritable_report_path_is_refused_before_the_run() -> Result<()> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vkpace-demo"))
+        .args([
+            "--headless",
+            "--frames",
+            "100",
+            "--report",
+            "/nonexistent-dir/r.json",
+        ])
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        out.status.code() == Some(2),
+        "exit {:?}: {stderr}",
+        out.status
+    );
+    ensure!(
+        stderr.contains("--report /nonexistent-dir/r.json: cannot be written"),
+        "{stderr}"
+    );
+    ensure!(
+        !stderr.contains("vkpace demo: device"),
+        "the run started: {stderr}"
+    );
+    ensure!(
+        out.stdout.is_empty(),
+        "frames were run: {}",
+        String::from_utf8_lossy(&out.stdout)
     );
     Ok(())
 }

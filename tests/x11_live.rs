@@ -1,7 +1,8 @@
 //! The windowed demo seen from outside, under Xvfb (started here when there is no display):
 //! a screenshot shows the scene, a covered window renders nothing and sleeps, and killing the X
-//! server ends the demo quickly with one clear line. Screenshots, logs and reports are kept
-//! under target/tmp/x11-live.
+//! server ends the demo quickly with one clear line; the HUD's text reads the settings it runs
+//! with, and SIGTERM ends a windowed run cleanly. Screenshots, logs and reports are kept under
+//! target/tmp/x11-live.
 
 mod demo_process;
 
@@ -9,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context as _, Result};
 use demo_process::x11::{
-    artifacts, cpu_time, differing_pixels, fx, pixel, screenshot, spawn, wait_rendering, window_of,
-    Background,
+    artifacts, cell_bits, cpu_time, differing_pixels, fx, pixel, screenshot, spawn, wait_rendering,
+    window_of, Background,
 };
 use demo_process::{json_number, Display};
 
@@ -18,11 +19,13 @@ fn main() -> Result<()> {
     let display = Display::get()?;
     screenshot_shows_the_scene(&display)?;
     println!("test x11 screenshot shows the scene ... ok");
+    hud_reads_frames_in_flight(&display)?;
+    println!("test x11 the HUD reads frames in flight 1 and 3; SIGTERM ends the run ... ok");
     covered_window_sleeps(&display)?;
     println!("test x11 covered window renders nothing and sleeps ... ok");
     killed_server_ends_the_demo()?;
     println!("test x11 killed X server ends the demo ... ok");
-    println!("3 passed, 0 failed");
+    println!("4 passed, 0 failed");
     Ok(())
 }
 
@@ -63,6 +66,64 @@ fn screenshot_shows_the_scene(display: &Display) -> Result<()> {
         "the pattern did not move between shots ({moved} pixels)"
     );
     finished_cleanly(&mut demo)?;
+    Ok(())
+}
+
+/// The HUD (demo/hud_view.rs) at 640x480 has 8-pixel cells; its "in flight" line is row 10,
+/// its label from column 1, its value at column 14.
+const IN_FLIGHT_VALUE: (u32, u32) = (112, 80);
+
+/// Two windowed runs, with 1 and 3 frames in flight: the value cell of the HUD's "in flight"
+/// line is exactly the font's glyph of that digit in each screenshot (so the text is drawn,
+/// legible and says the setting), the label's cells are the glyphs of "in flight", and the
+/// pictures differ in the value cell. Each run is then ended with SIGTERM: exit 0, report written, validation clean.
+fn hud_reads_frames_in_flight(display: &Display) -> Result<()> {
+    let dir = artifacts()?;
+    let mut shots = Vec::new();
+    for n in ["1", "3"] {
+        let tag = format!("hud-in-flight-{n}");
+        let args = [
+            "--frames",
+            "1000000",
+            "--validation",
+            "--frames-in-flight",
+            n,
+        ];
+        let mut demo = spawn(display, &tag, &args)?;
+        let window = wait_rendering(display, &mut demo, 100)?;
+        let shot = dir.join(format!("{tag}.png"));
+        screenshot(display, &window, &shot)?;
+        let bits = cell_bits(&shot, IN_FLIGHT_VALUE.0, IN_FLIGHT_VALUE.1)?;
+        let glyph = font8x8::legacy::BASIC_LEGACY[usize::from(n.as_bytes()[0])];
+        println!("  {}: in-flight value cell {bits:02x?}", shot.display());
+        ensure!(
+            bits == glyph,
+            "the HUD does not read {n}: {bits:02x?}, glyph {glyph:02x?}"
+        );
+        for (k, ch) in "in flight".bytes().enumerate() {
+            let x = 8 * (1 + k as u32);
+            let glyph = font8x8::legacy::BASIC_LEGACY[usize::from(ch)];
+            let bits = cell_bits(&shot, x, IN_FLIGHT_VALUE.1)?;
+            ensure!(
+                bits == glyph,
+                "label cell {k} is not {:?}: {bits:02x?}",
+                ch as char
+            );
+        }
+        let pid = demo.pid().to_string();
+        ensure!(std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()?
+            .success());
+        let report = finished_cleanly(&mut demo)?;
+        ensure!(report.contains("\"ended_by\": \"signal\""), "{report}");
+        ensure!(demo.stdout().contains("ended by signal"), "no summary line");
+        shots.push(shot);
+    }
+    let value = format!("8x8+{}+{}", IN_FLIGHT_VALUE.0, IN_FLIGHT_VALUE.1);
+    let differ = differing_pixels(display, &shots[0], &shots[1], &value)?;
+    println!("  value cell: {differ} pixels differ between 1 and 3");
+    ensure!(differ >= 5.0, "value cells differ in {differ} pixels only");
     Ok(())
 }
 

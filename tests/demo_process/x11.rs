@@ -198,6 +198,38 @@ pub fn differing_pixels(display: &Display, a: &Path, b: &Path, crop: &str) -> Re
     Ok(String::from_utf8_lossy(&out.stdout).trim().parse()?)
 }
 
+/// The 8x8 pixels at `x`, `y` of a PNG as rows of bits (bit 0 the leftmost pixel), a pixel set
+/// where its brightness is over half: the demo's HUD glyphs are bright on a dark backdrop.
+pub fn cell_bits(png: &Path, x: u32, y: u32) -> Result<[u8; 8]> {
+    let crop = format!("8x8+{x}+{y}");
+    let out = Command::new("/usr/bin/convert")
+        .arg(png)
+        .args([
+            "-crop",
+            &crop,
+            "+repage",
+            "-colorspace",
+            "gray",
+            "-depth",
+            "8",
+            "gray:-",
+        ])
+        .output()?;
+    ensure!(
+        out.status.success() && out.stdout.len() == 64,
+        "convert: {} bytes, {}",
+        out.stdout.len(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut rows = [0u8; 8];
+    for (i, &v) in out.stdout.iter().enumerate() {
+        if v > 128 {
+            rows[i / 8] |= 1 << (i % 8);
+        }
+    }
+    Ok(rows)
+}
+
 /// CPU time (user + system) the process used so far.
 pub fn cpu_time(pid: u32) -> Result<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
