@@ -769,3 +769,49 @@ fn submit_own(h: &mut Harness, frame: Frame) -> Result<vkpace::vk::SubmittedFram
     // semaphore and the frame's completion, and included the timing buffers first and last.
     Ok(unsafe { sc.submitted_by_renderer_with_timing(frame) }?)
 }
+
+/// What a frame says about recreation: the first frame is a change of everything; a new extent
+/// is a new swapchain and a new extent, not a new format; a recreation at the same extent is a
+/// new swapchain only; frames between say nothing changed. `Swapchain::images` lists the new
+/// images, the frame's image and view among them. Both sync paths.
+#[test]
+fn frames_say_what_changed_and_images_lists_the_new_ones() -> Result<()> {
+    for m1 in [false, true] {
+        let mut h = Harness::headless(with(|c| c.swapchain_maintenance1 = m1_if(m1)))?;
+        let steps: [(Option<(u32, u32)>, bool, [bool; 3]); 5] = [
+            (None, false, [true, true, true]),
+            (None, false, [false, false, false]),
+            (Some((320, 200)), false, [true, true, false]),
+            (None, true, [true, false, false]),
+            (None, false, [false, false, false]),
+        ];
+        for (k, (extent, recreate, want)) in steps.into_iter().enumerate() {
+            if let Some((width, height)) = extent {
+                h.swapchain().resize(vk::Extent2D { width, height });
+            }
+            if recreate {
+                h.swapchain().request_recreate();
+            }
+            let frame = acquire(&mut h)?;
+            let got = [
+                frame.swapchain_changed(),
+                frame.extent_changed(),
+                frame.format_changed(),
+            ];
+            ensure!(
+                got == want,
+                "m1 {m1} step {k}: changed/extent/format {got:?}, want {want:?}"
+            );
+            let images = h.swapchain().images();
+            ensure!(
+                images.contains(&(frame.image(), frame.image_view())),
+                "step {k}: the frame's image is not among images() {images:?}"
+            );
+            let submitted = submit(&mut h, frame)?;
+            h.swapchain().present(submitted)?;
+        }
+        h.check_canary("after the recreations")?;
+        h.finish()?;
+    }
+    Ok(())
+}

@@ -66,6 +66,16 @@ fn main() -> Result<()> {
         if path == "maintenance1" {
             ensure!(pending <= 2.0, "maintenance1: {}", r.summary);
         }
+        // The demo's framebuffers and per-slot depth images follow every new swapchain and the
+        // old sets are destroyed while running (at most one per slot left besides the current).
+        let (made, retired) = (
+            json_number(&r.report, "made")?,
+            json_number(&r.report, "retired")?,
+        );
+        ensure!(
+            made >= 300.0 && made - retired <= 4.0,
+            "{path}: {made} framebuffer sets made, {retired} retired"
+        );
         println!("test x11 {path} resize every frame ... ok ({created} swapchains, {pending} max retired pending)");
         passed += 1;
 

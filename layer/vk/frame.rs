@@ -64,8 +64,16 @@ impl Frame {
         self.image
     }
 
-    /// A 2D color view of the image, made by vkpace. It lives until the swapchain it belongs to
-    /// is destroyed (after recreation, once that swapchain is provably idle).
+    /// A 2D color view of the image, made by vkpace. It lives as long as its swapchain: after a
+    /// recreation vkpace destroys the retired swapchain, and its views with it, in the
+    /// [`super::Swapchain::acquire`] or [`super::Swapchain::present`] call that sees it provably
+    /// idle (a present to a newer swapchain processed, or with maintenance1 its present fences
+    /// signalled), usually one to three frames later, and every submission that used a view
+    /// has completed by then. Objects of yours that name it (framebuffers, descriptor sets) are
+    /// rebuilt when [`Self::swapchain_changed`] says so; destroy the old ones once
+    /// a token taken after their last use is reached ([`crate::core::DeferredRelease`] with
+    /// [`super::Swapchain::last_submitted`]), or once every slot that used them is handed out
+    /// again. Never use one after its swapchain is gone.
     #[must_use]
     pub fn image_view(&self) -> vk::ImageView {
         self.view
@@ -136,10 +144,30 @@ impl Frame {
         self.timing
     }
 
-    /// Per-frame resource slot in `0..MAX_FRAMES_IN_FLIGHT` (3): the submission that last used
-    /// the slot has completed, so resources indexed by it (command buffers, uniform buffers,
-    /// anything written each frame) are free. Chosen by completion (the lowest free slot), not
-    /// by frame number, so it stays right when frames in flight change; keep 3 sets.
+    /// Per-frame resource slot in `0..`[`crate::vk::MAX_FRAMES_IN_FLIGHT`] (3): the submission
+    /// that last used the slot has completed, so resources indexed by it are free.
+    ///
+    /// How it is chosen: at each acquire, the lowest slot whose last submission is complete
+    /// (not a rotation by frame number), so it stays right when frames in flight change at run
+    /// time. With one frame in flight it is always 0; with N it takes up to N values, and
+    /// a slot a frame in flight still uses is never handed out.
+    ///
+    /// **Anything written each frame needs one copy per slot once frames in flight exceed 1**:
+    /// command buffers, uniform and storage buffers the CPU writes, a depth image or any
+    /// attachment the frame writes. With a single copy two overlapping frames write it at once
+    /// (a data race the validation layer's synchronization checks report for GPU writes, and
+    /// nothing reports for CPU writes). Keep `MAX_FRAMES_IN_FLIGHT` copies and index by this.
+    ///
+    /// ```
+    /// # use ash::vk;
+    /// struct PerSlot { commands: vk::CommandBuffer, depth: vk::ImageView }
+    /// fn pick<'a>(
+    ///     slots: &'a [PerSlot; vkpace::vk::MAX_FRAMES_IN_FLIGHT],
+    ///     frame: &vkpace::vk::Frame,
+    /// ) -> &'a PerSlot {
+    ///     &slots[frame.slot()]
+    /// }
+    /// ```
     #[must_use]
     pub fn slot(&self) -> usize {
         self.info.slot
@@ -157,11 +185,37 @@ impl Frame {
         self.info.generation
     }
 
-    /// Whether the swapchain changed since the previous frame handed out (new generation: new
-    /// images, maybe a new extent): rebuild per-image and size-dependent objects.
+    /// Whether the swapchain changed since the previous frame handed out (true for the first
+    /// frame): new images and views, so rebuild per-image objects (framebuffers, descriptor
+    /// sets naming the views). [`Self::extent_changed`] and [`Self::format_changed`] say whether
+    /// size-dependent objects (depth images) and format-dependent ones (render passes,
+    /// pipelines) must follow. [`super::Swapchain::images`] lists the new images and views.
+    ///
+    /// ```
+    /// # fn f(frame: &vkpace::vk::Frame) {
+    /// if frame.swapchain_changed() {
+    ///     // retire the framebuffers (see `image_view` for when), make new ones lazily
+    ///     if frame.extent_changed() { /* and the depth images */ }
+    ///     if frame.format_changed() { /* and the render pass and pipelines */ }
+    /// }
+    /// # }
+    /// ```
     #[must_use]
     pub fn swapchain_changed(&self) -> bool {
         self.info.swapchain_changed
+    }
+
+    /// Whether the extent differs from the previous frame's (true for the first frame).
+    #[must_use]
+    pub fn extent_changed(&self) -> bool {
+        self.info.extent_changed
+    }
+
+    /// Whether the format or color space differs from the previous frame's (true for the first
+    /// frame). vkpace keeps the format across recreation while the surface offers it.
+    #[must_use]
+    pub fn format_changed(&self) -> bool {
+        self.info.format_changed
     }
 
     /// The frame's number (0, 1, 2, ... in the order frames begin), as in the telemetry.

@@ -20,6 +20,9 @@ mod sleep;
 mod swapchain;
 mod tokens;
 
+/// Per-frame resource slots: keep this many copies of anything a frame writes, indexed by
+/// [`Frame::slot`].
+pub use crate::core::MAX_FRAMES_IN_FLIGHT;
 pub use crate::core::{CompletionBackend, DeferredRelease, SyncToken, TokenSet};
 pub use crate::core::{FrameTimes, SwapchainStats, TELEMETRY_FRAMES};
 pub use batches::Batch;

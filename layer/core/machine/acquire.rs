@@ -255,8 +255,11 @@ where
         };
         frame.handed_out = true;
         self.telemetry.acquired(frame.number, now);
-        let changed = self.handed_generation != live.generation;
-        self.handed_generation = live.generation;
+        let (generation, extent, format) = (live.generation, live.plan.extent, live.plan.format);
+        let before = self.handed.replace((generation, extent, format));
+        let swapchain_changed = before.map_or(true, |b| b.0 != generation);
+        let extent_changed = before.map_or(true, |b| b.1 != extent);
+        let format_changed = before.map_or(true, |b| b.2 != format);
         Request::FrameReady(FrameInfo {
             number: frame.number,
             swapchain: live.handle,
@@ -268,7 +271,9 @@ where
             signal,
             slot: held.slot,
             generation: live.generation,
-            swapchain_changed: changed,
+            swapchain_changed,
+            extent_changed,
+            format_changed,
             cpu_wait_ns: now.saturating_sub(since),
         })
     }

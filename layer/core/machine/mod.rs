@@ -328,8 +328,12 @@ pub struct FrameMachine<S, W, F> {
     round: Round,
     fallback: Option<Fallback>,
     teardown: Teardown,
-    /// The generation of the last frame handed out.
-    handed_generation: u64,
+    /// The generation, extent and format of the last frame handed out.
+    handed: Option<(
+        u64,
+        super::vk_values::Extent,
+        super::vk_values::SurfaceFormat,
+    )>,
     /// The present being made is of a frame the renderer submitted and never presented.
     presenting_abandoned: bool,
     stats: SwapchainStats,
@@ -387,7 +391,7 @@ where
             round: Round::default(),
             fallback: None,
             teardown: Teardown::default(),
-            handed_generation: 0,
+            handed: None,
             presenting_abandoned: false,
             stats: SwapchainStats {
                 maintenance1: config.maintenance1,

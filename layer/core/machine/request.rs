@@ -70,8 +70,13 @@ pub struct FrameInfo<S, W, F> {
     /// Swapchain generation (1 for the first swapchain).
     pub generation: u64,
     /// Whether the swapchain changed since the previous frame handed out (a new generation:
-    /// rebuild per-image and size-dependent objects).
+    /// new images; true for the first frame).
     pub swapchain_changed: bool,
+    /// Whether the extent differs from the previous frame's (true for the first frame).
+    pub extent_changed: bool,
+    /// Whether the format or color space differs from the previous frame's (true for the first
+    /// frame).
+    pub format_changed: bool,
     /// Nanoseconds the acquire spent blocked (pacing waits, sleeps, the acquire itself).
     pub cpu_wait_ns: u64,
 }
