@@ -51,14 +51,29 @@ pub(crate) struct FencePool<F> {
 }
 
 impl<F: std::fmt::Debug> FencePool<F> {
-    /// Its lines of the state dump: pending submission and present fences.
-    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    /// Its lines of the state dump: pending submission and present fences. Submissions up to
+    /// `completed` are complete (a later one's fence was seen signalled) but keep their fences
+    /// until each is seen signalled itself and reset: they are listed apart, as nothing waits
+    /// for them.
+    pub(crate) fn dump(
+        &self,
+        out: &mut std::fmt::Formatter<'_>,
+        completed: Serial,
+    ) -> std::fmt::Result {
+        let (done, pending): (Vec<_>, Vec<_>) =
+            self.submitted.iter().partition(|(s, _)| *s <= completed);
         write!(out, "  submissions pending:")?;
-        for (serial, signal) in &self.submitted {
+        for (serial, signal) in &pending {
             write!(out, " {serial} ({signal})")?;
         }
-        if self.submitted.is_empty() {
+        if pending.is_empty() {
             write!(out, " none")?;
+        }
+        if !done.is_empty() {
+            write!(out, "\n  complete, fences not reset yet:")?;
+            for (serial, signal) in &done {
+                write!(out, " {serial} ({signal})")?;
+            }
         }
         write!(out, "\n  present fences pending:")?;
         for (id, f) in &self.presents {

@@ -56,7 +56,7 @@ where
         )?;
         m.dump_settings(out)?;
         m.sync.dump(out)?;
-        m.fences.dump(out)?;
+        m.fences.dump(out, m.presenter.completed())?;
         m.presenter.dump(out)
     }
 }
