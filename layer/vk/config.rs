@@ -47,7 +47,35 @@ pub struct SwapchainConfig {
     pub present_mode: vk::PresentModeKHR,
     /// Surface formats (format and color space) in order of preference. Default the SRGB
     /// formats first (`B8G8R8A8_SRGB`, `R8G8B8A8_SRGB`), then the UNORM ones, all in
-    /// `SRGB_NONLINEAR`. The chosen pair is kept across recreation.
+    /// `SRGB_NONLINEAR`. The first pair of the list the surface offers is chosen (else, see
+    /// `any_format_if_none_offered`) and kept across recreation while the surface still
+    /// offers it, so pipelines made for it stay valid.
+    ///
+    /// Color spaces other than `SRGB_NONLINEAR` (HDR10, extended sRGB, Display P3, ...) are
+    /// offered only to an instance that enabled `VK_EXT_swapchain_colorspace` (its values of
+    /// `VkColorSpaceKHR` are that extension's; a surface of an instance without it reports
+    /// `SRGB_NONLINEAR` pairs only). To ask for HDR10 with an sRGB fallback:
+    ///
+    /// ```
+    /// use ash::vk;
+    /// let pair = |format, color_space| vk::SurfaceFormatKHR { format, color_space };
+    /// let mut config = vkpace::vk::SwapchainConfig::default();
+    /// config.preferred_formats = vec![
+    ///     // HDR10 (BT.2020 primaries, SMPTE ST 2084 PQ encoding, written by the renderer).
+    ///     pair(vk::Format::A2B10G10R10_UNORM_PACK32, vk::ColorSpaceKHR::HDR10_ST2084_EXT),
+    ///     // Extended sRGB (scRGB): linear, values beyond [0, 1] for the wider range.
+    ///     pair(vk::Format::R16G16B16A16_SFLOAT, vk::ColorSpaceKHR::EXTENDED_SRGB_LINEAR_EXT),
+    ///     // Display P3.
+    ///     pair(vk::Format::A2B10G10R10_UNORM_PACK32, vk::ColorSpaceKHR::DISPLAY_P3_NONLINEAR_EXT),
+    ///     // The sRGB fallback every desktop surface offers.
+    ///     pair(vk::Format::B8G8R8A8_SRGB, vk::ColorSpaceKHR::SRGB_NONLINEAR),
+    /// ];
+    /// // Only HDR10, or fail: `Error::NoSurfaceFormat` at `Swapchain::new` where not offered.
+    /// config.any_format_if_none_offered = false;
+    /// ```
+    ///
+    /// [`super::Frame::surface_format`] tells which pair a frame's image has (the renderer
+    /// encodes for it); [`SwapchainConfig::hdr_metadata`] describes the content to the display.
     pub preferred_formats: Vec<vk::SurfaceFormatKHR>,
     /// Take the surface's first format when none of `preferred_formats` is offered. Default
     /// true; with false that case is [`super::Error::NoSurfaceFormat`].
@@ -103,6 +131,15 @@ pub struct SwapchainConfig {
     /// enabled the Vulkan 1.2 feature `timelineSemaphore`; the swapchain's own tokens can then
     /// be waited for on the GPU too). Both give the same answers. Default `Fences`.
     pub completion: CompletionBackend,
+    /// HDR metadata (mastering display and content light levels) given to every swapchain
+    /// vkpace creates, the first and each recreation, right after its creation with
+    /// `vkSetHdrMetadataEXT`: the metadata belongs to a swapchain, so a recreated one would
+    /// otherwise have none. Set only if the device enabled `VK_EXT_hdr_metadata`; without it
+    /// (no `vkSetHdrMetadataEXT` to load) [`super::Swapchain::new`] fails with
+    /// [`super::Error::InvalidConfig`] before making any Vulkan object. The structure is
+    /// passed alone: its `p_next` is not followed (cleared). Meaningful with an HDR color space
+    /// in [`SwapchainConfig::preferred_formats`]. Default `None` (no call).
+    pub hdr_metadata: Option<vk::HdrMetadataEXT<'static>>,
 }
 
 impl Default for SwapchainConfig {
@@ -138,6 +175,7 @@ impl Default for SwapchainConfig {
             present_wait: false,
             synchronization2: false,
             completion: CompletionBackend::Fences,
+            hdr_metadata: None,
         }
     }
 }

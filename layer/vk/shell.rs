@@ -48,6 +48,51 @@ pub(crate) struct Shell {
     pub(crate) frame_host_waits: Vec<(std::sync::Arc<super::host_timeline::TimelineState>, u64)>,
     /// The bound of vkpace's waits (`SwapchainConfig::wait_timeout`).
     pub(crate) wait_timeout: std::time::Duration,
+    /// `SwapchainConfig::hdr_metadata`, given to every swapchain made.
+    pub(crate) hdr: Option<HdrMetadata>,
+}
+
+/// `vkSetHdrMetadataEXT` and the metadata of [`super::SwapchainConfig::hdr_metadata`].
+pub(crate) struct HdrMetadata {
+    fns: ash::ext::hdr_metadata::Device,
+    metadata: vk::HdrMetadataEXT<'static>,
+}
+
+impl HdrMetadata {
+    /// Loads `vkSetHdrMetadataEXT`; an error if the device did not enable VK_EXT_hdr_metadata
+    /// (a device returns no entry point for an extension it did not enable: vkGetDeviceProcAddr,
+    /// "NULL ... if pName is ... a device-level command of an extension not enabled"). The
+    /// metadata's `p_next` is cleared: nothing it points to is known to live long enough.
+    pub(crate) fn load(
+        instance: &ash::Instance,
+        device: &ash::Device,
+        metadata: &vk::HdrMetadataEXT<'static>,
+    ) -> Result<Self> {
+        // SAFETY: valid device of `instance` (constructor contract of the swapchain).
+        let loaded = unsafe {
+            instance.get_device_proc_addr(device.handle(), c"vkSetHdrMetadataEXT".as_ptr())
+        };
+        if loaded.is_none() {
+            return Err(Error::InvalidConfig(
+                "hdr_metadata needs VK_EXT_hdr_metadata enabled on the device",
+            ));
+        }
+        Ok(Self {
+            fns: ash::ext::hdr_metadata::Device::new(instance, device),
+            metadata: vk::HdrMetadataEXT {
+                p_next: std::ptr::null(),
+                ..*metadata
+            },
+        })
+    }
+
+    /// Gives the metadata to `swapchain`.
+    fn set(&self, swapchain: vk::SwapchainKHR) {
+        // SAFETY: the device enabled the extension (checked at load); `swapchain` was just
+        // created on it and is alive (VUID-vkSetHdrMetadataEXT-pSwapchains-parameter); one
+        // metadata per swapchain, `p_next` null (VUID-VkHdrMetadataEXT-pNext-pNext).
+        unsafe { self.fns.set_hdr_metadata(&[swapchain], &[self.metadata]) };
+    }
 }
 
 /// What a `vkQueueSubmit` signals: a binary semaphore (if any), then a tracked submission's
@@ -273,6 +318,10 @@ impl Shell {
         self.namer.name(handle, || {
             format!("vkpace swapchain (generation {generation})")
         });
+        if let Some(hdr) = &self.hdr {
+            // HDR metadata is per swapchain: each new one gets it before its first present.
+            hdr.set(handle);
+        }
         let format = vk::Format::from_raw(c.plan.format.format);
         match self.register_images(handle, format, generation) {
             Ok(count) => Ok(Ok((handle, count))),

@@ -15,7 +15,7 @@ use super::images::ImageTable;
 use super::maintenance1::{Maintenance1Fns, Maintenance1Names};
 use super::names::Namer;
 use super::present_wait::PresentWaitFns;
-use super::shell::{Shell, SubmitSignals};
+use super::shell::{HdrMetadata, Shell, SubmitSignals};
 use crate::core::{
     CompletionBackend, Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig, PacingPolicy,
     PresentMode, PresentStatus, Request, SurfaceFormat, SurfaceWishes, SwapchainStats,
@@ -81,7 +81,8 @@ impl Swapchain {
     /// the device enabled [`super::GPU_TIMING_DEVICE_EXTENSION`], `config.present_wait` only
     /// with the `presentId` and `presentWait` features, `config.swapchain_maintenance1` only
     /// with the instance extensions and the `swapchainMaintenance1` feature (the device
-    /// extensions themselves vkpace checks, with a typed error), `config.completion =
+    /// extensions themselves vkpace checks, with a typed error, as it checks
+    /// `VK_EXT_hdr_metadata` for `config.hdr_metadata`), `config.completion =
     /// TimelineSemaphore` only if the device enabled the `timelineSemaphore` feature
     /// (VUID-VkSemaphoreTypeCreateInfo-timelineSemaphore-03252).
     pub unsafe fn new(desc: SwapchainCreateDesc<'_>) -> Result<Self> {
@@ -137,6 +138,10 @@ impl Swapchain {
         } else {
             None
         };
+        let hdr = match &config.hdr_metadata {
+            Some(metadata) => Some(HdrMetadata::load(instance, device, metadata)?),
+            None => None,
+        };
         let namer = Namer::new(instance, device, config.debug_utils);
         // SAFETY: caller contract.
         let (timer, timeline) = unsafe { Self::timer_and_timeline(desc, &namer) }?;
@@ -161,6 +166,7 @@ impl Swapchain {
             batch_scratch: super::batches::Scratch::default(),
             frame_host_waits: Vec::new(),
             wait_timeout: config.wait_timeout,
+            hdr,
         })
     }
 

@@ -35,6 +35,8 @@ pub struct Enabled {
     pub present_timing: bool,
     /// VK_KHR_calibrated_timestamps.
     pub calibrated_khr: bool,
+    /// VK_EXT_hdr_metadata.
+    pub hdr_metadata: bool,
 }
 
 impl Enabled {
@@ -48,6 +50,7 @@ impl Enabled {
             present_wait2: has(r::KHR_PRESENT_WAIT_2_NAME),
             present_timing: has(r::EXT_PRESENT_TIMING_NAME),
             calibrated_khr: has(vk::KHR_CALIBRATED_TIMESTAMPS_NAME),
+            hdr_metadata: has(vk::EXT_HDR_METADATA_NAME),
         }
     }
 }

@@ -86,6 +86,7 @@ entry!(set_timing_queue_size(_d: vk::Device, s: vk::SwapchainKHR, n: u32) -> vk:
 entry!(swapchain_timing_props(_d: vk::Device, s: vk::SwapchainKHR, p: *mut r::SwapchainTimingPropertiesEXT<'_>, c: *mut u64) -> vk::Result => with_sc(s, |sc| timing::timing_properties(sc, &mut *p, c.as_mut())));
 entry!(swapchain_domain_props(_d: vk::Device, s: vk::SwapchainKHR, p: *mut r::SwapchainTimeDomainPropertiesEXT<'_>, c: *mut u64) -> vk::Result => with_sc(s, |_| timing::time_domain_properties(&mut *p, c.as_mut())));
 entry!(past_timing(_d: vk::Device, i: *const r::PastPresentationTimingInfoEXT<'_>, p: *mut r::PastPresentationTimingPropertiesEXT<'_>) -> vk::Result => with_sc((*i).swapchain, |sc| timing::past_presentation_timing(sc, (*i).flags, &mut *p)));
+entry!(set_hdr_metadata(d: vk::Device, c: u32, s: *const vk::SwapchainKHR, m: *const vk::HdrMetadataEXT<'_>) => swapchain::set_hdr_metadata(d, c, s, m));
 entry!(calibrated_timestamps(d: vk::Device, c: u32, i: *const vk::CalibratedTimestampInfoKHR<'_>, t: *mut u64, m: *mut u64) -> vk::Result => calibrate::get_calibrated_timestamps(d, c, i, t, m));
 
 /// Runs `f` on a virtual swapchain; other handles get VK_ERROR_UNKNOWN (these present-timing
@@ -445,6 +446,10 @@ fn lookup_device_ext(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
         b"vkGetPastPresentationTimingEXT" => (
             DeviceExt(|e| e.present_timing),
             pfn!(past_timing, r::PFN_vkGetPastPresentationTimingEXT),
+        ),
+        b"vkSetHdrMetadataEXT" => (
+            DeviceExt(|e| e.hdr_metadata),
+            pfn!(set_hdr_metadata, vk::PFN_vkSetHdrMetadataEXT),
         ),
         b"vkGetCalibratedTimestampsKHR" => (
             DeviceExt(|e| e.calibrated_khr),

@@ -69,6 +69,12 @@ pub const DEVICE_EXTS: &[Ext] = &[
         spec_version: registry::EXT_PRESENT_TIMING_SPEC_VERSION,
         feature: Some(st::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT),
     },
+    // HDR metadata is recorded per virtual swapchain (`vdisplay_hdr_metadata` reads it back).
+    Ext {
+        name: vk::EXT_HDR_METADATA_NAME,
+        spec_version: vk::EXT_HDR_METADATA_SPEC_VERSION,
+        feature: None,
+    },
     // Present timing depends on the KHR name; lavapipe has only the EXT one, which the layer
     // forwards to.
     Ext {

@@ -97,11 +97,14 @@ fn write_png(f: &Frame) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Converts 4-byte texels of `format` to RGBA8 (alpha forced opaque: the display composites
-/// OPAQUE).
+/// Converts texels of `format` (4 bytes each, 8 for `R16G16B16A16_SFLOAT`) to RGBA8, alpha
+/// forced opaque (the display composites OPAQUE). Wider formats are reduced to 8 bits per
+/// channel without tone mapping: 10-bit values drop their low bits, half floats are clamped to
+/// [0, 1] (so extended-range values saturate).
 pub fn to_rgba8(format: vk::Format, bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len());
-    for px in bytes.chunks_exact(4) {
+    let texel = texel_size(format).unwrap_or(4);
+    let mut out = Vec::with_capacity(bytes.len() / texel * 4);
+    for px in bytes.chunks_exact(texel) {
         let rgba = match format {
             vk::Format::B8G8R8A8_UNORM | vk::Format::B8G8R8A8_SRGB => [px[2], px[1], px[0], 255],
             vk::Format::A2B10G10R10_UNORM_PACK32 => {
@@ -113,11 +116,32 @@ pub fn to_rgba8(format: vk::Format, bytes: &[u8]) -> Vec<u8> {
                     255,
                 ]
             }
+            vk::Format::R16G16B16A16_SFLOAT => {
+                let c = |i: usize| half_to_u8(u16::from_le_bytes([px[2 * i], px[2 * i + 1]]));
+                [c(0), c(1), c(2), 255]
+            }
             _ => [px[0], px[1], px[2], 255],
         };
         out.extend_from_slice(&rgba);
     }
     out
+}
+
+/// An IEEE 754 half float, clamped to [0, 1], as an 8-bit value (NaN reads as 0).
+fn half_to_u8(h: u16) -> u8 {
+    let sign = h >> 15 != 0;
+    let exp = i32::from(h >> 10 & 0x1F);
+    let mant = f32::from(h & 0x3FF);
+    let v = match exp {
+        0 => mant / 1024.0 * 2f32.powi(-14),
+        0x1F if mant != 0.0 => return 0,
+        0x1F => f32::INFINITY,
+        _ => (1.0 + mant / 1024.0) * 2f32.powi(exp - 15),
+    };
+    if sign {
+        return 0;
+    }
+    (v.min(1.0) * 255.0).round() as u8
 }
 
 /// Per-swapchain read-back resources: one buffer and one recorded command buffer per image.
@@ -131,27 +155,28 @@ pub struct ReadbackImages {
     size: usize,
 }
 
-/// The formats read back (4 bytes per texel).
-fn supported(format: vk::Format) -> bool {
-    matches!(
-        format,
+/// Bytes per texel of the formats read back; `None` for the others.
+fn texel_size(format: vk::Format) -> Option<usize> {
+    match format {
         vk::Format::B8G8R8A8_UNORM
-            | vk::Format::B8G8R8A8_SRGB
-            | vk::Format::R8G8B8A8_UNORM
-            | vk::Format::R8G8B8A8_SRGB
-            | vk::Format::A2B10G10R10_UNORM_PACK32
-    )
+        | vk::Format::B8G8R8A8_SRGB
+        | vk::Format::R8G8B8A8_UNORM
+        | vk::Format::R8G8B8A8_SRGB
+        | vk::Format::A2B10G10R10_UNORM_PACK32 => Some(4),
+        vk::Format::R16G16B16A16_SFLOAT => Some(8),
+        _ => None,
+    }
 }
 
 impl ReadbackImages {
     /// Creates the resources for `images`; `None` (with a message) if the format is not one
     /// read back or creation fails.
     pub fn new(dev: &Device, images: &[vk::Image], info: &Info) -> Option<Self> {
-        if !supported(info.format) {
+        let Some(texel) = texel_size(info.format) else {
             eprintln!("vdisplay: no read-back for format {:?}", info.format);
             return None;
-        }
-        let size = info.extent.width as usize * info.extent.height as usize * 4;
+        };
+        let size = info.extent.width as usize * info.extent.height as usize * texel;
         // SAFETY: a valid device; the objects are destroyed in `destroy`.
         match unsafe { Self::create(dev, images, info.extent, size) } {
             Ok(rb) => Some(rb),
@@ -402,5 +427,14 @@ mod tests {
             to_rgba8(vk::Format::A2B10G10R10_UNORM_PACK32, &v.to_le_bytes()),
             vec![255, 128, 0, 255]
         );
+        // R16G16B16A16_SFLOAT: 1.0, 0.5, 2.0 (clamped), -1.0 (clamped), alpha ignored.
+        let halves: [u16; 4] = [0x3C00, 0x3800, 0x4000, 0xBC00];
+        let bytes: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+        assert_eq!(
+            to_rgba8(vk::Format::R16G16B16A16_SFLOAT, &bytes),
+            vec![255, 128, 255, 255]
+        );
+        assert_eq!(half_to_u8(0x0000), 0);
+        assert_eq!(half_to_u8(0x7E00), 0); // NaN
     }
 }

@@ -21,6 +21,62 @@ pub enum ModeCompat {
     All,
 }
 
+/// A color space a virtual display can offer (the `color_spaces` setting), each with the
+/// formats it is offered in. Every format here is one lavapipe can render to (color attachment,
+/// transfer source for the read-back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DisplayColorSpace {
+    /// `srgb`: `SRGB_NONLINEAR_KHR` with B8G8R8A8 and R8G8B8A8, SRGB and UNORM.
+    Srgb,
+    /// `hdr10`: `HDR10_ST2084_EXT` with `A2B10G10R10_UNORM_PACK32`.
+    Hdr10,
+    /// `extended-srgb`: `EXTENDED_SRGB_NONLINEAR_EXT` with `R16G16B16A16_SFLOAT`.
+    ExtendedSrgb,
+    /// `extended-srgb-linear` (scRGB): `EXTENDED_SRGB_LINEAR_EXT` with `R16G16B16A16_SFLOAT`.
+    ExtendedSrgbLinear,
+    /// `display-p3`: `DISPLAY_P3_NONLINEAR_EXT` with `B8G8R8A8_UNORM` and
+    /// `A2B10G10R10_UNORM_PACK32`.
+    DisplayP3,
+}
+
+impl DisplayColorSpace {
+    /// The Vulkan color space.
+    pub fn color_space(self) -> vk::ColorSpaceKHR {
+        match self {
+            Self::Srgb => vk::ColorSpaceKHR::SRGB_NONLINEAR,
+            Self::Hdr10 => vk::ColorSpaceKHR::HDR10_ST2084_EXT,
+            Self::ExtendedSrgb => vk::ColorSpaceKHR::EXTENDED_SRGB_NONLINEAR_EXT,
+            Self::ExtendedSrgbLinear => vk::ColorSpaceKHR::EXTENDED_SRGB_LINEAR_EXT,
+            Self::DisplayP3 => vk::ColorSpaceKHR::DISPLAY_P3_NONLINEAR_EXT,
+        }
+    }
+
+    /// The formats it is offered in, in the order reported.
+    pub fn formats(self) -> &'static [vk::Format] {
+        match self {
+            Self::Srgb => &[
+                vk::Format::B8G8R8A8_SRGB,
+                vk::Format::B8G8R8A8_UNORM,
+                vk::Format::R8G8B8A8_SRGB,
+                vk::Format::R8G8B8A8_UNORM,
+            ],
+            Self::Hdr10 => &[vk::Format::A2B10G10R10_UNORM_PACK32],
+            Self::ExtendedSrgb | Self::ExtendedSrgbLinear => &[vk::Format::R16G16B16A16_SFLOAT],
+            Self::DisplayP3 => &[
+                vk::Format::B8G8R8A8_UNORM,
+                vk::Format::A2B10G10R10_UNORM_PACK32,
+            ],
+        }
+    }
+
+    /// Whether only an instance with `VK_EXT_swapchain_colorspace` may be offered it (every
+    /// color space but `SRGB_NONLINEAR_KHR`: VkColorSpaceKHR's values other than it are that
+    /// extension's).
+    pub fn needs_colorspace_ext(self) -> bool {
+        self != Self::Srgb
+    }
+}
+
 /// Everything configurable. See the crate README for the meaning of each key.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -60,6 +116,8 @@ pub struct Settings {
     pub fault_resize_every: u64,
     /// Extents the resize fault cycles through (`WxH,WxH,...`; 0x0 = minimized).
     pub fault_resize_extents: Vec<vk::Extent2D>,
+    /// The color spaces surfaces offer, in the order their formats are reported.
+    pub color_spaces: Vec<DisplayColorSpace>,
 }
 
 impl Default for Settings {
@@ -95,6 +153,7 @@ impl Default for Settings {
                     height: 720,
                 },
             ],
+            color_spaces: vec![DisplayColorSpace::Srgb, DisplayColorSpace::Hdr10],
         }
     }
 }
@@ -119,6 +178,7 @@ pub const KEYS: &[&str] = &[
     "fault_present_fence_never",
     "fault_resize_every",
     "fault_resize_extents",
+    "color_spaces",
 ];
 
 impl Settings {
@@ -149,6 +209,7 @@ impl Settings {
             "fault_present_fence_never" => set(&mut self.fault_present_fence_never, parse_prob(v)),
             "fault_resize_every" => set(&mut self.fault_resize_every, v.parse().ok()),
             "fault_resize_extents" => set(&mut self.fault_resize_extents, parse_extents(v)),
+            "color_spaces" => set(&mut self.color_spaces, parse_color_spaces(v)),
             _ => false,
         };
         if !ok {
@@ -289,6 +350,25 @@ pub fn parse_extent(v: &str) -> Option<vk::Extent2D> {
     })
 }
 
+/// `name,name,...` of [`DisplayColorSpace`] (no repeats; at least one).
+fn parse_color_spaces(v: &str) -> Option<Vec<DisplayColorSpace>> {
+    let mut out = Vec::new();
+    for name in v.split(',') {
+        let cs = match name.trim() {
+            "srgb" => DisplayColorSpace::Srgb,
+            "hdr10" => DisplayColorSpace::Hdr10,
+            "extended-srgb" => DisplayColorSpace::ExtendedSrgb,
+            "extended-srgb-linear" => DisplayColorSpace::ExtendedSrgbLinear,
+            "display-p3" => DisplayColorSpace::DisplayP3,
+            _ => return None,
+        };
+        if !out.contains(&cs) {
+            out.push(cs);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 fn parse_extents(v: &str) -> Option<Vec<vk::Extent2D>> {
     let list: Option<Vec<_>> = v.split(',').map(parse_extent).collect();
     list.filter(|l| !l.is_empty())
@@ -320,5 +400,32 @@ mod tests {
             }
         );
         assert_eq!(s.refresh_ns(), 6_944_444);
+    }
+
+    #[test]
+    fn color_spaces_parse_in_order_and_bad_lists_are_ignored() {
+        let mut s = Settings::default();
+        assert_eq!(
+            s.color_spaces,
+            vec![DisplayColorSpace::Srgb, DisplayColorSpace::Hdr10]
+        );
+        s.apply("color_spaces", "display-p3, hdr10,extended-srgb-linear");
+        assert_eq!(
+            s.color_spaces,
+            vec![
+                DisplayColorSpace::DisplayP3,
+                DisplayColorSpace::Hdr10,
+                DisplayColorSpace::ExtendedSrgbLinear
+            ]
+        );
+        s.apply("color_spaces", "hdr10,rec2020");
+        s.apply("color_spaces", "");
+        assert_eq!(s.color_spaces.len(), 3);
+        s.apply("color_spaces", "extended-srgb");
+        assert_eq!(
+            s.color_spaces[0].color_space(),
+            vk::ColorSpaceKHR::EXTENDED_SRGB_NONLINEAR_EXT
+        );
+        assert!(!DisplayColorSpace::Srgb.needs_colorspace_ext());
     }
 }

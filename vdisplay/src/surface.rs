@@ -15,7 +15,7 @@ use crate::clock::now_ns;
 use crate::ffi::loader;
 use crate::handles::{self, SURFACES};
 use crate::instance::Instance;
-use crate::settings::{ModeCompat, Settings};
+use crate::settings::{DisplayColorSpace, ModeCompat, Settings};
 
 /// The present modes of a virtual display.
 pub const PRESENT_MODES: [vk::PresentModeKHR; 4] = [
@@ -110,29 +110,35 @@ impl Surface {
         out
     }
 
-    /// The surface formats: SRGB and UNORM BGRA/RGBA pairs, plus an HDR10 pair when the
-    /// instance enabled VK_EXT_swapchain_colorspace (the only way an application may use it).
+    /// The surface formats: those of the `color_spaces` setting, in its order. Color spaces
+    /// other than `SRGB_NONLINEAR_KHR` only when the instance enabled
+    /// VK_EXT_swapchain_colorspace (the only way an application may use them); if that leaves
+    /// none, the sRGB ones, since a surface reports at least one format pair
+    /// (vkGetPhysicalDeviceSurfaceFormatsKHR: "The number of format pairs supported must be
+    /// greater than or equal to 1").
     pub fn formats(&self) -> Vec<vk::SurfaceFormatKHR> {
-        let srgb = vk::ColorSpaceKHR::SRGB_NONLINEAR;
-        let mut list: Vec<vk::SurfaceFormatKHR> = [
-            vk::Format::B8G8R8A8_SRGB,
-            vk::Format::B8G8R8A8_UNORM,
-            vk::Format::R8G8B8A8_SRGB,
-            vk::Format::R8G8B8A8_UNORM,
-        ]
-        .into_iter()
-        .map(|format| vk::SurfaceFormatKHR {
-            format,
-            color_space: srgb,
-        })
-        .collect();
-        if self.colorspace_ext {
-            list.push(vk::SurfaceFormatKHR {
-                format: vk::Format::A2B10G10R10_UNORM_PACK32,
-                color_space: vk::ColorSpaceKHR::HDR10_ST2084_EXT,
-            });
+        let allowed = |cs: &DisplayColorSpace| self.colorspace_ext || !cs.needs_colorspace_ext();
+        let mut spaces: Vec<DisplayColorSpace> = self
+            .settings
+            .color_spaces
+            .iter()
+            .copied()
+            .filter(allowed)
+            .collect();
+        if spaces.is_empty() {
+            spaces.push(DisplayColorSpace::Srgb);
         }
-        list
+        spaces
+            .into_iter()
+            .flat_map(|cs| {
+                cs.formats()
+                    .iter()
+                    .map(move |&format| vk::SurfaceFormatKHR {
+                        format,
+                        color_space: cs.color_space(),
+                    })
+            })
+            .collect()
     }
 
     /// The basic capabilities (VkSurfaceCapabilitiesKHR). The extent range is the current

@@ -129,6 +129,7 @@ unsafe fn build(
         memory: Mutex::new(memory),
         readback,
         faults: Faults::new(&dev.settings, ordinal),
+        hdr_metadata: Mutex::new(None),
         state: Mutex::new(State {
             images: vec![ImageState::Free; count as usize],
             free: (0..count).collect::<VecDeque<u32>>(),

@@ -8,6 +8,7 @@
 
 mod acquire;
 mod create;
+mod hdr;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -16,6 +17,7 @@ use ash::vk;
 
 pub use acquire::{acquire, acquire2, release};
 pub use create::{create, destroy, destroy_all_of, get_images};
+pub use hdr::{hdr_metadata_of_surface, set_hdr_metadata};
 
 use crate::faults::Faults;
 use crate::handles::{self, SWAPCHAINS};
@@ -91,6 +93,8 @@ pub struct Swapchain {
     pub readback: Option<ReadbackImages>,
     /// Fault decisions.
     pub faults: Faults,
+    /// The last metadata `vkSetHdrMetadataEXT` gave it (`pNext` cleared), if any.
+    pub hdr_metadata: Mutex<Option<vk::HdrMetadataEXT<'static>>>,
     state: Mutex<State>,
     cond: Condvar,
 }
