@@ -341,6 +341,7 @@ impl TextbookLoop {
             image_index: index,
             // One swapchain for the whole run.
             generation: 1,
+            swapchain_changed: false,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let t1 = Instant::now();

@@ -338,6 +338,7 @@ impl<'a> Textbook<'a> {
             image_index: index,
             // One swapchain for the whole run.
             generation: 1,
+            swapchain_changed: false,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let cmd = renderer.record(&target, i as f32 / 60.0, gpu_load, history)?;

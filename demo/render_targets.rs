@@ -89,17 +89,19 @@ impl RenderTargets {
     }
 
     /// The framebuffer for `target` (its slot's depth image and its swapchain image), made now
-    /// if needed. A new generation or extent retires the previous set.
+    /// if needed. A changed swapchain (`Frame::swapchain_changed`), generation or extent retires
+    /// the previous set.
     pub fn framebuffer(
         &mut self,
         target: &RenderTarget,
         render_pass: vk::RenderPass,
     ) -> Result<vk::Framebuffer> {
         let slot = target.slot % SLOTS;
-        let stale = self
-            .current
-            .as_ref()
-            .is_some_and(|c| c.generation != target.generation || c.extent != target.extent);
+        let stale = self.current.as_ref().is_some_and(|c| {
+            target.swapchain_changed
+                || c.generation != target.generation
+                || c.extent != target.extent
+        });
         if stale {
             self.retired.extend(self.current.take());
         }

@@ -21,6 +21,9 @@ pub struct RenderTarget {
     pub image_index: u32,
     /// The swapchain generation (a new one retires the framebuffers and depth images).
     pub generation: u64,
+    /// `Frame::swapchain_changed`: also retires them (a new `Swapchain` object starts its
+    /// generations at 1 again).
+    pub swapchain_changed: bool,
 }
 
 impl RenderTarget {
@@ -33,6 +36,7 @@ impl RenderTarget {
             slot: frame.slot(),
             image_index: frame.image_index(),
             generation: frame.generation(),
+            swapchain_changed: frame.swapchain_changed(),
         }
     }
 }

@@ -770,27 +770,35 @@ fn submit_own(h: &mut Harness, frame: Frame) -> Result<vkpace::vk::SubmittedFram
     Ok(unsafe { sc.submitted_by_renderer_with_timing(frame) }?)
 }
 
-/// What a frame says about recreation: the first frame is a change of everything; a new extent
-/// is a new swapchain and a new extent, not a new format; a recreation at the same extent is a
-/// new swapchain only; frames between say nothing changed. `Swapchain::images` lists the new
+/// What a frame says about recreation, compared with the last frame submitted: the first frame
+/// is a change of everything; a new extent is a new swapchain and a new extent, not a new
+/// format; a recreation at the same extent is a new swapchain only; a frame dropped unsubmitted
+/// and handed out again still says so; frames between say nothing changed. `Swapchain::images` lists the new
 /// images, the frame's image and view among them. Both sync paths.
 #[test]
 fn frames_say_what_changed_and_images_lists_the_new_ones() -> Result<()> {
     for m1 in [false, true] {
         let mut h = Harness::headless(with(|c| c.swapchain_maintenance1 = m1_if(m1)))?;
-        let steps: [(Option<(u32, u32)>, bool, [bool; 3]); 5] = [
-            (None, false, [true, true, true]),
-            (None, false, [false, false, false]),
-            (Some((320, 200)), false, [true, true, false]),
-            (None, true, [true, false, false]),
-            (None, false, [false, false, false]),
+        // (new extent, recreation asked, the frame dropped once first, changed flags wanted)
+        type Step = (Option<(u32, u32)>, bool, bool, [bool; 3]);
+        let steps: [Step; 6] = [
+            (None, false, false, [true, true, true]),
+            (None, false, false, [false, false, false]),
+            (Some((320, 200)), false, false, [true, true, false]),
+            (None, true, false, [true, false, false]),
+            // Dropped unsubmitted: the change is still reported when it comes back.
+            (Some((400, 240)), false, true, [true, true, false]),
+            (None, false, false, [false, false, false]),
         ];
-        for (k, (extent, recreate, want)) in steps.into_iter().enumerate() {
+        for (k, (extent, recreate, drop_first, want)) in steps.into_iter().enumerate() {
             if let Some((width, height)) = extent {
                 h.swapchain().resize(vk::Extent2D { width, height });
             }
             if recreate {
                 h.swapchain().request_recreate();
+            }
+            if drop_first {
+                drop(acquire(&mut h)?);
             }
             let frame = acquire(&mut h)?;
             let got = [

@@ -185,8 +185,10 @@ impl Frame {
         self.info.generation
     }
 
-    /// Whether the swapchain changed since the previous frame handed out (true for the first
-    /// frame): new images and views, so rebuild per-image objects (framebuffers, descriptor
+    /// Whether the swapchain changed since the last frame submitted (true for the first frame,
+    /// and again for a frame handed out again after being dropped unsubmitted, so a renderer
+    /// that skipped the dropped frame still sees the change): new images and views, so rebuild
+    /// per-image objects (framebuffers, descriptor
     /// sets naming the views). [`Self::extent_changed`] and [`Self::format_changed`] say whether
     /// size-dependent objects (depth images) and format-dependent ones (render passes,
     /// pipelines) must follow. [`super::Swapchain::images`] lists the new images and views.
@@ -205,14 +207,14 @@ impl Frame {
         self.info.swapchain_changed
     }
 
-    /// Whether the extent differs from the previous frame's (true for the first frame).
+    /// Whether the extent differs from the last submitted frame's (true for the first frame).
     #[must_use]
     pub fn extent_changed(&self) -> bool {
         self.info.extent_changed
     }
 
-    /// Whether the format or color space differs from the previous frame's (true for the first
-    /// frame). vkpace keeps the format across recreation while the surface offers it.
+    /// Whether the format or color space differs from the last submitted frame's (true for the
+    /// first frame). vkpace keeps the format across recreation while the surface offers it.
     #[must_use]
     pub fn format_changed(&self) -> bool {
         self.info.format_changed

@@ -256,7 +256,9 @@ where
         frame.handed_out = true;
         self.telemetry.acquired(frame.number, now);
         let (generation, extent, format) = (live.generation, live.plan.extent, live.plan.format);
-        let before = self.handed.replace((generation, extent, format));
+        // Compared with the last frame submitted, not handed out: a renderer that drops a frame
+        // without recording it still sees the change on the frame it renders.
+        let before = self.submitted_shape;
         let swapchain_changed = before.map_or(true, |b| b.0 != generation);
         let extent_changed = before.map_or(true, |b| b.1 != extent);
         let format_changed = before.map_or(true, |b| b.2 != format);

@@ -328,8 +328,9 @@ pub struct FrameMachine<S, W, F> {
     round: Round,
     fallback: Option<Fallback>,
     teardown: Teardown,
-    /// The generation, extent and format of the last frame handed out.
-    handed: Option<(
+    /// The generation, extent and format of the swapchain of the last frame submitted: what a
+    /// frame's "changed" flags compare with.
+    submitted_shape: Option<(
         u64,
         super::vk_values::Extent,
         super::vk_values::SurfaceFormat,
@@ -391,7 +392,7 @@ where
             round: Round::default(),
             fallback: None,
             teardown: Teardown::default(),
-            handed: None,
+            submitted_shape: None,
             presenting_abandoned: false,
             stats: SwapchainStats {
                 maintenance1: config.maintenance1,

@@ -41,6 +41,10 @@ where
             None => return Err(CoreError::OutOfOrder("frame without a fence")),
         };
         let serial = self.take_serial();
+        self.submitted_shape = self
+            .live
+            .as_ref()
+            .map(|l| (l.generation, l.plan.extent, l.plan.format));
         if cfg!(vkpace_mutation = "submit_at_present") {
             // Deliberately wrong (`scripts/mutation-check`): the submission is recorded only
             // when the frame is presented, as vkpace 0.1 did.

@@ -69,13 +69,13 @@ pub struct FrameInfo<S, W, F> {
     pub slot: usize,
     /// Swapchain generation (1 for the first swapchain).
     pub generation: u64,
-    /// Whether the swapchain changed since the previous frame handed out (a new generation:
-    /// new images; true for the first frame).
+    /// Whether the swapchain differs from the last submitted frame's (a new generation: new
+    /// images; true until a frame of it is submitted, so on the first frame too).
     pub swapchain_changed: bool,
-    /// Whether the extent differs from the previous frame's (true for the first frame).
+    /// Whether the extent differs from the last submitted frame's (true for the first frame).
     pub extent_changed: bool,
-    /// Whether the format or color space differs from the previous frame's (true for the first
-    /// frame).
+    /// Whether the format or color space differs from the last submitted frame's (true for the
+    /// first frame).
     pub format_changed: bool,
     /// Nanoseconds the acquire spent blocked (pacing waits, sleeps, the acquire itself).
     pub cpu_wait_ns: u64,
