@@ -1,0 +1,276 @@
+//! The Vulkan context of the examples: a 1.3 instance and device, a surface, and the Khronos
+//! validation layer (synchronization validation on) whose messages are counted: any message
+//! makes the example fail.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{anyhow, Context as _, Result};
+use ash::vk;
+use vkpace::vk::{Maintenance1Support, Swapchain};
+
+use super::Args;
+
+/// Validation warnings and errors seen (the whole process has one instance at a time).
+pub(super) static MESSAGES: AtomicU64 = AtomicU64::new(0);
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    _user: *mut c_void,
+) -> vk::Bool32 {
+    let string = |p: *const c_char| match p.is_null() {
+        true => String::new(),
+        // SAFETY: a NUL-terminated string of the callback data, alive for the call.
+        false => unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned(),
+    };
+    // SAFETY: the layer passes valid callback data (or null).
+    let Some(data) = (unsafe { data.as_ref() }) else {
+        return vk::FALSE;
+    };
+    let (id, text) = (string(data.p_message_id_name), string(data.p_message));
+    if id == "Loader Message" && text.contains("VK_INSTANCE_LAYERS") {
+        // The loader saying the environment adds layers (the tests run the examples over the
+        // virtual display that way): about the environment, not the example's use of Vulkan.
+        return vk::FALSE;
+    }
+    MESSAGES.fetch_add(1, Ordering::SeqCst);
+    eprintln!("[validation {severity:?}] {text}");
+    vk::FALSE
+}
+
+/// The instance, the surface and the device the examples render with.
+pub struct Context {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub device: ash::Device,
+    pub physical: vk::PhysicalDevice,
+    pub queue: vk::Queue,
+    pub queue_family: u32,
+    surface: vk::SurfaceKHR,
+    surface_fn: ash::khr::surface::Instance,
+    messenger: Option<Messenger>,
+    maintenance1: Option<vkpace::vk::Maintenance1Names>,
+    /// The device's memory types (for [`super::vulkan`]'s objects).
+    pub memory: vk::PhysicalDeviceMemoryProperties,
+}
+
+/// A window's handles, for its surface; `None` means VK_EXT_headless_surface.
+pub(super) type WindowHandles = Option<(
+    raw_window_handle::RawDisplayHandle,
+    raw_window_handle::RawWindowHandle,
+)>;
+
+impl Context {
+    /// Instance (with the validation layer if asked), surface and device.
+    ///
+    /// # Safety
+    ///
+    /// The window handles (if any) stay valid until [`Self::destroy`].
+    pub(super) unsafe fn new(window: WindowHandles, args: &Args) -> Result<Self> {
+        // SAFETY: loads the system's Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }?;
+        // maintenance1's instance extensions, KHR or EXT names, unless --no-maintenance1.
+        let m1 = match args.no_maintenance1 {
+            true => None,
+            false => Maintenance1Support::instance_names(&entry)?,
+        };
+        let (instance, messenger) = make_instance(&entry, window, m1, args.validation)?;
+        let surface = match window {
+            // SAFETY: the handles are valid (caller contract).
+            Some((d, w)) => unsafe { ash_window::create_surface(&entry, &instance, d, w, None) }?,
+            // SAFETY: the instance enabled VK_EXT_headless_surface.
+            None => unsafe {
+                ash::ext::headless_surface::Instance::new(&entry, &instance)
+                    .create_headless_surface(&vk::HeadlessSurfaceCreateInfoEXT::default(), None)
+            }?,
+        };
+        let surface_fn = ash::khr::surface::Instance::new(&entry, &instance);
+        // SAFETY: the surface belongs to this instance.
+        let (physical, queue_family) = unsafe { pick_device(&instance, &surface_fn, surface) }?;
+        // SAFETY: `physical` comes from this Vulkan 1.3 instance.
+        let maintenance1 = unsafe { Maintenance1Support::query(&instance, physical, m1) }?.usable();
+        // SAFETY: as above; the family can present.
+        let device = unsafe { make_device(&instance, physical, queue_family, maintenance1) }?;
+        Ok(Self {
+            // SAFETY: queue 0 of the family was asked for.
+            queue: unsafe { device.get_device_queue(queue_family, 0) },
+            // SAFETY: as above.
+            memory: unsafe { instance.get_physical_device_memory_properties(physical) },
+            device,
+            physical,
+            queue_family,
+            surface,
+            surface_fn,
+            messenger,
+            maintenance1,
+            entry,
+            instance,
+        })
+    }
+
+    /// A vkpace swapchain on this context's surface: maintenance1 where the device enabled it.
+    pub(super) fn swapchain(&self, mut config: vkpace::vk::SwapchainConfig) -> Result<Swapchain> {
+        config.swapchain_maintenance1 = self.maintenance1;
+        config.debug_utils = self.messenger.is_some();
+        // SAFETY: the handles are valid and outlive the swapchain (destroyed before the
+        // context); debug names and maintenance1 are set only where enabled, and the device
+        // enabled timelineSemaphore and synchronization2 (the examples' other options).
+        Ok(unsafe {
+            Swapchain::new(vkpace::vk::SwapchainCreateDesc {
+                entry: &self.entry,
+                instance: &self.instance,
+                physical_device: self.physical,
+                device: &self.device,
+                queue: self.queue,
+                queue_family: self.queue_family,
+                surface: self.surface,
+                config,
+            })
+        }?)
+    }
+
+    /// Destroys device, surface, messenger and instance: everything made from them is gone.
+    pub(super) fn destroy(self) {
+        // SAFETY: the swapchain and the renderer's objects were destroyed before; reverse order
+        // of creation.
+        unsafe {
+            self.device.destroy_device(None);
+            self.surface_fn.destroy_surface(self.surface, None);
+            if let Some((du, m)) = self.messenger {
+                du.destroy_debug_utils_messenger(m, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// The messenger's settings: warnings and errors of every kind, to [`on_message`].
+fn messenger_info() -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+    vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(
+            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+        )
+        .message_type(
+            vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+        )
+        .pfn_user_callback(Some(on_message))
+}
+
+type Messenger = (ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT);
+
+/// A Vulkan 1.3 instance with the surface extensions, maintenance1's (`m1`), and with
+/// `validation` the Khronos layer, synchronization validation and a messenger.
+fn make_instance(
+    entry: &ash::Entry,
+    window: WindowHandles,
+    m1: Option<vkpace::vk::Maintenance1Names>,
+    validation: bool,
+) -> Result<(ash::Instance, Option<Messenger>)> {
+    let mut extensions = match window {
+        Some((display, _)) => ash_window::enumerate_required_extensions(display)?.to_vec(),
+        None => vec![
+            ash::khr::surface::NAME.as_ptr(),
+            ash::ext::headless_surface::NAME.as_ptr(),
+        ],
+    };
+    extensions.extend(
+        m1.iter()
+            .flat_map(|n| n.instance_extensions().map(CStr::as_ptr)),
+    );
+    let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
+    let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
+    let mut chained = messenger_info();
+    let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+    let mut info = vk::InstanceCreateInfo::default().application_info(&app);
+    if validation {
+        extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        extensions.push(ash::ext::validation_features::NAME.as_ptr());
+        // The messenger chained too, so instance creation and destruction are covered.
+        info = info
+            .enabled_layer_names(&layers)
+            .push_next(&mut features)
+            .push_next(&mut chained);
+    }
+    let info = info.enabled_extension_names(&extensions);
+    // SAFETY: every pointer in `info` refers to locals alive for the call.
+    let instance = unsafe { entry.create_instance(&info, None) }.context("vkCreateInstance")?;
+    if !validation {
+        return Ok((instance, None));
+    }
+    let du = ash::ext::debug_utils::Instance::new(entry, &instance);
+    // SAFETY: the instance enabled VK_EXT_debug_utils; a fresh create info (no pNext).
+    let messenger = unsafe { du.create_debug_utils_messenger(&messenger_info(), None) }?;
+    Ok((instance, Some((du, messenger))))
+}
+
+/// The first Vulkan 1.3 device with a graphics queue family that can present to `surface`.
+///
+/// # Safety
+///
+/// `surface` belongs to `instance`.
+unsafe fn pick_device(
+    instance: &ash::Instance,
+    surface_fn: &ash::khr::surface::Instance,
+    surface: vk::SurfaceKHR,
+) -> Result<(vk::PhysicalDevice, u32)> {
+    // SAFETY: plain queries on valid handles (caller contract).
+    unsafe {
+        for pd in instance.enumerate_physical_devices()? {
+            if instance.get_physical_device_properties(pd).api_version < vk::API_VERSION_1_3 {
+                continue;
+            }
+            let families = instance.get_physical_device_queue_family_properties(pd);
+            for (i, f) in (0u32..).zip(&families) {
+                if f.queue_flags.contains(vk::QueueFlags::GRAPHICS)
+                    && surface_fn.get_physical_device_surface_support(pd, i, surface)?
+                {
+                    return Ok((pd, i));
+                }
+            }
+        }
+    }
+    Err(anyhow!(
+        "no Vulkan 1.3 device with a graphics queue that can present here"
+    ))
+}
+
+/// The device: VK_KHR_swapchain, maintenance1 when usable, and the two features vkpace's
+/// batched and timeline paths need (`synchronization2`, `timelineSemaphore`, core in 1.3).
+///
+/// # Safety
+///
+/// `physical` is a Vulkan 1.3 device of `instance`; `family` one of its queue families.
+unsafe fn make_device(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    family: u32,
+    maintenance1: Option<vkpace::vk::Maintenance1Names>,
+) -> Result<ash::Device> {
+    let mut extensions = vec![ash::khr::swapchain::NAME.as_ptr()];
+    extensions.extend(maintenance1.map(|n| n.device_extension().as_ptr()));
+    let priorities = [1.0];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(family)
+        .queue_priorities(&priorities)];
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
+    // The KHR feature structure is the EXT one (same layout and structure type).
+    let mut m1 =
+        vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default().swapchain_maintenance1(true);
+    let mut info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&extensions)
+        .push_next(&mut v12)
+        .push_next(&mut v13);
+    if maintenance1.is_some() {
+        info = info.push_next(&mut m1);
+    }
+    // SAFETY: caller contract; both features are required in Vulkan 1.3.
+    unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")
+}
