@@ -72,8 +72,9 @@ pub struct Report {
     pub interval_ms: IntervalStats,
     /// Frames per second over the run's frame starts.
     pub fps: f64,
-    /// "present-wait" where the device offers VK_KHR_present_wait (vkpace then learns when
-    /// frames are shown), otherwise "none" (lavapipe).
+    /// How vkpace learns when frames are shown: "present-wait2" where the device offers
+    /// VK_KHR_present_id2/present_wait2 and the surface supports them, "present-wait" where it
+    /// offers VK_KHR_present_wait, otherwise "none" (lavapipe).
     pub display_feedback: &'static str,
     /// Which names of swapchain maintenance1 are in use: "KHR", "EXT" or "none".
     pub maintenance1_names: &'static str,

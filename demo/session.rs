@@ -427,11 +427,7 @@ impl Session {
         } else {
             0.0
         };
-        let display_feedback = if sc.uses_present_wait() {
-            "present-wait"
-        } else {
-            "none"
-        };
+        let display_feedback = sc.display_feedback().label();
         let path = if sc.maintenance1().is_some() {
             "maintenance1"
         } else {

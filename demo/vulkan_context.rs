@@ -12,12 +12,27 @@ use ash::vk;
 #[derive(Debug, Default)]
 pub struct MessageLog {
     count: AtomicU64,
+    /// The validation layer predates VK_KHR_present_id2/present_wait2 (see
+    /// `is_unknown_to_old_layer`).
+    old_layer: std::sync::atomic::AtomicBool,
+    /// The device enabled VK_KHR_present_id2/present_wait2 (vkpace may then create swapchains
+    /// with their flags).
+    present_wait2: std::sync::atomic::AtomicBool,
+    /// Messages left uncounted by `is_unknown_to_old_layer` (one per present on that path:
+    /// only the first few are printed).
+    unknown_to_old_layer: AtomicU64,
 }
 
 impl MessageLog {
     /// Messages so far.
     pub fn count(&self) -> u64 {
         self.count.load(Ordering::SeqCst)
+    }
+
+    /// Messages of a validation layer older than VK_KHR_present_id2/present_wait2 about what
+    /// it does not know of them, left uncounted (see `is_unknown_to_old_layer`).
+    pub fn unknown_to_old_layer(&self) -> u64 {
+        self.unknown_to_old_layer.load(Ordering::SeqCst)
     }
 }
 
@@ -51,6 +66,13 @@ unsafe extern "system" fn on_message(
         eprintln!("[validation layer bug, not counted] {text}");
         return vk::FALSE;
     }
+    let present_wait2 = log.present_wait2.load(Ordering::SeqCst);
+    if log.old_layer.load(Ordering::SeqCst) && is_unknown_to_old_layer(&id, &text, present_wait2) {
+        if log.unknown_to_old_layer.fetch_add(1, Ordering::SeqCst) < 8 {
+            eprintln!("[validation layer predates present_wait2, not counted] {text}");
+        }
+        return vk::FALSE;
+    }
     log.count.fetch_add(1, Ordering::SeqCst);
     eprintln!("[validation {severity:?}] {text}");
     vk::FALSE
@@ -63,6 +85,36 @@ unsafe extern "system" fn on_message(
 /// 8519, 2024). Sid's layer does not report it; every other message still counts.
 fn is_known_layer_bug(id: &str, text: &str) -> bool {
     id == "UNASSIGNED-VkSemaphore-state-timeout" && text.contains("most likely a validation bug")
+}
+
+/// A message of a validation layer older than VK_KHR_present_id2 / VK_KHR_present_wait2
+/// (1.4.317; only such a layer's messages are asked about) about exactly what it does not know
+/// of them, and nothing else: the two extension names ("not supported by this layer"), their
+/// five structure types in a pNext chain ("unknown VkStructureType"), and, only on a device
+/// that enabled them (`present_wait2`), the swapchain create flags it does not recognize
+/// (VUID-VkSwapchainCreateInfoKHR-flags-parameter: its text names no bit, and vkpace sets
+/// PRESENT_ID_2 | PRESENT_WAIT_2 there). Sid's layer (1.4.363) knows them and checks their
+/// valid usage; every other message still counts.
+fn is_unknown_to_old_layer(id: &str, text: &str, present_wait2: bool) -> bool {
+    use vkpace::vk::registry::structure_type as st;
+    let names = ["VK_KHR_present_id2", "VK_KHR_present_wait2"];
+    let extension = id == "VUID_Undefined"
+        && names
+            .iter()
+            .any(|n| text.contains(&format!("Extension {n} is not supported by this layer")));
+    let stypes = [
+        st::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR,
+        st::PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR,
+        st::SURFACE_CAPABILITIES_PRESENT_ID_2_KHR,
+        st::SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR,
+        st::PRESENT_ID_2_KHR,
+    ];
+    let structure = id.ends_with("-pNext-pNext")
+        && stypes
+            .iter()
+            .any(|s| text.contains(&format!("unknown VkStructureType ({})", s.as_raw())));
+    let flags = present_wait2 && id == "VUID-VkSwapchainCreateInfoKHR-flags-parameter";
+    extension || structure || flags
 }
 
 /// Where the demo presents.
@@ -103,11 +155,17 @@ pub struct VulkanContext {
     /// Whether VK_KHR_present_id and VK_KHR_present_wait were enabled (vkpace then polls when
     /// frames are shown).
     pub present_wait: bool,
+    /// Whether VK_KHR_present_id2 and VK_KHR_present_wait2 were enabled (vkpace then uses them
+    /// where the surface supports them, present_wait elsewhere).
+    pub present_wait2: bool,
     /// The physical device's name, for the summary.
     pub device_name: String,
 }
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// The first header version with VK_KHR_present_id2 and VK_KHR_present_wait2 (1.4.317).
+const PRESENT_WAIT2_LAYER_VERSION: u32 = vk::make_api_version(0, 1, 4, 317);
 
 impl VulkanContext {
     /// Creates instance, surface and device. `validation` enables the Khronos layer with
@@ -145,17 +203,25 @@ impl VulkanContext {
         if let Some(names) = m1_instance {
             extensions.extend(names.instance_extensions().iter().map(|e| e.as_ptr()));
         }
+        // present_wait2 needs VK_KHR_get_surface_capabilities2 (maintenance1 may have added it).
+        let caps2 = vkpace::vk::PRESENT_WAIT2_INSTANCE_EXTENSION;
+        let surface_caps2 = has_ext(caps2);
+        if surface_caps2 && m1_instance.is_none() {
+            extensions.push(caps2.as_ptr());
+        }
         let debug_utils = has_ext(ash::ext::debug_utils::NAME) || validation;
         if debug_utils {
             extensions.push(ash::ext::debug_utils::NAME.as_ptr());
         }
         let mut layers = vec![];
+        let mut layer_version = 0;
         if validation {
             // SAFETY: plain enumeration.
-            let have = unsafe { entry.enumerate_instance_layer_properties() }?
-                .iter()
-                .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
-            if !have {
+            let found = unsafe { entry.enumerate_instance_layer_properties() }?
+                .into_iter()
+                .find(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
+            layer_version = found.map_or(0, |l| l.spec_version);
+            if found.is_none() {
                 bail!("--validation needs the Khronos validation layer (vulkan-validationlayers; run scripts/install-deps)");
             }
             layers.push(VALIDATION_LAYER.as_ptr());
@@ -168,6 +234,18 @@ impl VulkanContext {
         let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
         let mut features =
             vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        // A validation layer older than VK_KHR_present_id2/present_wait2 (1.4.317; bookworm's
+        // is 1.3.239) must not wrap handles: it would pass its wrapped swapchain handle to
+        // vkWaitForPresent2KHR, a command it does not know and so forwards unchanged, and its
+        // copy of VkPresentInfoKHR for unwrapping drops VkPresentId2KHR, a structure it does
+        // not know. Everything else it validates as before; it reports what it does not know
+        // (filtered exactly: `is_unknown_to_old_layer`).
+        let old_layer = validation && layer_version < PRESENT_WAIT2_LAYER_VERSION;
+        let disables = [vk::ValidationFeatureDisableEXT::UNIQUE_HANDLES];
+        if old_layer {
+            features = features.disabled_validation_features(&disables);
+        }
+        messages.old_layer.store(old_layer, Ordering::SeqCst);
         let messenger_info = || {
             vk::DebugUtilsMessengerCreateInfoEXT::default()
                 .message_severity(
@@ -228,6 +306,7 @@ impl VulkanContext {
             &ctx_partial.3,
             ctx_partial.4,
             m1_instance,
+            surface_caps2,
         ) {
             Ok((
                 physical,
@@ -235,9 +314,12 @@ impl VulkanContext {
                 queue,
                 queue_family,
                 device_name,
-                (maintenance1, gpu_timing, present_wait),
+                (maintenance1, gpu_timing, present_wait, present_wait2),
             )) => {
                 let (entry, instance, messenger, surface_fn, surface) = ctx_partial;
+                messages
+                    .present_wait2
+                    .store(present_wait2, Ordering::SeqCst);
                 Ok(Self {
                     entry,
                     instance,
@@ -254,6 +336,7 @@ impl VulkanContext {
                     maintenance1_names: maintenance1,
                     gpu_timing,
                     present_wait,
+                    present_wait2,
                     device_name,
                 })
             }
@@ -278,13 +361,14 @@ impl VulkanContext {
         surface_fn: &ash::khr::surface::Instance,
         surface: vk::SurfaceKHR,
         m1_instance: Option<vkpace::vk::Maintenance1Names>,
+        surface_caps2: bool,
     ) -> Result<(
         vk::PhysicalDevice,
         ash::Device,
         vk::Queue,
         u32,
         String,
-        (Option<vkpace::vk::Maintenance1Names>, bool, bool),
+        (Option<vkpace::vk::Maintenance1Names>, bool, bool, bool),
     )> {
         // SAFETY: valid instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }?;
@@ -347,6 +431,26 @@ impl VulkanContext {
                     .map(|e| e.as_ptr()),
             );
         }
+        // present_wait2 where the device offers it and the instance enabled what it needs.
+        // SAFETY: as above.
+        let present_wait2 = surface_caps2
+            && unsafe { vkpace::vk::PresentWait2Support::query(instance, physical) }?.usable();
+        if present_wait2 {
+            extensions.extend(
+                vkpace::vk::PRESENT_WAIT2_DEVICE_EXTENSIONS
+                    .iter()
+                    .map(|e| e.as_ptr()),
+            );
+        }
+        let mut present_id2_feature = vkpace::vk::registry::PhysicalDevicePresentId2FeaturesKHR {
+            present_id2: vk::TRUE,
+            ..Default::default()
+        };
+        let mut present_wait2_feature =
+            vkpace::vk::registry::PhysicalDevicePresentWait2FeaturesKHR {
+                present_wait2: vk::TRUE,
+                ..Default::default()
+            };
         let mut present_id_feature =
             vk::PhysicalDevicePresentIdFeaturesKHR::default().present_id(true);
         let mut present_wait_feature =
@@ -372,6 +476,11 @@ impl VulkanContext {
                 .push_next(&mut present_id_feature)
                 .push_next(&mut present_wait_feature);
         }
+        if present_wait2 {
+            info = info
+                .push_next(&mut present_id2_feature)
+                .push_next(&mut present_wait2_feature);
+        }
         // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering, synchronization2 and
         // timeline semaphores are required features of 1.3) and VK_KHR_swapchain (it can
         // present).
@@ -385,7 +494,7 @@ impl VulkanContext {
             queue,
             family,
             name,
-            (maintenance1, gpu_timing, present_wait),
+            (maintenance1, gpu_timing, present_wait, present_wait2),
         ))
     }
 
@@ -398,6 +507,7 @@ impl VulkanContext {
         config.swapchain_maintenance1 = self.maintenance1_names;
         config.gpu_timestamps = self.gpu_timing;
         config.present_wait = self.present_wait;
+        config.present_wait2 = self.present_wait2;
         // Every context enables synchronization2 (a Vulkan 1.3 feature) and timeline semaphores.
         config.synchronization2 = true;
         if let Some(backend) = completion_override() {

@@ -1,7 +1,8 @@
 //! The demo on the virtual display (`--virtual-display`, the vdisplay layer) as a user runs it,
 //! with `--headless` and without, on both sync paths, GPU-bound with 3 frames in flight and a
 //! display resize every 30 frames, validation on: no message, display times through
-//! present-wait, images rotating, and every resize a new swapchain.
+//! present-wait2 (the virtual display's surfaces support it), images rotating, and every resize
+//! a new swapchain.
 
 mod demo_process;
 
@@ -30,7 +31,7 @@ fn the_demo_runs_on_the_virtual_display() -> Result<()> {
             let report = &r.report;
             ensure!(json_number(report, "frames")? == 240.0, "{}", r.summary);
             ensure!(
-                report.contains("\"display_feedback\": \"present-wait\""),
+                report.contains("\"display_feedback\": \"present-wait2\""),
                 "{path}: no display feedback: {}",
                 r.summary
             );

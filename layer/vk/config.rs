@@ -119,8 +119,22 @@ pub struct SwapchainConfig {
     /// once per frame without blocking). Set only if the device enabled
     /// [`super::PRESENT_WAIT_DEVICE_EXTENSIONS`] with both features (see
     /// [`super::PresentWaitSupport`]); without the extension [`super::Swapchain::new`] fails
-    /// with [`super::Error::InvalidConfig`]. Default false.
+    /// with [`super::Error::InvalidConfig`]. Default false. With
+    /// [`SwapchainConfig::present_wait2`] too, this is the fallback for surfaces that do not
+    /// support present_wait2.
     pub present_wait: bool,
+    /// Learn when each frame was shown with `VK_KHR_present_id2` + `VK_KHR_present_wait2`, the
+    /// per-surface successors of present_id / present_wait, where the surface supports them
+    /// (`presentId2Supported` and `presentWait2Supported`, asked at
+    /// [`super::Swapchain::new`]); otherwise [`SwapchainConfig::present_wait`] decides.
+    /// [`super::Swapchain::display_feedback`] says which path is in use. Set only if the device
+    /// enabled [`super::PRESENT_WAIT2_DEVICE_EXTENSIONS`] with the `presentId2` and
+    /// `presentWait2` features, and the instance
+    /// [`super::PRESENT_WAIT2_INSTANCE_EXTENSION`] (`VK_KHR_get_surface_capabilities2`, which
+    /// both require and which the surface query uses); see [`super::PresentWait2Support`].
+    /// Without the device extension or the instance one, [`super::Swapchain::new`] fails with
+    /// [`super::Error::InvalidConfig`] before making any Vulkan object. Default false.
+    pub present_wait2: bool,
     /// The device enabled `synchronization2` (core in Vulkan 1.3): frames may be submitted in
     /// several batches with [`super::Swapchain::submit_batches`] (`vkQueueSubmit2`). Set only
     /// if the device enabled the feature. Default false.
@@ -173,6 +187,7 @@ impl Default for SwapchainConfig {
             frame_limit: None,
             gpu_timestamps: false,
             present_wait: false,
+            present_wait2: false,
             synchronization2: false,
             completion: CompletionBackend::Fences,
             hdr_metadata: None,

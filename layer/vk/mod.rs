@@ -14,6 +14,7 @@ mod images;
 mod maintenance1;
 mod names;
 mod present_wait;
+mod present_wait2;
 pub mod registry;
 mod shell;
 mod sleep;
@@ -33,5 +34,9 @@ pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 pub use host_timeline::{HostTimeline, MAX_TIMELINE_STEP};
 pub use maintenance1::{Maintenance1Names, Maintenance1Support};
 pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
+pub use present_wait2::{
+    DisplayFeedback, PresentWait2Support, PresentWait2SurfaceSupport,
+    PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT2_INSTANCE_EXTENSION,
+};
 pub use sleep::sleep_until;
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};

@@ -9,7 +9,8 @@
 //! been: `VK_SUCCESS` means the swapchain's present id reached it, `VK_TIMEOUT` not yet. The
 //! display time is when vkpace saw it (at most a frame late), never a blocking wait.
 //! The ids and the awaited presents are the core's (`core::present_ids`); this file has the
-//! support query and the one Vulkan call.
+//! support query and the one Vulkan call. Their per-surface successors, present_id2 and
+//! present_wait2, and the choice between the two paths are in `present_wait2.rs`.
 
 use std::ffi::CStr;
 

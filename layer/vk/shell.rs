@@ -10,7 +10,8 @@ use super::gpu_timer::GpuTimer;
 use super::images::ImageTable;
 use super::maintenance1::{compatible_present_modes, Maintenance1Fns};
 use super::names::Namer;
-use super::present_wait::PresentWaitFns;
+use super::present_wait2::{DisplayFeedback, DisplayFns};
+use super::registry::{swapchain_create, PresentId2KHR};
 use super::sleep;
 use crate::core::{
     CreateSwapchain, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal, SurfaceFormat,
@@ -29,7 +30,8 @@ pub(crate) struct Shell {
     pub(crate) surface: vk::SurfaceKHR,
     pub(crate) queue: vk::Queue,
     pub(crate) m1: Option<Maintenance1Fns>,
-    pub(crate) present_wait: Option<PresentWaitFns>,
+    /// Display feedback (present_wait or present_wait2), chosen once per swapchain object.
+    pub(crate) display: Option<DisplayFns>,
     pub(crate) timer: Option<GpuTimer>,
     pub(crate) namer: Namer,
     pub(crate) clock: Clock,
@@ -339,11 +341,17 @@ impl Shell {
         c: &CreateSwapchain<vk::SwapchainKHR>,
     ) -> vk::SwapchainCreateInfoKHR<'a> {
         let p = &c.plan;
-        let flags = if self.deferred_memory {
+        let mut flags = if self.deferred_memory {
             vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT
         } else {
             vk::SwapchainCreateFlagsKHR::empty()
         };
+        if self.feedback() == DisplayFeedback::PresentWait2 {
+            // Every swapchain of a present_wait2 swapchain object, recreations included: ids
+            // through VkPresentId2KHR need PRESENT_ID_2 (VUID-VkPresentId2KHR-None-10820) and
+            // vkWaitForPresent2KHR needs PRESENT_WAIT_2 (VUID-vkWaitForPresent2KHR-None-10816).
+            flags |= swapchain_create::PRESENT_ID_2_KHR | swapchain_create::PRESENT_WAIT_2_KHR;
+        }
         vk::SwapchainCreateInfoKHR::default()
             .flags(flags)
             .surface(self.surface)
@@ -484,9 +492,15 @@ impl Shell {
         }
         let ids = [p.present_id.unwrap_or(0)];
         let mut id_info = vk::PresentIdKHR::default().present_ids(&ids);
-        if p.present_id.is_some() {
+        let mut id2_info = PresentId2KHR::default().present_ids(&ids);
+        match (p.present_id, self.feedback()) {
+            (None, _) | (Some(_), DisplayFeedback::None) => {}
+            // VUID-VkPresentId2KHR-presentIds-10819: larger than any id given before; the
+            // swapchain was made with PRESENT_ID_2 (create_info) for a surface that supports
+            // it (VUID-VkPresentInfoKHR-presentId2Supported-10822, checked at creation).
+            (Some(_), DisplayFeedback::PresentWait2) => info = info.push_next(&mut id2_info),
             // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before.
-            info = info.push_next(&mut id_info);
+            (Some(_), _) => info = info.push_next(&mut id_info),
         }
         let modes = [vk::PresentModeKHR::from_raw(p.mode.map_or(0, |m| m.0))];
         let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);
@@ -505,13 +519,21 @@ impl Shell {
         }
     }
 
-    /// present_wait: whether present `id` was shown.
+    /// present_wait or present_wait2: whether present `id` was shown.
     pub(crate) fn poll_present_id(&self, swapchain: vk::SwapchainKHR, id: u64) -> VkStatus {
-        match &self.present_wait {
-            // SAFETY: the core asks only about the live swapchain's presents.
-            Some(pw) => status(unsafe { pw.poll(swapchain, id) }),
+        match &self.display {
+            // SAFETY: the core asks only about the live (non-retired) swapchain's presents,
+            // which this shell made with the path's create flags.
+            Some(d) => status(unsafe { d.poll(swapchain, id) }),
             None => VkStatus::TIMEOUT,
         }
+    }
+
+    /// The display feedback path in use.
+    pub(crate) fn feedback(&self) -> DisplayFeedback {
+        self.display
+            .as_ref()
+            .map_or(DisplayFeedback::None, DisplayFns::feedback)
     }
 
     /// GPU timestamps of a completed frame's slot.

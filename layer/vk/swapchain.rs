@@ -14,7 +14,7 @@ use super::gpu_timer::GpuTimer;
 use super::images::ImageTable;
 use super::maintenance1::{Maintenance1Fns, Maintenance1Names};
 use super::names::Namer;
-use super::present_wait::PresentWaitFns;
+use super::present_wait2::{DisplayFeedback, DisplayFns};
 use super::shell::{HdrMetadata, Shell, SubmitSignals};
 use crate::core::{
     CompletionBackend, Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig, PacingPolicy,
@@ -79,12 +79,13 @@ impl Swapchain {
     /// vkpace's calls (vkpace submits to it and presents on it). `config.debug_utils` may be
     /// true only if the instance enabled `VK_EXT_debug_utils`, `config.gpu_timestamps` only if
     /// the device enabled [`super::GPU_TIMING_DEVICE_EXTENSION`], `config.present_wait` only
-    /// with the `presentId` and `presentWait` features, `config.swapchain_maintenance1` only
-    /// with the instance extensions and the `swapchainMaintenance1` feature (the device
-    /// extensions themselves vkpace checks, with a typed error, as it checks
-    /// `VK_EXT_hdr_metadata` for `config.hdr_metadata`), `config.completion =
-    /// TimelineSemaphore` only if the device enabled the `timelineSemaphore` feature
-    /// (VUID-VkSemaphoreTypeCreateInfo-timelineSemaphore-03252).
+    /// with the `presentId` and `presentWait` features, `config.present_wait2` only with the
+    /// `presentId2` and `presentWait2` features (VUID-vkWaitForPresent2KHR-presentWait2-10814),
+    /// `config.swapchain_maintenance1` only with the instance extensions and the
+    /// `swapchainMaintenance1` feature (the device extensions themselves vkpace checks, with a
+    /// typed error, as it checks `VK_EXT_hdr_metadata` for `config.hdr_metadata`),
+    /// `config.completion = TimelineSemaphore` only if the device enabled the
+    /// `timelineSemaphore` feature (VUID-VkSemaphoreTypeCreateInfo-timelineSemaphore-03252).
     pub unsafe fn new(desc: SwapchainCreateDesc<'_>) -> Result<Self> {
         let config = &desc.config;
         // SAFETY: the caller guarantees the handles are valid.
@@ -107,10 +108,12 @@ impl Swapchain {
             ));
         }
         // The settings are checked before any Vulkan object is made, so a bad one leaks nothing.
-        Machine::new(Self::machine_config(config, None)?)?;
+        let asked = config.present_wait || config.present_wait2;
+        Machine::new(Self::machine_config(config, None, asked)?)?;
         // SAFETY: caller contract (handles valid; options only where enabled).
         let shell = unsafe { Self::make_shell(&desc, surface_fn) }?;
-        let machine_config = Self::machine_config(config, shell.timer.as_ref())?;
+        let present_ids = shell.feedback() != DisplayFeedback::None;
+        let machine_config = Self::machine_config(config, shell.timer.as_ref(), present_ids)?;
         let mut s = Self {
             machine: Machine::new(machine_config)?,
             shell,
@@ -133,11 +136,8 @@ impl Swapchain {
         let m1 = config
             .swapchain_maintenance1
             .map(|names| Maintenance1Fns::load(desc.entry, instance, names));
-        let present_wait = if config.present_wait {
-            Some(PresentWaitFns::load(instance, device)?)
-        } else {
-            None
-        };
+        // SAFETY: caller contract (handles valid; present_wait2 only where enabled).
+        let display = unsafe { DisplayFns::choose(desc) }?;
         let hdr = match &config.hdr_metadata {
             Some(metadata) => Some(HdrMetadata::load(instance, device, metadata)?),
             None => None,
@@ -154,7 +154,7 @@ impl Swapchain {
             surface: desc.surface,
             queue: desc.queue,
             m1,
-            present_wait,
+            display,
             timer,
             namer,
             clock: Clock::new(),
@@ -212,7 +212,13 @@ impl Swapchain {
         }
     }
 
-    fn machine_config(config: &SwapchainConfig, timer: Option<&GpuTimer>) -> Result<MachineConfig> {
+    /// The core's settings; `present_ids`: a display feedback path is in use (ids and polls
+    /// are the same on both).
+    fn machine_config(
+        config: &SwapchainConfig,
+        timer: Option<&GpuTimer>,
+        present_ids: bool,
+    ) -> Result<MachineConfig> {
         if config.wait_timeout.is_zero() {
             return Err(Error::InvalidConfig("wait_timeout must be non-zero"));
         }
@@ -243,7 +249,7 @@ impl Swapchain {
             m.surface = surface;
             m.wait_timeout_ns = u64::try_from(config.wait_timeout.as_nanos()).unwrap_or(u64::MAX);
             m.maintenance1 = config.swapchain_maintenance1.is_some();
-            m.present_ids = config.present_wait;
+            m.present_ids = present_ids;
             m.gpu_clock = timer.map(|t| t.clock);
             m.pacing = config.pacing;
             m.frame_limit = config.frame_limit;
@@ -617,10 +623,19 @@ impl Swapchain {
         self.machine.retired_pending()
     }
 
-    /// Whether display feedback (`VK_KHR_present_wait`) is in use.
+    /// Whether display feedback is in use, by either path ([`Self::display_feedback`] says
+    /// which): present_wait (`VK_KHR_present_wait`) or present_wait2.
     #[must_use]
     pub fn uses_present_wait(&self) -> bool {
-        self.shell.present_wait.is_some()
+        self.shell.display.is_some()
+    }
+
+    /// Which display feedback this swapchain object uses, chosen at [`Self::new`] from
+    /// [`SwapchainConfig::present_wait2`], [`SwapchainConfig::present_wait`] and what the
+    /// surface supports, and kept for every swapchain made after a recreation.
+    #[must_use]
+    pub fn display_feedback(&self) -> DisplayFeedback {
+        self.shell.feedback()
     }
 
     /// Which names of swapchain maintenance1 are in use, if the path is.

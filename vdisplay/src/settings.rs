@@ -118,6 +118,11 @@ pub struct Settings {
     pub fault_resize_extents: Vec<vk::Extent2D>,
     /// The color spaces surfaces offer, in the order their formats are reported.
     pub color_spaces: Vec<DisplayColorSpace>,
+    /// Surfaces report `presentId2Supported` (VK_KHR_present_id2 stays offered by the device
+    /// either way): false makes a surface that says no while the device says yes.
+    pub surface_present_id2: bool,
+    /// Surfaces report `presentWait2Supported` (as above, for VK_KHR_present_wait2).
+    pub surface_present_wait2: bool,
 }
 
 impl Default for Settings {
@@ -154,6 +159,8 @@ impl Default for Settings {
                 },
             ],
             color_spaces: vec![DisplayColorSpace::Srgb, DisplayColorSpace::Hdr10],
+            surface_present_id2: true,
+            surface_present_wait2: true,
         }
     }
 }
@@ -179,6 +186,8 @@ pub const KEYS: &[&str] = &[
     "fault_resize_every",
     "fault_resize_extents",
     "color_spaces",
+    "surface_present_id2",
+    "surface_present_wait2",
 ];
 
 impl Settings {
@@ -210,6 +219,8 @@ impl Settings {
             "fault_resize_every" => set(&mut self.fault_resize_every, v.parse().ok()),
             "fault_resize_extents" => set(&mut self.fault_resize_extents, parse_extents(v)),
             "color_spaces" => set(&mut self.color_spaces, parse_color_spaces(v)),
+            "surface_present_id2" => set(&mut self.surface_present_id2, parse_bool(v)),
+            "surface_present_wait2" => set(&mut self.surface_present_wait2, parse_bool(v)),
             _ => false,
         };
         if !ok {
@@ -427,5 +438,14 @@ mod tests {
             vk::ColorSpaceKHR::EXTENDED_SRGB_NONLINEAR_EXT
         );
         assert!(!DisplayColorSpace::Srgb.needs_colorspace_ext());
+    }
+
+    #[test]
+    fn surface_present_wait2_switches_default_on() {
+        let mut s = Settings::default();
+        assert!(s.surface_present_id2 && s.surface_present_wait2);
+        s.apply_file("surface_present_wait2 = false\nsurface_present_id2 = maybe\n");
+        assert!(s.surface_present_id2, "a bad value is ignored");
+        assert!(!s.surface_present_wait2);
     }
 }

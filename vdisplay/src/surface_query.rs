@@ -140,13 +140,15 @@ fn fill_caps2(
             vk::StructureType::SURFACE_PROTECTED_CAPABILITIES_KHR => {
                 (*p.cast::<vk::SurfaceProtectedCapabilitiesKHR>()).supports_protected = vk::FALSE;
             }
+            // The `surface_present_id2` / `surface_present_wait2` settings: a surface may say no
+            // while the device offers the extensions (the per-surface part of present_wait2).
             st::SURFACE_CAPABILITIES_PRESENT_ID_2_KHR => {
                 (*p.cast::<registry::SurfaceCapabilitiesPresentId2KHR>()).present_id2_supported =
-                    vk::TRUE;
+                    vk::Bool32::from(s.settings.surface_present_id2);
             }
             st::SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR => {
                 (*p.cast::<registry::SurfaceCapabilitiesPresentWait2KHR>())
-                    .present_wait2_supported = vk::TRUE;
+                    .present_wait2_supported = vk::Bool32::from(s.settings.surface_present_wait2);
             }
             st::PRESENT_TIMING_SURFACE_CAPABILITIES_EXT => {
                 let c = &mut *p.cast::<registry::PresentTimingSurfaceCapabilitiesEXT>();

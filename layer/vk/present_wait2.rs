@@ -1,0 +1,307 @@
+//! Display feedback with `VK_KHR_present_id2` and `VK_KHR_present_wait2` (registry 1.4.317),
+//! the per-surface successors of present_id / present_wait, and the choice between the two.
+//!
+//! The first pair is a device property only; the second is also asked of each surface
+//! (`VkSurfaceCapabilitiesPresentId2KHR`, `VkSurfaceCapabilitiesPresentWait2KHR` through
+//! `vkGetPhysicalDeviceSurfaceCapabilities2KHR`), since a compositor may be able to tell when
+//! one window's frames were shown and not another's. So vkpace decides per swapchain object, at
+//! [`super::Swapchain::new`]: present_wait2 where asked for and the surface supports both
+//! capabilities, else present_wait where asked for, else none ([`DisplayFeedback`]). The choice
+//! holds for every swapchain it later makes for the surface (the create flags go with it).
+//! Ids, the awaited presents and the once-per-frame poll are the same on both paths (the core's
+//! `present_ids`): the registry makes present_id2 share present_id's id namespace.
+
+use std::ffi::CStr;
+
+use ash::vk;
+
+use super::config::SwapchainCreateDesc;
+use super::error::{Error, Result, VkContext};
+use super::extensions::device_offers;
+use super::present_wait::PresentWaitFns;
+use super::registry::{
+    self, PFN_vkWaitForPresent2KHR, PhysicalDevicePresentId2FeaturesKHR,
+    PhysicalDevicePresentWait2FeaturesKHR, PresentWait2InfoKHR, SurfaceCapabilitiesPresentId2KHR,
+    SurfaceCapabilitiesPresentWait2KHR,
+};
+
+/// The device extensions present_wait2 needs. Enable both with the `presentId2` and
+/// `presentWait2` features, and [`PRESENT_WAIT2_INSTANCE_EXTENSION`] on the instance, then set
+/// [`super::SwapchainConfig::present_wait2`].
+pub const PRESENT_WAIT2_DEVICE_EXTENSIONS: [&CStr; 2] = [
+    registry::KHR_PRESENT_ID_2_NAME,
+    registry::KHR_PRESENT_WAIT_2_NAME,
+];
+
+/// The instance extension present_wait2 needs: both device extensions require it, and the
+/// per-surface query is `vkGetPhysicalDeviceSurfaceCapabilities2KHR`.
+pub const PRESENT_WAIT2_INSTANCE_EXTENSION: &CStr = ash::khr::get_surface_capabilities2::NAME;
+
+/// Which display feedback a [`super::Swapchain`] uses: when each frame was shown, learnt by a
+/// non-blocking poll once per frame, for the telemetry's `displayed` and the low-latency policy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DisplayFeedback {
+    /// `VK_KHR_present_id2` + `VK_KHR_present_wait2`: asked for with
+    /// [`super::SwapchainConfig::present_wait2`] and supported by the surface.
+    PresentWait2,
+    /// `VK_KHR_present_id` + `VK_KHR_present_wait`: asked for with
+    /// [`super::SwapchainConfig::present_wait`], and present_wait2 not asked for or not
+    /// supported by the surface.
+    PresentWait,
+    /// No display feedback: display times stay unknown.
+    None,
+}
+
+impl DisplayFeedback {
+    /// "present-wait2", "present-wait" or "none", for reports.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            DisplayFeedback::PresentWait2 => "present-wait2",
+            DisplayFeedback::PresentWait => "present-wait",
+            DisplayFeedback::None => "none",
+        }
+    }
+}
+
+/// What a device offers for present_wait2 (the surface is asked separately:
+/// [`PresentWait2Support::query_surface`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PresentWait2Support {
+    /// Both [`PRESENT_WAIT2_DEVICE_EXTENSIONS`] are available on the physical device.
+    pub extensions: bool,
+    /// The `presentId2` and `presentWait2` features are supported (queried only when the
+    /// extensions are).
+    pub features: bool,
+}
+
+/// What one surface supports of present_wait2.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PresentWait2SurfaceSupport {
+    /// `VkSurfaceCapabilitiesPresentId2KHR::presentId2Supported`.
+    pub present_id2: bool,
+    /// `VkSurfaceCapabilitiesPresentWait2KHR::presentWait2Supported`.
+    pub present_wait2: bool,
+}
+
+impl PresentWait2SurfaceSupport {
+    /// Whether swapchains of the surface can use present_wait2 (both capabilities).
+    #[must_use]
+    pub fn usable(&self) -> bool {
+        self.present_id2 && self.present_wait2
+    }
+}
+
+impl PresentWait2Support {
+    /// Whether the device can do present_wait2 (each surface must also say yes).
+    #[must_use]
+    pub fn usable(&self) -> bool {
+        self.extensions && self.features
+    }
+
+    /// Checks `physical`.
+    ///
+    /// # Safety
+    ///
+    /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
+    /// `vkGetPhysicalDeviceFeatures2`).
+    ///
+    /// ```no_run
+    /// # fn f(instance: &ash::Instance, physical: ash::vk::PhysicalDevice) -> vkpace::vk::Result<()> {
+    /// // SAFETY: `physical` comes from `instance`, a Vulkan 1.3 instance.
+    /// let support = unsafe { vkpace::vk::PresentWait2Support::query(instance, physical) }?;
+    /// if support.usable() {
+    ///     // enable vkpace::vk::PRESENT_WAIT2_DEVICE_EXTENSIONS and both features (and
+    ///     // PRESENT_WAIT2_INSTANCE_EXTENSION on the instance), then set
+    ///     // SwapchainConfig::present_wait2 (and present_wait, for surfaces without it)
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
+        // SAFETY: `physical` comes from `instance` (caller contract).
+        let extensions =
+            unsafe { device_offers(instance, physical, &PRESENT_WAIT2_DEVICE_EXTENSIONS) }?;
+        let mut features = false;
+        if extensions {
+            let mut id2 = PhysicalDevicePresentId2FeaturesKHR::default();
+            let mut wait2 = PhysicalDevicePresentWait2FeaturesKHR::default();
+            let mut f2 = vk::PhysicalDeviceFeatures2::default()
+                .push_next(&mut id2)
+                .push_next(&mut wait2);
+            // SAFETY: 1.1+ instance (caller contract); the chain holds structs of extensions
+            // the device supports.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features = id2.present_id2 == vk::TRUE && wait2.present_wait2 == vk::TRUE;
+        }
+        Ok(Self {
+            extensions,
+            features,
+        })
+    }
+
+    /// Asks `surface` whether its swapchains can use present id2 and present wait2. Without
+    /// `VK_KHR_get_surface_capabilities2` enabled on the instance there is no way to ask:
+    /// [`Error::InvalidConfig`].
+    ///
+    /// # Safety
+    ///
+    /// `physical` and `surface` must come from `instance`, loaded from `entry`, and `physical`
+    /// must offer [`PRESENT_WAIT2_DEVICE_EXTENSIONS`] ([`PresentWait2Support::extensions`]):
+    /// the two capability structures may be chained only then.
+    pub unsafe fn query_surface(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+        surface: vk::SurfaceKHR,
+    ) -> Result<PresentWait2SurfaceSupport> {
+        // SAFETY: valid instance of `entry` (caller contract).
+        let loaded = unsafe {
+            entry.get_instance_proc_addr(
+                instance.handle(),
+                c"vkGetPhysicalDeviceSurfaceCapabilities2KHR".as_ptr(),
+            )
+        };
+        if loaded.is_none() {
+            return Err(Error::InvalidConfig(
+                "present_wait2 needs VK_KHR_get_surface_capabilities2 enabled on the instance",
+            ));
+        }
+        let caps2 = ash::khr::get_surface_capabilities2::Instance::new(entry, instance);
+        let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(surface);
+        let mut id2 = SurfaceCapabilitiesPresentId2KHR::default();
+        let mut wait2 = SurfaceCapabilitiesPresentWait2KHR::default();
+        let mut caps = vk::SurfaceCapabilities2KHR::default()
+            .push_next(&mut id2)
+            .push_next(&mut wait2);
+        // SAFETY: valid handles, device extensions offered (caller contract); the instance
+        // enabled the extension (its command was found). Both structures extend
+        // VkSurfaceCapabilities2KHR (vk.xml).
+        unsafe { caps2.get_physical_device_surface_capabilities2(physical, &info, &mut caps) }
+            .during("vkGetPhysicalDeviceSurfaceCapabilities2KHR")?;
+        Ok(PresentWait2SurfaceSupport {
+            present_id2: id2.present_id2_supported == vk::TRUE,
+            present_wait2: wait2.present_wait2_supported == vk::TRUE,
+        })
+    }
+}
+
+/// `vkWaitForPresent2KHR`, loaded only where the device enabled the extension.
+pub(crate) struct PresentWait2Fns {
+    device: vk::Device,
+    wait: PFN_vkWaitForPresent2KHR,
+}
+
+impl PresentWait2Fns {
+    /// Loads `vkWaitForPresent2KHR`; an error if the device did not enable the extension (a
+    /// device returns no entry point for an extension it did not enable: vkGetDeviceProcAddr).
+    pub(crate) fn load(instance: &ash::Instance, device: &ash::Device) -> Result<Self> {
+        // SAFETY: valid device of `instance` (constructor contract of the swapchain).
+        let loaded = unsafe {
+            instance.get_device_proc_addr(device.handle(), c"vkWaitForPresent2KHR".as_ptr())
+        };
+        let Some(f) = loaded else {
+            return Err(Error::InvalidConfig(
+                "present_wait2 needs VK_KHR_present_id2 and VK_KHR_present_wait2 enabled on the device",
+            ));
+        };
+        // SAFETY: the loader returned the entry point of this name, whose signature the
+        // registry gives as PFN_vkWaitForPresent2KHR.
+        let wait = unsafe {
+            std::mem::transmute::<unsafe extern "system" fn(), PFN_vkWaitForPresent2KHR>(f)
+        };
+        Ok(Self {
+            device: device.handle(),
+            wait,
+        })
+    }
+
+    /// Whether present `id` on `swapchain` was shown, without waiting (timeout 0).
+    ///
+    /// # Safety
+    ///
+    /// `swapchain` is not retired (vkWaitForPresent2KHR's `swapchain` "is the non-retired
+    /// swapchain"), was created with `PRESENT_WAIT_2` (VUID-vkWaitForPresent2KHR-None-10816)
+    /// for a surface that supports present wait2 (VUID-vkWaitForPresent2KHR-None-10815), and
+    /// `id` was given to a present on it that returned a non-error value
+    /// (VUID-vkWaitForPresent2KHR-presentId-10817).
+    pub(crate) unsafe fn poll(&self, swapchain: vk::SwapchainKHR, id: u64) -> vk::Result {
+        let info = PresentWait2InfoKHR::default().present_id(id).timeout(0);
+        // SAFETY: caller contract; the device enabled the presentWait2 feature with the
+        // extension (VUID-vkWaitForPresent2KHR-presentWait2-10814, the config's contract); a
+        // zero timeout never blocks.
+        unsafe { (self.wait)(self.device, swapchain, &info) }
+    }
+}
+
+/// The display feedback a swapchain object uses, with its entry point.
+pub(crate) enum DisplayFns {
+    /// `vkWaitForPresentKHR`.
+    Wait(PresentWaitFns),
+    /// `vkWaitForPresent2KHR`.
+    Wait2(PresentWait2Fns),
+}
+
+impl DisplayFns {
+    /// Picks the path for `desc`'s surface: present_wait2 where asked for and the surface
+    /// supports both capabilities, else present_wait where asked for, else none. Every entry
+    /// point an option asked for needs is checked ([`Error::InvalidConfig`]) before the
+    /// surface is asked, and before the caller makes any Vulkan object.
+    ///
+    /// # Safety
+    ///
+    /// As [`super::Swapchain::new`]: valid handles; `present_wait2` only with the device
+    /// extensions and features enabled.
+    pub(crate) unsafe fn choose(desc: &SwapchainCreateDesc<'_>) -> Result<Option<Self>> {
+        let config = &desc.config;
+        let wait = if config.present_wait {
+            Some(PresentWaitFns::load(desc.instance, desc.device)?)
+        } else {
+            None
+        };
+        if config.present_wait2 {
+            let wait2 = PresentWait2Fns::load(desc.instance, desc.device)?;
+            // SAFETY: valid handles of `desc`; the device enabled the extensions, so the
+            // physical device offers them (caller contract).
+            let surface = unsafe {
+                PresentWait2Support::query_surface(
+                    desc.entry,
+                    desc.instance,
+                    desc.physical_device,
+                    desc.surface,
+                )
+            }?;
+            if surface.usable() {
+                return Ok(Some(Self::Wait2(wait2)));
+            }
+            log::info!("vkpace: the surface does not support present_wait2 ({surface:?})");
+        }
+        Ok(wait.map(Self::Wait))
+    }
+
+    /// Which path this is.
+    pub(crate) fn feedback(&self) -> DisplayFeedback {
+        match self {
+            Self::Wait(_) => DisplayFeedback::PresentWait,
+            Self::Wait2(_) => DisplayFeedback::PresentWait2,
+        }
+    }
+
+    /// Whether present `id` on `swapchain` was shown, without waiting.
+    ///
+    /// # Safety
+    ///
+    /// As [`PresentWaitFns::poll`] or [`PresentWait2Fns::poll`]: the swapchain is not retired,
+    /// was made by this swapchain object (with this path's create flags), and `id` was given
+    /// to a present on it.
+    pub(crate) unsafe fn poll(&self, swapchain: vk::SwapchainKHR, id: u64) -> vk::Result {
+        match self {
+            // SAFETY: caller contract.
+            Self::Wait(f) => unsafe { f.poll(swapchain, id) },
+            // SAFETY: caller contract.
+            Self::Wait2(f) => unsafe { f.poll(swapchain, id) },
+        }
+    }
+}
