@@ -112,6 +112,10 @@ pub enum CoreError {
     /// A bound of zero time: every wait must be bounded, and a zero bound never waits at all.
     #[error("the wait timeout must be non-zero")]
     ZeroTimeout,
+    /// Present timing needs present ids (its results name presents by id) and 1 to 16
+    /// results-queue slots (the presents whose frames the machine remembers).
+    #[error("present timing needs present ids and 1 to 16 results-queue slots, not {0}")]
+    InvalidPresentTiming(u32),
 }
 
 /// How an operation of the frame machine ended badly. The machine stays consistent: the same

@@ -33,18 +33,20 @@ pub use error::{CoreError, Failure};
 pub use gpu_clock::GpuClock;
 pub use machine::{
     CreateSwapchain, DebugState, FrameInfo, FrameMachine, MachineConfig, PresentInfo,
-    PresentStatus, Request, SemaphoreRole, SwapchainStats,
+    PresentStatus, PresentTimingRequest, Request, SemaphoreRole, SwapchainStats, TimingReport,
 };
 pub use pacer::MAX_FRAMES_IN_FLIGHT;
 pub use pacing::{
-    FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, WindowStats, CATCH_UP_AT_ONCE,
-    CATCH_UP_SHARE, WINDOW as PACING_WINDOW,
+    interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, FrameLimit, FrameLimiter,
+    LowLatency, Pacing, PacingPolicy, PresentTarget, WindowStats, CATCH_UP_AT_ONCE, CATCH_UP_SHARE,
+    GRID_TOLERANCE, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL, MIN_MARGIN_NS, MISSES_TO_RAISE,
+    MISS_WINDOW, WINDOW as PACING_WINDOW,
 };
 pub use presenter::semaphore_bound;
 pub use serial::Serial;
 pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
 pub use sync_graph::SyncGraph;
 pub use sync_token::{new_stream_id, SyncToken};
-pub use telemetry::{FrameTimes, TELEMETRY_FRAMES};
+pub use telemetry::{FrameTimes, PresentStages, TELEMETRY_FRAMES};
 pub use token_set::{TokenSet, TOKEN_SET_CAPACITY};
 pub use vk_values::{composite_alpha, Extent, PresentMode, SurfaceFormat, VkStatus};

@@ -82,6 +82,13 @@ impl<W: Copy + PartialEq> PresentIds<W> {
         Some((self.swapchain?, *id))
     }
 
+    /// Present timing: the frame that made the present with id `id`, which is no longer
+    /// awaited (results come in any order, so only that one is taken).
+    pub(crate) fn frame_of(&mut self, id: u64) -> Option<u64> {
+        let at = self.awaited.iter().position(|(_, i)| *i == id)?;
+        self.awaited.remove(at).map(|(frame, _)| frame)
+    }
+
     /// The answer (`vkWaitForPresentKHR` with a zero timeout) about [`Self::next_query`].
     pub(crate) fn answer(&mut self, status: VkStatus) -> Result<Shown, Failure> {
         match status {

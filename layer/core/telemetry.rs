@@ -31,8 +31,54 @@ pub struct FrameTimes {
     /// `vkQueuePresentKHR` returned.
     pub presented: Option<Duration>,
     /// vkpace saw the frame shown (present wait; at most about a frame late, since it is polled
-    /// once per frame).
+    /// once per frame). With present timing: its first pixel became visible
+    /// (`VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT`), exactly.
     pub displayed: Option<Duration>,
+    /// Present timing: the refresh the frame was meant for (its target present time, or for a
+    /// relative target the refresh vkpace predicted from it).
+    pub target: Option<Duration>,
+    /// Present timing: the present's queue operations ended, so its rendering was done
+    /// (`VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT`).
+    pub rendered: Option<Duration>,
+    /// Present timing: the presentation engine took the image off its queue
+    /// (`VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT`).
+    pub dequeued: Option<Duration>,
+    /// Present timing: the first pixel left the display engine
+    /// (`VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT`).
+    pub first_pixel_out: Option<Duration>,
+}
+
+/// The presentation engine's stage times of one present (present timing), on the machine's
+/// clock; `None` where a stage was not reported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PresentStages {
+    /// `QUEUE_OPERATIONS_END`: the present's semaphore waits completed.
+    pub queue_operations_end: Option<u64>,
+    /// `REQUEST_DEQUEUED`: the engine took the image off its queue.
+    pub request_dequeued: Option<u64>,
+    /// `IMAGE_FIRST_PIXEL_OUT`.
+    pub first_pixel_out: Option<u64>,
+    /// `IMAGE_FIRST_PIXEL_VISIBLE`.
+    pub first_pixel_visible: Option<u64>,
+}
+
+impl PresentStages {
+    /// Stage times (`None`: not reported), in stage order.
+    #[must_use]
+    pub fn new(
+        queue_operations_end: Option<u64>,
+        request_dequeued: Option<u64>,
+        first_pixel_out: Option<u64>,
+        first_pixel_visible: Option<u64>,
+    ) -> Self {
+        Self {
+            queue_operations_end,
+            request_dequeued,
+            first_pixel_out,
+            first_pixel_visible,
+        }
+    }
 }
 
 /// A step not (yet) reached.
@@ -54,6 +100,10 @@ struct Entry {
     completion_observed: u64,
     presented: u64,
     displayed: u64,
+    target: u64,
+    rendered: u64,
+    dequeued: u64,
+    first_pixel_out: u64,
     /// The frame's submission serial once submitted; [`Serial::NONE`] before.
     serial: Serial,
     /// The frame slot whose timestamp queries the submission wrote.
@@ -71,6 +121,10 @@ impl Entry {
         completion_observed: UNSET,
         presented: UNSET,
         displayed: UNSET,
+        target: UNSET,
+        rendered: UNSET,
+        dequeued: UNSET,
+        first_pixel_out: UNSET,
         serial: Serial::NONE,
         timed_slot: None,
     };
@@ -86,6 +140,10 @@ impl Entry {
             completion_observed: duration(self.completion_observed),
             presented: duration(self.presented),
             displayed: duration(self.displayed),
+            target: duration(self.target),
+            rendered: duration(self.rendered),
+            dequeued: duration(self.dequeued),
+            first_pixel_out: duration(self.first_pixel_out),
         }
     }
 }
@@ -166,6 +224,27 @@ impl Telemetry {
     /// `frame` was seen shown at `at` (the first sighting counts).
     pub(crate) fn displayed(&mut self, frame: u64, at: u64) {
         if let Some(e) = self.entry(frame).filter(|e| e.displayed == UNSET) {
+            e.displayed = at;
+        }
+    }
+
+    /// The present of `frame` was meant for the refresh at `at`.
+    pub(crate) fn targeted(&mut self, frame: u64, at: u64) {
+        if let Some(e) = self.entry(frame) {
+            e.target = at;
+        }
+    }
+
+    /// The presentation engine's stage times of `frame`'s present.
+    pub(crate) fn stages(&mut self, frame: u64, stages: &PresentStages) {
+        let Some(e) = self.entry(frame) else {
+            return;
+        };
+        let keep = |t: Option<u64>| t.unwrap_or(UNSET);
+        e.rendered = keep(stages.queue_operations_end);
+        e.dequeued = keep(stages.request_dequeued);
+        e.first_pixel_out = keep(stages.first_pixel_out);
+        if let Some(at) = stages.first_pixel_visible {
             e.displayed = at;
         }
     }

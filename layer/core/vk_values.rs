@@ -26,6 +26,8 @@ impl VkStatus {
     pub const SURFACE_LOST: Self = Self(-1_000_000_000);
     /// `VK_ERROR_OUT_OF_DATE_KHR`.
     pub const OUT_OF_DATE: Self = Self(-1_000_001_004);
+    /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`.
+    pub const PRESENT_TIMING_QUEUE_FULL: Self = Self(-1_000_208_000);
 
     /// Whether the code is a success code (non-negative).
     #[must_use]

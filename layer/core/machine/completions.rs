@@ -44,6 +44,12 @@ where
         if let Some(f) = self.fences.present_fence(self.round.present_index) {
             return Some(self.check(SubmitSignal::Fence(f)));
         }
+        if !self.round.display_done && self.timing.is_some() {
+            match self.read_timings_request() {
+                Some(r) => return Some(r),
+                None => self.round.display_done = true,
+            }
+        }
         if !self.round.display_done {
             if let Some((swapchain, id)) = self.display.as_ref().and_then(|d| d.next_query()) {
                 self.awaiting = Some(Awaiting::PresentId);

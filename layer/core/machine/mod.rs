@@ -70,6 +70,7 @@ mod recreate;
 mod request;
 mod shutdown;
 mod stats;
+mod timing;
 mod tokens;
 
 use std::collections::VecDeque;
@@ -90,6 +91,7 @@ use super::vk_values::{Extent, PresentMode, SurfaceFormat};
 pub use debug_state::DebugState;
 pub use request::{CreateSwapchain, FrameInfo, PresentInfo, PresentStatus, Request, SemaphoreRole};
 pub use stats::SwapchainStats;
+pub use timing::{PresentTimingRequest, TimingReport};
 
 /// How the machine runs. Every field documents its default.
 #[derive(Clone, Debug, PartialEq)]
@@ -110,6 +112,10 @@ pub struct MachineConfig {
     pub maintenance1: bool,
     /// `VK_KHR_present_id` + `VK_KHR_present_wait`: present ids and display times. Default false.
     pub present_ids: bool,
+    /// `VK_EXT_present_timing` with this many results-queue slots per swapchain (at most 16):
+    /// target present times and stage times read back, instead of present-wait polls. Needs
+    /// `present_ids` (results are matched to presents by id). Default none.
+    pub present_timing_slots: Option<u32>,
     /// GPU timestamps: the device clock's description. Default none.
     pub gpu_clock: Option<GpuClock>,
     /// When frames begin beyond the gate. Default [`PacingPolicy::FramesInFlight`].
@@ -146,11 +152,26 @@ impl Default for MachineConfig {
             wait_timeout_ns: 2_000_000_000,
             maintenance1: false,
             present_ids: false,
+            present_timing_slots: None,
             gpu_clock: None,
             pacing: PacingPolicy::FramesInFlight,
             frame_limit: None,
             completion: CompletionBackend::Fences,
         }
+    }
+}
+
+/// Checks the settings a machine cannot run with.
+fn validate(config: &MachineConfig) -> Result<(), CoreError> {
+    validate_frames_in_flight(config.frames_in_flight)?;
+    if config.wait_timeout_ns == 0 {
+        return Err(CoreError::ZeroTimeout);
+    }
+    match config.present_timing_slots {
+        Some(slots) if !config.present_ids || !(1..=16).contains(&slots) => {
+            Err(CoreError::InvalidPresentTiming(slots))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -221,6 +242,7 @@ enum Awaiting<S, F> {
     Check(SubmitSignal<F>),
     Wait(SubmitSignal<F>, WaitPurpose),
     PresentId,
+    PresentTimings,
     Acquire(S),
     /// A `SubmitWait` consuming the held image's acquire semaphore.
     Consume(SubmitSignal<F>),
@@ -306,6 +328,7 @@ pub struct FrameMachine<S, W, F> {
     pacing: Pacing,
     telemetry: Telemetry,
     display: Option<PresentIds<W>>,
+    timing: Option<timing::PresentTiming>,
     gpu: Option<GpuTiming>,
     live: Option<Live<W>>,
     /// The live handle was passed as `oldSwapchain` to a creation that failed: it is retired
@@ -354,10 +377,7 @@ where
     /// A machine whose first operation is setup: creating the objects the frame loop needs and
     /// the first swapchain. Poll it until [`Request::Done`].
     pub fn new(config: MachineConfig) -> Result<Self, CoreError> {
-        validate_frames_in_flight(config.frames_in_flight)?;
-        if config.wait_timeout_ns == 0 {
-            return Err(CoreError::ZeroTimeout);
-        }
+        validate(&config)?;
         let stream = super::sync_token::new_stream_id();
         let mut sync = super::sync_graph::SyncGraph::new();
         sync.add_stream(stream);
@@ -371,6 +391,12 @@ where
             pacing: Pacing::new(config.pacing, config.frame_limit),
             telemetry: Telemetry::new(),
             display: config.present_ids.then(PresentIds::new),
+            timing: config
+                .present_timing_slots
+                .map(|capacity| timing::PresentTiming {
+                    capacity,
+                    ..Default::default()
+                }),
             gpu: config.gpu_clock.map(|clock| GpuTiming {
                 clock,
                 calibrated_at: None,
@@ -497,6 +523,13 @@ where
     #[must_use]
     pub fn frames_in_flight(&self) -> usize {
         self.presenter.frames_in_flight()
+    }
+
+    /// How frames are paced to the display now: on the refresh grid with present timing, or
+    /// by the CPU.
+    #[must_use]
+    pub fn display_path(&self) -> super::pacing::DisplayPath {
+        self.pacing.schedule().path()
     }
 
     /// The pacing policy.

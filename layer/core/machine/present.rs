@@ -151,6 +151,8 @@ where
         } else {
             None
         };
+        let number = self.frame.map(|f| f.number)?;
+        let timing = self.present_timing_request(number);
         self.awaiting = Some(Awaiting::Present(fence));
         Some(Request::Present(PresentInfo {
             swapchain,
@@ -159,6 +161,7 @@ where
             fence,
             present_id: self.display.as_ref().map(|d| d.next_id()),
             mode: self.next_mode,
+            timing,
         }))
     }
 
@@ -175,6 +178,8 @@ where
         })?;
         let (outcome, failure) = match status {
             VkStatus::SUCCESS => (PresentOutcome::Queued, None),
+            // Not shown, but its waits execute; the swapchain is fine (module `timing`).
+            VkStatus::PRESENT_TIMING_QUEUE_FULL => (PresentOutcome::QueuedStale, None),
             VkStatus::SUBOPTIMAL | VkStatus::OUT_OF_DATE => (PresentOutcome::QueuedStale, None),
             VkStatus::SURFACE_LOST => (PresentOutcome::QueuedStale, Some(Failure::SurfaceLost)),
             other => (
@@ -183,6 +188,8 @@ where
             ),
         };
         let failed = outcome == PresentOutcome::Failed;
+        let queue_full = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
+        self.present_timing_outcome(!failed, queue_full);
         let tracked = fence.and_then(|f| {
             self.fences.take_this(f);
             if failed {
@@ -198,7 +205,7 @@ where
             .frame_presented_with_fence(outcome, tracked)?;
         let abandoned = self.presenting_abandoned;
         self.after_present(outcome, now);
-        if outcome != PresentOutcome::Queued {
+        if outcome != PresentOutcome::Queued && !queue_full {
             self.needs_recreate = true;
             self.stats.out_of_date_or_suboptimal += u64::from(failure.is_none());
         }

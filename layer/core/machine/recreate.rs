@@ -67,6 +67,7 @@ where
             // not asked about any more (VUID-vkWaitForPresentKHR-swapchain-04997).
             d.retired();
         }
+        self.present_timing_swapchain_changed();
         self.awaiting = Some(Awaiting::Swapchain);
         Some(Request::CreateSwapchain(Box::new(CreateSwapchain {
             plan,

@@ -32,6 +32,9 @@ pub struct PresentInfo<S, W, F> {
     /// maintenance1: switch to this compatible mode with this present
     /// (`VkSwapchainPresentModeInfoEXT`).
     pub mode: Option<PresentMode>,
+    /// Present timing: the target time and whether to ask for stage times
+    /// (`VkPresentTimingInfoEXT`).
+    pub timing: Option<super::timing::PresentTimingRequest>,
 }
 
 /// A swapchain to create: the plan, and `oldSwapchain`.
@@ -152,6 +155,12 @@ pub enum Request<S, W, F> {
         swapchain: W,
         /// The id.
         id: u64,
+    },
+    /// Present timing: `vkGetPastPresentationTimingEXT` on the swapchain, without blocking:
+    /// answer [`super::FrameMachine::handle_present_timings`] with what it returned.
+    ReadPresentTimings {
+        /// The live swapchain.
+        swapchain: W,
     },
     // ----- queue work -------------------------------------------------------------------
     /// `vkAcquireNextImageKHR`: answer [`super::FrameMachine::handle_acquire`].

@@ -40,6 +40,14 @@ pub struct SwapchainStats {
     pub present_mode_recreations: u64,
     /// Whether the maintenance1 path is in use.
     pub maintenance1: bool,
+    /// Present timing: complete timing results read.
+    pub present_timing_results: u64,
+    /// Present timing: presents the engine refused with a full results queue (the machine
+    /// asks for stage times only while a slot is free, so this stays 0 unless the engine
+    /// loses results).
+    pub timing_queue_full: u64,
+    /// Present timing: frames shown later than the refresh the schedule meant them for.
+    pub refreshes_missed: u64,
 }
 
 impl SwapchainStats {

@@ -7,13 +7,22 @@
 //! - [`PacingPolicy::FramesInFlight`]: start as soon as the gate opens (wgpu's
 //!   `desired_maximum_frame_latency`, the textbook loop with N frames);
 //! - [`PacingPolicy::LowLatency`]: start as late as still keeps the GPU (or display) busy;
-//! - a [`FrameLimit`] composes with either: never start before the next deadline of a fixed
-//!   grid.
+//! - [`PacingPolicy::Display`]: with `VK_EXT_present_timing`, a swap interval on the display's
+//!   refresh grid that the policy picks, and each frame started one interval before its refresh
+//!   ([`DisplaySchedule`]);
+//! - a [`FrameLimit`] composes with any of them: with present timing and a limit on the refresh
+//!   grid, a target present time every k refreshes; otherwise never start before the next
+//!   deadline of a fixed CPU grid.
 
+mod display_schedule;
 mod frame_limiter;
 mod low_latency;
 mod window_stats;
 
+pub use display_schedule::{
+    interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, PresentTarget, GRID_TOLERANCE,
+    LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL, MIN_MARGIN_NS, MISSES_TO_RAISE, MISS_WINDOW,
+};
 pub use frame_limiter::{FrameLimit, FrameLimiter, CATCH_UP_AT_ONCE, CATCH_UP_SHARE};
 pub use low_latency::LowLatency;
 pub use window_stats::{WindowStats, WINDOW};
@@ -25,8 +34,15 @@ pub enum PacingPolicy {
     /// Start each frame as soon as frame F-N completed.
     #[default]
     FramesInFlight,
-    /// Start each frame just in time for the GPU, from recent CPU and GPU durations.
+    /// Start each frame just in time for the GPU, from recent CPU and GPU durations. With
+    /// present timing: just in time for its refresh, from the measured start-to-ready times.
     LowLatency,
+    /// With present timing (`VK_EXT_present_timing`), Swappy's display policy: each frame stays
+    /// on screen a whole number of refreshes, the smallest the frames keep up with (raised when
+    /// they miss, lowered when they fit again), so intervals never alternate short and long;
+    /// the CPU starts each frame one interval before its refresh. Without present timing it is
+    /// [`PacingPolicy::FramesInFlight`].
+    Display,
 }
 
 /// The pacing decisions of one swapchain (or one simulated loop).
@@ -46,6 +62,10 @@ pub struct Pacing {
     display_queues: bool,
     limiter: Option<FrameLimiter>,
     low_latency: LowLatency,
+    schedule: DisplaySchedule,
+    display_timing: Option<DisplayTiming>,
+    /// The frame that starts next (one after the last started).
+    next_frame: u64,
 }
 
 impl Pacing {
@@ -57,6 +77,9 @@ impl Pacing {
             display_queues: true,
             limiter: limit.map(FrameLimiter::new),
             low_latency: LowLatency::default(),
+            schedule: DisplaySchedule::new(),
+            display_timing: None,
+            next_frame: 0,
         }
     }
 
@@ -76,6 +99,65 @@ impl Pacing {
             self.low_latency.reset();
         }
         self.policy = policy;
+        self.schedule.set_choice(self.interval_choice());
+    }
+
+    /// What the display reports of its refresh, with present timing (None: no present timing,
+    /// or no fixed refresh): frames are then paced on its grid where the policy or the frame
+    /// limit asks for it.
+    pub fn set_display_timing(&mut self, timing: Option<DisplayTiming>) {
+        self.display_timing = timing;
+        self.schedule.set_timing(timing, self.interval_choice());
+    }
+
+    /// A new swapchain: its first frame's refresh is not predictable from the old one's.
+    pub fn swapchain_changed(&mut self) {
+        self.schedule.swapchain_changed();
+    }
+
+    /// Who picks the swap interval: the frame limit where it falls on the refresh grid, the
+    /// display and low-latency policies on top of it.
+    fn interval_choice(&self) -> display_schedule::Interval {
+        use display_schedule::Interval;
+        let Some(timing) = self.display_timing else {
+            return Interval::Off;
+        };
+        let from_limit = match self.frame_limit() {
+            Some(l) => match interval_for_limit(l.period_ns(), timing.refresh_ns) {
+                Some(k) => Some(k),
+                // Off the grid: the CPU limiter keeps the limit, no targets.
+                None => return Interval::Off,
+            },
+            None => None,
+        };
+        match (self.policy, from_limit) {
+            (PacingPolicy::Display | PacingPolicy::LowLatency, k) => Interval::Auto {
+                at_least: k.unwrap_or(1),
+            },
+            (PacingPolicy::FramesInFlight, Some(k)) => Interval::Fixed(k),
+            (PacingPolicy::FramesInFlight, None) => Interval::Off,
+        }
+    }
+
+    /// The refresh-grid schedule (its path, misses and predictions).
+    #[must_use]
+    pub fn schedule(&self) -> &DisplaySchedule {
+        &self.schedule
+    }
+
+    /// What the present of `frame` asks the presentation engine for.
+    #[must_use]
+    pub fn present_target(&self, frame: u64) -> PresentTarget {
+        self.schedule.target(frame)
+    }
+
+    /// The presentation engine's timing result for `frame`: rendering finished (queue
+    /// operations end) at `ready`, first pixel visible at `shown`.
+    pub fn frame_timed(&mut self, frame: u64, ready: Option<u64>, shown: Option<u64>) {
+        self.schedule.frame_timed(frame, ready, shown);
+        if let Some(at) = shown {
+            self.frame_displayed(frame, at);
+        }
     }
 
     /// Whether the low-latency predictor is learning (it is the policy).
@@ -109,6 +191,7 @@ impl Pacing {
     /// Sets or removes the frame limit (a new grid starts at the next frame).
     pub fn set_frame_limit(&mut self, limit: Option<FrameLimit>) {
         self.limiter = limit.map(FrameLimiter::new);
+        self.schedule.set_choice(self.interval_choice());
     }
 
     /// When the next frame should begin, if later than `now`. Call once the frames-in-flight
@@ -116,10 +199,14 @@ impl Pacing {
     /// fraction for precision).
     #[must_use]
     pub fn start_at(&self, now: u64) -> Option<u64> {
+        let low_latency = self.policy == PacingPolicy::LowLatency;
+        if let Some(at) = self.schedule.start_at(self.next_frame, low_latency) {
+            return Some(at).filter(|&t| t > now);
+        }
         let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);
         let low = match self.policy {
             PacingPolicy::LowLatency => self.low_latency.start_at(self.display_queues),
-            PacingPolicy::FramesInFlight => None,
+            PacingPolicy::FramesInFlight | PacingPolicy::Display => None,
         };
         match (limit, low) {
             (Some(a), Some(b)) => Some(a.max(b)),
@@ -130,6 +217,8 @@ impl Pacing {
 
     /// Frame `id` began its CPU work at `now`.
     pub fn frame_started(&mut self, id: u64, now: u64) {
+        self.next_frame = id.saturating_add(1);
+        self.schedule.frame_started(id, now);
         if let Some(l) = self.limiter.as_mut() {
             l.frame_started(now);
         }
@@ -140,6 +229,7 @@ impl Pacing {
 
     /// Frame `id` was submitted at `now`.
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
+        self.schedule.frame_submitted(id, now);
         if self.learning() {
             self.low_latency.frame_submitted(id, now);
         }

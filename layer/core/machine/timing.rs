@@ -1,0 +1,165 @@
+//! Present timing (`VK_EXT_present_timing`): what each present asks of the presentation engine,
+//! and the timing results read back once per frame.
+//!
+//! Results queue: a present that asks for stage times takes a slot of the swapchain's results
+//! queue until its complete result is read; with no slot free the present "fails and returns
+//! `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`" and is not shown (`VkPresentTimingInfoEXT`). So
+//! the machine counts the slots it used and asks for stage times only while one is free: a
+//! frame is never lost to a full queue, it only goes without its timing result. Should the
+//! engine report the queue full anyway, the present's waits still executed ("the set of queue
+//! operations are still considered to be enqueued", `vkQueuePresentKHR`): its semaphore is
+//! reused as usual, no recreation is needed, and stage times are asked for again once results
+//! have been read. A new swapchain has a new, empty queue.
+
+use super::request::Request;
+use super::{queues_frames, Awaiting, FrameMachine};
+use crate::core::error::CoreError;
+use crate::core::pacing::{DisplayTiming, PresentTarget};
+use crate::core::telemetry::PresentStages;
+
+/// One timing result, as the shell read it (`VkPastPresentationTimingEXT`), times on the
+/// machine's clock.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TimingReport {
+    /// The present's id.
+    pub present_id: u64,
+    /// Its stage times.
+    pub stages: PresentStages,
+    /// Every stage asked for has its final value (`reportComplete`): its queue slot is free.
+    pub complete: bool,
+}
+
+impl TimingReport {
+    /// A result for `present_id`.
+    #[must_use]
+    pub fn new(present_id: u64, stages: PresentStages, complete: bool) -> Self {
+        Self {
+            present_id,
+            stages,
+            complete,
+        }
+    }
+}
+
+/// What one present asks for with present timing (`VkPresentTimingInfoEXT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PresentTimingRequest {
+    /// The target present time (only in FIFO modes: "the swapchain's current present mode must
+    /// be ... FIFO or FIFO_RELAXED", `VkPresentTimingsInfoEXT`).
+    pub target: PresentTarget,
+    /// Ask for stage times (a results-queue slot is free).
+    pub query_stages: bool,
+}
+
+/// The machine's present timing state.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PresentTiming {
+    /// Results-queue slots of the live swapchain.
+    pub(super) capacity: u32,
+    /// Slots taken by presents whose complete result was not read yet.
+    pub(super) outstanding: u32,
+    /// The present in flight asked for stage times.
+    pub(super) asking: bool,
+}
+
+impl<S, W, F> FrameMachine<S, W, F>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+    F: Copy + PartialEq + std::fmt::Debug,
+{
+    /// What the display reports of its refresh (`vkGetSwapchainTimingPropertiesEXT`), after
+    /// each swapchain creation and whenever its counter changed; None for a variable or
+    /// unknown refresh. Only with present timing configured.
+    pub fn handle_display_timing(&mut self, timing: Option<DisplayTiming>) {
+        if self.timing.is_some() {
+            self.pacing.set_display_timing(timing);
+        }
+    }
+
+    /// The present timing request of the frame about to be presented.
+    pub(super) fn present_timing_request(&mut self, frame: u64) -> Option<PresentTimingRequest> {
+        let t = self.timing.as_mut()?;
+        let fifo = self
+            .next_mode
+            .or(self.live.as_ref().map(|l| l.plan.present_mode))
+            .is_some_and(queues_frames);
+        t.asking = t.outstanding < t.capacity;
+        let target = if fifo {
+            self.pacing.present_target(frame)
+        } else {
+            PresentTarget::None
+        };
+        if let Some(at) = self.pacing.schedule().expected(frame).filter(|_| fifo) {
+            self.telemetry.targeted(frame, at);
+        }
+        Some(PresentTimingRequest {
+            target,
+            query_stages: t.asking,
+        })
+    }
+
+    /// After a present's result: a slot is taken if it asked and the engine took it.
+    pub(super) fn present_timing_outcome(&mut self, queued: bool, queue_full: bool) {
+        if let Some(t) = self.timing.as_mut() {
+            if queue_full {
+                t.outstanding = t.capacity;
+                self.stats.timing_queue_full += 1;
+            } else if queued && t.asking {
+                t.outstanding += 1;
+            }
+            t.asking = false;
+        }
+    }
+
+    /// A new swapchain: a new, empty results queue.
+    pub(super) fn present_timing_swapchain_changed(&mut self) {
+        if let Some(t) = self.timing.as_mut() {
+            t.outstanding = 0;
+            self.pacing.swapchain_changed();
+        }
+    }
+
+    /// The completion round's read of timing results, once per frame.
+    pub(super) fn read_timings_request(&mut self) -> Option<Request<S, W, F>> {
+        self.timing?;
+        let swapchain = self.live.as_ref().filter(|_| !self.live_retired)?.handle;
+        self.awaiting = Some(Awaiting::PresentTimings);
+        Some(Request::ReadPresentTimings { swapchain })
+    }
+
+    /// The answer to [`Request::ReadPresentTimings`]: the results read (possibly none), in any
+    /// order, at `now`.
+    pub fn handle_present_timings(
+        &mut self,
+        reports: &[TimingReport],
+        _now: u64,
+    ) -> Result<(), CoreError> {
+        self.answer("present timings nobody asked for", |a| {
+            (a == Awaiting::PresentTimings).then_some(())
+        })?;
+        self.round.display_done = true;
+        for r in reports {
+            self.take_report(r);
+        }
+        Ok(())
+    }
+
+    fn take_report(&mut self, r: &TimingReport) {
+        if r.complete {
+            if let Some(t) = self.timing.as_mut() {
+                t.outstanding = t.outstanding.saturating_sub(1);
+            }
+            self.stats.present_timing_results += 1;
+        }
+        let Some(frame) = self.display.as_mut().and_then(|d| d.frame_of(r.present_id)) else {
+            return;
+        };
+        self.telemetry.stages(frame, &r.stages);
+        let s = r.stages;
+        self.pacing
+            .frame_timed(frame, s.queue_operations_end, s.first_pixel_visible);
+        self.stats.refreshes_missed = self.pacing.schedule().missed();
+    }
+}
