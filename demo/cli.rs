@@ -89,6 +89,9 @@ pub enum Policy {
     Frames,
     /// Start each frame just in time for the GPU.
     LowLatency,
+    /// With present timing: a swap interval on the refresh grid the frames keep up with
+    /// (Swappy's policy); without it, as `frames`.
+    Display,
 }
 
 impl Policy {
@@ -97,6 +100,7 @@ impl Policy {
         match self {
             Policy::Frames => vkpace::core::PacingPolicy::FramesInFlight,
             Policy::LowLatency => vkpace::core::PacingPolicy::LowLatency,
+            Policy::Display => vkpace::core::PacingPolicy::Display,
         }
     }
 }
@@ -106,6 +110,7 @@ pub fn policy_name(policy: vkpace::core::PacingPolicy) -> &'static str {
     match policy {
         vkpace::core::PacingPolicy::FramesInFlight => "frames",
         vkpace::core::PacingPolicy::LowLatency => "low-latency",
+        vkpace::core::PacingPolicy::Display => "display",
         _ => "other",
     }
 }

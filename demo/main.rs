@@ -7,6 +7,7 @@ mod display_time;
 mod headless;
 mod hud_view;
 mod keys;
+mod present_timing_report;
 mod producer;
 mod report;
 mod session;

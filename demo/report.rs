@@ -89,6 +89,8 @@ pub struct Report {
     pub render_target_sets_made: u64,
     /// Of those, the sets destroyed while running, once proven unused.
     pub render_target_sets_retired: u64,
+    /// Present timing: the path and what the presentation engine reported.
+    pub present_timing: crate::present_timing_report::PresentTimingReport,
 }
 
 /// Mean, standard deviation and 99th percentile of intervals (ms).
@@ -135,7 +137,7 @@ impl Report {
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
              \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
              \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
-             \"render_target_sets\": {{\"made\": {}, \"retired\": {}}}\n}}\n",
+             \"render_target_sets\": {{\"made\": {}, \"retired\": {}}},\n  \"present_timing\": {}\n}}\n",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -175,6 +177,7 @@ impl Report {
             self.ended_by,
             self.render_target_sets_made,
             self.render_target_sets_retired,
+            self.present_timing.to_json(),
         );
         j
     }

@@ -436,6 +436,7 @@ impl Session {
         .to_string();
         let maintenance1_names = sc.maintenance1().map_or("none", |n| n.label());
         let completion = sc.completion_backend().name();
+        let present_timing = crate::present_timing_report::PresentTimingReport::of(&sc);
         sc.destroy().context("destroying the swapchain")?;
         let submission = match self.producer.take() {
             Some(p) => {
@@ -493,6 +494,7 @@ impl Session {
             },
             render_target_sets_made: sets_made,
             render_target_sets_retired: sets_retired,
+            present_timing,
         })
     }
 }

@@ -46,12 +46,14 @@ unsafe extern "system" fn on_message(
     // instance and messenger are destroyed.
     let log = unsafe { &*(user as *const MessageLog) };
     // SAFETY: the layer passes a valid callback-data pointer whose strings live for the call.
+    // Borrowed, not copied: an old layer reports an unknown structure on every present, and a
+    // steady frame must not allocate (the demo counts allocations per frame).
     let (id, text) = unsafe {
         let string = |p: *const std::ffi::c_char| {
             if p.is_null() {
-                String::new()
+                std::borrow::Cow::Borrowed("")
             } else {
-                CStr::from_ptr(p).to_string_lossy().into_owned()
+                CStr::from_ptr(p).to_string_lossy()
             }
         };
         data.as_ref()
@@ -97,24 +99,61 @@ fn is_known_layer_bug(id: &str, text: &str) -> bool {
 /// valid usage; every other message still counts.
 fn is_unknown_to_old_layer(id: &str, text: &str, present_wait2: bool) -> bool {
     use vkpace::vk::registry::structure_type as st;
-    let names = ["VK_KHR_present_id2", "VK_KHR_present_wait2"];
+    let names = [
+        "VK_KHR_present_id2",
+        "VK_KHR_present_wait2",
+        "VK_EXT_present_timing",
+        "VK_KHR_calibrated_timestamps",
+    ];
     let extension = id == "VUID_Undefined"
-        && names
-            .iter()
-            .any(|n| text.contains(&format!("Extension {n} is not supported by this layer")));
+        && names.iter().any(|n| {
+            text.split("Device Extension ")
+                .chain(text.split("Extension "))
+                .skip(1)
+                .any(|rest| {
+                    rest.strip_prefix(n)
+                        .is_some_and(|r| r.starts_with(" is not supported by this layer"))
+                })
+        });
     let stypes = [
         st::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR,
         st::PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR,
         st::SURFACE_CAPABILITIES_PRESENT_ID_2_KHR,
         st::SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR,
         st::PRESENT_ID_2_KHR,
+        st::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
+        st::PRESENT_TIMING_SURFACE_CAPABILITIES_EXT,
+        st::PRESENT_TIMINGS_INFO_EXT,
     ];
     let structure = id.ends_with("-pNext-pNext")
-        && stypes
-            .iter()
-            .any(|s| text.contains(&format!("unknown VkStructureType ({})", s.as_raw())));
+        && unknown_structure_type(text).is_some_and(|t| stypes.iter().any(|s| s.as_raw() == t));
     let flags = present_wait2 && id == "VUID-VkSwapchainCreateInfoKHR-flags-parameter";
     extension || structure || flags
+}
+
+/// Present timing where the device offers it with present_id2 (enabled with present_wait2)
+/// and calibrated timestamps.
+///
+/// # Safety
+/// `physical` comes from `instance`, a Vulkan 1.3 instance.
+unsafe fn present_timing_support(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    present_wait2: bool,
+) -> Result<Option<vkpace::vk::PresentTimingSupport>> {
+    if !present_wait2 {
+        return Ok(None);
+    }
+    // SAFETY: caller contract.
+    let support = unsafe { vkpace::vk::PresentTimingSupport::query(instance, physical) }?;
+    Ok(support.usable().then_some(support))
+}
+
+/// The number in a message's "unknown VkStructureType (N)", read without allocating.
+fn unknown_structure_type(text: &str) -> Option<i32> {
+    let (_, rest) = text.split_once("unknown VkStructureType (")?;
+    let (number, _) = rest.split_once(')')?;
+    number.parse().ok()
 }
 
 /// Where the demo presents.
@@ -158,6 +197,9 @@ pub struct VulkanContext {
     /// Whether VK_KHR_present_id2 and VK_KHR_present_wait2 were enabled (vkpace then uses them
     /// where the surface supports them, present_wait elsewhere).
     pub present_wait2: bool,
+    /// Whether VK_EXT_present_timing was enabled (with present_wait2, whose present_id2 it
+    /// needs): vkpace then paces on the refresh grid where the surface supports it.
+    pub present_timing: bool,
     /// The physical device's name, for the summary.
     pub device_name: String,
 }
@@ -315,6 +357,7 @@ impl VulkanContext {
                 queue_family,
                 device_name,
                 (maintenance1, gpu_timing, present_wait, present_wait2),
+                present_timing,
             )) => {
                 let (entry, instance, messenger, surface_fn, surface) = ctx_partial;
                 messages
@@ -337,6 +380,7 @@ impl VulkanContext {
                     gpu_timing,
                     present_wait,
                     present_wait2,
+                    present_timing,
                     device_name,
                 })
             }
@@ -369,6 +413,7 @@ impl VulkanContext {
         u32,
         String,
         (Option<vkpace::vk::Maintenance1Names>, bool, bool, bool),
+        bool,
     )> {
         // SAFETY: valid instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }?;
@@ -442,6 +487,23 @@ impl VulkanContext {
                     .map(|e| e.as_ptr()),
             );
         }
+        // SAFETY: as above.
+        let timing = unsafe { present_timing_support(instance, physical, present_wait2) }?;
+        let mut timing_feature = vkpace::vk::registry::PhysicalDevicePresentTimingFeaturesEXT {
+            present_timing: vk::TRUE,
+            present_at_absolute_time: timing.map_or(0, |t| t.present_at_absolute_time.into()),
+            present_at_relative_time: timing.map_or(0, |t| t.present_at_relative_time.into()),
+            ..Default::default()
+        };
+        if timing.is_some() {
+            // VK_KHR_present_id2, the third, is enabled with present_wait2 already.
+            extensions.extend(
+                vkpace::vk::PRESENT_TIMING_DEVICE_EXTENSIONS
+                    .iter()
+                    .filter(|e| **e != vkpace::vk::registry::KHR_PRESENT_ID_2_NAME)
+                    .map(|e| e.as_ptr()),
+            );
+        }
         let mut present_id2_feature = vkpace::vk::registry::PhysicalDevicePresentId2FeaturesKHR {
             present_id2: vk::TRUE,
             ..Default::default()
@@ -481,6 +543,9 @@ impl VulkanContext {
                 .push_next(&mut present_id2_feature)
                 .push_next(&mut present_wait2_feature);
         }
+        if timing.is_some() {
+            info = info.push_next(&mut timing_feature);
+        }
         // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering, synchronization2 and
         // timeline semaphores are required features of 1.3) and VK_KHR_swapchain (it can
         // present).
@@ -495,6 +560,7 @@ impl VulkanContext {
             family,
             name,
             (maintenance1, gpu_timing, present_wait, present_wait2),
+            timing.is_some(),
         ))
     }
 
@@ -508,6 +574,7 @@ impl VulkanContext {
         config.gpu_timestamps = self.gpu_timing;
         config.present_wait = self.present_wait;
         config.present_wait2 = self.present_wait2;
+        config.present_timing = self.present_timing;
         // Every context enables synchronization2 (a Vulkan 1.3 feature) and timeline semaphores.
         config.synchronization2 = true;
         if let Some(backend) = completion_override() {

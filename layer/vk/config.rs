@@ -135,6 +135,19 @@ pub struct SwapchainConfig {
     /// Without the device extension or the instance one, [`super::Swapchain::new`] fails with
     /// [`super::Error::InvalidConfig`] before making any Vulkan object. Default false.
     pub present_wait2: bool,
+    /// Pace to the display with `VK_EXT_present_timing` where the surface supports it: a frame
+    /// limit on the refresh grid (30 fps on 60 Hz: every second refresh) becomes a target
+    /// present time instead of a CPU sleep, [`crate::core::PacingPolicy::Display`] picks the
+    /// swap interval, low latency starts frames from measured first-pixel times, and each
+    /// frame's stage times reach the telemetry. Set only if the device enabled
+    /// [`super::PRESENT_TIMING_DEVICE_EXTENSIONS`] with the `presentTiming` and `presentId2`
+    /// features, and `presentAtRelativeTime` / `presentAtAbsoluteTime` wherever
+    /// [`super::PresentTimingSupport::query`] reports them, and the instance
+    /// [`super::PRESENT_TIMING_INSTANCE_EXTENSION`]. Without the device extensions
+    /// [`super::Swapchain::new`] fails with [`super::Error::InvalidConfig`] before making any
+    /// Vulkan object; on a surface without present timing vkpace falls back to the CPU limiter
+    /// and [`super::Swapchain::present_timing`] says `None`. Default false.
+    pub present_timing: bool,
     /// The device enabled `synchronization2` (core in Vulkan 1.3): frames may be submitted in
     /// several batches with [`super::Swapchain::submit_batches`] (`vkQueueSubmit2`). Set only
     /// if the device enabled the feature. Default false.
@@ -188,6 +201,7 @@ impl Default for SwapchainConfig {
             gpu_timestamps: false,
             present_wait: false,
             present_wait2: false,
+            present_timing: false,
             synchronization2: false,
             completion: CompletionBackend::Fences,
             hdr_metadata: None,

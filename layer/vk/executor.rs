@@ -41,6 +41,7 @@ impl Swapchain {
             | Request::ReadTimeline
             | Request::WaitTimeline { .. }
             | Request::PollPresentId { .. }
+            | Request::ReadPresentTimings { .. }
             | Request::Acquire { .. }
             | Request::SubmitWait { .. }
             | Request::SubmitEmpty { .. }
@@ -74,6 +75,9 @@ impl Swapchain {
             Request::CreateSwapchain(c) => {
                 let generation = m.stats().swapchains_created + 1;
                 m.handle_swapchain_created(sh.create_swapchain(&c, generation)?)?;
+                if let Some(refresh) = sh.take_display_timing() {
+                    m.handle_display_timing(refresh);
+                }
             }
             _ => {}
         }
@@ -103,6 +107,9 @@ impl Swapchain {
             }
             Request::PollPresentId { swapchain, id } => {
                 m.handle_present_id_status(sh.poll_present_id(swapchain, id), now)?;
+            }
+            Request::ReadPresentTimings { swapchain } => {
+                sh.read_present_timings(swapchain, m, now)?
             }
             Request::Acquire {
                 swapchain,

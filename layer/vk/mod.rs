@@ -13,12 +13,14 @@ mod host_timeline;
 mod images;
 mod maintenance1;
 mod names;
+mod present_timing;
 mod present_wait;
 mod present_wait2;
 pub mod registry;
 mod shell;
 mod sleep;
 mod swapchain;
+mod timing_shell;
 mod tokens;
 
 /// Per-frame resource slots: keep this many copies of anything a frame writes, indexed by
@@ -33,6 +35,10 @@ pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 pub use host_timeline::{HostTimeline, MAX_TIMELINE_STEP};
 pub use maintenance1::{Maintenance1Names, Maintenance1Support};
+pub use present_timing::{
+    PresentTimingSupport, PresentTimingSurfaceSupport, RefreshCycle, TimingResult,
+    PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_TIMING_INSTANCE_EXTENSION,
+};
 pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
 pub use present_wait2::{
     DisplayFeedback, PresentWait2Support, PresentWait2SurfaceSupport,
@@ -40,3 +46,4 @@ pub use present_wait2::{
 };
 pub use sleep::sleep_until;
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};
+pub use timing_shell::PresentTimingInUse;

@@ -11,7 +11,7 @@ use super::images::ImageTable;
 use super::maintenance1::{compatible_present_modes, Maintenance1Fns};
 use super::names::Namer;
 use super::present_wait2::{DisplayFeedback, DisplayFns};
-use super::registry::{swapchain_create, PresentId2KHR};
+use super::registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
 use super::sleep;
 use crate::core::{
     CreateSwapchain, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal, SurfaceFormat,
@@ -52,6 +52,10 @@ pub(crate) struct Shell {
     pub(crate) wait_timeout: std::time::Duration,
     /// `SwapchainConfig::hdr_metadata`, given to every swapchain made.
     pub(crate) hdr: Option<HdrMetadata>,
+    /// Present timing: the refresh of a swapchain just made, for the core.
+    pub(crate) new_display_timing: Option<Option<crate::core::DisplayTiming>>,
+    /// Present timing, where asked for and the surface supports it.
+    pub(crate) timing: Option<super::timing_shell::TimingShell>,
 }
 
 /// `vkSetHdrMetadataEXT` and the metadata of [`super::SwapchainConfig::hdr_metadata`].
@@ -195,6 +199,9 @@ impl Shell {
 
     pub(crate) fn destroy_swapchain(&mut self, w: vk::SwapchainKHR) {
         self.images.remove(&self.device, w);
+        if let Some(t) = self.timing.as_mut() {
+            t.swapchain_destroyed(w);
+        }
         // SAFETY: the core proved every present to it processed and every submission using its
         // images completed (VUID-vkDestroySwapchainKHR-swapchain-01282).
         unsafe { self.swapchain_fn.destroy_swapchain(w, None) };
@@ -325,14 +332,57 @@ impl Shell {
             hdr.set(handle);
         }
         let format = vk::Format::from_raw(c.plan.format.format);
-        match self.register_images(handle, format, generation) {
+        match self
+            .register_images(handle, format, generation)
+            .and_then(|count| self.timing_created(handle).map(|()| count))
+        {
             Ok(count) => Ok(Ok((handle, count))),
             Err(e) => {
+                self.images.remove(&self.device, handle);
+                if let Some(t) = self.timing.as_mut() {
+                    t.swapchain_destroyed(handle);
+                }
                 // SAFETY: just created, never used.
                 unsafe { self.swapchain_fn.destroy_swapchain(handle, None) };
                 Err(e)
             }
         }
+    }
+
+    /// Present timing: sets up the new swapchain's results queue, domain and refresh, kept
+    /// for the executor to tell the core ([`Self::take_display_timing`]).
+    fn timing_created(&mut self, handle: vk::SwapchainKHR) -> Result<()> {
+        let Some(t) = self.timing.as_mut() else {
+            return Ok(());
+        };
+        // SAFETY: `handle` was just made by this device with the PRESENT_TIMING flag.
+        let refresh = unsafe { t.swapchain_created(self.device.handle(), handle, &self.clock) }?;
+        self.new_display_timing = Some(refresh);
+        Ok(())
+    }
+
+    /// The refresh the core has not been told about yet.
+    pub(crate) fn take_display_timing(&mut self) -> Option<Option<crate::core::DisplayTiming>> {
+        self.new_display_timing.take()
+    }
+
+    /// Present timing: reads the live swapchain's results and answers the core.
+    pub(crate) fn read_present_timings(
+        &mut self,
+        swapchain: vk::SwapchainKHR,
+        machine: &mut super::swapchain::Machine,
+        now: u64,
+    ) -> Result<()> {
+        let Some(t) = self.timing.as_mut() else {
+            return machine.handle_present_timings(&[], now).map_err(Into::into);
+        };
+        // SAFETY: the core asks only about the live swapchain, which is not destroyed.
+        let (reports, refresh) = unsafe { t.read(self.device.handle(), swapchain, &self.clock) }?;
+        machine.handle_present_timings(reports, now)?;
+        if let Some(refresh) = refresh {
+            machine.handle_display_timing(refresh);
+        }
+        Ok(())
     }
 
     /// The create info of the plan, with `oldSwapchain`.
@@ -351,6 +401,13 @@ impl Shell {
             // through VkPresentId2KHR need PRESENT_ID_2 (VUID-VkPresentId2KHR-None-10820) and
             // vkWaitForPresent2KHR needs PRESENT_WAIT_2 (VUID-vkWaitForPresent2KHR-None-10816).
             flags |= swapchain_create::PRESENT_ID_2_KHR | swapchain_create::PRESENT_WAIT_2_KHR;
+        }
+        if self.timing.is_some() {
+            // vkSetSwapchainPresentTimingQueueSizeEXT and the other present timing commands
+            // need PRESENT_TIMING (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229);
+            // results name presents by VkPresentId2KHR ids, which need PRESENT_ID_2
+            // (VUID-VkPresentId2KHR-None-10820).
+            flags |= swapchain_create::PRESENT_TIMING_EXT | swapchain_create::PRESENT_ID_2_KHR;
         }
         vk::SwapchainCreateInfoKHR::default()
             .flags(flags)
@@ -493,8 +550,20 @@ impl Shell {
         let ids = [p.present_id.unwrap_or(0)];
         let mut id_info = vk::PresentIdKHR::default().present_ids(&ids);
         let mut id2_info = PresentId2KHR::default().present_ids(&ids);
+        let timing_infos = [self.timing_info(p).unwrap_or_default()];
+        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&timing_infos);
+        let timed = p.timing.is_some() && self.timing.is_some();
+        if timed {
+            // One VkPresentTimingInfoEXT per swapchain (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233).
+            info = info.push_next(&mut timings);
+        }
         match (p.present_id, self.feedback()) {
-            (None, _) | (Some(_), DisplayFeedback::None) => {}
+            (None, _) => {}
+            // Present timing results name presents by these ids; the swapchain has
+            // PRESENT_ID_2 (create_info) on a surface with presentId2Supported (checked when
+            // present timing was chosen).
+            (Some(_), _) if timed => info = info.push_next(&mut id2_info),
+            (Some(_), DisplayFeedback::None) => {}
             // VUID-VkPresentId2KHR-presentIds-10819: larger than any id given before; the
             // swapchain was made with PRESENT_ID_2 (create_info) for a surface that supports
             // it (VUID-VkPresentInfoKHR-presentId2Supported-10822, checked at creation).
@@ -517,6 +586,16 @@ impl Shell {
             Ok(true) => VkStatus::SUBOPTIMAL,
             Err(e) => status(e),
         }
+    }
+
+    /// The present timing structure of a present, if it asks for one.
+    fn timing_info(
+        &self,
+        p: &PresentInfo<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
+    ) -> Option<super::registry::PresentTimingInfoEXT<'static>> {
+        self.timing
+            .as_ref()?
+            .present_info(p.swapchain, p.timing.as_ref()?)
     }
 
     /// present_wait or present_wait2: whether present `id` was shown.

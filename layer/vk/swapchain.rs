@@ -17,8 +17,9 @@ use super::names::Namer;
 use super::present_wait2::{DisplayFeedback, DisplayFns};
 use super::shell::{HdrMetadata, Shell, SubmitSignals};
 use crate::core::{
-    CompletionBackend, Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig, PacingPolicy,
-    PresentMode, PresentStatus, Request, SurfaceFormat, SurfaceWishes, SwapchainStats,
+    CompletionBackend, DisplayPath, Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig,
+    PacingPolicy, PresentMode, PresentStatus, Request, SurfaceFormat, SurfaceWishes,
+    SwapchainStats,
 };
 
 /// Command buffers [`Swapchain::submit`] frames with GPU timestamps without allocating.
@@ -108,12 +109,19 @@ impl Swapchain {
             ));
         }
         // The settings are checked before any Vulkan object is made, so a bad one leaks nothing.
-        let asked = config.present_wait || config.present_wait2;
-        Machine::new(Self::machine_config(config, None, asked)?)?;
+        let asked = config.present_wait || config.present_wait2 || config.present_timing;
+        Machine::new(Self::machine_config(
+            config,
+            None,
+            asked,
+            config.present_timing,
+        )?)?;
         // SAFETY: caller contract (handles valid; options only where enabled).
         let shell = unsafe { Self::make_shell(&desc, surface_fn) }?;
-        let present_ids = shell.feedback() != DisplayFeedback::None;
-        let machine_config = Self::machine_config(config, shell.timer.as_ref(), present_ids)?;
+        let timed = shell.timing.is_some();
+        let present_ids = shell.feedback() != DisplayFeedback::None || timed;
+        let machine_config =
+            Self::machine_config(config, shell.timer.as_ref(), present_ids, timed)?;
         let mut s = Self {
             machine: Machine::new(machine_config)?,
             shell,
@@ -138,6 +146,8 @@ impl Swapchain {
             .map(|names| Maintenance1Fns::load(desc.entry, instance, names));
         // SAFETY: caller contract (handles valid; present_wait2 only where enabled).
         let display = unsafe { DisplayFns::choose(desc) }?;
+        // SAFETY: as above (present timing only where the device enabled it).
+        let timing = unsafe { super::timing_shell::TimingShell::choose(desc) }?;
         let hdr = match &config.hdr_metadata {
             Some(metadata) => Some(HdrMetadata::load(instance, device, metadata)?),
             None => None,
@@ -167,6 +177,8 @@ impl Swapchain {
             frame_host_waits: Vec::new(),
             wait_timeout: config.wait_timeout,
             hdr,
+            timing,
+            new_display_timing: None,
         })
     }
 
@@ -218,6 +230,7 @@ impl Swapchain {
         config: &SwapchainConfig,
         timer: Option<&GpuTimer>,
         present_ids: bool,
+        present_timing: bool,
     ) -> Result<MachineConfig> {
         if config.wait_timeout.is_zero() {
             return Err(Error::InvalidConfig("wait_timeout must be non-zero"));
@@ -250,6 +263,7 @@ impl Swapchain {
             m.wait_timeout_ns = u64::try_from(config.wait_timeout.as_nanos()).unwrap_or(u64::MAX);
             m.maintenance1 = config.swapchain_maintenance1.is_some();
             m.present_ids = present_ids;
+            m.present_timing_slots = present_timing.then_some(super::timing_shell::TIMING_SLOTS);
             m.gpu_clock = timer.map(|t| t.clock);
             m.pacing = config.pacing;
             m.frame_limit = config.frame_limit;
@@ -621,6 +635,22 @@ impl Swapchain {
     #[must_use]
     pub fn old_swapchains_pending(&self) -> usize {
         self.machine.retired_pending()
+    }
+
+    /// The present timing in use (`VK_EXT_present_timing`), or `None`: not asked for
+    /// ([`SwapchainConfig::present_timing`]) or not supported by the surface, so frame limits
+    /// are kept by the CPU limiter.
+    #[must_use]
+    pub fn present_timing(&self) -> Option<super::PresentTimingInUse> {
+        self.shell.timing.as_ref().map(|t| t.in_use())
+    }
+
+    /// How frames are paced to the display now: [`DisplayPath::RefreshGrid`] with the swap
+    /// interval while present timing targets refreshes (a frame limit on the grid, or the
+    /// display or low-latency policy), else [`DisplayPath::Cpu`].
+    #[must_use]
+    pub fn display_path(&self) -> DisplayPath {
+        self.machine.display_path()
     }
 
     /// Whether display feedback is in use, by either path ([`Self::display_feedback`] says

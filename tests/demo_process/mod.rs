@@ -134,6 +134,15 @@ pub struct Run {
 
 /// Runs the demo with validation and a report; `display` None means headless flags only.
 pub fn run_demo(display: Option<&Display>, args: &[&str]) -> Result<Run> {
+    run_demo_with_env(display, args, &[])
+}
+
+/// As [`run_demo`], with extra environment variables (the virtual display's settings).
+pub fn run_demo_with_env(
+    display: Option<&Display>,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Result<Run> {
     // Reports are kept as test artifacts under target/tmp.
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-reports");
     std::fs::create_dir_all(&dir)?;
@@ -145,6 +154,7 @@ pub fn run_demo(display: Option<&Display>, args: &[&str]) -> Result<Run> {
     if let Some(d) = display {
         cmd.env("DISPLAY", &d.name).env_remove("WAYLAND_DISPLAY");
     }
+    cmd.envs(env.iter().copied());
     let out = cmd.output().context("running the demo")?;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
