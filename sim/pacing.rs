@@ -6,8 +6,14 @@
 //!
 //! Unlike lavapipe (whose present waits for rendering), this GPU runs behind the CPU, so
 //! frames can queue up: the case pacing policies exist for.
+//!
+//! With present timing the FIFO display honours the target present times the pacing code asks
+//! for, by the rule of a real presentation engine with
+//! `VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT` (the virtual display's
+//! `target_ok`), and the pacing code learns each frame's ready and first-pixel times once they
+//! have happened.
 
-use vkpace::core::{FrameLimit, Pacing, PacingPolicy};
+use vkpace::core::{DisplayTiming, FrameLimit, Pacing, PacingPolicy, PresentTarget};
 
 use crate::rng::Rng;
 
@@ -45,6 +51,15 @@ pub struct Scenario {
     pub duration_ms: f64,
     /// Present-wait feedback: the pacing code learns when each frame was displayed.
     pub present_wait: bool,
+    /// Present timing (`VK_EXT_present_timing`, relative targets): the pacing code is told
+    /// the refresh and learns each frame's ready and first-pixel times, and the display
+    /// honours the target times it asks for. Only FIFO has the fixed refresh grid this needs;
+    /// other display modes ignore it.
+    pub present_timing: bool,
+    /// Each wake-up from a pacing sleep is late by a uniform 0..`wake_late_ms`: two busy CPU
+    /// threads competing (measured here, that gives a CPU limiter 1-2.5 ms of interval
+    /// standard deviation). 0: wake-ups are exact.
+    pub wake_late_ms: f64,
 }
 
 /// Which loop runs.
@@ -56,8 +71,13 @@ pub enum Policy {
     Frames(usize),
     /// vkpace low latency (N = 2 at most).
     LowLatency,
-    /// vkpace, N = 2, frame limit at the given rate.
+    /// vkpace, N = 2, frame limit at the given rate: with the scenario's present timing and a
+    /// rate on the refresh grid, target present times every k refreshes (as the library does
+    /// once it has present timing); otherwise the CPU limiter.
     Limit(f64),
+    /// vkpace's display policy (an automatic swap interval with present timing; frames in
+    /// flight without it), N = 2.
+    Display,
 }
 
 impl Policy {
@@ -67,6 +87,7 @@ impl Policy {
             Policy::Frames(n) => format!("frames-{n}"),
             Policy::LowLatency => "low-latency".into(),
             Policy::Limit(fps) => format!("limit-{fps:.0}"),
+            Policy::Display => "display".into(),
         }
     }
 }
@@ -80,6 +101,9 @@ pub struct FrameRecord {
     pub gpu_end: f64,
     /// When it reached the screen; None when mailbox dropped it.
     pub display: Option<f64>,
+    /// The present time it asked for (FIFO with present timing): not shown at a refresh more
+    /// than half a refresh before this. None: no target.
+    pub target: Option<f64>,
 }
 
 impl FrameRecord {
@@ -108,6 +132,24 @@ impl Scenario {
         current
     }
 
+    /// The refresh the pacing code is told of: FIFO's, with present timing.
+    fn timed_refresh(&self) -> Option<f64> {
+        match self.display {
+            DisplayMode::Fifo { refresh_ms } if self.present_timing => Some(refresh_ms),
+            _ => None,
+        }
+    }
+
+    /// How late one wake-up from a pacing sleep is (no draw when lateness is off, so runs
+    /// without it keep their numbers).
+    fn wake_lateness(&self, rng: &mut Rng) -> f64 {
+        if self.wake_late_ms > 0.0 {
+            rng.unit() * self.wake_late_ms
+        } else {
+            0.0
+        }
+    }
+
     fn vary(&self, base: f64, rng: &mut Rng) -> f64 {
         let mut v = base * (1.0 + self.noise * (2.0 * rng.unit() - 1.0));
         if rng.unit() < self.spike_chance {
@@ -117,30 +159,22 @@ impl Scenario {
     }
 }
 
+/// Seed offset of the wake-up lateness stream: a stream of its own, so that the loads of a
+/// run are the same with and without lateness.
+const WAKE_STREAM: u64 = 0x3a4e_1a7e_0000_0001;
+
 /// Runs `policy` on `scenario` until its duration is over.
 pub fn run(scenario: &Scenario, policy: Policy, seed: u64) -> Vec<FrameRecord> {
     let mut rng = Rng::new(seed);
+    let mut wake_rng = Rng::new(seed ^ WAKE_STREAM);
     let n = match policy {
         Policy::Textbook => 3,
         Policy::Frames(n) => n,
-        Policy::LowLatency | Policy::Limit(_) => 2,
+        Policy::LowLatency | Policy::Limit(_) | Policy::Display => 2,
     };
-    let mut pacing = match policy {
-        Policy::Textbook => None,
-        Policy::Frames(_) => Some(Pacing::new(PacingPolicy::FramesInFlight, None)),
-        Policy::LowLatency => Some(Pacing::new(PacingPolicy::LowLatency, None)),
-        Policy::Limit(fps) => Some(Pacing::new(
-            PacingPolicy::FramesInFlight,
-            FrameLimit::fps(fps).ok(),
-        )),
-    };
-    if let Some(p) = pacing.as_mut() {
-        // As the frame machine does from the present mode: only FIFO queues frames.
-        p.set_display_queues(matches!(scenario.display, DisplayMode::Fifo { .. }));
-    }
+    let mut pacing = pacing_for(scenario, policy);
     let mut frames: Vec<FrameRecord> = Vec::new();
-    let mut reported_gpu = 0usize;
-    let mut reported_display = 0usize;
+    let mut reported = Reported::default();
     let mut t = 0.0f64;
     while t < scenario.duration_ms {
         let f = frames.len();
@@ -149,76 +183,117 @@ pub fn run(scenario: &Scenario, policy: Policy, seed: u64) -> Vec<FrameRecord> {
             t = t.max(frames[f - n].gpu_end);
         }
         // 2. vkpace's policy decides when the CPU work begins (completions it has seen so far
-        //    are reported first, as the shell does when it polls fences).
+        //    are reported first, as the shell does when it polls fences); a sleep wakes late.
         if let Some(p) = pacing.as_mut() {
-            feed(
-                p,
-                scenario,
-                &frames,
-                &mut reported_gpu,
-                &mut reported_display,
-                t,
-            );
+            feed(p, scenario, &frames, &mut reported, t);
             if let Some(at) = p.start_at(ns(t)) {
-                t = t.max(ms(at));
+                t = t.max(ms(at)) + scenario.wake_lateness(&mut wake_rng);
             }
         }
         // 3. Acquire: an image must be free (the presentation engine's back-pressure).
         t = t.max(image_free_at(scenario, &frames, f));
-        let cpu_start = t;
-        if let Some(p) = pacing.as_mut() {
-            p.frame_started(f as u64, ns(cpu_start));
-        }
-        let load = scenario.load_at(cpu_start);
-        let submit = cpu_start + scenario.vary(load.cpu_ms, &mut rng);
-        if let Some(p) = pacing.as_mut() {
-            p.frame_submitted(f as u64, ns(submit));
-            p.frame_presented(f as u64);
-        }
-        let gpu_start = frames
-            .last()
-            .map_or(submit, |prev| prev.gpu_end.max(submit));
-        let gpu_end = gpu_start + scenario.vary(load.gpu_ms, &mut rng);
-        frames.push(FrameRecord {
-            cpu_start,
-            submit,
-            gpu_start,
-            gpu_end,
-            display: None,
-        });
-        place_on_display(scenario, &mut frames);
-        t = submit;
+        t = render(scenario, pacing.as_mut(), &mut frames, t, &mut rng);
     }
     frames
 }
 
-/// Tells the pacing code about GPU completions (timestamps) and, with present wait, displays
-/// that happened by `now`.
-fn feed(
-    p: &mut Pacing,
-    scenario: &Scenario,
-    frames: &[FrameRecord],
-    reported_gpu: &mut usize,
-    reported_display: &mut usize,
-    now: f64,
-) {
-    while *reported_gpu < frames.len() && frames[*reported_gpu].gpu_end <= now {
-        let fr = frames[*reported_gpu];
-        p.gpu_done(*reported_gpu as u64, ns(fr.gpu_start), ns(fr.gpu_end));
-        *reported_gpu += 1;
+/// The pacing code `policy` runs (None: the textbook loop), told about the display as the
+/// frame machine is: only FIFO queues frames, and only FIFO with present timing has a refresh
+/// grid to target.
+fn pacing_for(scenario: &Scenario, policy: Policy) -> Option<Pacing> {
+    let mut p = match policy {
+        Policy::Textbook => return None,
+        Policy::Frames(_) => Pacing::new(PacingPolicy::FramesInFlight, None),
+        Policy::LowLatency => Pacing::new(PacingPolicy::LowLatency, None),
+        Policy::Limit(fps) => Pacing::new(PacingPolicy::FramesInFlight, FrameLimit::fps(fps).ok()),
+        Policy::Display => Pacing::new(PacingPolicy::Display, None),
+    };
+    p.set_display_queues(matches!(scenario.display, DisplayMode::Fifo { .. }));
+    if let Some(refresh_ms) = scenario.timed_refresh() {
+        p.set_display_timing(Some(DisplayTiming {
+            refresh_ns: ns(refresh_ms),
+            relative_targets: true,
+        }));
     }
-    if scenario.present_wait {
-        while *reported_display < frames.len() {
-            match frames[*reported_display].display {
+    Some(p)
+}
+
+/// Frame `frames.len()` begins its CPU work at `cpu_start`: records its CPU and GPU times and
+/// its place on the display; returns its submit time (when the CPU is free again).
+fn render(
+    scenario: &Scenario,
+    mut pacing: Option<&mut Pacing>,
+    frames: &mut Vec<FrameRecord>,
+    cpu_start: f64,
+    rng: &mut Rng,
+) -> f64 {
+    let f = frames.len() as u64;
+    if let Some(p) = pacing.as_deref_mut() {
+        p.frame_started(f, ns(cpu_start));
+    }
+    let load = scenario.load_at(cpu_start);
+    let submit = cpu_start + scenario.vary(load.cpu_ms, rng);
+    let mut target = PresentTarget::None;
+    if let Some(p) = pacing {
+        p.frame_submitted(f, ns(submit));
+        p.frame_presented(f);
+        target = p.present_target(f);
+    }
+    let gpu_start = frames
+        .last()
+        .map_or(submit, |prev| prev.gpu_end.max(submit));
+    let gpu_end = gpu_start + scenario.vary(load.gpu_ms, rng);
+    frames.push(FrameRecord {
+        cpu_start,
+        submit,
+        gpu_start,
+        gpu_end,
+        display: None,
+        target: None,
+    });
+    place_on_display(scenario, frames, target);
+    submit
+}
+
+/// How far the pacing code's feedback has got.
+#[derive(Debug, Default)]
+struct Reported {
+    /// Frames whose GPU completion was reported.
+    gpu: usize,
+    /// Frames whose display (present wait) or timing result (present timing) was reported.
+    display: usize,
+}
+
+/// Tells the pacing code about GPU completions (timestamps) and, with present wait or present
+/// timing, displays that happened by `now` (a shell reads them without blocking, so a result
+/// is known only once its first pixel is out).
+fn feed(p: &mut Pacing, scenario: &Scenario, frames: &[FrameRecord], r: &mut Reported, now: f64) {
+    while r.gpu < frames.len() && frames[r.gpu].gpu_end <= now {
+        let fr = frames[r.gpu];
+        p.gpu_done(r.gpu as u64, ns(fr.gpu_start), ns(fr.gpu_end));
+        r.gpu += 1;
+    }
+    if scenario.timed_refresh().is_some() {
+        // FIFO shows every frame, in order.
+        while let Some(fr) = frames.get(r.display) {
+            match fr.display {
                 Some(d) if d <= now => {
-                    p.frame_displayed(*reported_display as u64, ns(d));
-                    *reported_display += 1;
+                    p.frame_timed(r.display as u64, Some(ns(fr.gpu_end)), Some(ns(d)));
+                    r.display += 1;
+                }
+                _ => break,
+            }
+        }
+    } else if scenario.present_wait {
+        while r.display < frames.len() {
+            match frames[r.display].display {
+                Some(d) if d <= now => {
+                    p.frame_displayed(r.display as u64, ns(d));
+                    r.display += 1;
                 }
                 // A dropped (mailbox) frame is never displayed: skip it.
-                None if frames[*reported_display].gpu_end <= now
-                    && *reported_display + 1 < frames.len() =>
-                {
-                    *reported_display += 1
+                None if frames[r.display].gpu_end <= now && r.display + 1 < frames.len() => {
+                    r.display += 1
                 }
                 _ => break,
             }
@@ -243,20 +318,28 @@ fn image_free_at(scenario: &Scenario, frames: &[FrameRecord], f: usize) -> f64 {
 }
 
 /// Decides when the newest frame reaches the screen (and, for mailbox, drops the one it
-/// replaces before a refresh).
-fn place_on_display(scenario: &Scenario, frames: &mut [FrameRecord]) {
+/// replaces before a refresh). FIFO honours `target` with the nearest-refresh rule: the first
+/// refresh `v` at or after both the frame's readiness and one refresh after the previous frame
+/// for which `v + refresh / 2 >= goal`; a relative goal counts from the previous frame's first
+/// pixel (none for the first frame, as a new swapchain's first present ignores it).
+fn place_on_display(scenario: &Scenario, frames: &mut [FrameRecord], target: PresentTarget) {
     let Some(last) = frames.len().checked_sub(1) else {
         return;
     };
     let ready = frames[last].gpu_end;
     let prev_display = frames[..last].iter().rev().find_map(|f| f.display);
-    // The epsilon keeps a time already on a refresh (k * period) on it despite rounding.
-    let vblank_after = |t: f64, period: f64| (t / period - 1e-9).ceil() * period;
     frames[last].display = Some(match scenario.display {
         DisplayMode::Immediate => ready,
         DisplayMode::Fifo { refresh_ms } => {
+            let goal = match target {
+                PresentTarget::Relative(after) => prev_display.map(|d| d + ms(after)),
+                PresentTarget::Absolute(at) => Some(ms(at)),
+                PresentTarget::None => None,
+            };
+            frames[last].target = goal;
             let earliest = prev_display.map_or(ready, |d| ready.max(d + refresh_ms));
-            vblank_after(earliest, refresh_ms)
+            let on_time = goal.map_or(earliest, |g| earliest.max(g - refresh_ms / 2.0));
+            vblank_after(on_time, refresh_ms)
         }
         DisplayMode::Mailbox { refresh_ms } => {
             let slot = vblank_after(ready, refresh_ms);
@@ -267,6 +350,12 @@ fn place_on_display(scenario: &Scenario, frames: &mut [FrameRecord]) {
             slot
         }
     });
+}
+
+/// The first refresh at or after `t`. The epsilon keeps a time already on a refresh
+/// (k * period) on it despite rounding.
+fn vblank_after(t: f64, period: f64) -> f64 {
+    (t / period - 1e-9).ceil() * period
 }
 
 /// The figures the benchmark reports for one run, measured after a warm-up second.

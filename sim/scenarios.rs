@@ -30,6 +30,8 @@ fn scenario(name: &'static str, display: DisplayMode, loads: Vec<Load>, ms: f64)
         spike_chance: 0.01,
         duration_ms: ms,
         present_wait: true,
+        present_timing: false,
+        wake_late_ms: 0.0,
     }
 }
 
@@ -85,6 +87,26 @@ pub fn fifo_60hz() -> Scenario {
         vec![load(0.0, 2.0, 12.0)],
         10_000.0,
     )
+}
+
+/// FIFO at `refresh_hz` with present timing (relative targets), CPU and GPU at the given
+/// durations (5% noise, no spikes), and wake-ups from pacing sleeps up to `wake_late_ms` late:
+/// the setting of the refresh-grid pacing's tests. Its CPU limiter twin is the same with
+/// `present_timing` false.
+pub fn timed_fifo(refresh_hz: f64, cpu_ms: f64, gpu_ms: f64, wake_late_ms: f64) -> Scenario {
+    Scenario {
+        spike_chance: 0.0,
+        present_timing: true,
+        wake_late_ms,
+        ..scenario(
+            "timed-fifo",
+            DisplayMode::Fifo {
+                refresh_ms: 1000.0 / refresh_hz,
+            },
+            vec![load(0.0, cpu_ms, gpu_ms)],
+            5_000.0,
+        )
+    }
 }
 
 pub fn scenarios() -> [Scenario; 4] {
