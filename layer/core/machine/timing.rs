@@ -6,10 +6,12 @@
 //! `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`" and is not shown (`VkPresentTimingInfoEXT`). So
 //! the machine counts the slots it used and asks for stage times only while one is free: a
 //! frame is never lost to a full queue, it only goes without its timing result. Should the
-//! engine report the queue full anyway, the present's waits still executed ("the set of queue
-//! operations are still considered to be enqueued", `vkQueuePresentKHR`): its semaphore is
-//! reused as usual, no recreation is needed, and stage times are asked for again once results
-//! have been read. A new swapchain has a new, empty queue.
+//! engine report the queue full anyway (it has less room than it was sized to), that one
+//! present is not shown, but its waits still executed ("the set of queue operations are still
+//! considered to be enqueued", `vkQueuePresentKHR`): its semaphore is reused as usual and no
+//! recreation is needed. The machine then takes the results it has outstanding as the queue's
+//! real size, so no later present is refused. A new swapchain has a new, empty queue of the
+//! size asked for.
 
 use super::request::Request;
 use super::{queues_frames, Awaiting, FrameMachine};
@@ -104,7 +106,7 @@ where
     pub(super) fn present_timing_outcome(&mut self, queued: bool, queue_full: bool) {
         if let Some(t) = self.timing.as_mut() {
             if queue_full {
-                t.outstanding = t.capacity;
+                t.capacity = t.outstanding.max(1);
                 self.stats.timing_queue_full += 1;
             } else if queued && t.asking {
                 t.outstanding += 1;
@@ -115,8 +117,10 @@ where
 
     /// A new swapchain: a new, empty results queue.
     pub(super) fn present_timing_swapchain_changed(&mut self) {
+        let slots = self.config.present_timing_slots;
         if let Some(t) = self.timing.as_mut() {
             t.outstanding = 0;
+            t.capacity = slots.unwrap_or(t.capacity);
             self.pacing.swapchain_changed();
         }
     }

@@ -121,6 +121,8 @@ pub struct DisplaySchedule {
     misses: u32,
     /// Frames shown later than their refresh since the schedule began.
     missed_total: u64,
+    /// Absolute targets: the last frame shown late, and by how much (ns).
+    late_offset: Option<(u64, u64)>,
 }
 
 impl DisplaySchedule {
@@ -137,6 +139,7 @@ impl DisplaySchedule {
             shown_in_window: 0,
             misses: 0,
             missed_total: 0,
+            late_offset: None,
         }
     }
 
@@ -287,8 +290,34 @@ impl DisplaySchedule {
             return;
         }
         let expected = self.expected(frame);
-        self.anchor = Some((frame, shown));
+        if self.moves_grid(frame, expected, shown) {
+            self.anchor = Some((frame, shown));
+        }
         self.judge(expected, shown);
+    }
+
+    /// Whether `frame`, shown at `shown`, becomes the anchor. With relative targets always:
+    /// the display spaces each frame from the one before, so a late frame moves the whole
+    /// schedule. With absolute targets the frames after a late one were mostly started and
+    /// targeted on the old grid already; moving the grid then would start the next frames a
+    /// refresh late for targets they still carry, and lateness would feed itself (every other
+    /// frame late). So a single late frame leaves the grid alone (one hitch, then on time); a
+    /// second one late by the same amount, a steady offset of the display, moves it.
+    fn moves_grid(&mut self, frame: u64, expected: Option<u64>, shown: u64) -> bool {
+        let relative = self.timing.is_some_and(|t| t.relative_targets);
+        let (Some(e), Some(refresh), false) = (expected, self.refresh(), relative) else {
+            return true;
+        };
+        if shown <= e.saturating_add(refresh / 2) {
+            self.late_offset = None;
+            return true;
+        }
+        let offset = shown - e;
+        let steady = self
+            .late_offset
+            .is_some_and(|(f, o)| f + 1 == frame && o.abs_diff(offset) <= refresh / 2);
+        self.late_offset = Some((frame, offset));
+        steady
     }
 
     /// Counts a miss when `shown` is later than half a refresh after `expected`, and lets the
@@ -403,6 +432,20 @@ mod tests {
         // An older result after a newer one teaches nothing about the schedule.
         s.frame_timed(0, None, Some(R));
         assert_eq!(s.expected(2), Some(4 * R));
+    }
+
+    #[test]
+    fn with_absolute_targets_one_late_frame_leaves_the_grid_and_a_steady_offset_moves_it() {
+        let mut s = schedule(Interval::Fixed(2), false);
+        s.frame_timed(0, None, Some(R));
+        s.frame_timed(1, None, Some(4 * R)); // expected at 3R: late by one refresh
+        assert_eq!(s.expected(2), Some(5 * R), "the grid holds");
+        s.frame_timed(2, None, Some(5 * R));
+        assert_eq!(s.expected(3), Some(7 * R));
+        s.frame_timed(3, None, Some(8 * R)); // late by one refresh
+        s.frame_timed(4, None, Some(10 * R)); // late by the same: the display's own offset
+        assert_eq!(s.expected(5), Some(12 * R), "the grid moved");
+        assert_eq!(s.missed(), 3);
     }
 
     #[test]
