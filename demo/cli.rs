@@ -34,6 +34,10 @@ pub struct Args {
     /// Use the proof-based path even where VK_EXT_swapchain_maintenance1 is available.
     #[arg(long)]
     pub no_maintenance1: bool,
+    /// Keep frame limits with the CPU limiter even where the display offers
+    /// VK_EXT_present_timing (the comparison the benchmark makes).
+    #[arg(long)]
+    pub no_present_timing: bool,
     /// Switch to the next present mode the surface offers every K frames (0: never).
     #[arg(long, default_value_t = 0)]
     pub switch_present_mode_every: u64,

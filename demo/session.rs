@@ -97,7 +97,8 @@ impl Session {
         config.pacing = args.policy.to_core();
         config.frame_limit = frame_limit;
         config.completion = args.completion.to_vk();
-        let mut swapchain = ctx.swapchain(config)?;
+        let no_timing = args.no_present_timing;
+        let mut swapchain = ctx.swapchain_with(config, |c| c.present_timing &= !no_timing)?;
         let producer = if args.single_submit {
             None
         } else {

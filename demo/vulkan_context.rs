@@ -568,6 +568,16 @@ impl VulkanContext {
     /// extensions set from what the context enabled. Drop (or destroy) it before
     /// [`VulkanContext::destroy`].
     pub fn swapchain(&self, config: vkpace::vk::SwapchainConfig) -> Result<vkpace::vk::Swapchain> {
+        self.swapchain_with(config, |_| {})
+    }
+
+    /// As [`Self::swapchain`], with `adjust` applied last; it may only turn options off (the
+    /// context enabled what the options it sets need, and nothing more).
+    pub fn swapchain_with(
+        &self,
+        config: vkpace::vk::SwapchainConfig,
+        adjust: impl FnOnce(&mut vkpace::vk::SwapchainConfig),
+    ) -> Result<vkpace::vk::Swapchain> {
         let mut config = config;
         config.debug_utils = self.debug_utils;
         config.swapchain_maintenance1 = self.maintenance1_names;
@@ -580,6 +590,15 @@ impl VulkanContext {
         if let Some(backend) = completion_override() {
             config.completion = backend;
         }
+        let enabled = (
+            config.present_timing,
+            config.present_wait2,
+            config.present_wait,
+        );
+        adjust(&mut config);
+        config.present_timing &= enabled.0;
+        config.present_wait2 &= enabled.1;
+        config.present_wait &= enabled.2;
         // SAFETY: the options that need an extension are set exactly where the context
         // enabled it (just above).
         unsafe { self.swapchain_as_given(config) }

@@ -123,6 +123,32 @@ pub struct Settings {
     pub surface_present_id2: bool,
     /// Surfaces report `presentWait2Supported` (as above, for VK_KHR_present_wait2).
     pub surface_present_wait2: bool,
+    /// What surfaces report of VK_EXT_present_timing (`VkPresentTimingSurfaceCapabilitiesEXT`).
+    pub surface_present_timing: TimingOffer,
+    /// A results queue holds at most this many entries whatever the application sized it to
+    /// (0: no cap): a presentation engine with less room than it was asked for, which makes
+    /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` reachable for a careful application.
+    pub fault_timing_queue_cap: u32,
+}
+
+/// What a surface offers of present timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimingOffer {
+    /// `presentTimingSupported`.
+    pub supported: bool,
+    /// `presentAtRelativeTimeSupported`.
+    pub relative: bool,
+    /// `presentAtAbsoluteTimeSupported`.
+    pub absolute: bool,
+}
+
+impl TimingOffer {
+    /// Everything (the default).
+    pub const ALL: Self = Self {
+        supported: true,
+        relative: true,
+        absolute: true,
+    };
 }
 
 impl Default for Settings {
@@ -161,6 +187,8 @@ impl Default for Settings {
             color_spaces: vec![DisplayColorSpace::Srgb, DisplayColorSpace::Hdr10],
             surface_present_id2: true,
             surface_present_wait2: true,
+            surface_present_timing: TimingOffer::ALL,
+            fault_timing_queue_cap: 0,
         }
     }
 }
@@ -188,6 +216,8 @@ pub const KEYS: &[&str] = &[
     "color_spaces",
     "surface_present_id2",
     "surface_present_wait2",
+    "surface_present_timing",
+    "fault_timing_queue_cap",
 ];
 
 impl Settings {
@@ -221,6 +251,8 @@ impl Settings {
             "color_spaces" => set(&mut self.color_spaces, parse_color_spaces(v)),
             "surface_present_id2" => set(&mut self.surface_present_id2, parse_bool(v)),
             "surface_present_wait2" => set(&mut self.surface_present_wait2, parse_bool(v)),
+            "surface_present_timing" => set(&mut self.surface_present_timing, parse_timing(v)),
+            "fault_timing_queue_cap" => set(&mut self.fault_timing_queue_cap, v.parse().ok()),
             _ => false,
         };
         if !ok {
@@ -344,6 +376,35 @@ fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
+/// `off` (no present timing), `stages` (timing results, no target times), or a comma list of
+/// `relative` and `absolute` (the target kinds offered).
+fn parse_timing(v: &str) -> Option<TimingOffer> {
+    let none = TimingOffer {
+        supported: true,
+        relative: false,
+        absolute: false,
+    };
+    match v {
+        "off" => {
+            return Some(TimingOffer {
+                supported: false,
+                ..none
+            })
+        }
+        "stages" => return Some(none),
+        _ => {}
+    }
+    let mut offer = none;
+    for kind in v.split(',') {
+        match kind.trim() {
+            "relative" => offer.relative = true,
+            "absolute" => offer.absolute = true,
+            _ => return None,
+        }
+    }
+    Some(offer)
+}
+
 fn parse_compat(v: &str) -> Option<ModeCompat> {
     match v {
         "groups" => Some(ModeCompat::Groups),
@@ -438,6 +499,25 @@ mod tests {
             vk::ColorSpaceKHR::EXTENDED_SRGB_NONLINEAR_EXT
         );
         assert!(!DisplayColorSpace::Srgb.needs_colorspace_ext());
+    }
+
+    #[test]
+    fn present_timing_offers() {
+        let mut s = Settings::default();
+        assert_eq!(s.surface_present_timing, TimingOffer::ALL);
+        s.apply("surface_present_timing", "absolute");
+        assert!(!s.surface_present_timing.relative && s.surface_present_timing.absolute);
+        s.apply("surface_present_timing", "stages");
+        assert!(s.surface_present_timing.supported && !s.surface_present_timing.absolute);
+        s.apply("surface_present_timing", "off");
+        assert!(!s.surface_present_timing.supported);
+        s.apply("surface_present_timing", "sideways");
+        assert!(
+            !s.surface_present_timing.supported,
+            "a bad value is ignored"
+        );
+        s.apply("fault_timing_queue_cap", "2");
+        assert_eq!(s.fault_timing_queue_cap, 2);
     }
 
     #[test]

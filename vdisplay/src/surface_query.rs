@@ -151,11 +151,17 @@ fn fill_caps2(
                     .present_wait2_supported = vk::Bool32::from(s.settings.surface_present_wait2);
             }
             st::PRESENT_TIMING_SURFACE_CAPABILITIES_EXT => {
+                // The `surface_present_timing` setting: what this surface takes.
                 let c = &mut *p.cast::<registry::PresentTimingSurfaceCapabilitiesEXT>();
-                c.present_timing_supported = vk::TRUE;
-                c.present_at_absolute_time_supported = vk::TRUE;
-                c.present_at_relative_time_supported = vk::TRUE;
-                c.present_stage_queries = crate::timing::STAGES;
+                let offer = s.settings.surface_present_timing;
+                c.present_timing_supported = offer.supported.into();
+                c.present_at_absolute_time_supported = (offer.supported && offer.absolute).into();
+                c.present_at_relative_time_supported = (offer.supported && offer.relative).into();
+                c.present_stage_queries = if offer.supported {
+                    crate::timing::STAGES
+                } else {
+                    registry::PresentStageFlagsEXT::empty()
+                };
             }
             _ => {}
         }

@@ -195,7 +195,9 @@ pub fn set_queue_size(sc: &Swapchain, size: u32) -> vk::Result {
     if st.timing.entries.len() > size as usize {
         return vk::Result::NOT_READY;
     }
-    st.timing.capacity = size;
+    // The `fault_timing_queue_cap` setting: less room than asked for.
+    let cap = sc.surface.settings.fault_timing_queue_cap;
+    st.timing.capacity = if cap > 0 { size.min(cap) } else { size };
     vk::Result::SUCCESS
 }
 
