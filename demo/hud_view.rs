@@ -34,6 +34,21 @@ pub struct HudFacts<'a> {
     pub height: u32,
     pub gpu_load: f32,
     pub latency_source: &'a str,
+    /// How frames are paced to the display (present timing).
+    pub display: DisplayFacts,
+}
+
+/// The present timing part of the HUD.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DisplayFacts {
+    /// Present timing is in use on the surface.
+    pub present_timing: bool,
+    /// Refreshes per frame on the refresh grid; 0 when the CPU paces.
+    pub swap_interval: u32,
+    /// Frames shown later than their refresh.
+    pub missed: u64,
+    /// Mean CPU frame start to first pixel visible over the last frames, ms (0: unknown).
+    pub first_pixel_ms: f64,
 }
 
 /// Means over the last frames, as last refreshed.
@@ -111,6 +126,25 @@ impl HudView {
         let (n, w, h) = (f.generation, f.width, f.height);
         self.line(9, "swapchain", format_args!("generation {n}, {w}x{h}"));
         self.line(10, "gpu load", format_args!("{:.1}", f.gpu_load));
+        let d = f.display;
+        let (k, missed) = (d.swap_interval, d.missed);
+        match (d.present_timing, k) {
+            (false, _) => self.line(11, "display", format_args!("cpu paced, no present timing")),
+            (true, 0) => self.line(11, "display", format_args!("cpu paced, present timing")),
+            (true, _) => self.line(
+                11,
+                "display",
+                format_args!("refresh grid, {k} per frame, {missed} missed"),
+            ),
+        }
+        if d.first_pixel_ms > 0.0 {
+            let ms = d.first_pixel_ms;
+            self.line(
+                12,
+                "to pixel",
+                format_args!("{ms:.2} ms (start to first pixel)"),
+            );
+        }
     }
 
     /// The legend above the graph and its scale at its left edge: the top value, the reference

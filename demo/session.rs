@@ -520,6 +520,34 @@ fn hud_facts<'a>(sc: &'a Swapchain, frame: &Frame, gpu_load: f32, producer: bool
         height: extent.height,
         gpu_load,
         latency_source: "start to present return",
+        display: display_facts(sc),
+    }
+}
+
+/// The HUD's present timing line: the path, and the mean start-to-first-pixel time of the
+/// last frames vkpace has first-pixel times for (no allocation: the telemetry ring is walked).
+fn display_facts(sc: &Swapchain) -> crate::hud_view::DisplayFacts {
+    let swap_interval = match sc.display_path() {
+        vkpace::core::DisplayPath::RefreshGrid { interval } => interval,
+        _ => 0,
+    };
+    let (sum, n) = sc
+        .telemetry()
+        .rev()
+        .filter_map(|t| t.displayed.map(|d| d.saturating_sub(t.cpu_start)))
+        .take(60)
+        .fold((0.0, 0u32), |(s, n), d| (s + d.as_secs_f64() * 1e3, n + 1));
+    let present_timing = sc.present_timing().is_some();
+    crate::hud_view::DisplayFacts {
+        present_timing,
+        swap_interval,
+        missed: sc.stats().refreshes_missed,
+        // Without present timing `displayed` is when a poll saw the frame shown: not shown.
+        first_pixel_ms: if n > 0 && present_timing {
+            sum / f64::from(n)
+        } else {
+            0.0
+        },
     }
 }
 
