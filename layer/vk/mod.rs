@@ -20,6 +20,8 @@ pub mod registry;
 mod shell;
 mod sleep;
 mod swapchain;
+mod swapchain_timing;
+mod timing_domains;
 mod timing_shell;
 mod tokens;
 
@@ -36,8 +38,8 @@ pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 pub use host_timeline::{HostTimeline, MAX_TIMELINE_STEP};
 pub use maintenance1::{Maintenance1Names, Maintenance1Support};
 pub use present_timing::{
-    PresentTimingSupport, PresentTimingSurfaceSupport, RefreshCycle, TimingResult,
-    PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_TIMING_INSTANCE_EXTENSION,
+    PresentTimingSupport, PresentTimingSurfaceSupport, PRESENT_TIMING_DEVICE_EXTENSIONS,
+    PRESENT_TIMING_INSTANCE_EXTENSION,
 };
 pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
 pub use present_wait2::{
@@ -46,4 +48,5 @@ pub use present_wait2::{
 };
 pub use sleep::sleep_until;
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};
+pub use swapchain_timing::{RefreshCycle, TimingResult};
 pub use timing_shell::PresentTimingInUse;

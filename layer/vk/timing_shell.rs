@@ -14,12 +14,10 @@ use ash::vk;
 use super::clock::Clock;
 use super::config::SwapchainCreateDesc;
 use super::error::Result;
-use super::present_timing::{
-    PresentTarget, PresentTimingFns, PresentTimingSupport, PresentTimingSurfaceSupport,
-    RefreshCycle, SwapchainTiming, TimingResult,
-};
+use super::present_timing::{PresentTimingFns, PresentTimingSupport, PresentTimingSurfaceSupport};
 use super::present_wait2::PresentWait2Support;
 use super::registry::PresentTimingInfoEXT;
+use super::swapchain_timing::{PresentTarget, RefreshCycle, SwapchainTiming, TimingResult};
 use crate::core::{
     DisplayTiming, PresentStages, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport,
 };
