@@ -146,7 +146,9 @@ pub struct SwapchainConfig {
     /// [`super::PRESENT_TIMING_INSTANCE_EXTENSION`]. Without the device extensions
     /// [`super::Swapchain::new`] fails with [`super::Error::InvalidConfig`] before making any
     /// Vulkan object; on a surface without present timing vkpace falls back to the CPU limiter
-    /// and [`super::Swapchain::present_timing`] says `None`. Default false.
+    /// and [`super::Swapchain::present_timing`] says `None`. The shell's clock is
+    /// `CLOCK_MONOTONIC` (Linux): a device that cannot calibrate it (Windows, where it does not
+    /// exist) also falls back. Default false.
     pub present_timing: bool,
     /// The device enabled `synchronization2` (core in Vulkan 1.3): frames may be submitted in
     /// several batches with [`super::Swapchain::submit_batches`] (`vkQueueSubmit2`). Set only

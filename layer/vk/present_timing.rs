@@ -32,6 +32,7 @@ use super::registry::{
     PhysicalDevicePresentId2FeaturesKHR, PhysicalDevicePresentTimingFeaturesEXT,
     PresentStageFlagsEXT, PresentTimingSurfaceCapabilitiesEXT,
 };
+use super::timing_domains::Calibrateable;
 
 /// The device extensions present timing needs: `VK_EXT_present_timing` and two of its
 /// dependencies, `VK_KHR_present_id2` (results name presents by their id2) and
@@ -200,6 +201,20 @@ impl PresentTimingSupport {
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
     ) -> Result<bool> {
+        // SAFETY: caller contract.
+        Ok(unsafe { Self::calibrateable_domains(entry, instance, physical) }?.host)
+    }
+
+    /// Which of the domains present timing uses `physical` can calibrate.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::host_clock_calibrateable`].
+    pub(crate) unsafe fn calibrateable_domains(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+    ) -> Result<Calibrateable> {
         let names = [
             c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
             c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT",
@@ -208,7 +223,7 @@ impl PresentTimingSupport {
             // SAFETY: valid instance of `entry` (caller contract); `n` is NUL-terminated.
             unsafe { entry.get_instance_proc_addr(instance.handle(), n.as_ptr()) }
         }) else {
-            return Ok(false);
+            return Ok(Calibrateable::default());
         };
         // SAFETY: the loader returned the entry point of one of these names; the EXT command
         // has the KHR signature (the KHR extension promoted it unchanged).
@@ -232,7 +247,7 @@ impl PresentTimingSupport {
             ));
         }
         let n = (count as usize).min(MAX_DOMAINS);
-        Ok(domains[..n].contains(&HOST_DOMAIN))
+        Ok(Calibrateable::of(&domains[..n]))
     }
 }
 

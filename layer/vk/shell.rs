@@ -377,9 +377,9 @@ impl Shell {
             return machine.handle_present_timings(&[], now).map_err(Into::into);
         };
         // SAFETY: the core asks only about the live swapchain, which is not destroyed.
-        let (reports, refresh) = unsafe { t.read(self.device.handle(), swapchain, &self.clock) }?;
+        let (reports, refresh) = unsafe { t.read(self.device.handle(), swapchain, &self.clock) };
         machine.handle_present_timings(reports, now)?;
-        if let Some(refresh) = refresh {
+        if let Some(refresh) = refresh? {
             machine.handle_display_timing(refresh);
         }
         Ok(())
@@ -550,13 +550,14 @@ impl Shell {
         let ids = [p.present_id.unwrap_or(0)];
         let mut id_info = vk::PresentIdKHR::default().present_ids(&ids);
         let mut id2_info = PresentId2KHR::default().present_ids(&ids);
-        let timing_infos = [self.timing_info(p).unwrap_or_default()];
+        let timing_info = self.timing_info(p);
+        let timing_infos = [timing_info.unwrap_or_default()];
         let mut timings = PresentTimingsInfoEXT::default().timing_infos(&timing_infos);
-        let timed = p.timing.is_some() && self.timing.is_some();
-        if timed {
+        if timing_info.is_some() {
             // One VkPresentTimingInfoEXT per swapchain (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233).
             info = info.push_next(&mut timings);
         }
+        let timed = self.timing.is_some();
         match (p.present_id, self.feedback()) {
             (None, _) => {}
             // Present timing results name presents by these ids; the swapchain has

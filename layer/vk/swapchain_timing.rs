@@ -17,7 +17,7 @@ use super::registry::{
     TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
 };
 use super::timing_domains::{
-    calibrate, read_domains, shift, stage_index, target_stage, Calibration,
+    calibrate, read_domains, shift, stage_index, target_stage, Calibrateable, Calibration,
 };
 
 /// The refresh cycle a swapchain reports (`VkSwapchainTimingPropertiesEXT`).
@@ -41,8 +41,8 @@ pub enum RefreshCycle {
         min_duration_ns: u64,
     },
     /// `refreshDuration` is zero ("not able to determine the duration"), the query returned
-    /// `VK_NOT_READY` (some platforms answer only after a present), or the values break the
-    /// spec's rule that `refreshInterval` is a factor of `refreshDuration`.
+    /// `VK_NOT_READY` (some platforms answer only after a present), or `refreshInterval` is
+    /// larger than `refreshDuration` (it cannot be a factor of it, as the spec requires).
     Unknown,
 }
 
@@ -56,8 +56,9 @@ fn classify_refresh(duration: u64, interval: u64) -> RefreshCycle {
     }
 }
 
-/// One result of `vkGetPastPresentationTimingEXT`, times in nanoseconds on the shell's
-/// clock (nanoseconds since [`super::Swapchain::telemetry_epoch`]) (`None` where the stage has no time: not asked for, never reached, e.g. an image
+/// One result of `vkGetPastPresentationTimingEXT`, times in nanoseconds since
+/// [`super::Swapchain::telemetry_epoch`] (`None` where the stage has no time: not asked for,
+/// never reached, e.g. an image
 /// replaced in the queue, or reported in a time domain this object has no calibration for).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TimingResult {
@@ -137,6 +138,8 @@ fn convert(
 /// the domains and their ids belong to it).
 pub(crate) struct SwapchainTiming {
     /// The stages each present asks for (the surface's, among the four known).
+    /// The domains the device can calibrate (only those are chosen).
+    calibrateable: Calibrateable,
     stages: PresentStageFlagsEXT,
     /// The stage an absolute target is given in, for a stage-local domain.
     target_stage: PresentStageFlagsEXT,
@@ -183,6 +186,7 @@ impl SwapchainTiming {
         swapchain: vk::SwapchainKHR,
         queue_size: u32,
         stages: PresentStageFlagsEXT,
+        calibrateable: Calibrateable,
         clock: &Clock,
     ) -> Result<Self> {
         // SAFETY: caller contract.
@@ -194,6 +198,7 @@ impl SwapchainTiming {
         // SAFETY: caller contract.
         let (refresh, timing_counter) = unsafe { read_refresh(fns, device, swapchain) }?;
         let mut timing = Self {
+            calibrateable,
             stages,
             target_stage: target_stage(stages),
             cal: Calibration {
@@ -253,7 +258,8 @@ impl SwapchainTiming {
         clock: &Clock,
     ) -> Result<()> {
         // SAFETY: caller contract.
-        let (chosen, counter) = unsafe { read_domains(fns, device, swapchain) }?;
+        let (chosen, counter) =
+            unsafe { read_domains(fns, device, swapchain, self.calibrateable) }?;
         let Some(chosen) = chosen else {
             return Err(Error::InvalidConfig(
                 "present timing: the swapchain offers none of CLOCK_MONOTONIC, SWAPCHAIN_LOCAL and PRESENT_STAGE_LOCAL",
@@ -360,6 +366,12 @@ impl SwapchainTiming {
         // SAFETY: caller contract; `timings` holds READ_BATCH entries, each pointing at its
         // own four stage slots, all living past the call.
         let r = unsafe { (fns.past_presentation_timing)(device, &info, &mut props) };
+        if r == vk::Result::ERROR_OUT_OF_DATE_KHR || r == vk::Result::ERROR_SURFACE_LOST_KHR {
+            // The swapchain reports no more results (vk.xml lists both codes for the
+            // command). Not an error of the frame: the acquire or present that follows meets
+            // the same state and recreates, as with present_wait's OUT_OF_DATE.
+            return Ok(false);
+        }
         if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
             return Err(Error::vk("vkGetPastPresentationTimingEXT", r));
         }

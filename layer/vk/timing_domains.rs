@@ -18,11 +18,45 @@ pub(super) fn stage_index(stage: PresentStageFlagsEXT) -> Option<usize> {
     ALL_STAGES.iter().position(|s| *s == stage)
 }
 
+/// The time domains the physical device can calibrate
+/// (`vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`), of the three present timing uses: a
+/// domain is calibrated only if listed there ("timeDomain must be one of the VkTimeDomainKHR
+/// values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
+/// VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Calibrateable {
+    /// `CLOCK_MONOTONIC`, the shell's clock (every calibration reads it).
+    pub(crate) host: bool,
+    /// `SWAPCHAIN_LOCAL_EXT`.
+    pub(crate) swapchain_local: bool,
+    /// `PRESENT_STAGE_LOCAL_EXT`.
+    pub(crate) stage_local: bool,
+}
+
+impl Calibrateable {
+    /// From the device's list.
+    pub(crate) fn of(list: &[vk::TimeDomainKHR]) -> Self {
+        Self {
+            host: list.contains(&HOST_DOMAIN),
+            swapchain_local: list.contains(&TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT),
+            stage_local: list.contains(&TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT),
+        }
+    }
+
+    fn allows(&self, d: vk::TimeDomainKHR) -> bool {
+        (d == HOST_DOMAIN && self.host)
+            || (d == TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT && self.swapchain_local)
+            || (d == TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT && self.stage_local)
+    }
+}
+
 /// Prefers `CLOCK_MONOTONIC` (the shell's clock itself: no drift to correct), then a
 /// swapchain-local domain (one calibration for all stages), then a stage-local one (which the
-/// spec requires every implementation to offer). Other domains are not used.
+/// spec requires every implementation to offer), each only where the device can calibrate
+/// it. Other domains are not used.
 pub(super) fn choose_domain(
     domains: &[(vk::TimeDomainKHR, u64)],
+    calibrateable: Calibrateable,
 ) -> Option<(vk::TimeDomainKHR, u64)> {
     [
         HOST_DOMAIN,
@@ -30,6 +64,7 @@ pub(super) fn choose_domain(
         TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
     ]
     .iter()
+    .filter(|want| calibrateable.allows(**want))
     .find_map(|want| domains.iter().copied().find(|(d, _)| d == want))
 }
 
@@ -150,6 +185,7 @@ pub(super) unsafe fn read_domains(
     fns: &PresentTimingFns,
     device: vk::Device,
     swapchain: vk::SwapchainKHR,
+    calibrateable: Calibrateable,
 ) -> Result<(Option<(vk::TimeDomainKHR, u64)>, u64)> {
     let mut domains = [vk::TimeDomainKHR::DEVICE; MAX_DOMAINS];
     let mut ids = [0u64; MAX_DOMAINS];
@@ -172,7 +208,7 @@ pub(super) unsafe fn read_domains(
     for (p, (d, id)) in pairs.iter_mut().zip(domains.iter().zip(ids.iter())) {
         *p = (*d, *id);
     }
-    Ok((choose_domain(&pairs[..n]), counter))
+    Ok((choose_domain(&pairs[..n], calibrateable), counter))
 }
 
 /// Calibrates `chosen` against `CLOCK_MONOTONIC` and that against the shell clock: each try
@@ -267,6 +303,11 @@ mod tests {
     const DEQ: PresentStageFlagsEXT = PresentStageFlagsEXT::REQUEST_DEQUEUED;
     const OUT: PresentStageFlagsEXT = PresentStageFlagsEXT::IMAGE_FIRST_PIXEL_OUT;
     const VIS: PresentStageFlagsEXT = PresentStageFlagsEXT::IMAGE_FIRST_PIXEL_VISIBLE;
+    const ALL: Calibrateable = Calibrateable {
+        host: true,
+        swapchain_local: true,
+        stage_local: true,
+    };
     const MONO: vk::TimeDomainKHR = vk::TimeDomainKHR::CLOCK_MONOTONIC;
 
     #[test]
@@ -275,15 +316,21 @@ mod tests {
         let swap = (TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT, 2);
         let mono = (MONO, 3);
         // vdisplay's list.
-        assert_eq!(choose_domain(&[stage, swap, mono]), Some(mono));
-        assert_eq!(choose_domain(&[stage, swap]), Some(swap));
-        assert_eq!(choose_domain(&[stage]), Some(stage));
+        assert_eq!(choose_domain(&[stage, swap, mono], ALL), Some(mono));
+        assert_eq!(choose_domain(&[stage, swap], ALL), Some(swap));
+        assert_eq!(choose_domain(&[stage], ALL), Some(stage));
         assert_eq!(
-            choose_domain(&[(vk::TimeDomainKHR::DEVICE, 9), stage]),
+            choose_domain(&[(vk::TimeDomainKHR::DEVICE, 9), stage], ALL),
             Some(stage)
         );
-        assert_eq!(choose_domain(&[(vk::TimeDomainKHR::DEVICE, 9)]), None);
-        assert_eq!(choose_domain(&[]), None);
+        assert_eq!(choose_domain(&[(vk::TimeDomainKHR::DEVICE, 9)], ALL), None);
+        assert_eq!(choose_domain(&[], ALL), None);
+        let host_only = Calibrateable {
+            host: true,
+            ..Calibrateable::default()
+        };
+        assert_eq!(choose_domain(&[stage, swap], host_only), None);
+        assert_eq!(choose_domain(&[stage, swap, mono], host_only), Some(mono));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use super::present_timing::{PresentTimingFns, PresentTimingSupport, PresentTimin
 use super::present_wait2::PresentWait2Support;
 use super::registry::PresentTimingInfoEXT;
 use super::swapchain_timing::{PresentTarget, RefreshCycle, SwapchainTiming, TimingResult};
+use super::timing_domains::Calibrateable;
 use crate::core::{
     DisplayTiming, PresentStages, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport,
 };
@@ -36,14 +37,16 @@ pub struct PresentTimingInUse {
     pub targets: bool,
     /// The refresh cycle the current swapchain reports.
     pub refresh: RefreshCycle,
-    /// The time domain results and absolute targets are in.
-    pub time_domain: vk::TimeDomainKHR,
+    /// The time domain results and absolute targets are in; `None` while no swapchain is live.
+    pub time_domain: Option<vk::TimeDomainKHR>,
 }
 
 /// The shell's present timing state.
 pub(crate) struct TimingShell {
     fns: PresentTimingFns,
     surface: PresentTimingSurfaceSupport,
+    /// The time domains the device can calibrate.
+    calibrateable: Calibrateable,
     /// The live swapchain's timing, with its handle.
     live: Option<(vk::SwapchainKHR, SwapchainTiming)>,
     /// Reused for each read, so a steady frame does not allocate.
@@ -72,8 +75,9 @@ impl TimingShell {
         let ids =
             unsafe { PresentWait2Support::query_surface(entry, instance, physical, desc.surface) }?;
         // SAFETY: as above (VK_KHR_calibrated_timestamps is one of the extensions).
-        let host =
-            unsafe { PresentTimingSupport::host_clock_calibrateable(entry, instance, physical) }?;
+        let calibrateable =
+            unsafe { PresentTimingSupport::calibrateable_domains(entry, instance, physical) }?;
+        let host = calibrateable.host;
         if !(surface.present_timing && ids.present_id2 && host) {
             log::info!(
                 "vkpace: present timing not usable on this surface ({surface:?}, presentId2 {}, host clock calibrateable {host}): the CPU limiter paces",
@@ -84,6 +88,7 @@ impl TimingShell {
         Ok(Some(Self {
             fns,
             surface,
+            calibrateable,
             live: None,
             reports: Vec::with_capacity(TIMING_SLOTS as usize * 2),
         }))
@@ -103,7 +108,15 @@ impl TimingShell {
         let stages = self.surface.stages;
         // SAFETY: caller contract; the host clock is calibrateable (checked in `choose`).
         let timing = unsafe {
-            SwapchainTiming::new(&self.fns, device, swapchain, TIMING_SLOTS, stages, clock)
+            SwapchainTiming::new(
+                &self.fns,
+                device,
+                swapchain,
+                TIMING_SLOTS,
+                stages,
+                self.calibrateable,
+                clock,
+            )
         }?;
         self.live = Some((swapchain, timing));
         Ok(self.display_timing())
@@ -147,8 +160,9 @@ impl TimingShell {
         Some(t.present_info(target, request.query_stages))
     }
 
-    /// Reads the live swapchain's results without blocking. Returns them, and the refresh if it
-    /// changed.
+    /// Reads the live swapchain's results without blocking. Returns those read (also when the
+    /// read then failed: their queue slots are free now, and the core must hear of them), and
+    /// the refresh if it changed, or the error.
     ///
     /// # Safety
     /// `device` is this shell's; `swapchain` the live swapchain, not destroyed.
@@ -157,17 +171,16 @@ impl TimingShell {
         device: vk::Device,
         swapchain: vk::SwapchainKHR,
         clock: &Clock,
-    ) -> Result<(&[TimingReport], Option<Option<DisplayTiming>>)> {
+    ) -> (&[TimingReport], Result<Option<Option<DisplayTiming>>>) {
         self.reports.clear();
         let Some((h, t)) = self.live.as_mut().filter(|(h, _)| *h == swapchain) else {
-            return Ok((&self.reports, None));
+            return (&self.reports, Ok(None));
         };
         let reports = &mut self.reports;
         // SAFETY: caller contract; `t` was made for `h`.
-        let changed =
-            unsafe { t.read(&self.fns, device, *h, clock, |r| reports.push(report(&r))) }?;
-        let refresh = changed.then(|| self.display_timing());
-        Ok((&self.reports, refresh))
+        let changed = unsafe { t.read(&self.fns, device, *h, clock, |r| reports.push(report(&r))) };
+        let refresh = changed.map(|c| c.then(|| self.display_timing()));
+        (&self.reports, refresh)
     }
 
     /// What is in use now.
@@ -177,7 +190,7 @@ impl TimingShell {
             relative_targets: self.surface.relative,
             targets: self.surface.relative || self.surface.absolute,
             refresh: live.map_or(RefreshCycle::Unknown, SwapchainTiming::refresh),
-            time_domain: live.map_or(vk::TimeDomainKHR::CLOCK_MONOTONIC, |t| t.time_domain().0),
+            time_domain: live.map(|t| t.time_domain().0),
         }
     }
 }

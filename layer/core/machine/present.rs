@@ -204,7 +204,7 @@ where
         self.presenter
             .frame_presented_with_fence(outcome, tracked)?;
         let abandoned = self.presenting_abandoned;
-        self.after_present(outcome, now);
+        self.after_present(outcome, queue_full, now);
         if outcome != PresentOutcome::Queued && !queue_full {
             self.needs_recreate = true;
             self.stats.out_of_date_or_suboptimal += u64::from(failure.is_none());
@@ -214,7 +214,8 @@ where
             self.failure = failure;
         }
         if !abandoned {
-            self.last_present = Some(if outcome == PresentOutcome::Queued {
+            // A refused present (QUEUE_FULL) needs no recreation: the swapchain is fine.
+            self.last_present = Some(if outcome == PresentOutcome::Queued || queue_full {
                 PresentStatus::Queued
             } else {
                 PresentStatus::Recreating
@@ -223,9 +224,11 @@ where
         Ok(())
     }
 
-    /// Telemetry, pacing, display ids and the mode switch after a present.
-    fn after_present(&mut self, outcome: PresentOutcome, now: u64) {
-        let queued = outcome != PresentOutcome::Failed;
+    /// Telemetry, pacing, display ids and the mode switch after a present. A present refused
+    /// with a full timing results queue is never shown: it awaits no display time, and a mode
+    /// switch it carried goes with the next present instead.
+    fn after_present(&mut self, outcome: PresentOutcome, refused: bool, now: u64) {
+        let queued = outcome != PresentOutcome::Failed && !refused;
         let Some(frame) = self.frame.take() else {
             return;
         };
@@ -234,7 +237,9 @@ where
         if let (Some(d), Some(live)) = (self.display.as_mut(), self.live.as_ref()) {
             d.presented(live.handle, frame.number, queued);
         }
-        if let Some(mode) = self.next_mode.take().filter(|_| queued) {
+        if refused {
+            // The switch is still to be made.
+        } else if let Some(mode) = self.next_mode.take().filter(|_| queued) {
             if let Some(live) = self.live.as_mut() {
                 live.plan.present_mode = mode;
                 self.pacing.set_display_queues(queues_frames(mode));

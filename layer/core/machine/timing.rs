@@ -83,10 +83,14 @@ where
     /// The present timing request of the frame about to be presented.
     pub(super) fn present_timing_request(&mut self, frame: u64) -> Option<PresentTimingRequest> {
         let t = self.timing.as_mut()?;
+        // A target needs a FIFO mode as "the swapchain's current present mode"
+        // (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235): the mode before this present, and
+        // the one it switches to.
         let fifo = self
-            .next_mode
-            .or(self.live.as_ref().map(|l| l.plan.present_mode))
-            .is_some_and(queues_frames);
+            .live
+            .as_ref()
+            .is_some_and(|l| queues_frames(l.plan.present_mode))
+            && self.next_mode.map_or(true, queues_frames);
         t.asking = t.outstanding < t.capacity;
         let target = if fifo {
             self.pacing.present_target(frame)
@@ -106,7 +110,9 @@ where
     pub(super) fn present_timing_outcome(&mut self, queued: bool, queue_full: bool) {
         if let Some(t) = self.timing.as_mut() {
             if queue_full {
-                t.capacity = t.outstanding.max(1);
+                // May be 0 (an engine with no room at all): no more stage times until the
+                // next swapchain, whose queue is sized again.
+                t.capacity = t.outstanding;
                 self.stats.timing_queue_full += 1;
             } else if queued && t.asking {
                 t.outstanding += 1;
@@ -162,8 +168,15 @@ where
         };
         self.telemetry.stages(frame, &r.stages);
         let s = r.stages;
+        // "Some implementations may not provide timing data for the
+        // IMAGE_FIRST_PIXEL_VISIBLE present stage. Applications should use the supported
+        // present stage nearest to it" (VkPresentTimingInfoEXT).
+        let shown = s
+            .first_pixel_visible
+            .or(s.first_pixel_out)
+            .or(s.request_dequeued);
         self.pacing
-            .frame_timed(frame, s.queue_operations_end, s.first_pixel_visible);
+            .frame_timed(frame, s.queue_operations_end, shown);
         self.stats.refreshes_missed = self.pacing.schedule().missed();
     }
 }

@@ -71,7 +71,10 @@ pub enum PresentTarget {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DisplayPath {
-    /// Target present times on the refresh grid, `interval` refreshes per frame.
+    /// The schedule is active: `interval` refreshes per frame. Presents in FIFO modes carry
+    /// targets (relative ones at once, absolute ones once the first timing result anchored
+    /// the grid), and frames start from the predicted refreshes once anchored; in MAILBOX and
+    /// IMMEDIATE presents carry none.
     RefreshGrid {
         /// The swap interval in refreshes.
         interval: u32,

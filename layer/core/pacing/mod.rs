@@ -35,7 +35,10 @@ pub enum PacingPolicy {
     #[default]
     FramesInFlight,
     /// Start each frame just in time for the GPU, from recent CPU and GPU durations. With
-    /// present timing: just in time for its refresh, from the measured start-to-ready times.
+    /// present timing: just in time for its refresh, from the measured start-to-ready times;
+    /// like [`PacingPolicy::Display`] it then raises the swap interval when frames miss their
+    /// refresh (a frame that misses is shown a refresh late, a longer hitch than a later
+    /// start), and lowers it when they fit again.
     LowLatency,
     /// With present timing (`VK_EXT_present_timing`), Swappy's display policy: each frame stays
     /// on screen a whole number of refreshes, the smallest the frames keep up with (raised when

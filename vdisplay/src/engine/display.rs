@@ -12,6 +12,9 @@
 
 use std::collections::VecDeque;
 
+/// Missed blanks [`Display::pump`] replays at most (about a second at 120 Hz).
+pub const MAX_CATCH_UP: u64 = 120;
+
 /// Identifies one queued present within an engine.
 pub type ReqId = u64;
 
@@ -177,7 +180,27 @@ impl Display {
 
     /// Applies the rules at time `now`, including the blank at or before `now` if it has not
     /// been processed yet. Appends what happened to `out`.
+    ///
+    /// Blanks the engine thread slept through (a loaded machine can keep it off the CPU for
+    /// more than a refresh) are applied first, in order, each as of its own time: a display's
+    /// scan-out does not run late because the thread that models it did, so a frame ready by
+    /// a blank is shown at that blank whenever the thread gets to it. At most
+    /// [`MAX_CATCH_UP`] are replayed; after a longer stall the display goes on from now.
     pub fn pump(&mut self, now: u64, out: &mut Vec<Event>) {
+        let latest = self.vblank_at_or_before(now);
+        let mut missed = self.last_pumped_vblank + self.period_ns;
+        if latest.saturating_sub(missed) / self.period_ns > MAX_CATCH_UP {
+            missed = latest;
+        }
+        while missed < latest && !self.queue.is_empty() {
+            self.pump_at(missed, out);
+            missed += self.period_ns;
+        }
+        self.pump_at(now, out);
+    }
+
+    /// [`Self::pump`] for one moment, with the blank at or before it.
+    fn pump_at(&mut self, now: u64, out: &mut Vec<Event>) {
         let v = self.vblank_at_or_before(now);
         let blank = (v > self.last_pumped_vblank).then_some(v);
         if let Some(v) = blank {
@@ -330,6 +353,26 @@ mod tests {
             vec![Event::Shown { id: 2, at: 2000 }, Event::Freed { id: 1 }]
         );
         assert_eq!(d.next_wakeup(2003), Some(3000));
+    }
+
+    #[test]
+    fn blanks_the_engine_slept_through_are_applied_in_order() {
+        let mut d = Display::new(P, 0);
+        d.push(pending(1, Mode::Fifo, Some(10)));
+        d.push(pending(2, Mode::Fifo, Some(20)));
+        d.push(pending(3, Mode::Fifo, Some(2500)));
+        // The thread wakes at 3.2 periods: frames 1 and 2 were ready for the blanks at 1000
+        // and 2000, frame 3 for the one at 3000.
+        assert_eq!(
+            run(&mut d, 3200),
+            vec![
+                Event::Shown { id: 1, at: 1000 },
+                Event::Shown { id: 2, at: 2000 },
+                Event::Freed { id: 1 },
+                Event::Shown { id: 3, at: 3000 },
+                Event::Freed { id: 2 },
+            ]
+        );
     }
 
     #[test]
