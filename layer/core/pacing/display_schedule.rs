@@ -126,6 +126,9 @@ pub struct DisplaySchedule {
     missed_total: u64,
     /// Absolute targets: the last frame shown late, and by how much (ns).
     late_offset: Option<(u64, u64)>,
+    /// Absolute targets: how much earlier than its expected refresh a frame is targeted, the
+    /// display's steady offset learned from results (ns).
+    target_lead: u64,
 }
 
 impl DisplaySchedule {
@@ -143,6 +146,7 @@ impl DisplaySchedule {
             misses: 0,
             missed_total: 0,
             late_offset: None,
+            target_lead: 0,
         }
     }
 
@@ -218,8 +222,9 @@ impl DisplaySchedule {
         if timing.relative_targets {
             return PresentTarget::Relative(period);
         }
-        self.expected(frame)
-            .map_or(PresentTarget::None, PresentTarget::Absolute)
+        self.expected(frame).map_or(PresentTarget::None, |at| {
+            PresentTarget::Absolute(at.saturating_sub(self.target_lead))
+        })
     }
 
     /// When `frame` should start: its expected refresh less the lead; None while the schedule
@@ -304,13 +309,19 @@ impl DisplaySchedule {
     /// schedule. With absolute targets the frames after a late one were mostly started and
     /// targeted on the old grid already; moving the grid then would start the next frames a
     /// refresh late for targets they still carry, and lateness would feed itself (every other
-    /// frame late). So a single late frame leaves the grid alone (one hitch, then on time); a
-    /// second one late by the same amount, a steady offset of the display, moves it.
+    /// frame late). So a single late frame leaves the grid alone (one hitch, then on time). A
+    /// second one late by the same amount is a steady offset of the display (it shows frames
+    /// that long after their targets): the grid moves, and later targets are given that much
+    /// earlier ([`Self::target`]), so frames keep their interval instead of each one's offset
+    /// adding to the next. Frames shown early take back as much of that lead.
     fn moves_grid(&mut self, frame: u64, expected: Option<u64>, shown: u64) -> bool {
         let relative = self.timing.is_some_and(|t| t.relative_targets);
         let (Some(e), Some(refresh), false) = (expected, self.refresh(), relative) else {
             return true;
         };
+        if shown.saturating_add(refresh / 2) < e {
+            self.target_lead = self.target_lead.saturating_sub(e - shown);
+        }
         if shown <= e.saturating_add(refresh / 2) {
             self.late_offset = None;
             return true;
@@ -320,6 +331,9 @@ impl DisplaySchedule {
             .late_offset
             .is_some_and(|(f, o)| f + 1 == frame && o.abs_diff(offset) <= refresh / 2);
         self.late_offset = Some((frame, offset));
+        if steady {
+            self.target_lead = self.target_lead.saturating_add(offset);
+        }
         steady
     }
 
@@ -449,6 +463,15 @@ mod tests {
         s.frame_timed(4, None, Some(10 * R)); // late by the same: the display's own offset
         assert_eq!(s.expected(5), Some(12 * R), "the grid moved");
         assert_eq!(s.missed(), 3);
+        // Targets are given that much earlier, and the display (showing each a refresh after
+        // its target) keeps two refreshes per frame instead of three.
+        assert_eq!(s.target(5), PresentTarget::Absolute(11 * R));
+        s.frame_timed(5, None, Some(12 * R));
+        assert_eq!(s.target(6), PresentTarget::Absolute(13 * R));
+        assert_eq!(s.missed(), 3);
+        // A display that stops lagging shows the next frame early: the lead is taken back.
+        s.frame_timed(6, None, Some(13 * R));
+        assert_eq!(s.target(7), PresentTarget::Absolute(15 * R));
     }
 
     #[test]
