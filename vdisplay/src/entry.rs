@@ -84,7 +84,7 @@ entry!(wait_for_present(d: vk::Device, s: vk::SwapchainKHR, id: u64, t: u64) -> 
 entry!(wait_for_present2(d: vk::Device, s: vk::SwapchainKHR, i: *const r::PresentWait2InfoKHR<'_>) -> vk::Result => wait::wait_for_present2(d, s, i));
 entry!(set_timing_queue_size(_d: vk::Device, s: vk::SwapchainKHR, n: u32) -> vk::Result => set_queue_size_impl(s, n));
 entry!(swapchain_timing_props(_d: vk::Device, s: vk::SwapchainKHR, p: *mut r::SwapchainTimingPropertiesEXT<'_>, c: *mut u64) -> vk::Result => with_sc(s, |sc| timing::timing_properties(sc, &mut *p, c.as_mut())));
-entry!(swapchain_domain_props(_d: vk::Device, s: vk::SwapchainKHR, p: *mut r::SwapchainTimeDomainPropertiesEXT<'_>, c: *mut u64) -> vk::Result => with_sc(s, |_| timing::time_domain_properties(&mut *p, c.as_mut())));
+entry!(swapchain_domain_props(_d: vk::Device, s: vk::SwapchainKHR, p: *mut r::SwapchainTimeDomainPropertiesEXT<'_>, c: *mut u64) -> vk::Result => with_sc(s, |sc| timing::time_domain_properties(sc, &mut *p, c.as_mut())));
 entry!(past_timing(_d: vk::Device, i: *const r::PastPresentationTimingInfoEXT<'_>, p: *mut r::PastPresentationTimingPropertiesEXT<'_>) -> vk::Result => with_sc((*i).swapchain, |sc| timing::past_presentation_timing(sc, (*i).flags, &mut *p)));
 entry!(set_hdr_metadata(d: vk::Device, c: u32, s: *const vk::SwapchainKHR, m: *const vk::HdrMetadataEXT<'_>) => swapchain::set_hdr_metadata(d, c, s, m));
 entry!(calibrated_timestamps(d: vk::Device, c: u32, i: *const vk::CalibratedTimestampInfoKHR<'_>, t: *mut u64, m: *mut u64) -> vk::Result => calibrate::get_calibrated_timestamps(d, c, i, t, m));
@@ -261,7 +261,8 @@ fn lookup_physical(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
             Physical,
             pfn!(get_features2, vk::PFN_vkGetPhysicalDeviceFeatures2),
         ),
-        b"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR" => (
+        b"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"
+        | b"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT" => (
             Physical,
             pfn!(
                 calibrateable_domains,

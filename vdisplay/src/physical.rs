@@ -1,6 +1,7 @@
 //! Physical-device queries the layer answers or amends: the device extension list (the
 //! extensions it implements are added), the features of those extensions (reported as
-//! supported), and the calibrateable time domains under the KHR name.
+//! supported), and the calibrateable time domains (under the KHR name too; the local ones of
+//! present timing added with `timing_domains = local`).
 
 use std::ffi::{c_char, c_void, CStr};
 
@@ -10,6 +11,7 @@ use vkpace::vk::registry::{self, structure_type as st};
 use crate::extensions::{self, DEVICE_EXTS};
 use crate::ffi::chain;
 use crate::instance::Instance;
+use crate::timing::Domains;
 use crate::LAYER_NAME;
 
 /// The next layer's (the driver's) device extensions.
@@ -118,8 +120,10 @@ fn set_features(p: *mut c_void, ty: vk::StructureType) {
     }
 }
 
-/// `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`, forwarded to the driver's EXT command
-/// (identical signature; the KHR extension promoted the EXT one unchanged).
+/// `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR` / `EXT`: the driver's list (its EXT
+/// command; the KHR extension promoted the EXT one unchanged), plus SWAPCHAIN_LOCAL and
+/// PRESENT_STAGE_LOCAL with `timing_domains = local` (`timing::Domains::calibrateable`), written
+/// with the count / VK_INCOMPLETE protocol.
 ///
 /// # Safety
 /// Valid arguments of the command.
@@ -132,10 +136,34 @@ pub unsafe fn calibrateable_time_domains(
     let Some(inst) = (unsafe { Instance::of_physical(pd) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: same arguments, same meaning.
-    unsafe {
-        (inst
-            .calibrated
-            .get_physical_device_calibrateable_time_domains_ext)(pd, count, domains)
+    let fp = inst
+        .calibrated
+        .get_physical_device_calibrateable_time_domains_ext;
+    let ours = Domains::of(&inst.settings);
+    if ours == Domains::MONOTONIC {
+        // SAFETY: same arguments, same meaning: today's list, unchanged.
+        return unsafe { fp(pd, count, domains) };
     }
+    // The driver's whole list (two calls; again if it grew in between).
+    let driver = loop {
+        let mut n = 0u32;
+        // SAFETY: a count query.
+        let res = unsafe { fp(pd, &mut n, std::ptr::null_mut()) };
+        if res != vk::Result::SUCCESS {
+            return res;
+        }
+        let mut list = vec![vk::TimeDomainKHR::DEVICE; n as usize];
+        // SAFETY: `list` holds `n` elements.
+        let res = unsafe { fp(pd, &mut n, list.as_mut_ptr()) };
+        match res {
+            vk::Result::SUCCESS => {
+                list.truncate(n as usize);
+                break list;
+            }
+            vk::Result::INCOMPLETE => continue,
+            e => return e,
+        }
+    };
+    // SAFETY: caller's contract.
+    unsafe { extensions::write_array(&ours.calibrateable(&driver), count, domains) }
 }

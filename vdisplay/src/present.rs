@@ -165,7 +165,7 @@ fn plan(
     let mut result = result_of(&sc, &mut st);
     let mut target = Target::None;
     if let Some(t) = ext.timings.map(|t| t[i]).filter(|_| result.as_raw() >= 0) {
-        target = target_of(&t);
+        target = target_of(&t, timing::Domains::of(&sc.surface.settings));
         if !reserve_timing(&mut st, seq, present_id, &t) {
             result = r::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
         }
@@ -237,9 +237,10 @@ fn reserve_timing(
     stages.is_empty() || st.timing.reserve(entry)
 }
 
-/// The engine's target for a VkPresentTimingInfoEXT (all of the layer's time domains are
-/// CLOCK_MONOTONIC, so absolute times need no conversion).
-fn target_of(t: &r::PresentTimingInfoEXT<'_>) -> Target {
+/// The engine's target for a VkPresentTimingInfoEXT: an absolute time given in a local domain
+/// with `timing_domains = local` is shifted back to CLOCK_MONOTONIC, the engine's clock; a
+/// relative one is a duration and stays.
+fn target_of(t: &r::PresentTimingInfoEXT<'_>, domains: timing::Domains) -> Target {
     let nearest = t
         .flags
         .contains(PresentTimingInfoFlagsEXT::PRESENT_AT_NEAREST_REFRESH_CYCLE);
@@ -255,7 +256,7 @@ fn target_of(t: &r::PresentTimingInfoEXT<'_>) -> Target {
         }
     } else {
         Target::Absolute {
-            at: t.target_time,
+            at: domains.to_monotonic(t.target_time, t.time_domain_id),
             nearest,
         }
     }
@@ -305,5 +306,55 @@ fn job(
         cmds,
         app_fences,
         ids: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::Domains;
+
+    fn info(
+        target_time: u64,
+        id: u64,
+        flags: PresentTimingInfoFlagsEXT,
+    ) -> r::PresentTimingInfoEXT<'static> {
+        r::PresentTimingInfoEXT {
+            target_time,
+            time_domain_id: id,
+            flags,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn absolute_targets_in_local_domains_are_shifted_back() {
+        let none = PresentTimingInfoFlagsEXT::empty();
+        let rel = PresentTimingInfoFlagsEXT::PRESENT_AT_RELATIVE_TIME;
+        let near = PresentTimingInfoFlagsEXT::PRESENT_AT_NEAREST_REFRESH_CYCLE;
+        let local = Domains::local(1_000);
+        let abs = |at, nearest| Target::Absolute { at, nearest };
+        // Monotonic: every domain is CLOCK_MONOTONIC.
+        for id in [1, 2, 3, 9] {
+            assert_eq!(
+                target_of(&info(5_000, id, none), Domains::MONOTONIC),
+                abs(5_000, false)
+            );
+        }
+        // Local: ids 1 and 2 run 1000 ns ahead; an unknown id (3) falls back to id 2.
+        for id in [1, 2, 3] {
+            assert_eq!(target_of(&info(5_000, id, near), local), abs(4_000, true));
+        }
+        // Before the domain's epoch: in the past.
+        assert_eq!(target_of(&info(500, 2, none), local), abs(0, false));
+        // Relative targets are durations; 0 is no target.
+        assert_eq!(
+            target_of(&info(5_000, 2, rel), local),
+            Target::Relative {
+                after: 5_000,
+                nearest: false
+            }
+        );
+        assert_eq!(target_of(&info(0, 2, none), local), Target::None);
     }
 }

@@ -77,6 +77,18 @@ impl DisplayColorSpace {
     }
 }
 
+/// What time domains swapchains offer for present timing (the `timing_domains` setting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimingDomains {
+    /// `monotonic`: ids 1 PRESENT_STAGE_LOCAL, 2 SWAPCHAIN_LOCAL and 3 CLOCK_MONOTONIC, the
+    /// local ones running at CLOCK_MONOTONIC itself.
+    Monotonic,
+    /// `local`: only ids 1 and 2, running at CLOCK_MONOTONIC plus `timing_local_offset_ms`,
+    /// and listed by `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`, so a client has to
+    /// calibrate them.
+    Local,
+}
+
 /// Everything configurable. See the crate README for the meaning of each key.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -129,6 +141,11 @@ pub struct Settings {
     /// (0: no cap): a presentation engine with less room than it was asked for, which makes
     /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` reachable for a careful application.
     pub fault_timing_queue_cap: u32,
+    /// The time domains swapchains offer.
+    pub timing_domains: TimingDomains,
+    /// How far ahead of CLOCK_MONOTONIC the local domains run with `TimingDomains::Local`, in
+    /// milliseconds.
+    pub timing_local_offset_ms: u64,
 }
 
 /// What a surface offers of present timing.
@@ -189,6 +206,8 @@ impl Default for Settings {
             surface_present_wait2: true,
             surface_present_timing: TimingOffer::ALL,
             fault_timing_queue_cap: 0,
+            timing_domains: TimingDomains::Monotonic,
+            timing_local_offset_ms: 1_000_000,
         }
     }
 }
@@ -218,6 +237,8 @@ pub const KEYS: &[&str] = &[
     "surface_present_wait2",
     "surface_present_timing",
     "fault_timing_queue_cap",
+    "timing_domains",
+    "timing_local_offset_ms",
 ];
 
 impl Settings {
@@ -253,6 +274,8 @@ impl Settings {
             "surface_present_wait2" => set(&mut self.surface_present_wait2, parse_bool(v)),
             "surface_present_timing" => set(&mut self.surface_present_timing, parse_timing(v)),
             "fault_timing_queue_cap" => set(&mut self.fault_timing_queue_cap, v.parse().ok()),
+            "timing_domains" => set(&mut self.timing_domains, parse_domains(v)),
+            "timing_local_offset_ms" => set(&mut self.timing_local_offset_ms, v.parse().ok()),
             _ => false,
         };
         if !ok {
@@ -313,6 +336,15 @@ impl Settings {
             if let Some(value) = unsafe { setting_value(setting) } {
                 self.apply(&name.to_string_lossy(), &value);
             }
+        }
+    }
+
+    /// How far the local time domains run ahead of CLOCK_MONOTONIC, in nanoseconds (0 with
+    /// `TimingDomains::Monotonic`).
+    pub fn local_offset_ns(&self) -> u64 {
+        match self.timing_domains {
+            TimingDomains::Monotonic => 0,
+            TimingDomains::Local => self.timing_local_offset_ms.saturating_mul(1_000_000),
         }
     }
 
@@ -403,6 +435,14 @@ fn parse_timing(v: &str) -> Option<TimingOffer> {
         }
     }
     Some(offer)
+}
+
+fn parse_domains(v: &str) -> Option<TimingDomains> {
+    match v {
+        "monotonic" => Some(TimingDomains::Monotonic),
+        "local" => Some(TimingDomains::Local),
+        _ => None,
+    }
 }
 
 fn parse_compat(v: &str) -> Option<ModeCompat> {
@@ -518,6 +558,33 @@ mod tests {
         );
         s.apply("fault_timing_queue_cap", "2");
         assert_eq!(s.fault_timing_queue_cap, 2);
+    }
+
+    #[test]
+    fn timing_domains_and_local_offset() {
+        let mut s = Settings::default();
+        assert_eq!(s.timing_domains, TimingDomains::Monotonic);
+        assert_eq!(s.timing_local_offset_ms, 1_000_000);
+        assert_eq!(s.local_offset_ns(), 0, "monotonic: no offset");
+        s.apply("timing_domains", "local");
+        assert_eq!(s.timing_domains, TimingDomains::Local);
+        assert_eq!(s.local_offset_ns(), 1_000_000_000_000);
+        s.apply_file("timing_local_offset_ms = 250\ntiming_domains = swapchain\n");
+        assert_eq!(
+            s.timing_domains,
+            TimingDomains::Local,
+            "a bad value is ignored"
+        );
+        assert_eq!(s.local_offset_ns(), 250_000_000);
+        s.apply("timing_local_offset_ms", "-5");
+        assert_eq!(
+            s.timing_local_offset_ms, 250,
+            "negative offsets are refused"
+        );
+        s.apply("timing_local_offset_ms", &u64::MAX.to_string());
+        assert_eq!(s.local_offset_ns(), u64::MAX, "saturates");
+        s.apply("timing_domains", "monotonic");
+        assert_eq!(s.local_offset_ns(), 0);
     }
 
     #[test]

@@ -212,6 +212,183 @@ fn present_timing() {
     })
 }
 
+const LOCAL_OFFSET: u64 = 1_000_000 * 1_000_000;
+
+/// `timing_domains = local`: the device lists the local domains as calibrateable (both command
+/// names), the swapchain offers only ids 1 and 2, they read `timing_local_offset_ms` ahead of
+/// CLOCK_MONOTONIC, results come in them shifted, and an absolute target given in one is met.
+#[test]
+fn present_timing_local_domains() {
+    env::run(|| {
+        let path = env::scratch("timing_local").join("present.jsonl");
+        let mut opts = options(&path);
+        opts.settings.push(("timing_domains", "local".into()));
+        opts.settings
+            .push(("timing_local_offset_ms", "1000000".into()));
+        let vk = Vk::new(&opts);
+        let khr = ash::khr::calibrated_timestamps::Instance::new(&vk.entry, &vk.instance);
+        let ext = ash::ext::calibrated_timestamps::Instance::new(&vk.entry, &vk.instance);
+        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+        let listed = unsafe { khr.get_physical_device_calibrateable_time_domains(vk.pd) }.unwrap();
+        // SAFETY: as above.
+        let listed_ext =
+            unsafe { ext.get_physical_device_calibrateable_time_domains(vk.pd) }.unwrap();
+        assert_eq!(listed, listed_ext);
+        for d in [
+            vk::TimeDomainKHR::CLOCK_MONOTONIC,
+            r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT,
+            r::TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
+        ] {
+            assert!(listed.contains(&d), "{listed:?}");
+        }
+        let mut short = [vk::TimeDomainKHR::DEVICE; 1];
+        let mut n = 1u32;
+        assert_eq!(
+            // SAFETY: as above; `short` holds `n` elements.
+            unsafe {
+                (khr.fp().get_physical_device_calibrateable_time_domains_khr)(
+                    vk.pd,
+                    &mut n,
+                    short.as_mut_ptr(),
+                )
+            },
+            vk::Result::INCOMPLETE
+        );
+        assert_eq!(n, 1);
+        let flags = r::swapchain_create::PRESENT_TIMING_EXT | r::swapchain_create::PRESENT_ID_2_KHR;
+        let sc = swap::create(
+            &vk,
+            &swap::SwapDesc {
+                flags,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            swapchain_domains(&vk, &sc),
+            vec![
+                (r::TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT, 1),
+                (r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT, 2)
+            ]
+        );
+        let (local, mono, dev) = read_swapchain_local(&vk, &sc);
+        let diff = local.abs_diff(mono + LOCAL_OFFSET);
+        assert!(
+            diff <= dev.max(1_000_000),
+            "local {local}, monotonic {mono}"
+        );
+
+        let size_fn: r::PFN_vkSetSwapchainPresentTimingQueueSizeEXT =
+            device_fn(&vk, c"vkSetSwapchainPresentTimingQueueSizeEXT");
+        assert_eq!(
+            // SAFETY: objects this test created and owns.
+            unsafe { size_fn(vk.device.handle(), sc.handle, 4) },
+            vk::Result::SUCCESS
+        );
+        let all = PresentStageFlagsEXT(0xF);
+        let none = r::PresentTimingInfoFlagsEXT::empty();
+        let in_domain = |target, id| r::PresentTimingInfoEXT {
+            time_domain_id: id,
+            ..timing_info(target, all, none)
+        };
+        let mut m = Micro::new(&vk);
+        let target = textbook::now_ns() + 6 * PERIOD + LOCAL_OFFSET;
+        assert_eq!(
+            present_timed(&mut m, &sc, 1, in_domain(0, 2)),
+            vk::Result::SUCCESS
+        );
+        assert_eq!(
+            present_timed(&mut m, &sc, 2, in_domain(target, 2)),
+            vk::Result::SUCCESS
+        );
+        assert_eq!(
+            present_timed(&mut m, &sc, 3, in_domain(0, 1)),
+            vk::Result::SUCCESS
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let results = past_timings_in(&vk, &sc, &[2, 2, 1]);
+        assert_eq!(
+            results.iter().map(|r| r.0).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
+        let visible = results[1].1[3];
+        assert!(
+            visible >= target && visible < target + PERIOD,
+            "absolute target {target} in the local domain missed: visible {visible}"
+        );
+        swap::destroy(&vk, &sc);
+        let entries = log::read(&path);
+        for (id, t) in &results {
+            let shown = entries
+                .iter()
+                .find(|e| e.present_id == *id)
+                .and_then(|e| e.shown_ns)
+                .expect("shown");
+            assert_eq!(t[3], shown + LOCAL_OFFSET, "present {id}");
+        }
+        assert_clean(&vk);
+    })
+}
+
+/// The swapchain's time domains with their ids.
+fn swapchain_domains(vk: &Vk, sc: &swap::Swap) -> Vec<(vk::TimeDomainKHR, u64)> {
+    let domains_fn: r::PFN_vkGetSwapchainTimeDomainPropertiesEXT =
+        device_fn(vk, c"vkGetSwapchainTimeDomainPropertiesEXT");
+    let mut domains = [vk::TimeDomainKHR::DEVICE; 8];
+    let mut ids = [0u64; 8];
+    let mut d = r::SwapchainTimeDomainPropertiesEXT {
+        time_domain_count: 8,
+        p_time_domains: domains.as_mut_ptr(),
+        p_time_domain_ids: ids.as_mut_ptr(),
+        ..Default::default()
+    };
+    assert_eq!(
+        // SAFETY: objects this test created and owns; the arrays hold 8 elements.
+        unsafe { domains_fn(vk.device.handle(), sc.handle, &mut d, std::ptr::null_mut()) },
+        vk::Result::SUCCESS
+    );
+    let n = d.time_domain_count as usize;
+    domains[..n]
+        .iter()
+        .copied()
+        .zip(ids[..n].iter().copied())
+        .collect()
+}
+
+/// One reading of (SWAPCHAIN_LOCAL id 2, CLOCK_MONOTONIC, max deviation).
+fn read_swapchain_local(vk: &Vk, sc: &swap::Swap) -> (u64, u64, u64) {
+    let cal_fn: vk::PFN_vkGetCalibratedTimestampsKHR =
+        device_fn(vk, c"vkGetCalibratedTimestampsKHR");
+    let mut sci = r::SwapchainCalibratedTimestampInfoEXT {
+        swapchain: sc.handle,
+        time_domain_id: 2,
+        ..Default::default()
+    };
+    let local = sci.chain_onto(
+        vk::CalibratedTimestampInfoKHR::default().time_domain(r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT),
+    );
+    let infos = [
+        local,
+        vk::CalibratedTimestampInfoKHR::default().time_domain(vk::TimeDomainKHR::CLOCK_MONOTONIC),
+    ];
+    let mut stamps = [0u64; 2];
+    let mut dev = 0u64;
+    assert_eq!(
+        // SAFETY: objects this test created and owns; arrays of 2.
+        unsafe {
+            cal_fn(
+                vk.device.handle(),
+                2,
+                infos.as_ptr(),
+                stamps.as_mut_ptr(),
+                &mut dev,
+            )
+        },
+        vk::Result::SUCCESS
+    );
+    (stamps[0], stamps[1], dev)
+}
+
 fn check_properties(vk: &Vk, sc: &swap::Swap) {
     let props_fn: r::PFN_vkGetSwapchainTimingPropertiesEXT =
         device_fn(vk, c"vkGetSwapchainTimingPropertiesEXT");
@@ -334,8 +511,13 @@ fn run_timed_presents(vk: &Vk, sc: &swap::Swap) {
     );
 }
 
-/// Reads all complete results: (present id, stage times in bit order).
+/// Reads all complete results: (present id, stage times in bit order), all in domain id 3.
 fn past_timings(vk: &Vk, sc: &swap::Swap) -> Vec<(u64, [u64; 4])> {
+    past_timings_in(vk, sc, &[3; 3])
+}
+
+/// Reads all complete results (at most `ids.len()`), the i-th in domain id `ids[i]`.
+fn past_timings_in(vk: &Vk, sc: &swap::Swap, ids: &[u64]) -> Vec<(u64, [u64; 4])> {
     let past_fn: r::PFN_vkGetPastPresentationTimingEXT =
         device_fn(vk, c"vkGetPastPresentationTimingEXT");
     let info = r::PastPresentationTimingInfoEXT {
@@ -365,13 +547,15 @@ fn past_timings(vk: &Vk, sc: &swap::Swap) -> Vec<(u64, [u64; 4])> {
         vk::Result::SUCCESS
     );
     let mut out = Vec::new();
-    for e in entries
+    assert!(n <= ids.len(), "{n} results");
+    for (e, id) in entries
         .iter()
         .take(props.presentation_timing_count as usize)
+        .zip(ids)
     {
         assert_eq!(
             (e.report_complete, e.present_stage_count, e.time_domain_id),
-            (vk::TRUE, 4, 3)
+            (vk::TRUE, 4, *id)
         );
         // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         let s = unsafe { std::slice::from_raw_parts(e.p_present_stages, 4) };
