@@ -191,46 +191,63 @@ fn without_present_timing_the_cpu_limiter_paces_and_the_report_says_so() -> Resu
     Ok(())
 }
 
+/// One fallback case: its name, the virtual display's settings, and the targets and path the
+/// report must say.
+type FallbackCase = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+    &'static str,
+);
+
 /// Each way a surface can offer less: absolute targets only, stage times without targets, no
 /// present timing, no present ids (which its results need), and no present_wait2 (present
-/// timing does not need it). Validation-clean every time, and the report says which path.
+/// timing does not need it); and time domains other than the host clock
+/// (`VDISPLAY_TIMING_DOMAINS=local`: only swapchain- and stage-local domains, 1000 s ahead of
+/// CLOCK_MONOTONIC, so vkpace must calibrate them; a conversion gone wrong would put every
+/// first pixel 1000 s off its target). Validation-clean every time, and the report says which
+/// path.
 #[test]
 fn every_fallback_is_validation_clean_and_says_which_path() -> Result<()> {
-    let cases: [(&str, (&str, &str), &str, &str); 5] = [
-        (
-            "absolute",
-            ("VDISPLAY_SURFACE_PRESENT_TIMING", "absolute"),
-            "absolute",
-            "refresh-grid",
-        ),
+    const LOCAL: (&str, &str) = ("VDISPLAY_TIMING_DOMAINS", "local");
+    const ABSOLUTE: (&str, &str) = ("VDISPLAY_SURFACE_PRESENT_TIMING", "absolute");
+    let cases: [FallbackCase; 7] = [
+        ("absolute", &[ABSOLUTE], "absolute", "refresh-grid"),
         (
             "stages",
-            ("VDISPLAY_SURFACE_PRESENT_TIMING", "stages"),
+            &[("VDISPLAY_SURFACE_PRESENT_TIMING", "stages")],
             "stages-only",
             "cpu",
         ),
         (
             "off",
-            ("VDISPLAY_SURFACE_PRESENT_TIMING", "off"),
+            &[("VDISPLAY_SURFACE_PRESENT_TIMING", "off")],
             "none",
             "cpu",
         ),
         (
             "no-id2",
-            ("VDISPLAY_SURFACE_PRESENT_ID2", "false"),
+            &[("VDISPLAY_SURFACE_PRESENT_ID2", "false")],
             "none",
             "cpu",
         ),
         (
             "no-wait2",
-            ("VDISPLAY_SURFACE_PRESENT_WAIT2", "false"),
+            &[("VDISPLAY_SURFACE_PRESENT_WAIT2", "false")],
             "relative",
+            "refresh-grid",
+        ),
+        ("local", &[LOCAL], "relative", "refresh-grid"),
+        (
+            "local-absolute",
+            &[LOCAL, ABSOLUTE],
+            "absolute",
             "refresh-grid",
         ),
     ];
     let args = ["--virtual-display", "--frames", "90", "--fps", "30"];
-    for (name, setting, targets, path) in cases {
-        let (report, intervals) = run_with_settings(name, &args, 2.0, &[setting])?;
+    for (name, settings, targets, path) in cases {
+        let (report, intervals) = run_with_settings(name, &args, 2.0, settings)?;
         let t = timing_section(&report)?;
         ensure!(
             t.contains(&format!("\"targets\": \"{targets}\"")),
@@ -246,6 +263,9 @@ fn every_fallback_is_validation_clean_and_says_which_path() -> Result<()> {
         let allowed = if targets == "absolute" { late } else { 0 };
         if path == "refresh-grid" {
             ensure!(short <= allowed, "{name}: {intervals:?}");
+            // First pixels land on their targets (times converted right both ways).
+            let error = &t[t.find("target_error_ms").context("no target error")?..];
+            ensure!(json_number(error, "p50")?.abs() < 1.0, "{name}: {t}");
         }
         println!("{name}: {t}");
     }
