@@ -1,12 +1,14 @@
 //! `vkpace-bench`: the pacing benchmark. Simulated scenarios under every policy (exact, seeded
 //! figures), then the real driver: the demo's frame limiter and vkpace's own CPU cost per frame
-//! against a textbook loop measured in the same run. Writes a JSON report, a markdown table of
-//! ratios to the textbook loop and PNG plots of the load-step scenario. `scripts/bench` builds
-//! and runs it; `--help` lists the flags.
+//! against a textbook loop measured in the same run, pacing over the virtual display, and
+//! pacing to the display with present timing (`pacing_display.rs`). Writes a JSON report, a
+//! markdown table of ratios to the textbook loop and PNG plots of the load-step scenario.
+//! `scripts/bench` builds and runs it; `--help` lists the flags.
 
 mod cpu_time;
 mod driver_meter;
 mod overhead;
+mod pacing_display;
 mod pacing_loops;
 mod pacing_vdisplay;
 mod plots;
@@ -36,9 +38,14 @@ struct Args {
     /// Repetitions of every real-driver measurement (figures are medians).
     #[arg(long, default_value_t = 5)]
     reps: usize,
-    /// Frames per real-driver run.
-    #[arg(long, default_value_t = 600)]
-    frames: u64,
+    /// Frames per real-driver run (default 600, and 1000 for the pacing-to-display comparison,
+    /// whose 30 fps runs need that many intervals to show a rare miss).
+    #[arg(long)]
+    frames: Option<u64>,
+    /// Run only the pacing-to-display comparison (present timing against the CPU limiter, the
+    /// display policy against the textbook FIFO loop); the report holds just that section.
+    #[arg(long)]
+    only_display: bool,
     /// The demo binary (default: `vkpace-demo` beside this one).
     #[arg(long)]
     demo: Option<PathBuf>,
@@ -46,6 +53,12 @@ struct Args {
     #[arg(long)]
     check: bool,
 }
+
+/// Frames per real-driver run unless `--frames` says otherwise.
+const FRAMES: u64 = 600;
+/// Frames per run of the pacing-to-display comparison unless `--frames` says otherwise: at
+/// 30 fps about 940 shown intervals a run after the warm-up.
+const DISPLAY_FRAMES: u64 = 1000;
 
 struct Verdicts {
     lines: String,
@@ -73,9 +86,46 @@ fn intervals_json(i: &Intervals, runs: usize) -> String {
     )
 }
 
+/// `--only-display`: the pacing-to-display comparison alone, its report
+/// (`{"real": {"pacing_to_display": ...}}`), `bench.md` and verdicts; for working on present
+/// timing without waiting for the rest of the benchmark.
+fn display_only(
+    reps: usize,
+    frames: u64,
+    out_dir: &std::path::Path,
+    json_path: &std::path::Path,
+    check: bool,
+) -> Result<()> {
+    let display = pacing_display::compare(reps, frames, out_dir)?;
+    let mut verdicts = Verdicts {
+        lines: String::new(),
+        failed: 0,
+    };
+    for (ok, what) in display.checks() {
+        verdicts.check(ok, what);
+    }
+    let json = format!(
+        "{{\n  \"real\": {{\n    \"pacing_to_display\": {}\n  }}\n}}\n",
+        display.json()
+    );
+    std::fs::write(json_path, json).with_context(|| format!("writing {}", json_path.display()))?;
+    let md_path = out_dir.join("bench.md");
+    let md = display.markdown();
+    std::fs::write(&md_path, &md)?;
+    println!("{md}\nAcceptance thresholds:\n{}", verdicts.lines);
+    println!("wrote {}, {}", json_path.display(), md_path.display());
+    if check && verdicts.failed > 0 {
+        anyhow::bail!("{} threshold(s) missed", verdicts.failed);
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     // A worker process of the pacing comparison (the virtual display's loader environment).
     if let Some(outcome) = pacing_vdisplay::worker_if_asked() {
+        return outcome;
+    }
+    if let Some(outcome) = pacing_display::worker_if_asked() {
         return outcome;
     }
     let args = Args::parse();
@@ -102,6 +152,11 @@ fn main() -> Result<()> {
         lines: String::new(),
         failed: 0,
     };
+    if args.only_display {
+        let frames = args.frames.unwrap_or(DISPLAY_FRAMES);
+        return display_only(reps, frames, &out_dir, &json_path, args.check);
+    }
+    let frames = args.frames.unwrap_or(FRAMES);
 
     // --- simulation -----------------------------------------------------------------------
     eprintln!(
@@ -165,21 +220,16 @@ fn main() -> Result<()> {
     // --- real driver: the frame limiter ----------------------------------------------------
     eprintln!(
         "vkpace-bench: real driver, demo headless {} frames x {reps}, with and without --fps 60",
-        args.frames
+        frames
     );
     let report = out_dir.join("demo-report.json");
     let mut limited = Vec::new();
     let mut unlimited = Vec::new();
     let mut floor = Vec::new();
     for _ in 0..reps {
-        limited.push(real_driver::demo_run(
-            &demo,
-            args.frames,
-            Some(60.0),
-            &report,
-        )?);
-        floor.push(timer_baseline::run(args.frames, 60.0)?);
-        unlimited.push(real_driver::demo_run(&demo, args.frames, None, &report)?);
+        limited.push(real_driver::demo_run(&demo, frames, Some(60.0), &report)?);
+        floor.push(timer_baseline::run(frames, 60.0)?);
+        unlimited.push(real_driver::demo_run(&demo, frames, None, &report)?);
     }
     let _ = std::fs::remove_file(&report);
     let lim = median_intervals(&limited);
@@ -215,7 +265,7 @@ fn main() -> Result<()> {
     // --- real driver: CPU overhead ---------------------------------------------------------
     eprintln!(
         "vkpace-bench: CPU per frame, textbook loop vs vkpace, frames alternating, {} frames x {reps}",
-        args.frames
+        frames
     );
     let variants = [
         VkpaceVariant::default(),
@@ -244,7 +294,7 @@ fn main() -> Result<()> {
     let mut calls: Vec<Vec<f64>> = vec![Vec::new(); n];
     for _ in 0..reps {
         for (i, v) in variants.iter().enumerate() {
-            let pair = overhead::interleaved(args.frames, *v)?;
+            let pair = overhead::interleaved(frames, *v)?;
             let (vk_own, tx_own) = (pair.vkpace_own_us(clock_ns), pair.textbook_own_us(clock_ns));
             if i == 0 {
                 text.push(pair.textbook_us);
@@ -292,9 +342,9 @@ fn main() -> Result<()> {
     eprintln!(
         "vkpace-bench: pacing over the virtual display (gpu-bound), {} loops x {reps} runs of {} frames",
         pacing_loops::Loop::ALL.len(),
-        args.frames
+        frames
     );
-    let pacing = pacing_vdisplay::compare(reps, args.frames, &out_dir)?;
+    let pacing = pacing_vdisplay::compare(reps, frames, &out_dir)?;
     let (lat_x, fps_x) = pacing.ratios_to_textbook(pacing_loops::Loop::LOW_LATENCY);
     verdicts.check(
         lat_x <= 0.6,
@@ -315,6 +365,13 @@ fn main() -> Result<()> {
             l.name()
         );
     }
+
+    // --- real driver: pacing to the display (present timing) -------------------------------
+    let display_frames = args.frames.unwrap_or(DISPLAY_FRAMES);
+    let display = pacing_display::compare(reps, display_frames, &out_dir)?;
+    for (ok, what) in display.checks() {
+        verdicts.check(ok, what);
+    }
     let sim_gpu_bound = sim
         .iter()
         .find(|r| r.name == "gpu-bound")
@@ -334,7 +391,7 @@ fn main() -> Result<()> {
          \"with_timeline_cpu_us_per_frame\": {own_tl_us:.3}, \
          \"driver_calls_per_frame\": {{\"textbook\": {:.3}, \"vkpace\": {:.3}, \"with_maintenance1\": {:.3}, \"with_gpu_timestamps\": {:.3}, \"with_timeline\": {:.3}}}, \
          \"clock_read_ns\": {clock_ns:.1}, \"runs\": {reps}, \"frames_per_run\": {}}},\n    \
-         \"pacing_over_vdisplay\": {}\n  }}\n}}\n",
+         \"pacing_over_vdisplay\": {},\n    \"pacing_to_display\": {}\n  }}\n}}\n",
         sim_matrix::json(&sim),
         intervals_json(&lim, reps),
         intervals_json(&base, reps),
@@ -347,8 +404,9 @@ fn main() -> Result<()> {
         median(&calls[1]),
         median(&calls[2]),
         median(&calls[3]),
-        args.frames,
+        frames,
         pacing.json(),
+        display.json(),
     );
     std::fs::write(&json_path, &json)
         .with_context(|| format!("writing {}", json_path.display()))?;
@@ -375,7 +433,7 @@ fn main() -> Result<()> {
          | + GPU timestamps | {own_ts_us:.2} us ({:.2}%) |\n\
          | timeline backend instead of fences | {own_tl_us:.2} us ({:.2}%) |\n\
          | driver calls per frame: textbook / vkpace / + maintenance1 / + GPU timestamps / timeline | {:.2} / {:.2} / {:.2} / {:.2} / {:.2} |\n",
-        args.frames,
+        frames,
         lim.mean, lim.stddev, lim.p99,
         runs_sd.join(", "),
         base.mean, base.stddev, base.p99,
@@ -401,6 +459,7 @@ fn main() -> Result<()> {
         median(&calls[3]),
     );
     md.push_str(&pacing.markdown(&sim_gpu_bound));
+    md.push_str(&display.markdown());
     std::fs::write(&md_path, &md)?;
     println!("{md}\nAcceptance thresholds:\n{}", verdicts.lines);
     println!("wrote {}, {}", json_path.display(), md_path.display());

@@ -145,7 +145,9 @@ pub fn monotonic_ns() -> u64 {
 /// virtual display).
 pub fn run(ctx: &VulkanContext, which: Loop, frames: u64, gpu_load: f32) -> Result<Frames> {
     let (policy, n) = match which.kind {
-        Kind::Textbook => return Textbook::new(ctx)?.run(frames, gpu_load),
+        Kind::Textbook => {
+            return run_textbook(ctx, vk::PresentModeKHR::IMMEDIATE, frames, gpu_load)
+        }
         Kind::Frames(n) => (PacingPolicy::FramesInFlight, n),
         Kind::LowLatency => (PacingPolicy::LowLatency, 2),
     };
@@ -186,7 +188,9 @@ fn run_vkpace(
     Ok(out)
 }
 
-fn vkpace_frames(
+/// The frames of a vkpace loop on `sc` (made by the caller, with any configuration), each
+/// frame's start stamped once its image is in hand; also used by `pacing_display.rs`.
+pub(crate) fn vkpace_frames(
     sc: &mut Swapchain,
     renderer: &mut Renderer,
     frames: u64,
@@ -237,7 +241,18 @@ fn vkpace_frames(
     Ok(out)
 }
 
-/// The textbook loop's objects (as in `overhead.rs`, presenting IMMEDIATE with the GPU load).
+/// Runs the textbook loop (3 frames in flight) for `frames` frames with `gpu_load`, presenting
+/// in `mode`: IMMEDIATE here, FIFO in `pacing_display.rs` (the loop most FIFO games run).
+pub fn run_textbook(
+    ctx: &VulkanContext,
+    mode: vk::PresentModeKHR,
+    frames: u64,
+    gpu_load: f32,
+) -> Result<Frames> {
+    Textbook::new(ctx, mode)?.run(frames, gpu_load)
+}
+
+/// The textbook loop's objects (as in `overhead.rs`, presenting with the GPU load).
 struct Textbook<'a> {
     ctx: &'a VulkanContext,
     sc_fn: ash::khr::swapchain::Device,
@@ -248,7 +263,7 @@ struct Textbook<'a> {
 }
 
 impl<'a> Textbook<'a> {
-    fn new(ctx: &'a VulkanContext) -> Result<Self> {
+    fn new(ctx: &'a VulkanContext, mode: vk::PresentModeKHR) -> Result<Self> {
         let sc_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
         // SAFETY: valid handles of the context.
         let caps = unsafe {
@@ -270,10 +285,10 @@ impl<'a> Textbook<'a> {
             .image_usage(vk::ImageUsageFlags::COLOR_ATTACHMENT)
             .pre_transform(caps.current_transform)
             .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
-            .present_mode(vk::PresentModeKHR::IMMEDIATE)
+            .present_mode(mode)
             .clipped(true);
         // SAFETY: the device enabled VK_KHR_swapchain; the virtual display offers this format,
-        // IMMEDIATE and its current extent.
+        // every present mode and its current extent.
         let swapchain = unsafe { sc_fn.create_swapchain(&info, None) }?;
         let mut t = Self {
             ctx,

@@ -102,20 +102,20 @@ impl RunFigures {
 }
 
 /// Nearest-rank percentile of sorted `v`.
-fn pct(v: &[f64], p: f64) -> f64 {
+pub(crate) fn pct(v: &[f64], p: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
     v[((p / 100.0 * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1]
 }
 
-fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+pub(crate) fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v.sort_by(f64::total_cmp);
     v
 }
 
 /// The log must hold one present per frame, in order, on one swapchain.
-fn check_log(frames: &Frames, log: &[LoggedPresent]) -> Result<()> {
+pub(crate) fn check_log(frames: &Frames, log: &[LoggedPresent]) -> Result<()> {
     let n = frames.start_ns.len();
     ensure!(
         log.len() == n,
@@ -197,17 +197,15 @@ fn worker(spec: &str) -> Result<()> {
     Ok(())
 }
 
-/// Runs one worker and reads its figures.
-fn run_worker(which: Loop, frames: u64, dir: &Path, rep: usize) -> Result<RunFigures> {
+/// This binary as a worker over the virtual display: the loader's environment for the layer,
+/// no inherited `VDISPLAY_*` settings, the present log at `log` (old `log` and `out` removed),
+/// [`EXTENT`] and 3 as the surface's minimum image count (swapchains of 4 images). The caller
+/// adds its worker variable.
+pub(crate) fn worker_command(log: &Path, out: &Path) -> Result<Command> {
     let lib = virtual_display::find_library()?;
     let manifest = virtual_display::write_manifest(&lib)?;
-    let stem = format!("pacing-{}-{rep}", which.name());
-    let (log, out) = (
-        dir.join(format!("{stem}.jsonl")),
-        dir.join(format!("{stem}.json")),
-    );
-    let _ = std::fs::remove_file(&log);
-    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(log);
+    let _ = std::fs::remove_file(out);
     let mut cmd = Command::new(std::env::current_exe()?);
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("VDISPLAY_") {
@@ -215,13 +213,24 @@ fn run_worker(which: Loop, frames: u64, dir: &Path, rep: usize) -> Result<RunFig
         }
     }
     cmd.envs(virtual_display::loader_env(&manifest, false))
-        .env(
-            WORKER_ENV,
-            format!("{},{frames},{GPU_LOAD},{}", which.name(), out.display()),
-        )
-        .env("VDISPLAY_LOG", &log)
+        .env("VDISPLAY_LOG", log)
         .env("VDISPLAY_EXTENT", EXTENT)
         .env("VDISPLAY_MIN_IMAGES", "3");
+    Ok(cmd)
+}
+
+/// Runs one worker and reads its figures.
+fn run_worker(which: Loop, frames: u64, dir: &Path, rep: usize) -> Result<RunFigures> {
+    let stem = format!("pacing-{}-{rep}", which.name());
+    let (log, out) = (
+        dir.join(format!("{stem}.jsonl")),
+        dir.join(format!("{stem}.json")),
+    );
+    let mut cmd = worker_command(&log, &out)?;
+    cmd.env(
+        WORKER_ENV,
+        format!("{},{frames},{GPU_LOAD},{}", which.name(), out.display()),
+    );
     let done = cmd.output().context("starting a pacing worker")?;
     if !done.status.success() {
         bail!(
