@@ -158,18 +158,13 @@ impl PresentTimingSupport {
         surface: vk::SurfaceKHR,
     ) -> Result<PresentTimingSurfaceSupport> {
         // SAFETY: valid instance of `entry` (caller contract).
-        let loaded = unsafe {
-            entry.get_instance_proc_addr(
-                instance.handle(),
-                c"vkGetPhysicalDeviceSurfaceCapabilities2KHR".as_ptr(),
-            )
-        };
-        if loaded.is_none() {
-            return Err(Error::InvalidConfig(
+        let caps2 = unsafe {
+            super::extensions::surface_capabilities2(
+                entry,
+                instance,
                 "present timing needs VK_KHR_get_surface_capabilities2 enabled on the instance",
-            ));
-        }
-        let caps2 = ash::khr::get_surface_capabilities2::Instance::new(entry, instance);
+            )
+        }?;
         let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(surface);
         let mut timing = PresentTimingSurfaceCapabilitiesEXT::default();
         let mut caps = vk::SurfaceCapabilities2KHR::default().push_next(&mut timing);

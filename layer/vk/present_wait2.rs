@@ -158,18 +158,13 @@ impl PresentWait2Support {
         surface: vk::SurfaceKHR,
     ) -> Result<PresentWait2SurfaceSupport> {
         // SAFETY: valid instance of `entry` (caller contract).
-        let loaded = unsafe {
-            entry.get_instance_proc_addr(
-                instance.handle(),
-                c"vkGetPhysicalDeviceSurfaceCapabilities2KHR".as_ptr(),
-            )
-        };
-        if loaded.is_none() {
-            return Err(Error::InvalidConfig(
+        let caps2 = unsafe {
+            super::extensions::surface_capabilities2(
+                entry,
+                instance,
                 "present_wait2 needs VK_KHR_get_surface_capabilities2 enabled on the instance",
-            ));
-        }
-        let caps2 = ash::khr::get_surface_capabilities2::Instance::new(entry, instance);
+            )
+        }?;
         let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(surface);
         let mut id2 = SurfaceCapabilitiesPresentId2KHR::default();
         let mut wait2 = SurfaceCapabilitiesPresentWait2KHR::default();
