@@ -60,6 +60,13 @@ pub struct Scenario {
     /// threads competing (measured here, that gives a CPU limiter 1-2.5 ms of interval
     /// standard deviation). 0: wake-ups are exact.
     pub wake_late_ms: f64,
+    /// Present timing takes absolute target times only (no
+    /// `VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT`): the pacing code gives each
+    /// frame the time of its refresh, and the display shows it by the nearest-refresh rule.
+    pub absolute_targets: bool,
+    /// The pacing code learns each frame's exact GPU end once it has seen it complete (a
+    /// swapchain with `gpu_timestamps`); without, only when it saw it complete.
+    pub gpu_timestamps: bool,
 }
 
 /// Which loop runs.
@@ -186,8 +193,8 @@ pub fn run(scenario: &Scenario, policy: Policy, seed: u64) -> Vec<FrameRecord> {
         //    are reported first, as the shell does when it polls fences); a sleep wakes late.
         if let Some(p) = pacing.as_mut() {
             feed(p, scenario, &frames, &mut reported, t);
-            if let Some(at) = p.start_at(ns(t)) {
-                t = t.max(ms(at)) + scenario.wake_lateness(&mut wake_rng);
+            if let Some(woke) = pacing_sleep(p, scenario, &frames, t) {
+                t = woke + scenario.wake_lateness(&mut wake_rng);
             }
         }
         // 3. Acquire: an image must be free (the presentation engine's back-pressure).
@@ -195,6 +202,51 @@ pub fn run(scenario: &Scenario, policy: Policy, seed: u64) -> Vec<FrameRecord> {
         t = render(scenario, pacing.as_mut(), &mut frames, t, &mut rng);
     }
     frames
+}
+
+/// The pacing sleep before a frame, from `now`, as the machine makes it: until the policy's
+/// start time, watching the newest presented frame's completion where the schedule asks
+/// (`Pacing::fate_wait`, capped at the sleep's end). Returns when it ended (None: no sleep).
+fn pacing_sleep(p: &mut Pacing, s: &Scenario, frames: &[FrameRecord], now: f64) -> Option<f64> {
+    let mut t = now;
+    let mut slept = false;
+    while let Some(at) = p.start_at(ns(t)) {
+        slept = true;
+        match p.fate_wait(ns(t)) {
+            Some((frame, until)) if until.min(at) > ns(t) => {
+                t = fate_wait_ends(p, s, frames, frame, ms(until.min(at)), t);
+            }
+            _ => {
+                t = t.max(ms(at));
+                break;
+            }
+        }
+    }
+    slept.then_some(t)
+}
+
+/// A wait from `now` until `until` for frame `frame` to finish, as the machine makes it:
+/// returns when it ended, having told the pacing code what it saw.
+fn fate_wait_ends(
+    p: &mut Pacing,
+    s: &Scenario,
+    frames: &[FrameRecord],
+    frame: u64,
+    until: f64,
+    now: f64,
+) -> f64 {
+    let end = frames[frame as usize].gpu_end;
+    if end <= until {
+        let t = now.max(end);
+        p.frames_complete(frame, ns(t));
+        if s.gpu_timestamps {
+            p.frame_ready(frame, ns(end));
+        }
+        t
+    } else {
+        p.frame_pending(frame, ns(until));
+        until
+    }
 }
 
 /// The pacing code `policy` runs (None: the textbook loop), told about the display as the
@@ -212,7 +264,7 @@ fn pacing_for(scenario: &Scenario, policy: Policy) -> Option<Pacing> {
     if let Some(refresh_ms) = scenario.timed_refresh() {
         p.set_display_timing(Some(DisplayTiming {
             refresh_ns: ns(refresh_ms),
-            relative_targets: true,
+            relative_targets: !scenario.absolute_targets,
         }));
     }
     Some(p)
@@ -234,10 +286,15 @@ fn render(
     let load = scenario.load_at(cpu_start);
     let submit = cpu_start + scenario.vary(load.cpu_ms, rng);
     let mut target = PresentTarget::None;
+    let mut cpu_free = submit;
     if let Some(p) = pacing {
         p.frame_submitted(f, ns(submit));
+        // The machine's present first waits where the schedule asks (absolute targets).
+        while let Some((frame, until)) = p.fate_wait(ns(cpu_free)) {
+            cpu_free = fate_wait_ends(p, scenario, frames, frame, ms(until), cpu_free);
+        }
+        target = p.present_target(f, ns(cpu_free));
         p.frame_presented(f);
-        target = p.present_target(f);
     }
     let gpu_start = frames
         .last()
@@ -252,7 +309,7 @@ fn render(
         target: None,
     });
     place_on_display(scenario, frames, target);
-    submit
+    cpu_free
 }
 
 /// How far the pacing code's feedback has got.
@@ -271,7 +328,15 @@ fn feed(p: &mut Pacing, scenario: &Scenario, frames: &[FrameRecord], r: &mut Rep
     while r.gpu < frames.len() && frames[r.gpu].gpu_end <= now {
         let fr = frames[r.gpu];
         p.gpu_done(r.gpu as u64, ns(fr.gpu_start), ns(fr.gpu_end));
+        p.frames_complete(r.gpu as u64, ns(now));
+        if scenario.gpu_timestamps {
+            p.frame_ready(r.gpu as u64, ns(fr.gpu_end));
+        }
         r.gpu += 1;
+    }
+    if r.gpu < frames.len() {
+        // The round saw the oldest submission still running.
+        p.frames_pending(ns(now));
     }
     if scenario.timed_refresh().is_some() {
         // FIFO shows every frame, in order.

@@ -39,8 +39,8 @@ pub use pacer::MAX_FRAMES_IN_FLIGHT;
 pub use pacing::{
     interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, FrameLimit, FrameLimiter,
     LowLatency, Pacing, PacingPolicy, PresentTarget, WindowStats, CATCH_UP_AT_ONCE, CATCH_UP_SHARE,
-    GRID_TOLERANCE, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL, MIN_MARGIN_NS, MISSES_TO_RAISE,
-    MISS_WINDOW, WINDOW as PACING_WINDOW,
+    GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL,
+    MIN_MARGIN_NS, MISSES_TO_RAISE, MISS_WINDOW, WINDOW as PACING_WINDOW,
 };
 pub use presenter::semaphore_bound;
 pub use serial::Serial;

@@ -96,6 +96,9 @@ where
     /// a fraction of the fps it could.
     /// The rest of the sleep stays a [`Request::SleepUntil`], which the shell ends precisely.
     fn sleep_until(&mut self, at: u64, now: u64) -> Request<S, W, F> {
+        if let Some(wait) = self.fate_step(now, Some(at)) {
+            return wait;
+        }
         let watch_until = at.saturating_sub(PACING_WATCH_MARGIN_NS);
         if self.pacing.wants_gpu_times() && self.gpu.is_none() && watch_until > now {
             if let Some((_, signal)) = self.fences.oldest_submitted() {

@@ -92,7 +92,7 @@ where
         if signalled {
             return self.fence_signalled(fence, now);
         }
-        self.not_signalled(asked, ours);
+        self.not_signalled(asked, ours, now);
         Ok(())
     }
 
@@ -117,15 +117,16 @@ where
             return Ok(());
         };
         if waited.timeline_value().is_some_and(|v| v > value) {
-            self.not_signalled(asked, waited);
+            self.not_signalled(asked, waited, now);
         } else if matches!(asked, Awaiting::Check(_)) && !matches!(self.op, Op::Token(_)) {
             self.round.submissions_done = true;
         }
         Ok(())
     }
 
-    /// A check or wait found `signal` not signalled: what that means depends on what asked.
-    fn not_signalled(&mut self, asked: Awaiting<S, F>, signal: SubmitSignal<F>) {
+    /// A check or wait found `signal` not signalled at `now`: what that means depends on what
+    /// asked.
+    fn not_signalled(&mut self, asked: Awaiting<S, F>, signal: SubmitSignal<F>, now: u64) {
         match asked {
             Awaiting::Wait(_, WaitPurpose::RetiredPresentFences) => {
                 log::warn!(
@@ -136,8 +137,10 @@ where
                     fb.fences_given_up = true;
                 }
             }
-            // The sleep ended before the submission did; nothing failed.
-            Awaiting::Wait(_, WaitPurpose::PacingWatch) => {}
+            // The sleep ended before the oldest submission did; nothing failed.
+            Awaiting::Wait(_, WaitPurpose::PacingWatch) => self.pacing.frames_pending(now),
+            // Still rendering: the schedule learns it missed its refresh (module `timing`).
+            Awaiting::Wait(_, WaitPurpose::Fate(frame)) => self.pacing.frame_pending(frame, now),
             Awaiting::Wait(_, WaitPurpose::Token) => {
                 self.failure = Some(Failure::Timeout {
                     what: WaitPurpose::Token.what(),
@@ -157,6 +160,8 @@ where
                     .oldest_submitted()
                     .is_some_and(|(_, f)| f == signal) =>
             {
+                // The oldest submission is still running: so is every frame not seen complete.
+                self.pacing.frames_pending(now);
                 self.round.submissions_done = true;
             }
             _ => self.round.present_index += 1,
@@ -193,6 +198,7 @@ where
         self.drain_actions();
         let (pacing, gpu) = (&mut self.pacing, &mut self.gpu);
         self.telemetry.completed(serial, now, |c: Completed| {
+            pacing.frames_complete(c.frame, now);
             match (gpu.as_mut(), c.timed_slot) {
                 (Some(g), Some(slot)) => g.reads.push_back((c.frame, slot, c.submitted)),
                 _ => pacing.gpu_done(c.frame, c.submitted, now),
@@ -229,6 +235,7 @@ where
         let (start, end) = match mapped {
             Some((start, end)) => {
                 self.telemetry.gpu_times(frame, start, end);
+                self.pacing.frame_ready(frame, end.max(start));
                 (start, end.max(start))
             }
             None => (submitted, now),

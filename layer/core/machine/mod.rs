@@ -206,6 +206,9 @@ enum WaitPurpose {
     PacingWatch,
     /// The renderer waits for a completion token.
     Token,
+    /// Absolute targets: whether this frame made its refresh, and if not, when it finished
+    /// (module `timing`); a timeout only means it was still rendering then.
+    Fate(u64),
 }
 
 impl WaitPurpose {
@@ -218,6 +221,7 @@ impl WaitPurpose {
             WaitPurpose::Shutdown => "vkpace's submissions and presents at teardown",
             WaitPurpose::PacingWatch => "a submission watched during a pacing sleep",
             WaitPurpose::Token => "a completion token",
+            WaitPurpose::Fate(_) => "the newest presented frame (present timing)",
         }
     }
 }
@@ -448,7 +452,7 @@ where
             Op::Idle => Request::Done,
             Op::Setup => self.poll_setup(now),
             Op::Acquire(since) => self.poll_acquire(now, since),
-            Op::Present => self.poll_present(),
+            Op::Present => self.poll_present(now),
             Op::Shutdown => self.poll_shutdown(now),
             Op::Token(t) => self.poll_token(t, now),
         };

@@ -95,6 +95,7 @@ where
         }
         self.telemetry.submitted(frame, now, serial, timed_slot);
         self.pacing.frame_submitted(frame, now);
+        self.timing_frame_submitted(frame, serial);
         Ok(())
     }
 
@@ -119,11 +120,14 @@ where
         Ok(())
     }
 
-    pub(super) fn poll_present(&mut self) -> Request<S, W, F> {
+    pub(super) fn poll_present(&mut self, now: u64) -> Request<S, W, F> {
         if let Some(status) = self.last_present.take() {
             return Request::Presented(status);
         }
-        match self.present_request() {
+        if let Some(wait) = self.fate_step(now, None) {
+            return wait;
+        }
+        match self.present_request(now) {
             Some(r) => r,
             None => Request::Failed(CoreError::OutOfOrder("nothing to present").into()),
         }
@@ -131,15 +135,15 @@ where
 
     /// Before anything else, an acquire (or teardown) presents a frame the renderer submitted
     /// and dropped: its image was rendered, and presenting it is the way to give it back.
-    pub(super) fn present_abandoned(&mut self, _now: u64) -> Option<Request<S, W, F>> {
+    pub(super) fn present_abandoned(&mut self, now: u64) -> Option<Request<S, W, F>> {
         self.presenter.frame().and_then(|f| f.submitted)?;
         self.presenting_abandoned = true;
-        self.present_request()
+        self.present_request(now)
     }
 
     /// The present of the submitted frame, with a present fence (maintenance1), a present id
     /// (present_wait) and a mode switch as needed.
-    fn present_request(&mut self) -> Option<Request<S, W, F>> {
+    fn present_request(&mut self, now: u64) -> Option<Request<S, W, F>> {
         let held = self.presenter.frame().filter(|f| f.submitted.is_some())?;
         let semaphore = held.present?;
         let swapchain = self.live.as_ref()?.handle;
@@ -152,7 +156,7 @@ where
             None
         };
         let number = self.frame.map(|f| f.number)?;
-        let timing = self.present_timing_request(number);
+        let timing = self.present_timing_request(number, now);
         self.awaiting = Some(Awaiting::Present(fence));
         Some(Request::Present(PresentInfo {
             swapchain,
@@ -234,6 +238,9 @@ where
         };
         self.telemetry.presented(frame.number, now);
         self.pacing.frame_presented(frame.number);
+        if refused {
+            self.pacing.present_refused(frame.number);
+        }
         if let (Some(d), Some(live)) = (self.display.as_mut(), self.live.as_ref()) {
             d.presented(live.handle, frame.number, queued);
         }

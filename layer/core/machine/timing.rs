@@ -14,9 +14,10 @@
 //! size asked for.
 
 use super::request::Request;
-use super::{queues_frames, Awaiting, FrameMachine};
+use super::{queues_frames, Awaiting, FrameMachine, WaitPurpose};
 use crate::core::error::CoreError;
 use crate::core::pacing::{DisplayTiming, PresentTarget};
+use crate::core::serial::Serial;
 use crate::core::telemetry::PresentStages;
 
 /// One timing result, as the shell read it (`VkPastPresentationTimingEXT`), times on the
@@ -63,6 +64,9 @@ pub(super) struct PresentTiming {
     pub(super) outstanding: u32,
     /// The present in flight asked for stage times.
     pub(super) asking: bool,
+    /// The submissions of the latest frames (frame, serial), by frame number modulo 4: what a
+    /// wait for a frame to finish waits on.
+    pub(super) recent: [Option<(u64, Serial)>; 4],
 }
 
 impl<S, W, F> FrameMachine<S, W, F>
@@ -80,29 +84,69 @@ where
         }
     }
 
-    /// The present timing request of the frame about to be presented.
-    pub(super) fn present_timing_request(&mut self, frame: u64) -> Option<PresentTimingRequest> {
-        let t = self.timing.as_mut()?;
-        // A target needs a FIFO mode as "the swapchain's current present mode"
-        // (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235): the mode before this present, and
-        // the one it switches to.
-        let fifo = self
-            .live
+    /// Whether presents carry targets now: a target needs a FIFO mode as "the swapchain's
+    /// current present mode" (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235): the mode before
+    /// this present, and the one it switches to.
+    fn targets_allowed(&self) -> bool {
+        self.live
             .as_ref()
             .is_some_and(|l| queues_frames(l.plan.present_mode))
-            && self.next_mode.map_or(true, queues_frames);
+            && self.next_mode.map_or(true, queues_frames)
+    }
+
+    /// Frame `frame`'s submission was `serial`.
+    pub(super) fn timing_frame_submitted(&mut self, frame: u64, serial: Serial) {
+        if let Some(t) = self.timing.as_mut() {
+            t.recent[(frame % 4) as usize] = Some((frame, serial));
+        }
+    }
+
+    /// Absolute targets: before the present of a frame (or during the pacing sleep before the
+    /// next one, `cap` being the sleep's end), a wait for the newest presented frame to finish,
+    /// where the schedule needs to know whether it made its refresh
+    /// ([`crate::core::DisplaySchedule::fate_wait`]). Bounded by the schedule's `until`.
+    pub(super) fn fate_step(&mut self, now: u64, cap: Option<u64>) -> Option<Request<S, W, F>> {
+        let t = self.timing.as_ref()?;
+        if !self.targets_allowed() {
+            return None;
+        }
+        let (frame, until) = self.pacing.fate_wait(now)?;
+        let until = cap.map_or(until, |c| until.min(c));
+        let serial = t.recent[(frame % 4) as usize]
+            .filter(|&(f, _)| f == frame)
+            .map(|(_, s)| s)?;
+        if until <= now {
+            return None;
+        }
+        if serial <= self.presenter.completed() {
+            self.pacing.frames_complete(frame, now);
+            return None;
+        }
+        let signal = self.fences.signal_for(serial)?;
+        Some(self.wait(signal, WaitPurpose::Fate(frame), Some(until), now))
+    }
+
+    /// The present timing request of the frame about to be presented at `now`.
+    pub(super) fn present_timing_request(
+        &mut self,
+        frame: u64,
+        now: u64,
+    ) -> Option<PresentTimingRequest> {
+        let fifo = self.targets_allowed();
+        let t = self.timing.as_mut()?;
         t.asking = t.outstanding < t.capacity;
+        let query_stages = t.asking;
         let target = if fifo {
-            self.pacing.present_target(frame)
+            self.pacing.present_target(frame, now)
         } else {
             PresentTarget::None
         };
-        if let Some(at) = self.pacing.schedule().expected(frame).filter(|_| fifo) {
+        if let Some(at) = self.pacing.schedule().goal(frame).filter(|_| fifo) {
             self.telemetry.targeted(frame, at);
         }
         Some(PresentTimingRequest {
             target,
-            query_stages: t.asking,
+            query_stages,
         })
     }
 

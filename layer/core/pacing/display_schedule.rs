@@ -6,17 +6,28 @@
 //! refreshes. The present asks for that with a target time relative to the previous frame's
 //! first pixel (`VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT`: "a relative time from
 //! the previous presentation's FIRST_PIXEL_VISIBLE stage"), or, where the surface only takes
-//! absolute times, the predicted refresh itself; both with
+//! absolute times, the refresh the frame is meant for; both with
 //! `PRESENT_AT_NEAREST_REFRESH_CYCLE`, which the spec recommends "when targeting the time of a
-//! vertical blanking period". A relative target never makes the frame after a late one short:
-//! a late frame moves the whole schedule one refresh, it is not caught up (Swappy's "on time,
-//! not early").
+//! vertical blanking period".
 //!
-//! The schedule is anchored on the latest frame whose first-pixel time came back; the frame
-//! `n` after it is expected at `shown + n * k * refresh`. The CPU starts a frame one *lead*
-//! before its expected refresh: `k` refreshes (the frame-limit and display policies; where
-//! frames take longer than that from start to ready, that time and half a refresh), or the
-//! measured start-to-ready time plus a margin (low latency). Frames queued ahead push the
+//! **A late frame moves the schedule; it is not caught up.** With either kind of target, a
+//! frame shown late moves every frame after it by the refreshes it lost, so no frame after a
+//! miss is shown for less than its interval (Swappy's "on time, not early"; DXVK's and
+//! vkd3d-proton's limiters likewise restart their deadlines from a frame that fell behind
+//! rather than run short frames to catch up). A relative target does this in the engine. With
+//! absolute targets vkpace does it: each frame is meant for the refresh one interval after the
+//! one the frame before it will take ([`DisplayPlan`]), and before it gives that target it
+//! learns whether that frame made its refresh: it waits, bounded, for the frame to finish if
+//! it has not by its refresh ([`DisplaySchedule::fate_wait`]; the pacing sleep before the next
+//! frame usually covers that time already). A frame the CPU itself made late (submitted after
+//! its refresh) is meant for the first refresh after its submission, and moves the schedule
+//! the same way. vkpace offers no catch-up: a short frame is the judder this path removes.
+//!
+//! The schedule is anchored on the latest frame whose first-pixel time came back; the frames
+//! after it are expected each on its refresh, one interval apart. The CPU starts a frame one
+//! *lead* before its expected refresh: `k` refreshes (the frame-limit and display policies;
+//! where frames take longer than that from start to ready, that time and half a refresh), or
+//! the measured start-to-ready time plus a margin (low latency). Frames queued ahead push the
 //! expected refresh of the next one back, so the start waits for them: a queue stuffed by
 //! earlier frames drains by itself instead of adding latency for good.
 //!
@@ -26,6 +37,7 @@
 //! and GPU times both fit [`LOWER_BELOW`] of one refresh fewer. Without a fixed refresh, or a
 //! frame limit off the grid, the schedule stays inactive and the CPU limiter paces instead.
 
+use super::display_plan::{refresh_after, DisplayPlan, Fate};
 use super::window_stats::WindowStats;
 
 /// How far a frame limit's period may be from a whole number of refreshes and still be paced
@@ -105,14 +117,18 @@ struct Started {
 /// Frames remembered between their start and their timing result.
 const REMEMBERED: usize = 16;
 
+/// Absolute targets: how long, in frame intervals, a present waits for the frame before it to
+/// finish once that one missed its refresh (to learn which refresh it takes).
+pub const LATE_WAIT_INTERVALS: u64 = 4;
+
 /// The refresh-grid schedule of one swapchain object.
 #[derive(Debug, Clone)]
 pub struct DisplaySchedule {
     timing: Option<DisplayTiming>,
     choice: Interval,
     interval: u32,
-    /// The latest frame whose first pixel is known, and when.
-    anchor: Option<(u64, u64)>,
+    /// The frames presented on the grid, their refreshes and what is known of each.
+    plan: DisplayPlan,
     /// The latest frame whose rendering finished (queue operations end), and when.
     last_ready: Option<(u64, u64)>,
     started: [Started; REMEMBERED],
@@ -124,10 +140,8 @@ pub struct DisplaySchedule {
     misses: u32,
     /// Frames shown later than their refresh since the schedule began.
     missed_total: u64,
-    /// Absolute targets: the last frame shown late, and by how much (ns).
-    late_offset: Option<(u64, u64)>,
-    /// Absolute targets: how much earlier than its expected refresh a frame is targeted, the
-    /// display's steady offset learned from results (ns).
+    /// Absolute targets: how much earlier than its refresh a frame is targeted, the display's
+    /// steady offset learned from results (ns).
     target_lead: u64,
 }
 
@@ -137,7 +151,7 @@ impl DisplaySchedule {
             timing: None,
             choice: Interval::Off,
             interval: 1,
-            anchor: None,
+            plan: DisplayPlan::default(),
             last_ready: None,
             started: [Started::default(); REMEMBERED],
             work: WindowStats::default(),
@@ -145,7 +159,6 @@ impl DisplaySchedule {
             shown_in_window: 0,
             misses: 0,
             missed_total: 0,
-            late_offset: None,
             target_lead: 0,
         }
     }
@@ -153,15 +166,16 @@ impl DisplaySchedule {
     /// What the display reports (None: no present timing, or no fixed refresh).
     pub(super) fn set_timing(&mut self, timing: Option<DisplayTiming>, choice: Interval) {
         if timing != self.timing {
-            self.anchor = None;
+            self.plan.clear();
         }
         self.timing = timing.filter(|t| t.refresh_ns > 0);
         self.set_choice(choice);
     }
 
-    /// A new swapchain: its first present ignores relative targets, so the anchor is gone.
+    /// A new swapchain: its first present ignores relative targets, and its frames are on a
+    /// grid of their own, so the plan starts over.
     pub(super) fn swapchain_changed(&mut self) {
-        self.anchor = None;
+        self.plan.clear();
         self.last_ready = None;
     }
 
@@ -180,6 +194,10 @@ impl DisplaySchedule {
             Interval::Off => None,
             _ => self.timing.map(|t| t.refresh_ns),
         }
+    }
+
+    fn relative(&self) -> bool {
+        self.timing.is_some_and(|t| t.relative_targets)
     }
 
     /// How frames are paced now.
@@ -204,27 +222,94 @@ impl DisplaySchedule {
         self.refresh().map(|r| r * u64::from(self.interval))
     }
 
-    /// When frame `frame` is expected to be visible, from the latest known first pixel.
+    /// When frame `frame` is expected to be visible. With relative targets the engine spaces
+    /// frames one interval from the previous first pixel: one interval apart from the latest
+    /// known first pixel. With absolute targets: the frames presented since then, each on its
+    /// refresh unless it was seen late ([`DisplayPlan`]), then one interval apart.
     #[must_use]
     pub fn expected(&self, frame: u64) -> Option<u64> {
         let period = self.frame_period()?;
-        let (at_frame, shown) = self.anchor?;
-        let ahead = frame.checked_sub(at_frame)?;
-        Some(shown.saturating_add(ahead.saturating_mul(period)))
+        let refresh = self.refresh()?;
+        if self.relative() {
+            let (at_frame, shown) = self.plan.anchor()?;
+            let ahead = frame.checked_sub(at_frame)?;
+            return Some(shown.saturating_add(ahead.saturating_mul(period)));
+        }
+        // FIFO shows a frame at least a refresh after the one before.
+        self.plan.predicted(frame, refresh, refresh, period)
     }
 
-    /// What the present of `frame` asks for.
+    /// The refresh `frame` was presented for (None: not presented on the grid).
     #[must_use]
-    pub fn target(&self, frame: u64) -> PresentTarget {
+    pub fn goal(&self, frame: u64) -> Option<u64> {
+        self.plan.goal(frame).map(|(goal, _)| goal)
+    }
+
+    /// What the present of `frame`, at `now`, asks for. With absolute targets the refresh it is
+    /// meant for is kept: its expected refresh, and never one before its submission (it cannot
+    /// be ready earlier), so a frame the CPU made late moves the frames after it.
+    pub(super) fn plan_present(&mut self, frame: u64, now: u64) -> PresentTarget {
         let (Some(timing), Some(period)) = (self.timing, self.frame_period()) else {
             return PresentTarget::None;
         };
         if timing.relative_targets {
             return PresentTarget::Relative(period);
         }
-        self.expected(frame).map_or(PresentTarget::None, |at| {
-            PresentTarget::Absolute(at.saturating_sub(self.target_lead))
-        })
+        if let Some((_, given)) = self.plan.goal(frame) {
+            return PresentTarget::Absolute(given);
+        }
+        let (Some(expected), Some((_, phase))) = (self.expected(frame), self.plan.anchor()) else {
+            return PresentTarget::None;
+        };
+        let submitted = self.started(frame).map_or(now, |s| s.submit.min(now));
+        let goal = expected.max(refresh_after(submitted, phase, timing.refresh_ns));
+        let given = goal.saturating_sub(self.target_lead);
+        self.plan.add(frame, goal, given);
+        PresentTarget::Absolute(given)
+    }
+
+    /// A present was refused (never shown): the frame takes no refresh.
+    pub(super) fn present_refused(&mut self, frame: u64) {
+        self.plan.remove(frame);
+    }
+
+    /// Every frame up to `frame` finished rendering; seen at `at`.
+    pub(super) fn frames_complete(&mut self, frame: u64, at: u64) {
+        self.plan.complete(frame, at);
+    }
+
+    /// `frame` finished rendering at `at` (an exact time, not when it was seen).
+    pub(super) fn frame_ready(&mut self, frame: u64, at: u64) {
+        self.plan.ready(frame, at);
+    }
+
+    /// Every frame from `from` (None: every one not seen complete) was still rendering at
+    /// `at`.
+    pub(super) fn frames_pending(&mut self, from: Option<u64>, at: u64) {
+        self.plan.pending(from, at);
+    }
+
+    /// Absolute targets: whether the next present (or the pacing sleep before the next frame)
+    /// should first wait, until the returned time, for the newest presented frame to finish.
+    /// The engine shows the next frame at the target vkpace gives, so vkpace must know whether
+    /// the frame before it made its refresh, and if not, which one it takes: seen complete by
+    /// its refresh, it made it; seen still rendering after, it is waited for (at most
+    /// [`LATE_WAIT_INTERVALS`] frame intervals past its refresh) to learn when it finished.
+    /// With relative targets the engine spaces frames itself: no wait.
+    #[must_use]
+    pub fn fate_wait(&self, now: u64) -> Option<(u64, u64)> {
+        if self.relative() {
+            return None;
+        }
+        let period = self.frame_period()?;
+        let (frame, goal, fate) = self.plan.newest()?;
+        let bound = goal.saturating_add(period.saturating_mul(LATE_WAIT_INTERVALS));
+        let until = match fate {
+            Fate::Unknown if now < goal => goal,
+            Fate::Unknown | Fate::Late { done: None, .. } => bound,
+            Fate::OnTime | Fate::Shown(_) | Fate::Late { done: Some(_), .. } => return None,
+        };
+        (until > now).then_some((frame, until))
     }
 
     /// When `frame` should start: its expected refresh less the lead; None while the schedule
@@ -277,7 +362,33 @@ impl DisplaySchedule {
     /// (`QUEUE_OPERATIONS_END`), first pixel visible at `shown`. Results may come out of
     /// order; older ones than the anchor only teach durations.
     pub(super) fn frame_timed(&mut self, frame: u64, ready: Option<u64>, shown: Option<u64>) {
-        if let (Some(ready), Some(s)) = (ready, self.started(frame)) {
+        if let Some(ready) = ready {
+            self.learn_durations(frame, ready);
+            self.plan.ready(frame, ready);
+        }
+        let Some(shown) = shown else {
+            return;
+        };
+        let newer = self.plan.anchor().map_or(true, |(f, _)| f < frame);
+        let expected = self.expected(frame);
+        let planned = self.plan.planned(frame);
+        let before = frame.checked_sub(1).and_then(|f| self.plan.shown_at(f));
+        self.plan
+            .shown(frame, shown, self.timing.map_or(1, |t| t.refresh_ns));
+        if !newer {
+            return;
+        }
+        if let (Some((goal, given, fate)), false) = (planned, self.relative()) {
+            // Ready by its target: its completion time, or seen complete by its refresh.
+            let in_time = ready.map_or(fate == Fate::OnTime, |r| r <= given);
+            self.learn_offset(goal, in_time, before, shown);
+        }
+        self.judge(planned.map(|(goal, ..)| goal).or(expected), shown);
+    }
+
+    /// Start-to-ready and busy times of `frame`, ready at `ready`.
+    fn learn_durations(&mut self, frame: u64, ready: u64) {
+        if let Some(s) = self.started(frame) {
             self.work.push(ready.saturating_sub(s.start));
             let gpu_from = match self.last_ready {
                 Some((f, at)) if f + 1 == frame => at.max(s.submit),
@@ -286,55 +397,27 @@ impl DisplaySchedule {
             let cpu = s.submit.saturating_sub(s.start);
             self.busy.push(cpu.max(ready.saturating_sub(gpu_from)));
         }
-        if let Some(ready) = ready {
-            if self.last_ready.map_or(true, |(f, _)| f < frame) {
-                self.last_ready = Some((frame, ready));
-            }
+        if self.last_ready.map_or(true, |(f, _)| f < frame) {
+            self.last_ready = Some((frame, ready));
         }
-        let Some(shown) = shown else {
-            return;
-        };
-        if self.anchor.is_some_and(|(f, _)| f >= frame) {
-            return;
-        }
-        let expected = self.expected(frame);
-        if self.moves_grid(frame, expected, shown) {
-            self.anchor = Some((frame, shown));
-        }
-        self.judge(expected, shown);
     }
 
-    /// Whether `frame`, shown at `shown`, becomes the anchor. With relative targets always:
-    /// the display spaces each frame from the one before, so a late frame moves the whole
-    /// schedule. With absolute targets the frames after a late one were mostly started and
-    /// targeted on the old grid already; moving the grid then would start the next frames a
-    /// refresh late for targets they still carry, and lateness would feed itself (every other
-    /// frame late). So a single late frame leaves the grid alone (one hitch, then on time). A
-    /// second one late by the same amount is a steady offset of the display (it shows frames
-    /// that long after their targets): the grid moves, and later targets are given that much
-    /// earlier ([`Self::target`]), so frames keep their interval instead of each one's offset
-    /// adding to the next. Frames shown early take back as much of that lead.
-    fn moves_grid(&mut self, frame: u64, expected: Option<u64>, shown: u64) -> bool {
-        let relative = self.timing.is_some_and(|t| t.relative_targets);
-        let (Some(e), Some(refresh), false) = (expected, self.refresh(), relative) else {
-            return true;
+    /// Absolute targets: a frame that was ready by its target, not held back by the frame
+    /// before it (shown at least a refresh before its refresh), and still shown later than its
+    /// refresh shows the display's own offset (it shows frames that long after their
+    /// targets): later targets are given that much earlier, so frames keep their interval. A
+    /// frame shown early takes back as much of that lead. A frame not ready in time, or pushed
+    /// by the one before, teaches nothing here.
+    fn learn_offset(&mut self, goal: u64, in_time: bool, before: Option<u64>, shown: u64) {
+        let Some(refresh) = self.refresh() else {
+            return;
         };
-        if shown.saturating_add(refresh / 2) < e {
-            self.target_lead = self.target_lead.saturating_sub(e - shown);
+        let free = before.is_some_and(|b| b.saturating_add(refresh) <= goal);
+        if shown.saturating_add(refresh / 2) < goal {
+            self.target_lead = self.target_lead.saturating_sub(goal - shown);
+        } else if shown > goal.saturating_add(refresh / 2) && in_time && free {
+            self.target_lead = self.target_lead.saturating_add(shown - goal);
         }
-        if shown <= e.saturating_add(refresh / 2) {
-            self.late_offset = None;
-            return true;
-        }
-        let offset = shown - e;
-        let steady = self
-            .late_offset
-            .is_some_and(|(f, o)| f + 1 == frame && o.abs_diff(offset) <= refresh / 2);
-        self.late_offset = Some((frame, offset));
-        if steady {
-            self.target_lead = self.target_lead.saturating_add(offset);
-        }
-        steady
     }
 
     /// Counts a miss when `shown` is later than half a refresh after `expected`, and lets the
@@ -419,24 +502,35 @@ mod tests {
         assert_eq!(interval_for_limit(16_666_667, 0), None);
     }
 
+    /// Frame `f` started and submitted at `at` and presented: its target.
+    fn present(s: &mut DisplaySchedule, f: u64, at: u64) -> PresentTarget {
+        s.frame_started(f, at);
+        s.frame_submitted(f, at);
+        s.plan_present(f, at)
+    }
+
     #[test]
     fn a_thirty_fps_schedule_targets_two_refreshes_and_starts_one_interval_ahead() {
         let mut s = schedule(Interval::Fixed(2), true);
         assert_eq!(s.path(), DisplayPath::RefreshGrid { interval: 2 });
-        assert_eq!(s.target(0), PresentTarget::Relative(2 * R));
+        assert_eq!(present(&mut s, 0, 0), PresentTarget::Relative(2 * R));
         assert_eq!(s.start_at(1, false), None, "no anchor yet");
-        s.frame_started(0, 0);
         s.frame_timed(0, Some(3_000_000), Some(R));
         assert_eq!(s.expected(3), Some(R + 6 * R));
         assert_eq!(s.start_at(3, false), Some(R + 4 * R));
         let mut abs = schedule(Interval::Fixed(2), false);
         assert_eq!(
-            abs.target(1),
+            present(&mut abs, 0, 0),
             PresentTarget::None,
             "no anchor: no absolute target"
         );
         abs.frame_timed(0, None, Some(R));
-        assert_eq!(abs.target(1), PresentTarget::Absolute(3 * R));
+        assert_eq!(present(&mut abs, 1, R), PresentTarget::Absolute(3 * R));
+        assert_eq!(
+            abs.plan_present(1, 2 * R),
+            PresentTarget::Absolute(3 * R),
+            "kept"
+        );
     }
 
     #[test]
@@ -452,26 +546,62 @@ mod tests {
     }
 
     #[test]
-    fn with_absolute_targets_one_late_frame_leaves_the_grid_and_a_steady_offset_moves_it() {
+    fn with_absolute_targets_a_late_frame_moves_the_frames_after_it() {
         let mut s = schedule(Interval::Fixed(2), false);
         s.frame_timed(0, None, Some(R));
-        s.frame_timed(1, None, Some(4 * R)); // expected at 3R: late by one refresh
-        assert_eq!(s.expected(2), Some(5 * R), "the grid holds");
-        s.frame_timed(2, None, Some(5 * R));
-        assert_eq!(s.expected(3), Some(7 * R));
-        s.frame_timed(3, None, Some(8 * R)); // late by one refresh
-        s.frame_timed(4, None, Some(10 * R)); // late by the same: the display's own offset
-        assert_eq!(s.expected(5), Some(12 * R), "the grid moved");
-        assert_eq!(s.missed(), 3);
-        // Targets are given that much earlier, and the display (showing each a refresh after
-        // its target) keeps two refreshes per frame instead of three.
-        assert_eq!(s.target(5), PresentTarget::Absolute(11 * R));
-        s.frame_timed(5, None, Some(12 * R));
-        assert_eq!(s.target(6), PresentTarget::Absolute(13 * R));
-        assert_eq!(s.missed(), 3);
-        // A display that stops lagging shows the next frame early: the lead is taken back.
-        s.frame_timed(6, None, Some(13 * R));
-        assert_eq!(s.target(7), PresentTarget::Absolute(15 * R));
+        assert_eq!(present(&mut s, 1, R), PresentTarget::Absolute(3 * R));
+        // Before its refresh, the present of frame 2 first waits for frame 1 until then.
+        assert_eq!(s.fate_wait(2 * R), Some((1, 3 * R)));
+        // Still rendering at its refresh: waited for, at most four intervals more.
+        s.frames_pending(None, 3 * R);
+        assert_eq!(s.fate_wait(3 * R), Some((1, 3 * R + 8 * R)));
+        // Finished 1.5 refreshes late: shown at 5R; frame 2 is meant for 7R, not 5R.
+        s.frames_complete(1, 4 * R + R / 2);
+        assert_eq!(s.fate_wait(4 * R + R / 2), None);
+        assert_eq!(
+            present(&mut s, 2, 4 * R + R / 2),
+            PresentTarget::Absolute(7 * R)
+        );
+        assert_eq!(s.expected(3), Some(9 * R));
+        s.frame_timed(1, None, Some(5 * R));
+        assert_eq!(s.missed(), 1);
+        // Seen complete by its refresh: on time, no wait.
+        s.frames_complete(2, 6 * R);
+        assert_eq!(s.fate_wait(6 * R), None);
+    }
+
+    #[test]
+    fn a_frame_submitted_after_its_refresh_is_meant_for_the_next_one() {
+        let mut s = schedule(Interval::Fixed(2), false);
+        s.frame_timed(0, None, Some(R));
+        // Frame 1 is expected at 3R, but the CPU submits it at 3.2R.
+        assert_eq!(
+            present(&mut s, 1, 3 * R + R / 5),
+            PresentTarget::Absolute(4 * R)
+        );
+        assert_eq!(s.expected(2), Some(6 * R));
+    }
+
+    #[test]
+    fn with_absolute_targets_a_steady_offset_of_the_display_is_learned() {
+        let mut s = schedule(Interval::Fixed(2), false);
+        s.frame_timed(0, None, Some(R));
+        assert_eq!(present(&mut s, 1, R), PresentTarget::Absolute(3 * R));
+        // Ready at 2R, before its target, and still shown a refresh after it.
+        s.frame_timed(1, Some(2 * R), Some(4 * R));
+        assert_eq!(s.missed(), 1);
+        // Later targets are given a refresh earlier than the refresh meant.
+        assert_eq!(present(&mut s, 2, 4 * R), PresentTarget::Absolute(5 * R));
+        assert_eq!(s.goal(2), Some(6 * R));
+        s.frame_timed(2, Some(5 * R), Some(6 * R));
+        assert_eq!(s.missed(), 1);
+        // A display that stops lagging shows a frame early: the lead is taken back.
+        assert_eq!(present(&mut s, 3, 6 * R), PresentTarget::Absolute(7 * R));
+        s.frame_timed(3, Some(6 * R), Some(7 * R));
+        assert_eq!(present(&mut s, 4, 8 * R), PresentTarget::Absolute(9 * R));
+        // A frame not ready by its target teaches no offset: it missed.
+        s.frame_timed(4, Some(10 * R), Some(10 * R));
+        assert_eq!(present(&mut s, 5, 10 * R), PresentTarget::Absolute(12 * R));
     }
 
     #[test]
@@ -512,7 +642,7 @@ mod tests {
         let mut s = schedule(Interval::Off, true);
         s.frame_timed(0, None, Some(R));
         assert_eq!(s.path(), DisplayPath::Cpu);
-        assert_eq!(s.target(1), PresentTarget::None);
+        assert_eq!(s.plan_present(1, R), PresentTarget::None);
         assert_eq!(s.start_at(1, false), None);
         let mut none = DisplaySchedule::new();
         none.set_timing(None, Interval::Fixed(2));

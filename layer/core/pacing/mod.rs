@@ -14,6 +14,7 @@
 //!   grid, a target present time every k refreshes; otherwise never start before the next
 //!   deadline of a fixed CPU grid.
 
+mod display_plan;
 mod display_schedule;
 mod frame_limiter;
 mod low_latency;
@@ -21,7 +22,8 @@ mod window_stats;
 
 pub use display_schedule::{
     interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, PresentTarget, GRID_TOLERANCE,
-    LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL, MIN_MARGIN_NS, MISSES_TO_RAISE, MISS_WINDOW,
+    LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL, MIN_MARGIN_NS,
+    MISSES_TO_RAISE, MISS_WINDOW,
 };
 pub use frame_limiter::{FrameLimit, FrameLimiter, CATCH_UP_AT_ONCE, CATCH_UP_SHARE};
 pub use low_latency::LowLatency;
@@ -148,10 +150,50 @@ impl Pacing {
         &self.schedule
     }
 
-    /// What the present of `frame` asks the presentation engine for.
+    /// What the present of `frame`, made at `now`, asks the presentation engine for. The
+    /// refresh the frame is meant for is kept (a second call for the same frame gives the same
+    /// target); call it once the wait [`Pacing::fate_wait`] asks for is over.
+    pub fn present_target(&mut self, frame: u64, now: u64) -> PresentTarget {
+        self.schedule.plan_present(frame, now)
+    }
+
+    /// The present of `frame` was refused (`VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`): it is
+    /// never shown and takes no refresh.
+    pub fn present_refused(&mut self, frame: u64) {
+        self.schedule.present_refused(frame);
+    }
+
+    /// Whether a wait for the newest presented frame to finish should come first, and until
+    /// when: `Some((frame, until))`. Before a present, wait until then (answering with
+    /// [`Pacing::frames_complete`] or [`Pacing::frames_pending`]) and ask again; a pacing sleep
+    /// may wait for it too, until the earlier of `until` and its own end. See
+    /// [`DisplaySchedule::fate_wait`].
     #[must_use]
-    pub fn present_target(&self, frame: u64) -> PresentTarget {
-        self.schedule.target(frame)
+    pub fn fate_wait(&self, now: u64) -> Option<(u64, u64)> {
+        self.schedule.fate_wait(now)
+    }
+
+    /// Every frame up to `frame` finished on the GPU; seen at `at` (they finished then or
+    /// earlier).
+    pub fn frames_complete(&mut self, frame: u64, at: u64) {
+        self.schedule.frames_complete(frame, at);
+    }
+
+    /// Frame `frame` finished on the GPU at `at`, exactly (GPU timestamps): with absolute
+    /// targets this tells whether it made its refresh even where no wait saw it finish.
+    pub fn frame_ready(&mut self, frame: u64, at: u64) {
+        self.schedule.frame_ready(frame, at);
+    }
+
+    /// Every frame not reported complete was still running on the GPU at `at` (the oldest
+    /// submission not reported complete was seen pending).
+    pub fn frames_pending(&mut self, at: u64) {
+        self.schedule.frames_pending(None, at);
+    }
+
+    /// Frame `frame` (and so every later one) was still running on the GPU at `at`.
+    pub fn frame_pending(&mut self, frame: u64, at: u64) {
+        self.schedule.frames_pending(Some(frame), at);
     }
 
     /// The presentation engine's timing result for `frame`: rendering finished (queue
