@@ -5,8 +5,10 @@
 //! markdown table of ratios to the textbook loop and PNG plots of the load-step scenario.
 //! `scripts/bench` builds and runs it; `--help` lists the flags.
 
+mod cpu_guard;
 mod cpu_time;
 mod driver_meter;
+mod instructions;
 mod overhead;
 mod pacing_display;
 mod pacing_loops;
@@ -26,15 +28,14 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 use clap::Parser;
 
-use overhead::VkpaceVariant;
-use real_driver::{median, median_intervals, Intervals};
+use real_driver::{median_intervals, Intervals};
 
 #[derive(Parser, Debug)]
 #[command(about = "vkpace pacing benchmark: simulation matrix, frame limiter and CPU overhead")]
 struct Args {
     /// Write the JSON report here (the markdown table and plots go beside it).
-    #[arg(long)]
-    json: PathBuf,
+    #[arg(long, required_unless_present = "instructions_child")]
+    json: Option<PathBuf>,
     /// Repetitions of every real-driver measurement (figures are medians).
     #[arg(long, default_value_t = 5)]
     reps: usize,
@@ -49,9 +50,20 @@ struct Args {
     /// The demo binary (default: `vkpace-demo` beside this one).
     #[arg(long)]
     demo: Option<PathBuf>,
-    /// Exit with status 1 when an acceptance threshold is missed.
+    /// Exit with status 1 when an acceptance threshold is missed (and count instructions per
+    /// frame under callgrind for the CPU guard's report).
     #[arg(long)]
     check: bool,
+    /// Count the CPU guard's instructions per frame under callgrind without `--check`.
+    #[arg(long)]
+    instructions: bool,
+    /// Run only the CPU guard (both loops interleaved, and the instruction counts); the report
+    /// holds just that section.
+    #[arg(long)]
+    only_cpu: bool,
+    /// Internal: run one loop alone under callgrind (`textbook` or `vkpace`, `--frames`).
+    #[arg(long, hide = true)]
+    instructions_child: Option<String>,
 }
 
 /// Frames per real-driver run unless `--frames` says otherwise.
@@ -66,6 +78,18 @@ struct Verdicts {
 }
 
 impl Verdicts {
+    /// Verdicts (`Some(ok)`) and information lines (`None`).
+    fn record(&mut self, lines: Vec<(Option<bool>, String)>) {
+        for (ok, what) in lines {
+            match ok {
+                Some(ok) => self.check(ok, what),
+                None => {
+                    let _ = writeln!(self.lines, "  [info] {what}");
+                }
+            }
+        }
+    }
+
     fn check(&mut self, ok: bool, what: String) {
         let _ = writeln!(
             self.lines,
@@ -120,6 +144,36 @@ fn display_only(
     Ok(())
 }
 
+/// `--only-cpu`: the CPU guard alone, its report (`{"real": {"overhead": ...}}`) and verdicts.
+fn cpu_only(
+    reps: usize,
+    frames: u64,
+    out_dir: &std::path::Path,
+    json_path: &std::path::Path,
+    args: &Args,
+) -> Result<()> {
+    let guard = cpu_guard::measure(reps, frames, out_dir, args.check || args.instructions)?;
+    let mut verdicts = Verdicts {
+        lines: String::new(),
+        failed: 0,
+    };
+    verdicts.record(guard.checks());
+    let json = format!(
+        "{{\n  \"real\": {{\n    \"overhead\": {}\n  }}\n}}\n",
+        guard.json()
+    );
+    std::fs::write(json_path, json).with_context(|| format!("writing {}", json_path.display()))?;
+    println!(
+        "| measure | value |\n|---|---|\n{}\nAcceptance thresholds:\n{}",
+        guard.markdown_rows(),
+        verdicts.lines
+    );
+    if args.check && verdicts.failed > 0 {
+        anyhow::bail!("{} threshold(s) missed", verdicts.failed);
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     // A worker process of the pacing comparison (the virtual display's loader environment).
     if let Some(outcome) = pacing_vdisplay::worker_if_asked() {
@@ -129,12 +183,16 @@ fn main() -> Result<()> {
         return outcome;
     }
     let args = Args::parse();
+    if let Some(which) = args.instructions_child.as_deref() {
+        let frames = args.frames.unwrap_or(instructions::FRAMES);
+        return overhead::run_alone(which == "vkpace", frames);
+    }
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         let dir = std::env::temp_dir().join(format!("vkpace-bench-xdg-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         std::env::set_var("XDG_RUNTIME_DIR", &dir);
     }
-    let json_path = args.json.clone();
+    let json_path = args.json.clone().context("--json is required")?;
     let reps = args.reps.max(1);
     let out_dir = json_path
         .parent()
@@ -155,6 +213,15 @@ fn main() -> Result<()> {
     if args.only_display {
         let frames = args.frames.unwrap_or(DISPLAY_FRAMES);
         return display_only(reps, frames, &out_dir, &json_path, args.check);
+    }
+    if args.only_cpu {
+        return cpu_only(
+            reps,
+            args.frames.unwrap_or(FRAMES),
+            &out_dir,
+            &json_path,
+            &args,
+        );
     }
     let frames = args.frames.unwrap_or(FRAMES);
 
@@ -262,81 +329,9 @@ fn main() -> Result<()> {
         format!("limit-60: interval p99 {:.4} ms (at most 16.8)", lim.p99),
     );
 
-    // --- real driver: CPU overhead ---------------------------------------------------------
-    eprintln!(
-        "vkpace-bench: CPU per frame, textbook loop vs vkpace, frames alternating, {} frames x {reps}",
-        frames
-    );
-    let variants = [
-        VkpaceVariant::default(),
-        VkpaceVariant {
-            maintenance1: true,
-            ..VkpaceVariant::default()
-        },
-        VkpaceVariant {
-            gpu_timestamps: true,
-            ..VkpaceVariant::default()
-        },
-        VkpaceVariant {
-            timeline: true,
-            ..VkpaceVariant::default()
-        },
-    ];
-    let clock_ns = driver_meter::clock_read_ns();
-    let mut text = Vec::new();
-    let mut text_own = Vec::new();
-    let mut text_calls = Vec::new();
-    let n = variants.len();
-    let mut loops: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut totals: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut owns: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut added: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut calls: Vec<Vec<f64>> = vec![Vec::new(); n];
-    for _ in 0..reps {
-        for (i, v) in variants.iter().enumerate() {
-            let pair = overhead::interleaved(frames, *v)?;
-            let (vk_own, tx_own) = (pair.vkpace_own_us(clock_ns), pair.textbook_own_us(clock_ns));
-            if i == 0 {
-                text.push(pair.textbook_us);
-                text_own.push(tx_own);
-                text_calls.push(pair.textbook_calls);
-            }
-            loops[i].push(pair.vkpace_us);
-            totals[i].push(pair.vkpace_us - pair.textbook_us);
-            owns[i].push(vk_own);
-            added[i].push(vk_own - tx_own);
-            calls[i].push(pair.vkpace_calls);
-        }
-    }
-    let textbook_us = median(&text);
-    let textbook_own_us = median(&text_own);
-    let own_us = median(&added[0]);
-    let own_m1_us = median(&added[1]);
-    let own_ts_us = median(&added[2]);
-    let own_tl_us = median(&added[3]);
-    let total_diff_us = median(&totals[0]);
-    eprintln!(
-        "  own code per frame (outside driver and renderer): textbook {textbook_own_us:.2} us, vkpace {:.2} us; \
-         whole-loop difference {total_diff_us:+.2} us (per run {:?})",
-        median(&owns[0]),
-        totals[0].iter().map(|d| (d * 10.0).round() / 10.0).collect::<Vec<_>>()
-    );
-    // A regression guard, not a goal: vkpace's own cost is noise on a 16 ms frame.
-    verdicts.check(
-        own_us <= 0.05 * textbook_us,
-        format!(
-            "overhead: vkpace's own CPU {own_us:.2} us/frame = {:.2}% of the textbook loop's {textbook_us:.1} (at most 5%)",
-            100.0 * own_us / textbook_us
-        ),
-    );
-    verdicts.check(
-        median(&calls[0]) <= median(&text_calls),
-        format!(
-            "overhead: driver calls per frame {:.2} (textbook loop {:.2}; not more)",
-            median(&calls[0]),
-            median(&text_calls)
-        ),
-    );
+    // --- real driver: the CPU guard -------------------------------------------------------
+    let guard = cpu_guard::measure(reps, frames, &out_dir, args.check || args.instructions)?;
+    verdicts.record(guard.checks());
 
     // --- real driver: pacing over the virtual display --------------------------------------
     eprintln!(
@@ -379,32 +374,17 @@ fn main() -> Result<()> {
         .unwrap_or_default();
 
     // --- outputs ---------------------------------------------------------------------------
-    let pct = |us: f64| 100.0 * us / textbook_us;
     let json = format!(
         "{{\n  \"sim\": {},\n  \"real\": {{\n    \"limit-60\": {},\n    \"timer-floor-60\": {},\n    \"timer-floor-60-plain-grid\": {},\n    \
          \"unlimited\": {},\n    \
-         \"overhead\": {{\"vkpace_cpu_us_per_frame\": {own_us:.3}, \"textbook_cpu_us_per_frame\": {textbook_us:.3}, \
-         \"vkpace_own_code_us_per_frame\": {:.3}, \"textbook_own_code_us_per_frame\": {textbook_own_us:.3}, \
-         \"vkpace_loop_cpu_us_per_frame\": {:.3}, \"loop_cpu_difference_us_per_frame\": {total_diff_us:.3}, \
-         \"with_maintenance1_cpu_us_per_frame\": {own_m1_us:.3}, \
-         \"with_gpu_timestamps_cpu_us_per_frame\": {own_ts_us:.3}, \
-         \"with_timeline_cpu_us_per_frame\": {own_tl_us:.3}, \
-         \"driver_calls_per_frame\": {{\"textbook\": {:.3}, \"vkpace\": {:.3}, \"with_maintenance1\": {:.3}, \"with_gpu_timestamps\": {:.3}, \"with_timeline\": {:.3}}}, \
-         \"clock_read_ns\": {clock_ns:.1}, \"runs\": {reps}, \"frames_per_run\": {}}},\n    \
+         \"overhead\": {},\n    \
          \"pacing_over_vdisplay\": {},\n    \"pacing_to_display\": {}\n  }}\n}}\n",
         sim_matrix::json(&sim),
         intervals_json(&lim, reps),
         intervals_json(&base, reps),
         intervals_json(&grid, reps),
         intervals_json(&unl, reps),
-        median(&owns[0]),
-        median(&loops[0]),
-        median(&text_calls),
-        median(&calls[0]),
-        median(&calls[1]),
-        median(&calls[2]),
-        median(&calls[3]),
-        frames,
+        guard.json(),
         pacing.json(),
         display.json(),
     );
@@ -424,15 +404,7 @@ fn main() -> Result<()> {
          | timer floor sd of each run | {} ms |\n\
          | the floor's stalls replayed on a plain grid (catching up at once): mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
          | plain-grid replay sd of each run | {} ms |\n\
-         | unlimited interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms ({:.0} fps) |\n\
-         | textbook loop thread CPU per frame | {textbook_us:.1} us |\n\
-         | vkpace loop thread CPU per frame (defaults), frames interleaved | {:.1} us (difference per run: {} us) |\n\
-         | own code per frame, outside driver and renderer: textbook glue / vkpace | {textbook_own_us:.2} / {:.2} us |\n\
-         | vkpace's own CPU per frame (defaults): vkpace's own code less the textbook's glue | {own_us:.2} us ({:.2}% of textbook) |\n\
-         | + maintenance1 present fences | {own_m1_us:.2} us ({:.2}%) |\n\
-         | + GPU timestamps | {own_ts_us:.2} us ({:.2}%) |\n\
-         | timeline backend instead of fences | {own_tl_us:.2} us ({:.2}%) |\n\
-         | driver calls per frame: textbook / vkpace / + maintenance1 / + GPU timestamps / timeline | {:.2} / {:.2} / {:.2} / {:.2} / {:.2} |\n",
+         | unlimited interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms ({:.0} fps) |\n{}",
         frames,
         lim.mean, lim.stddev, lim.p99,
         runs_sd.join(", "),
@@ -441,22 +413,7 @@ fn main() -> Result<()> {
         grid.mean, grid.stddev, grid.p99,
         grid_sd.join(", "),
         unl.mean, unl.stddev, unl.p99, unl.fps,
-        median(&loops[0]),
-        totals[0]
-            .iter()
-            .map(|d| format!("{d:+.1}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        median(&owns[0]),
-        pct(own_us),
-        pct(own_m1_us),
-        pct(own_ts_us),
-        pct(own_tl_us),
-        median(&text_calls),
-        median(&calls[0]),
-        median(&calls[1]),
-        median(&calls[2]),
-        median(&calls[3]),
+        guard.markdown_rows(),
     );
     md.push_str(&pacing.markdown(&sim_gpu_bound));
     md.push_str(&display.markdown());

@@ -226,6 +226,57 @@ fn interleaved_on(
     Ok(pair)
 }
 
+/// One loop alone (`vkpace` or the textbook one) for [`WARMUP`] and then `frames` measured
+/// frames, on its own headless context with the driver's own function tables: what
+/// `instructions.rs` has callgrind count (the measured frames only: they alone go through
+/// [`measured_textbook_frame`] or [`measured_vkpace_frame`]).
+pub fn run_alone(vkpace: bool, frames: u64) -> Result<()> {
+    let ctx = VulkanContext::new(SurfaceSource::Headless, false, false)?;
+    let result = run_alone_on(&ctx, vkpace, frames);
+    ctx.destroy();
+    result
+}
+
+fn run_alone_on(ctx: &VulkanContext, vkpace: bool, frames: u64) -> Result<()> {
+    let fns = (ctx.instance.clone(), ctx.device.clone());
+    let history = FrameHistory::default();
+    let t = |f: u64| f as f32 / 60.0;
+    if vkpace {
+        let mut l = VkpaceLoop::new(ctx, &fns, VkpaceVariant::default())?;
+        let outcome = (0..WARMUP)
+            .try_for_each(|f| l.frame(t(f), &history).map(drop))
+            .and_then(|()| {
+                (WARMUP..WARMUP + frames)
+                    .try_for_each(|f| measured_vkpace_frame(&mut l, t(f), &history).map(drop))
+            });
+        l.destroy()?;
+        outcome
+    } else {
+        let mut l = TextbookLoop::new(ctx, &fns)?;
+        let outcome = (0..WARMUP)
+            .try_for_each(|f| l.frame(t(f), &history).map(drop))
+            .and_then(|()| {
+                (WARMUP..WARMUP + frames)
+                    .try_for_each(|f| measured_textbook_frame(&mut l, t(f), &history).map(drop))
+            });
+        l.destroy()?;
+        outcome
+    }
+}
+
+/// A measured frame of the textbook loop: callgrind collects from this function's entry to its
+/// return (`--toggle-collect`), so it is never inlined.
+#[inline(never)]
+fn measured_textbook_frame(l: &mut TextbookLoop, t: f32, history: &FrameHistory) -> Result<Steps> {
+    l.frame(t, history)
+}
+
+/// A measured frame of vkpace's loop (as [`measured_textbook_frame`]).
+#[inline(never)]
+fn measured_vkpace_frame(l: &mut VkpaceLoop, t: f32, history: &FrameHistory) -> Result<Steps> {
+    l.frame(t, history)
+}
+
 /// The textbook loop's objects.
 struct TextbookLoop {
     sc_fn: ash::khr::swapchain::Device,

@@ -64,9 +64,10 @@ pub struct Scenario {
     /// `VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT`): the pacing code gives each
     /// frame the time of its refresh, and the display shows it by the nearest-refresh rule.
     pub absolute_targets: bool,
-    /// The pacing code learns each frame's exact GPU end once it has seen it complete (a
-    /// swapchain with `gpu_timestamps`); without, only when it saw it complete.
-    pub gpu_timestamps: bool,
+    /// The display reports when each frame was ready before it shows it (present timing's
+    /// partial results, read before each present and again after each wait there), as the
+    /// virtual display does; without, the pacing code knows only what it saw complete.
+    pub partial_results: bool,
 }
 
 /// Which loop runs.
@@ -193,13 +194,20 @@ pub fn run(scenario: &Scenario, policy: Policy, seed: u64) -> Vec<FrameRecord> {
         //    are reported first, as the shell does when it polls fences); a sleep wakes late.
         if let Some(p) = pacing.as_mut() {
             feed(p, scenario, &frames, &mut reported, t);
-            if let Some(woke) = pacing_sleep(p, scenario, &frames, t) {
+            if let Some(woke) = pacing_sleep(p, &frames, t) {
                 t = woke + scenario.wake_lateness(&mut wake_rng);
             }
         }
         // 3. Acquire: an image must be free (the presentation engine's back-pressure).
         t = t.max(image_free_at(scenario, &frames, f));
-        t = render(scenario, pacing.as_mut(), &mut frames, t, &mut rng);
+        t = render(
+            scenario,
+            pacing.as_mut(),
+            &mut frames,
+            t,
+            &mut rng,
+            &mut reported,
+        );
     }
     frames
 }
@@ -207,14 +215,16 @@ pub fn run(scenario: &Scenario, policy: Policy, seed: u64) -> Vec<FrameRecord> {
 /// The pacing sleep before a frame, from `now`, as the machine makes it: until the policy's
 /// start time, watching the newest presented frame's completion where the schedule asks
 /// (`Pacing::fate_wait`, capped at the sleep's end). Returns when it ended (None: no sleep).
-fn pacing_sleep(p: &mut Pacing, s: &Scenario, frames: &[FrameRecord], now: f64) -> Option<f64> {
+fn pacing_sleep(p: &mut Pacing, frames: &[FrameRecord], now: f64) -> Option<f64> {
     let mut t = now;
     let mut slept = false;
     while let Some(at) = p.start_at(ns(t)) {
         slept = true;
         match p.fate_wait(ns(t)) {
-            Some((frame, until)) if until.min(at) > ns(t) => {
-                t = fate_wait_ends(p, s, frames, frame, ms(until.min(at)), t);
+            // As the machine: a frame already done is not waited for in a sleep (the display's
+            // word on it is read before the present).
+            Some((frame, until)) if until.min(at) > ns(t) && frames[frame as usize].gpu_end > t => {
+                t = fate_wait_ends(p, frames, frame, ms(until.min(at)), t);
             }
             _ => {
                 t = t.max(ms(at));
@@ -227,26 +237,61 @@ fn pacing_sleep(p: &mut Pacing, s: &Scenario, frames: &[FrameRecord], now: f64) 
 
 /// A wait from `now` until `until` for frame `frame` to finish, as the machine makes it:
 /// returns when it ended, having told the pacing code what it saw.
-fn fate_wait_ends(
-    p: &mut Pacing,
-    s: &Scenario,
-    frames: &[FrameRecord],
-    frame: u64,
-    until: f64,
-    now: f64,
-) -> f64 {
+fn fate_wait_ends(p: &mut Pacing, frames: &[FrameRecord], frame: u64, until: f64, now: f64) -> f64 {
     let end = frames[frame as usize].gpu_end;
     if end <= until {
         let t = now.max(end);
         p.frames_complete(frame, ns(t));
-        if s.gpu_timestamps {
-            p.frame_ready(frame, ns(end));
-        }
         t
     } else {
         p.frame_pending(frame, ns(until));
         until
     }
+}
+
+/// How often the machine reads the results again while it waits for the display's word on a
+/// frame done on the GPU (`FATE_POLL_NS`).
+const POLL_MS: f64 = 0.5;
+
+/// The present's waits, as the machine makes them, from `now`: the results read first (where
+/// the display reports partial ones) and again after each wait; returns when the present is
+/// made.
+fn present_waits(
+    p: &mut Pacing,
+    s: &Scenario,
+    frames: &[FrameRecord],
+    r: &mut Reported,
+    now: f64,
+) -> f64 {
+    let mut t = now;
+    while let Some((frame, until)) = p.fate_wait(ns(t)) {
+        if s.partial_results && read_ready(p, frames, r, t) {
+            continue;
+        }
+        let until = ms(until);
+        t = if frames[frame as usize].gpu_end <= t {
+            p.frames_complete(frame, ns(t));
+            if p.fate_wait(ns(t)).is_none() {
+                break;
+            }
+            until.min(t + POLL_MS)
+        } else {
+            fate_wait_ends(p, frames, frame, until, t)
+        };
+    }
+    t
+}
+
+/// The display's partial results at `now`: each frame ready by then and not reported yet says
+/// when it was ready. Returns whether there was one.
+fn read_ready(p: &mut Pacing, frames: &[FrameRecord], r: &mut Reported, now: f64) -> bool {
+    let mut any = false;
+    while let Some(fr) = frames.get(r.ready).filter(|f| f.gpu_end <= now) {
+        p.frame_timed(r.ready as u64, Some(ns(fr.gpu_end)), None);
+        r.ready += 1;
+        any = true;
+    }
+    any
 }
 
 /// The pacing code `policy` runs (None: the textbook loop), told about the display as the
@@ -278,6 +323,7 @@ fn render(
     frames: &mut Vec<FrameRecord>,
     cpu_start: f64,
     rng: &mut Rng,
+    reported: &mut Reported,
 ) -> f64 {
     let f = frames.len() as u64;
     if let Some(p) = pacing.as_deref_mut() {
@@ -290,10 +336,8 @@ fn render(
     if let Some(p) = pacing {
         p.frame_submitted(f, ns(submit));
         // The machine's present first waits where the schedule asks (absolute targets).
-        while let Some((frame, until)) = p.fate_wait(ns(cpu_free)) {
-            cpu_free = fate_wait_ends(p, scenario, frames, frame, ms(until), cpu_free);
-        }
-        target = p.present_target(f, ns(cpu_free));
+        cpu_free = present_waits(p, scenario, frames, reported, submit);
+        target = p.present_target(f, ns(cpu_free), scenario.present_timing);
         p.frame_presented(f);
     }
     let gpu_start = frames
@@ -319,6 +363,8 @@ struct Reported {
     gpu: usize,
     /// Frames whose display (present wait) or timing result (present timing) was reported.
     display: usize,
+    /// Frames whose ready time a partial timing result reported.
+    ready: usize,
 }
 
 /// Tells the pacing code about GPU completions (timestamps) and, with present wait or present
@@ -329,9 +375,6 @@ fn feed(p: &mut Pacing, scenario: &Scenario, frames: &[FrameRecord], r: &mut Rep
         let fr = frames[r.gpu];
         p.gpu_done(r.gpu as u64, ns(fr.gpu_start), ns(fr.gpu_end));
         p.frames_complete(r.gpu as u64, ns(now));
-        if scenario.gpu_timestamps {
-            p.frame_ready(r.gpu as u64, ns(fr.gpu_end));
-        }
         r.gpu += 1;
     }
     if r.gpu < frames.len() {

@@ -33,7 +33,7 @@ fn scenario(name: &'static str, display: DisplayMode, loads: Vec<Load>, ms: f64)
         present_timing: false,
         wake_late_ms: 0.0,
         absolute_targets: false,
-        gpu_timestamps: false,
+        partial_results: false,
     }
 }
 

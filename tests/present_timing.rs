@@ -256,18 +256,25 @@ fn every_fallback_is_validation_clean_and_says_which_path() -> Result<()> {
         ensure!(t.contains(&format!("\"path\": \"{path}\"")), "{name}: {t}");
         let results = json_number(t, "results")?;
         ensure!((results > 0.0) == (targets != "none"), "{name}: {t}");
-        // Never shown early, except that with absolute targets the frame after one not ready
-        // in time keeps its refresh on the grid (a hitch and its catch-up, never a run of them).
-        let late = intervals.iter().filter(|i| !i.ready_in_time).count();
+        // Never shown for less than the interval, with either kind of target: a frame not
+        // ready for its refresh moves the schedule, it is not caught up with short frames. A
+        // frame ready for the refresh one interval after the one before is shown there.
         let short = intervals.iter().filter(|i| i.refreshes < 2.0).count();
-        let allowed = if targets == "absolute" { late } else { 0 };
+        let held = intervals
+            .iter()
+            .filter(|i| i.ready_in_time && i.refreshes != 2.0)
+            .count();
+        let late = intervals.iter().filter(|i| !i.ready_in_time).count();
         if path == "refresh-grid" {
-            ensure!(short <= allowed, "{name}: {intervals:?}");
+            ensure!(short == 0 && held == 0, "{name}: {intervals:?}");
             // First pixels land on their targets (times converted right both ways).
             let error = &t[t.find("target_error_ms").context("no target error")?..];
             ensure!(json_number(error, "p50")?.abs() < 1.0, "{name}: {t}");
         }
-        println!("{name}: {t}");
+        println!(
+            "{name}: {} intervals, {late} frames not ready in time, {short} short; {t}",
+            intervals.len()
+        );
     }
     Ok(())
 }
@@ -278,23 +285,25 @@ fn every_fallback_is_validation_clean_and_says_which_path() -> Result<()> {
 /// present is refused; results keep coming.
 #[test]
 fn a_results_queue_smaller_than_asked_costs_one_present_and_no_more() -> Result<()> {
-    // No limit, 3 frames in flight and 5 images: frames queue on the display, so more than two
-    // results are outstanding at once and the capped queue must refuse one.
+    // No limit, 3 frames in flight and 5 images on a 10 Hz display: frames queue on the
+    // display however slowly a busy machine renders them, so more than two results are
+    // outstanding at once and the capped queue must refuse one.
     let args = [
         "--virtual-display",
         "--frames",
-        "120",
+        "60",
         "--frames-in-flight",
         "3",
     ];
     let settings = [
         ("VDISPLAY_FAULT_TIMING_QUEUE_CAP", "2"),
         ("VDISPLAY_MIN_IMAGES", "4"),
+        ("VDISPLAY_REFRESH_HZ", "10"),
     ];
     let (report, _) = run_with_settings("queue-cap", &args, 1.0, &settings)?;
     let t = timing_section(&report)?;
     ensure!(json_number(t, "queue_full")? == 1.0, "{t}");
     // Two slots for four queued presents: about every second one asks, and gets its result.
-    ensure!(json_number(t, "results")? >= 40.0, "{t}");
+    ensure!(json_number(t, "results")? >= 20.0, "{t}");
     Ok(())
 }

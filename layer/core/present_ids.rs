@@ -82,10 +82,14 @@ impl<W: Copy + PartialEq> PresentIds<W> {
         Some((self.swapchain?, *id))
     }
 
-    /// Present timing: the frame that made the present with id `id`, which is no longer
-    /// awaited (results come in any order, so only that one is taken).
-    pub(crate) fn frame_of(&mut self, id: u64) -> Option<u64> {
+    /// Present timing: the frame that made the present with id `id`; once its result is
+    /// `done` (complete) it is no longer awaited (results come in any order, so only that one
+    /// is taken; a partial result leaves it awaited).
+    pub(crate) fn frame_of(&mut self, id: u64, done: bool) -> Option<u64> {
         let at = self.awaited.iter().position(|(_, i)| *i == id)?;
+        if !done {
+            return self.awaited.get(at).map(|(frame, _)| *frame);
+        }
         self.awaited.remove(at).map(|(frame, _)| frame)
     }
 

@@ -273,8 +273,10 @@ impl SwapchainTiming {
     }
 
     /// Reads the results available, without blocking, and hands each to `sink`; results come
-    /// complete (no `ALLOW_PARTIAL_RESULTS`), possibly out of present order
-    /// (`ALLOW_OUT_OF_ORDER_RESULTS`; each carries its present id). Re-reads the refresh cycle
+    /// possibly out of present order (`ALLOW_OUT_OF_ORDER_RESULTS`; each carries its present
+    /// id) and possibly partial (`ALLOW_PARTIAL_RESULTS`: a present whose queue operations
+    /// ended and that is not shown yet, so vkpace learns when a frame was ready before it gives
+    /// the next one its target; such a result is read again once complete). Re-reads the refresh cycle
     /// and the domains when the engine's counters moved, and recalibrates a swapchain-local
     /// domain once a second. Returns whether the refresh cycle changed.
     ///
@@ -354,7 +356,8 @@ impl SwapchainTiming {
             t.p_present_stages = s.as_mut_ptr();
         }
         let info = PastPresentationTimingInfoEXT {
-            flags: PastPresentationTimingFlagsEXT::ALLOW_OUT_OF_ORDER_RESULTS,
+            flags: PastPresentationTimingFlagsEXT::ALLOW_OUT_OF_ORDER_RESULTS
+                | PastPresentationTimingFlagsEXT::ALLOW_PARTIAL_RESULTS,
             swapchain,
             ..Default::default()
         };

@@ -32,12 +32,12 @@ fn timed(hz: f64, cpu: f64, gpu: f64, noise: f64, wake: f64, ms: f64) -> Scenari
     }
 }
 
-/// The same with absolute targets only (and, as a swapchain would, GPU timestamps) where
-/// `absolute`.
+/// The same with absolute targets only (and a display that reports when frames were ready, as
+/// the virtual display does) where `absolute`.
 fn targets(s: Scenario, absolute: bool) -> Scenario {
     Scenario {
         absolute_targets: absolute,
-        gpu_timestamps: absolute,
+        partial_results: absolute,
         ..s
     }
 }
@@ -207,11 +207,12 @@ proptest! {
 
 /// A frame limit of k refreshes with frames that miss: wake-ups from pacing sleeps up to
 /// `wake_share` of the interval late, GPU spikes (a frame's GPU time doubled, chance `spikes`)
-/// and CPU spikes, with relative or absolute targets, and GPU timestamps where `timestamps`.
+/// and CPU spikes, with relative or absolute targets, and a display that reports when frames
+/// were ready (partial results) where `partial`.
 fn missing(
     hz: f64,
     k: u32,
-    (absolute, timestamps): (bool, bool),
+    (absolute, partial): (bool, bool),
     (cpu_share, gpu_share, wake_share, spikes): (f64, f64, f64, f64),
 ) -> Scenario {
     let period = 1000.0 / hz * f64::from(k);
@@ -226,7 +227,7 @@ fn missing(
     Scenario {
         spike_chance: spikes,
         absolute_targets: absolute,
-        gpu_timestamps: timestamps,
+        partial_results: partial,
         ..s
     }
 }
@@ -273,8 +274,9 @@ proptest! {
     /// Frames miss (late wake-ups, GPU and CPU spikes) at k = 1..3 refreshes per frame, with
     /// relative or absolute targets: after a miss no frame is shown for less than k
     /// refreshes (no catch-up), and every frame ready for its refresh is shown on it. With
-    /// absolute targets vkpace learns each frame's end from GPU timestamps here, so it knows
-    /// which refresh a late frame took even when it finished while the CPU was busy.
+    /// absolute targets the display here says when each frame was ready (partial results, as
+    /// the virtual display does), so vkpace knows which refresh a late frame took even when it
+    /// finished while the CPU was busy.
     #[test]
     fn after_a_miss_no_frame_is_shown_short_with_either_kind_of_target(
         hz in refresh_hz(),
@@ -291,7 +293,7 @@ proptest! {
         assert_no_short_frame_after_a_miss(&frames, 1000.0 / hz, k)?;
     }
 
-    /// The same with absolute targets and no GPU timestamps, 2 or 3 refreshes a frame, CPU
+    /// The same with absolute targets and no partial results, 2 or 3 refreshes a frame, CPU
     /// and GPU within 45% of the interval, frames made to miss by wake-ups up to 80% of the
     /// interval late: the pacing sleep before each frame ends at the previous frame's refresh
     /// and sees whether it was done, so no short frame follows a miss. (Where frames take
@@ -299,7 +301,7 @@ proptest! {
     /// refresh, and a frame finishing while the CPU is busy is taken as on time:
     /// docs/design.md.)
     #[test]
-    fn after_a_miss_no_frame_is_shown_short_without_gpu_timestamps(
+    fn after_a_miss_no_frame_is_shown_short_without_partial_results(
         hz in refresh_hz(),
         k in 2u32..=3,
         cpu_share in 0.05f64..0.25,

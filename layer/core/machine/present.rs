@@ -114,6 +114,7 @@ where
             });
         }
         self.op = Op::Present;
+        self.present_timing_begin();
         self.failure = None;
         self.presenting_abandoned = false;
         self.last_present = None;

@@ -45,6 +45,10 @@ impl TimingReport {
     }
 }
 
+/// How often a present that waits for the engine's word on the previous frame's readiness
+/// reads the results again, once that frame is done on the GPU (ns).
+const FATE_POLL_NS: u64 = 500_000;
+
 /// What one present asks for with present timing (`VkPresentTimingInfoEXT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PresentTimingRequest {
@@ -67,6 +71,8 @@ pub(super) struct PresentTiming {
     /// The submissions of the latest frames (frame, serial), by frame number modulo 4: what a
     /// wait for a frame to finish waits on.
     pub(super) recent: [Option<(u64, Serial)>; 4],
+    /// The present being made has read the results since its last wait (`fate_step`).
+    pub(super) read_for_present: bool,
 }
 
 impl<S, W, F> FrameMachine<S, W, F>
@@ -104,13 +110,20 @@ where
     /// Absolute targets: before the present of a frame (or during the pacing sleep before the
     /// next one, `cap` being the sleep's end), a wait for the newest presented frame to finish,
     /// where the schedule needs to know whether it made its refresh
-    /// ([`crate::core::DisplaySchedule::fate_wait`]). Bounded by the schedule's `until`.
+    /// ([`crate::core::DisplaySchedule::fate_wait`]). Bounded by the schedule's `until`. Before
+    /// a present the results are read first (once): an engine that reports partial results
+    /// says when the frame's queue operations ended, which settles it exactly.
     pub(super) fn fate_step(&mut self, now: u64, cap: Option<u64>) -> Option<Request<S, W, F>> {
         let t = self.timing.as_ref()?;
         if !self.targets_allowed() {
             return None;
         }
         let (frame, until) = self.pacing.fate_wait(now)?;
+        if cap.is_none() && !t.read_for_present {
+            // Before a present, the results first: a partial one may say when it was ready.
+            self.set_read_for_present(true);
+            return self.read_timings_request();
+        }
         let until = cap.map_or(until, |c| until.min(c));
         let serial = t.recent[(frame % 4) as usize]
             .filter(|&(f, _)| f == frame)
@@ -120,10 +133,31 @@ where
         }
         if serial <= self.presenter.completed() {
             self.pacing.frames_complete(frame, now);
-            return None;
+            // Done on the GPU, and the engine has yet to say when it saw it ready: before a
+            // present, look again shortly (a pacing sleep just goes on).
+            let (_, until) = self.pacing.fate_wait(now).filter(|_| cap.is_none())?;
+            self.set_read_for_present(false);
+            return Some(Request::SleepUntil(until.min(now + FATE_POLL_NS)));
         }
         let signal = self.fences.signal_for(serial)?;
+        if cap.is_none() {
+            // The results are read again after the wait.
+            self.set_read_for_present(false);
+        }
         Some(self.wait(signal, WaitPurpose::Fate(frame), Some(until), now))
+    }
+
+    fn set_read_for_present(&mut self, read: bool) {
+        if let Some(t) = self.timing.as_mut() {
+            t.read_for_present = read;
+        }
+    }
+
+    /// A present begins: it reads the results once before it waits for a frame's fate.
+    pub(super) fn present_timing_begin(&mut self) {
+        if let Some(t) = self.timing.as_mut() {
+            t.read_for_present = false;
+        }
     }
 
     /// The present timing request of the frame about to be presented at `now`.
@@ -137,7 +171,7 @@ where
         t.asking = t.outstanding < t.capacity;
         let query_stages = t.asking;
         let target = if fifo {
-            self.pacing.present_target(frame, now)
+            self.pacing.present_target(frame, now, query_stages)
         } else {
             PresentTarget::None
         };
@@ -207,7 +241,11 @@ where
             }
             self.stats.present_timing_results += 1;
         }
-        let Some(frame) = self.display.as_mut().and_then(|d| d.frame_of(r.present_id)) else {
+        let Some(frame) = self
+            .display
+            .as_mut()
+            .and_then(|d| d.frame_of(r.present_id, r.complete))
+        else {
             return;
         };
         self.telemetry.stages(frame, &r.stages);

@@ -38,6 +38,27 @@ struct Plan {
     /// The target given to the engine (the goal less the engine's learned offset).
     given: u64,
     fate: Fate,
+    /// The engine itself said when it was ready (or shown): nothing vkpace sees changes it.
+    settled: bool,
+    /// Its present asked for stage times: the engine will say when it was ready.
+    reported: bool,
+    /// When vkpace first saw it complete.
+    seen_done: Option<u64>,
+}
+
+/// What [`DisplayPlan::newest`] tells of the newest planned frame.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Newest {
+    pub frame: u64,
+    /// The refresh it is meant for.
+    pub goal: u64,
+    pub fate: Fate,
+    /// The engine said when it was ready, or shown.
+    pub settled: bool,
+    /// Its present asked for stage times.
+    pub reported: bool,
+    /// When vkpace first saw it complete.
+    pub seen_done: Option<u64>,
 }
 
 /// The presented frames of one swapchain object with their refreshes.
@@ -118,14 +139,22 @@ impl DisplayPlan {
         }
     }
 
-    /// The newest frame planned, and its fate.
-    pub(super) fn newest(&self) -> Option<(u64, u64, Fate)> {
+    /// The newest frame planned and what is known of it.
+    pub(super) fn newest(&self) -> Option<Newest> {
         let p = self.plan(self.newest?)?;
-        Some((p.frame, p.goal, p.fate))
+        Some(Newest {
+            frame: p.frame,
+            goal: p.goal,
+            fate: p.fate,
+            settled: p.settled,
+            reported: p.reported,
+            seen_done: p.seen_done,
+        })
     }
 
-    /// `frame` is presented for the refresh at `goal`, with `given` as its target.
-    pub(super) fn add(&mut self, frame: u64, goal: u64, given: u64) {
+    /// `frame` is presented for the refresh at `goal`, with `given` as its target; `reported`:
+    /// the present asked for stage times.
+    pub(super) fn add(&mut self, frame: u64, goal: u64, given: u64, reported: bool) {
         let fate = if self.complete_through.is_some_and(|c| c >= frame) {
             Fate::OnTime
         } else {
@@ -136,6 +165,9 @@ impl DisplayPlan {
             goal,
             given,
             fate,
+            settled: false,
+            reported,
+            seen_done: None,
         });
         self.newest = Some(self.newest.map_or(frame, |n| n.max(frame)));
     }
@@ -156,7 +188,8 @@ impl DisplayPlan {
         self.complete_through = Some(frame);
         let first = from.max(frame.saturating_sub(PLANNED as u64 - 1));
         for f in first..=frame {
-            if let Some(p) = self.plan_mut(f) {
+            if let Some(p) = self.plan_mut(f).filter(|p| !p.settled) {
+                p.seen_done = Some(at);
                 p.fate = match p.fate {
                     Fate::Unknown => Fate::OnTime,
                     Fate::Late { pending, .. } if at > p.goal => Fate::Late {
@@ -170,16 +203,39 @@ impl DisplayPlan {
         }
     }
 
-    /// `frame` finished rendering at `at`, exactly (GPU timestamps, or the engine's
-    /// queue-operations-end time): its fate is known, whatever was seen before.
-    pub(super) fn ready(&mut self, frame: u64, at: u64) {
+    /// The engine says `frame`'s queue operations ended (it was ready) at `at`
+    /// (`VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT`): its fate is settled, whatever vkpace
+    /// saw itself (a render thread sees completions late on a busy machine, and so may the
+    /// engine: its word is the one that counts).
+    pub(super) fn engine_ready(&mut self, frame: u64, at: u64) {
         if let Some(p) = self.plan_mut(frame) {
+            p.settled = true;
             p.fate = match p.fate {
                 Fate::Shown(s) => Fate::Shown(s),
                 _ if at <= p.goal => Fate::OnTime,
                 _ => Fate::Late {
                     pending: at - 1,
                     done: Some(at),
+                },
+            };
+        }
+    }
+
+    /// The GPU finished `frame`'s work at `at` (a timestamp): it cannot have been ready
+    /// earlier, so if that is after its refresh it is late. (Not the other way round: the
+    /// semaphore the engine waits on may signal later than the last timestamp, as lavapipe's
+    /// does on a busy machine.)
+    pub(super) fn gpu_done(&mut self, frame: u64, at: u64) {
+        if let Some(p) = self.plan_mut(frame).filter(|p| !p.settled && at > p.goal) {
+            p.fate = match p.fate {
+                Fate::Late { pending, done } => Fate::Late {
+                    pending: pending.max(at - 1),
+                    done,
+                },
+                Fate::Shown(s) => Fate::Shown(s),
+                Fate::Unknown | Fate::OnTime => Fate::Late {
+                    pending: at - 1,
+                    done: None,
                 },
             };
         }
@@ -195,7 +251,7 @@ impl DisplayPlan {
         let from = from.map_or(done, |f| f.max(done));
         let first = from.max(newest.saturating_sub(PLANNED as u64 - 1));
         for f in first..=newest {
-            if let Some(p) = self.plan_mut(f) {
+            if let Some(p) = self.plan_mut(f).filter(|p| !p.settled) {
                 if at < p.goal {
                     continue;
                 }
@@ -227,6 +283,7 @@ impl DisplayPlan {
         }
         let p = self.plan_mut(frame)?;
         p.fate = Fate::Shown(shown);
+        p.settled = true;
         Some((p.goal, p.given))
     }
 
@@ -299,8 +356,8 @@ mod tests {
     fn a_late_frame_moves_the_frames_after_it() {
         let mut p = DisplayPlan::default();
         p.shown(0, R, R);
-        p.add(1, 3 * R, 3 * R);
-        p.add(2, 5 * R, 5 * R);
+        p.add(1, 3 * R, 3 * R, true);
+        p.add(2, 5 * R, 5 * R, true);
         assert_eq!(p.predicted(2, R, R, 2 * R), Some(5 * R));
         // Frame 1 still rendering half a refresh after its refresh: at least one late.
         p.pending(None, 3 * R + R / 2);
@@ -316,10 +373,13 @@ mod tests {
     fn complete_by_its_refresh_is_on_time_and_pending_before_it_says_nothing() {
         let mut p = DisplayPlan::default();
         p.shown(0, R, R);
-        p.add(1, 3 * R, 3 * R);
+        p.add(1, 3 * R, 3 * R, true);
         p.pending(None, 2 * R);
         p.complete(1, 3 * R);
-        assert_eq!(p.newest().map(|n| n.2), Some(Fate::OnTime));
+        assert_eq!(p.newest().map(|n| n.fate), Some(Fate::OnTime));
         assert_eq!(p.predicted(1, R, R, 2 * R), Some(3 * R));
+        // The engine's word settles it: ready after its refresh, so late after all.
+        p.engine_ready(1, 3 * R + 1);
+        assert_eq!(p.predicted(1, R, R, 2 * R), Some(4 * R));
     }
 }

@@ -143,6 +143,10 @@ pub struct DisplaySchedule {
     /// Absolute targets: how much earlier than its refresh a frame is targeted, the display's
     /// steady offset learned from results (ns).
     target_lead: u64,
+    /// Absolute targets: the last frame shown late though ready in time, and by how much.
+    late_offset: Option<(u64, u64)>,
+    /// The engine reports when a frame was ready before it is shown (partial results).
+    engine_reports_ready: bool,
 }
 
 impl DisplaySchedule {
@@ -160,6 +164,8 @@ impl DisplaySchedule {
             misses: 0,
             missed_total: 0,
             target_lead: 0,
+            late_offset: None,
+            engine_reports_ready: false,
         }
     }
 
@@ -225,7 +231,7 @@ impl DisplaySchedule {
     /// When frame `frame` is expected to be visible. With relative targets the engine spaces
     /// frames one interval from the previous first pixel: one interval apart from the latest
     /// known first pixel. With absolute targets: the frames presented since then, each on its
-    /// refresh unless it was seen late ([`DisplayPlan`]), then one interval apart.
+    /// refresh unless it was seen late (`display_plan.rs`), then one interval apart.
     #[must_use]
     pub fn expected(&self, frame: u64) -> Option<u64> {
         let period = self.frame_period()?;
@@ -248,7 +254,7 @@ impl DisplaySchedule {
     /// What the present of `frame`, at `now`, asks for. With absolute targets the refresh it is
     /// meant for is kept: its expected refresh, and never one before its submission (it cannot
     /// be ready earlier), so a frame the CPU made late moves the frames after it.
-    pub(super) fn plan_present(&mut self, frame: u64, now: u64) -> PresentTarget {
+    pub(super) fn plan_present(&mut self, frame: u64, now: u64, stages: bool) -> PresentTarget {
         let (Some(timing), Some(period)) = (self.timing, self.frame_period()) else {
             return PresentTarget::None;
         };
@@ -264,7 +270,7 @@ impl DisplaySchedule {
         let submitted = self.started(frame).map_or(now, |s| s.submit.min(now));
         let goal = expected.max(refresh_after(submitted, phase, timing.refresh_ns));
         let given = goal.saturating_sub(self.target_lead);
-        self.plan.add(frame, goal, given);
+        self.plan.add(frame, goal, given, stages);
         PresentTarget::Absolute(given)
     }
 
@@ -280,7 +286,7 @@ impl DisplaySchedule {
 
     /// `frame` finished rendering at `at` (an exact time, not when it was seen).
     pub(super) fn frame_ready(&mut self, frame: u64, at: u64) {
-        self.plan.ready(frame, at);
+        self.plan.gpu_done(frame, at);
     }
 
     /// Every frame from `from` (None: every one not seen complete) was still rendering at
@@ -292,9 +298,12 @@ impl DisplaySchedule {
     /// Absolute targets: whether the next present (or the pacing sleep before the next frame)
     /// should first wait, until the returned time, for the newest presented frame to finish.
     /// The engine shows the next frame at the target vkpace gives, so vkpace must know whether
-    /// the frame before it made its refresh, and if not, which one it takes: seen complete by
-    /// its refresh, it made it; seen still rendering after, it is waited for (at most
-    /// [`LATE_WAIT_INTERVALS`] frame intervals past its refresh) to learn when it finished.
+    /// the frame before it made its refresh, and if not, which one it takes. Where the engine
+    /// reports when frames were ready (partial results), its word is waited for: until the
+    /// frame's refresh while it is still rendering, then (the results read again after each
+    /// wait) until the engine says, at most [`LATE_WAIT_INTERVALS`] frame intervals past the
+    /// refresh. Elsewhere vkpace's own sight decides: seen complete by its refresh, it made
+    /// it; seen still rendering after it, it is waited for (as long) to learn when it finished.
     /// With relative targets the engine spaces frames itself: no wait.
     #[must_use]
     pub fn fate_wait(&self, now: u64) -> Option<(u64, u64)> {
@@ -302,14 +311,31 @@ impl DisplaySchedule {
             return None;
         }
         let period = self.frame_period()?;
-        let (frame, goal, fate) = self.plan.newest()?;
+        let n = self.plan.newest()?;
+        let (goal, refresh) = (n.goal, self.refresh()?);
         let bound = goal.saturating_add(period.saturating_mul(LATE_WAIT_INTERVALS));
-        let until = match fate {
+        let until = match n.fate {
+            _ if n.settled => return None,
+            Fate::Shown(_) => return None,
+            // The engine will say: while it renders, until its refresh; then until the engine
+            // says, but not longer than a refresh after vkpace saw it done.
+            _ if n.reported && self.engine_reports_ready => match n.seen_done {
+                _ if now < goal => goal,
+                Some(done) => bound.min(done.max(goal).saturating_add(refresh)),
+                None => bound,
+            },
             Fate::Unknown if now < goal => goal,
             Fate::Unknown | Fate::Late { done: None, .. } => bound,
-            Fate::OnTime | Fate::Shown(_) | Fate::Late { done: Some(_), .. } => return None,
+            Fate::OnTime | Fate::Late { done: Some(_), .. } => return None,
         };
+        let frame = n.frame;
         (until > now).then_some((frame, until))
+    }
+
+    /// Whether the engine reports when frames were ready before they are shown.
+    #[must_use]
+    pub fn engine_reports_ready(&self) -> bool {
+        self.engine_reports_ready
     }
 
     /// When `frame` should start: its expected refresh less the lead; None while the schedule
@@ -363,8 +389,14 @@ impl DisplaySchedule {
     /// order; older ones than the anchor only teach durations.
     pub(super) fn frame_timed(&mut self, frame: u64, ready: Option<u64>, shown: Option<u64>) {
         if let Some(ready) = ready {
-            self.learn_durations(frame, ready);
-            self.plan.ready(frame, ready);
+            // A partial result and the complete one carry the same time: learned once.
+            if self.last_ready.map_or(true, |(f, _)| f < frame) {
+                self.learn_durations(frame, ready);
+            }
+            self.plan.engine_ready(frame, ready);
+            // A result with the ready time before the first pixel: the engine reports partial
+            // results, so its word on readiness can be waited for (`fate_wait`).
+            self.engine_reports_ready |= shown.is_none();
         }
         let Some(shown) = shown else {
             return;
@@ -381,7 +413,7 @@ impl DisplaySchedule {
         if let (Some((goal, given, fate)), false) = (planned, self.relative()) {
             // Ready by its target: its completion time, or seen complete by its refresh.
             let in_time = ready.map_or(fate == Fate::OnTime, |r| r <= given);
-            self.learn_offset(goal, in_time, before, shown);
+            self.learn_offset(frame, goal, in_time, before, shown);
         }
         self.judge(planned.map(|(goal, ..)| goal).or(expected), shown);
     }
@@ -397,27 +429,45 @@ impl DisplaySchedule {
             let cpu = s.submit.saturating_sub(s.start);
             self.busy.push(cpu.max(ready.saturating_sub(gpu_from)));
         }
-        if self.last_ready.map_or(true, |(f, _)| f < frame) {
-            self.last_ready = Some((frame, ready));
-        }
+        self.last_ready = Some((frame, ready));
     }
 
-    /// Absolute targets: a frame that was ready by its target, not held back by the frame
-    /// before it (shown at least a refresh before its refresh), and still shown later than its
-    /// refresh shows the display's own offset (it shows frames that long after their
-    /// targets): later targets are given that much earlier, so frames keep their interval. A
-    /// frame shown early takes back as much of that lead. A frame not ready in time, or pushed
-    /// by the one before, teaches nothing here.
-    fn learn_offset(&mut self, goal: u64, in_time: bool, before: Option<u64>, shown: u64) {
+    /// Absolute targets: two frames in a row that were ready by their targets, not held back by
+    /// the frame before (shown at least a refresh before their refresh), and still shown later
+    /// than their refresh by the same amount show the display's own offset (it shows frames
+    /// that long after their targets): later targets are given that much earlier, so frames
+    /// keep their interval. One such frame is not enough (an engine that was itself late once
+    /// would otherwise have the next frames targeted early, and shown short). A frame shown
+    /// early takes back as much of that lead. A frame not ready in time teaches nothing here:
+    /// it missed.
+    fn learn_offset(
+        &mut self,
+        frame: u64,
+        goal: u64,
+        in_time: bool,
+        before: Option<u64>,
+        shown: u64,
+    ) {
         let Some(refresh) = self.refresh() else {
             return;
         };
         let free = before.is_some_and(|b| b.saturating_add(refresh) <= goal);
+        let offset = shown.saturating_sub(goal);
         if shown.saturating_add(refresh / 2) < goal {
             self.target_lead = self.target_lead.saturating_sub(goal - shown);
-        } else if shown > goal.saturating_add(refresh / 2) && in_time && free {
-            self.target_lead = self.target_lead.saturating_add(shown - goal);
+        } else if offset > refresh / 2 && in_time && free {
+            let steady = self
+                .late_offset
+                .is_some_and(|(f, o)| f + 1 == frame && o.abs_diff(offset) <= refresh / 2);
+            if steady {
+                self.target_lead = self.target_lead.saturating_add(offset);
+                self.late_offset = None;
+            } else {
+                self.late_offset = Some((frame, offset));
+            }
+            return;
         }
+        self.late_offset = None;
     }
 
     /// Counts a miss when `shown` is later than half a refresh after `expected`, and lets the
@@ -506,7 +556,7 @@ mod tests {
     fn present(s: &mut DisplaySchedule, f: u64, at: u64) -> PresentTarget {
         s.frame_started(f, at);
         s.frame_submitted(f, at);
-        s.plan_present(f, at)
+        s.plan_present(f, at, true)
     }
 
     #[test]
@@ -527,7 +577,7 @@ mod tests {
         abs.frame_timed(0, None, Some(R));
         assert_eq!(present(&mut abs, 1, R), PresentTarget::Absolute(3 * R));
         assert_eq!(
-            abs.plan_present(1, 2 * R),
+            abs.plan_present(1, 2 * R, true),
             PresentTarget::Absolute(3 * R),
             "kept"
         );
@@ -587,21 +637,24 @@ mod tests {
         let mut s = schedule(Interval::Fixed(2), false);
         s.frame_timed(0, None, Some(R));
         assert_eq!(present(&mut s, 1, R), PresentTarget::Absolute(3 * R));
-        // Ready at 2R, before its target, and still shown a refresh after it.
+        // Ready at 2R, before its target, and still shown a refresh after it: once is not a
+        // steady offset (the engine may have been late itself).
         s.frame_timed(1, Some(2 * R), Some(4 * R));
         assert_eq!(s.missed(), 1);
-        // Later targets are given a refresh earlier than the refresh meant.
-        assert_eq!(present(&mut s, 2, 4 * R), PresentTarget::Absolute(5 * R));
-        assert_eq!(s.goal(2), Some(6 * R));
-        s.frame_timed(2, Some(5 * R), Some(6 * R));
-        assert_eq!(s.missed(), 1);
+        assert_eq!(present(&mut s, 2, 4 * R), PresentTarget::Absolute(6 * R));
+        // Twice in a row by the same amount: later targets are given a refresh earlier.
+        s.frame_timed(2, Some(5 * R), Some(7 * R));
+        assert_eq!(present(&mut s, 3, 7 * R), PresentTarget::Absolute(8 * R));
+        assert_eq!(s.goal(3), Some(9 * R));
+        s.frame_timed(3, Some(8 * R), Some(9 * R));
+        assert_eq!(s.missed(), 2);
         // A display that stops lagging shows a frame early: the lead is taken back.
-        assert_eq!(present(&mut s, 3, 6 * R), PresentTarget::Absolute(7 * R));
-        s.frame_timed(3, Some(6 * R), Some(7 * R));
-        assert_eq!(present(&mut s, 4, 8 * R), PresentTarget::Absolute(9 * R));
+        assert_eq!(present(&mut s, 4, 9 * R), PresentTarget::Absolute(10 * R));
+        s.frame_timed(4, Some(9 * R), Some(10 * R));
+        assert_eq!(present(&mut s, 5, 11 * R), PresentTarget::Absolute(12 * R));
         // A frame not ready by its target teaches no offset: it missed.
-        s.frame_timed(4, Some(10 * R), Some(10 * R));
-        assert_eq!(present(&mut s, 5, 10 * R), PresentTarget::Absolute(12 * R));
+        s.frame_timed(5, Some(13 * R), Some(13 * R));
+        assert_eq!(present(&mut s, 6, 13 * R), PresentTarget::Absolute(15 * R));
     }
 
     #[test]
@@ -642,7 +695,7 @@ mod tests {
         let mut s = schedule(Interval::Off, true);
         s.frame_timed(0, None, Some(R));
         assert_eq!(s.path(), DisplayPath::Cpu);
-        assert_eq!(s.plan_present(1, R), PresentTarget::None);
+        assert_eq!(s.plan_present(1, R, true), PresentTarget::None);
         assert_eq!(s.start_at(1, false), None);
         let mut none = DisplaySchedule::new();
         none.set_timing(None, Interval::Fixed(2));

@@ -150,11 +150,12 @@ impl Pacing {
         &self.schedule
     }
 
-    /// What the present of `frame`, made at `now`, asks the presentation engine for. The
+    /// What the present of `frame`, made at `now`, asks the presentation engine for; `stages`:
+    /// the present asks for stage times (so the engine will say when it was ready). The
     /// refresh the frame is meant for is kept (a second call for the same frame gives the same
     /// target); call it once the wait [`Pacing::fate_wait`] asks for is over.
-    pub fn present_target(&mut self, frame: u64, now: u64) -> PresentTarget {
-        self.schedule.plan_present(frame, now)
+    pub fn present_target(&mut self, frame: u64, now: u64, stages: bool) -> PresentTarget {
+        self.schedule.plan_present(frame, now, stages)
     }
 
     /// The present of `frame` was refused (`VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`): it is
@@ -179,8 +180,8 @@ impl Pacing {
         self.schedule.frames_complete(frame, at);
     }
 
-    /// Frame `frame` finished on the GPU at `at`, exactly (GPU timestamps): with absolute
-    /// targets this tells whether it made its refresh even where no wait saw it finish.
+    /// Frame `frame` finished on the GPU at `at` (GPU timestamps): with absolute targets, if
+    /// that is after its refresh it missed it, even where no wait saw it still running.
     pub fn frame_ready(&mut self, frame: u64, at: u64) {
         self.schedule.frame_ready(frame, at);
     }

@@ -1,0 +1,264 @@
+//! The CPU guard: vkpace's render loop against the textbook loop, frames interleaved in one
+//! thread (`overhead.rs`), medians of repeats. The verdict is the whole-loop ratio: the render
+//! thread's CPU time per frame of vkpace's loop over the textbook loop's, at most
+//! [`MAX_LOOP_RATIO`]. Beside it, for information: each loop's own code outside the driver and
+//! the renderer, the options' costs, driver calls per frame, and (with `--check` or
+//! `--instructions`) callgrind's instructions per steady frame of each loop, the deterministic
+//! figure that a busy machine does not move (`instructions.rs`).
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::driver_meter;
+use crate::instructions::{self, PerFrame};
+use crate::overhead::{self, VkpaceVariant};
+use crate::real_driver::median;
+
+/// The most vkpace's loop may cost in render-thread CPU per frame, as a share of the textbook
+/// loop's (the decision of issue 27: at most 5% more).
+pub const MAX_LOOP_RATIO: f64 = 1.05;
+
+/// The variants measured: the defaults, then each option alone.
+const VARIANTS: [VkpaceVariant; 4] = [
+    VkpaceVariant {
+        maintenance1: false,
+        gpu_timestamps: false,
+        timeline: false,
+    },
+    VkpaceVariant {
+        maintenance1: true,
+        gpu_timestamps: false,
+        timeline: false,
+    },
+    VkpaceVariant {
+        maintenance1: false,
+        gpu_timestamps: true,
+        timeline: false,
+    },
+    VkpaceVariant {
+        maintenance1: false,
+        gpu_timestamps: false,
+        timeline: true,
+    },
+];
+
+/// Per-run figures of one variant.
+#[derive(Debug, Clone, Default)]
+struct Runs {
+    /// vkpace loop's thread CPU per frame over the textbook loop's, per run.
+    ratios: Vec<f64>,
+    loop_us: Vec<f64>,
+    own_us: Vec<f64>,
+    /// vkpace's own code less the textbook loop's glue, per run.
+    added_us: Vec<f64>,
+    calls: Vec<f64>,
+}
+
+/// The guard's figures (medians over the runs).
+#[derive(Debug, Clone)]
+pub struct CpuGuard {
+    runs: usize,
+    frames: u64,
+    clock_ns: f64,
+    textbook_us: Vec<f64>,
+    textbook_own_us: Vec<f64>,
+    textbook_calls: Vec<f64>,
+    variants: Vec<Runs>,
+    instructions: Option<PerFrame>,
+}
+
+/// Measures `reps` interleaved runs of `frames` frames of each variant; with `instructions`,
+/// callgrind's counts too (their output files in `out_dir`).
+pub fn measure(reps: usize, frames: u64, out_dir: &Path, instructions: bool) -> Result<CpuGuard> {
+    eprintln!(
+        "vkpace-bench: CPU per frame, textbook loop vs vkpace, frames alternating, {frames} frames x {reps}"
+    );
+    let mut g = CpuGuard {
+        runs: reps,
+        frames,
+        clock_ns: driver_meter::clock_read_ns(),
+        textbook_us: Vec::new(),
+        textbook_own_us: Vec::new(),
+        textbook_calls: Vec::new(),
+        variants: vec![Runs::default(); VARIANTS.len()],
+        instructions: None,
+    };
+    for _ in 0..reps {
+        for (i, v) in VARIANTS.iter().enumerate() {
+            let pair = overhead::interleaved(frames, *v)?;
+            let (vk_own, tx_own) = (
+                pair.vkpace_own_us(g.clock_ns),
+                pair.textbook_own_us(g.clock_ns),
+            );
+            if i == 0 {
+                g.textbook_us.push(pair.textbook_us);
+                g.textbook_own_us.push(tx_own);
+                g.textbook_calls.push(pair.textbook_calls);
+            }
+            let r = &mut g.variants[i];
+            r.ratios.push(pair.vkpace_us / pair.textbook_us);
+            r.loop_us.push(pair.vkpace_us);
+            r.own_us.push(vk_own);
+            r.added_us.push(vk_own - tx_own);
+            r.calls.push(pair.vkpace_calls);
+        }
+    }
+    if instructions {
+        eprintln!("vkpace-bench: instructions per frame under callgrind (each loop alone)");
+        g.instructions = instructions::per_frame(out_dir)?;
+    }
+    eprintln!("  {}", g.summary());
+    Ok(g)
+}
+
+impl CpuGuard {
+    /// The verdict's figure: the median whole-loop ratio of the defaults.
+    pub fn loop_ratio(&self) -> f64 {
+        median(&self.variants[0].ratios)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "whole-loop CPU per frame: textbook {:.1} us, vkpace {:.1} us, ratio {:.4} (runs {:?}); \
+             own code: textbook {:.2} us, vkpace {:.2} us",
+            median(&self.textbook_us),
+            median(&self.variants[0].loop_us),
+            self.loop_ratio(),
+            self.variants[0]
+                .ratios
+                .iter()
+                .map(|r| (r * 1000.0).round() / 1000.0)
+                .collect::<Vec<_>>(),
+            median(&self.textbook_own_us),
+            median(&self.variants[0].own_us),
+        )
+    }
+
+    /// The verdicts (the ratio; driver calls not more than the textbook loop's) and the
+    /// instruction counts as information.
+    pub fn checks(&self) -> Vec<(Option<bool>, String)> {
+        let ratio = self.loop_ratio();
+        let mut out = vec![
+            (
+                Some(ratio <= MAX_LOOP_RATIO),
+                format!(
+                    "CPU guard: render-thread CPU per frame, vkpace loop / textbook loop (interleaved, median of {} runs): {ratio:.4} (at most {MAX_LOOP_RATIO}; {:+.1}%)",
+                    self.runs,
+                    100.0 * (ratio - 1.0)
+                ),
+            ),
+            (
+                Some(median(&self.variants[0].calls) <= median(&self.textbook_calls)),
+                format!(
+                    "CPU guard: driver calls per frame {:.2} (textbook loop {:.2}; not more)",
+                    median(&self.variants[0].calls),
+                    median(&self.textbook_calls)
+                ),
+            ),
+        ];
+        out.push((
+            None,
+            match self.instructions {
+                Some(i) => format!(
+                    "CPU guard: instructions per steady frame (callgrind, render thread): textbook {:.0}, vkpace {:.0} ({:+.0}, ratio {:.4})",
+                    i.textbook,
+                    i.vkpace,
+                    i.vkpace - i.textbook,
+                    i.vkpace / i.textbook
+                ),
+                None => "CPU guard: instructions per frame not counted (--check or --instructions, and valgrind)".into(),
+            },
+        ));
+        out
+    }
+
+    /// The `"overhead"` object of the report.
+    pub fn json(&self) -> String {
+        let v = &self.variants;
+        let added = |i: usize| median(&v[i].added_us);
+        let calls = |i: usize| median(&v[i].calls);
+        let instructions = self.instructions.map_or("null".into(), |i| {
+            format!(
+                "{{\"textbook\": {:.0}, \"vkpace\": {:.0}, \"ratio\": {:.5}}}",
+                i.textbook,
+                i.vkpace,
+                i.vkpace / i.textbook
+            )
+        });
+        format!(
+            "{{\"loop_cpu_ratio\": {:.5}, \"loop_cpu_ratio_max\": {MAX_LOOP_RATIO}, \"loop_cpu_ratios\": {:?}, \
+             \"instructions_per_frame\": {instructions}, \
+             \"vkpace_cpu_us_per_frame\": {:.3}, \"textbook_cpu_us_per_frame\": {:.3}, \
+             \"vkpace_own_code_us_per_frame\": {:.3}, \"textbook_own_code_us_per_frame\": {:.3}, \
+             \"vkpace_loop_cpu_us_per_frame\": {:.3}, \
+             \"with_maintenance1_cpu_us_per_frame\": {:.3}, \"with_gpu_timestamps_cpu_us_per_frame\": {:.3}, \
+             \"with_timeline_cpu_us_per_frame\": {:.3}, \
+             \"driver_calls_per_frame\": {{\"textbook\": {:.3}, \"vkpace\": {:.3}, \"with_maintenance1\": {:.3}, \"with_gpu_timestamps\": {:.3}, \"with_timeline\": {:.3}}}, \
+             \"clock_read_ns\": {:.1}, \"runs\": {}, \"frames_per_run\": {}}}",
+            self.loop_ratio(),
+            v[0].ratios,
+            added(0),
+            median(&self.textbook_us),
+            median(&v[0].own_us),
+            median(&self.textbook_own_us),
+            median(&v[0].loop_us),
+            added(1),
+            added(2),
+            added(3),
+            median(&self.textbook_calls),
+            calls(0),
+            calls(1),
+            calls(2),
+            calls(3),
+            self.clock_ns,
+            self.runs,
+            self.frames,
+        )
+    }
+
+    /// The report's table rows.
+    pub fn markdown_rows(&self) -> String {
+        let tx = median(&self.textbook_us);
+        let pct = |us: f64| 100.0 * us / tx;
+        let v = &self.variants;
+        let added = |i: usize| median(&v[i].added_us);
+        let instructions = self.instructions.map_or("not counted".into(), |i| {
+            format!("{:.0} / {:.0}", i.textbook, i.vkpace)
+        });
+        format!(
+            "| **CPU guard: vkpace loop / textbook loop, render-thread CPU per frame (at most {MAX_LOOP_RATIO})** | **{:.4}** (per run: {}) |\n\
+             | textbook loop thread CPU per frame | {tx:.1} us |\n\
+             | vkpace loop thread CPU per frame (defaults), frames interleaved | {:.1} us |\n\
+             | instructions per steady frame (callgrind): textbook / vkpace | {instructions} |\n\
+             | own code per frame, outside driver and renderer: textbook glue / vkpace | {:.2} / {:.2} us |\n\
+             | vkpace's own code less the textbook's glue (defaults) | {:.2} us ({:.2}% of textbook) |\n\
+             | + maintenance1 present fences | {:.2} us ({:.2}%) |\n\
+             | + GPU timestamps | {:.2} us ({:.2}%) |\n\
+             | timeline backend instead of fences | {:.2} us ({:.2}%) |\n\
+             | driver calls per frame: textbook / vkpace / + maintenance1 / + GPU timestamps / timeline | {:.2} / {:.2} / {:.2} / {:.2} / {:.2} |\n",
+            self.loop_ratio(),
+            v[0].ratios
+                .iter()
+                .map(|r| format!("{r:.3}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            median(&v[0].loop_us),
+            median(&self.textbook_own_us),
+            median(&v[0].own_us),
+            added(0),
+            pct(added(0)),
+            added(1),
+            pct(added(1)),
+            added(2),
+            pct(added(2)),
+            added(3),
+            pct(added(3)),
+            median(&self.textbook_calls),
+            median(&v[0].calls),
+            median(&v[1].calls),
+            median(&v[2].calls),
+            median(&v[3].calls),
+        )
+    }
+}
