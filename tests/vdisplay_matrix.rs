@@ -352,7 +352,8 @@ fn fifo_run_keeps_its_log_and_a_picture() -> Result<()> {
     check_png(&picture, 640, 480)?;
     println!(
         "vdisplay FIFO run: {frames} presents, the first {kept} all shown, {single} of \
-         {intervals} intervals one refresh; log {}, picture {}",
+         {intervals} frames ready in time, each one refresh after the one before; log {}, \
+         picture {}",
         log.display(),
         picture.display()
     );
@@ -361,8 +362,11 @@ fn fifo_run_keeps_its_log_and_a_picture() -> Result<()> {
 
 /// A display-bound FIFO run's log: one present per frame; every present but those still
 /// queued at teardown (at most the images beyond the one on screen, which go with the
-/// swapchain) shown, on the refresh grid, nearly all one refresh apart. Returns the presents
-/// checked, the intervals of one refresh and all intervals.
+/// swapchain) shown, on the refresh grid; every frame that was ready by the refresh after the
+/// previous frame's shown then, one refresh apart. A frame not ready then (a busy machine can
+/// make one late) is a miss, not a failure; enough frames must be ready for the check to judge
+/// something. Returns the presents checked, the intervals judged (ready in time) and all
+/// intervals.
 fn check_fifo_log(presents: &[Present], frames: usize) -> Result<(usize, usize, usize)> {
     ensure!(
         presents.len() == frames,
@@ -370,28 +374,45 @@ fn check_fifo_log(presents: &[Present], frames: usize) -> Result<(usize, usize, 
         presents.len()
     );
     let kept = frames - 3;
-    let shown: Vec<u64> = presents[..kept].iter().filter_map(|p| p.shown_ns).collect();
+    let shown: Vec<(u64, u64)> = presents[..kept]
+        .iter()
+        .filter_map(|p| Some((p.ready_ns?, p.shown_ns?)))
+        .collect();
     ensure!(
         shown.len() == kept,
         "{} of the first {kept} shown",
         shown.len()
     );
-    let periods: Vec<f64> = shown
+    let periods: Vec<(f64, bool)> = shown
         .windows(2)
-        .map(|w| (w[1] - w[0]) as f64 / PERIOD_NS)
+        .map(|w| {
+            let refresh = (w[1].1 - w[0].1) as f64 / PERIOD_NS;
+            (refresh, w[1].0 as f64 <= w[0].1 as f64 + PERIOD_NS)
+        })
         .collect();
     let off_grid = periods
         .iter()
-        .filter(|p| (*p - p.round()).abs() > 0.01)
+        .filter(|(p, _)| (p - p.round()).abs() > 0.01)
         .count();
-    let single = periods.iter().filter(|p| p.round() == 1.0).count();
     ensure!(off_grid == 0, "{off_grid} intervals off the refresh grid");
+    let in_time: Vec<f64> = periods
+        .iter()
+        .filter(|(_, r)| *r)
+        .map(|(p, _)| *p)
+        .collect();
+    let held = in_time.iter().filter(|p| p.round() != 1.0).count();
     ensure!(
-        single * 10 >= periods.len() * 9,
-        "{single} of {} intervals one refresh",
+        held == 0,
+        "{held} of {} frames ready in time not shown one refresh after the one before: {periods:?}",
+        in_time.len()
+    );
+    ensure!(
+        in_time.len() * 2 >= periods.len(),
+        "only {} of {} frames ready in time",
+        in_time.len(),
         periods.len()
     );
-    Ok((kept, single, periods.len()))
+    Ok((kept, in_time.len(), periods.len()))
 }
 
 /// The read-back PNG with the highest present sequence number.
