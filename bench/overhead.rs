@@ -239,29 +239,34 @@ pub fn run_alone(vkpace: bool, frames: u64) -> Result<()> {
 
 fn run_alone_on(ctx: &VulkanContext, vkpace: bool, frames: u64) -> Result<()> {
     let fns = (ctx.instance.clone(), ctx.device.clone());
-    let history = FrameHistory::default();
-    let t = |f: u64| f as f32 / 60.0;
     if vkpace {
         let mut l = VkpaceLoop::new(ctx, &fns, VkpaceVariant::default())?;
-        let outcome = (0..WARMUP)
-            .try_for_each(|f| l.frame(t(f), &history).map(drop))
-            .and_then(|()| {
-                (WARMUP..WARMUP + frames)
-                    .try_for_each(|f| measured_vkpace_frame(&mut l, t(f), &history).map(drop))
-            });
+        let outcome = warm_then_measure(&mut l, frames, VkpaceLoop::frame, measured_vkpace_frame);
         l.destroy()?;
         outcome
     } else {
         let mut l = TextbookLoop::new(ctx, &fns)?;
-        let outcome = (0..WARMUP)
-            .try_for_each(|f| l.frame(t(f), &history).map(drop))
-            .and_then(|()| {
-                (WARMUP..WARMUP + frames)
-                    .try_for_each(|f| measured_textbook_frame(&mut l, t(f), &history).map(drop))
-            });
+        let outcome =
+            warm_then_measure(&mut l, frames, TextbookLoop::frame, measured_textbook_frame);
         l.destroy()?;
         outcome
     }
+}
+
+/// One frame of a loop, as its `frame` method or its measured wrapper.
+type FrameFn<L> = fn(&mut L, f32, &FrameHistory) -> Result<Steps>;
+
+/// [`WARMUP`] frames through `frame`, then `frames` through `measured`.
+fn warm_then_measure<L>(
+    l: &mut L,
+    frames: u64,
+    frame: FrameFn<L>,
+    measured: FrameFn<L>,
+) -> Result<()> {
+    let history = FrameHistory::default();
+    let t = |f: u64| f as f32 / 60.0;
+    (0..WARMUP).try_for_each(|f| frame(l, t(f), &history).map(drop))?;
+    (WARMUP..WARMUP + frames).try_for_each(|f| measured(l, t(f), &history).map(drop))
 }
 
 /// A measured frame of the textbook loop: callgrind collects from this function's entry to its
