@@ -6,20 +6,22 @@
 //! report path that cannot be written is refused before the run.
 //!
 //! The long runs repeat the same frame for confidence, not coverage: `scripts/test` runs them
-//! at a fifth of their length (400 frames for each mode and depth, 400 for the mode switches),
-//! and `scripts/test --full` (`VKPACE_FULL=1`) at the length the issues named.
+//! shorter (200 frames for each mode and depth, 400 for the mode switches, 120 for each pacing
+//! policy), and `scripts/test --full` (`VKPACE_FULL=1`) at the length the issues named.
 
 mod demo_process;
+mod run_length;
 
 use anyhow::{ensure, Result};
 
-/// Frames of the long runs: 2000 with `VKPACE_FULL` (`scripts/test --full`), else 400.
-fn long_run() -> u32 {
-    if std::env::var_os("VKPACE_FULL").is_some() {
-        2000
-    } else {
-        400
-    }
+/// Frames of each present mode and depth's run: 2000 with `VKPACE_FULL`, else 200.
+fn long_run() -> u64 {
+    run_length::frames(200, 2000)
+}
+
+/// Frames of the present-mode switching run: 2000 with `VKPACE_FULL`, else 400.
+fn switching_run() -> u64 {
+    run_length::frames(400, 2000)
 }
 use demo_process::{json_number, run_checked, Run, PATHS};
 use vkpace::core::semaphore_bound;
@@ -46,7 +48,7 @@ fn every_present_mode_and_depth_for_2000_frames() -> Result<()> {
                 ];
                 let r = run(path, extra, &args)?;
                 ensure!(
-                    json_number(&r.report, "frames")? == f64::from(long_run()),
+                    json_number(&r.report, "frames")? == long_run() as f64,
                     "{}",
                     r.summary
                 );
@@ -125,7 +127,7 @@ fn resize_every_frame_on(path: &str, extra: &[&str]) -> Result<f64> {
 /// modes, so each switch recreates (the window test shows maintenance1's one-swapchain case).
 #[test]
 fn switch_present_mode_every_10_frames() -> Result<()> {
-    let frames = long_run();
+    let frames = switching_run();
     for (path, extra) in PATHS {
         let r = run(
             path,
@@ -139,7 +141,7 @@ fn switch_present_mode_every_10_frames() -> Result<()> {
         )?;
         let switches = json_number(&r.report, "present_mode_switches")?;
         ensure!(
-            switches >= f64::from(frames / 10 - 10),
+            switches >= (frames / 10 - 10) as f64,
             "{path}: {}",
             r.summary
         );
@@ -155,10 +157,11 @@ fn switch_present_mode_every_10_frames() -> Result<()> {
 /// printed by the README's commands, not asserted here).
 #[test]
 fn pacing_policies_and_frame_limit() -> Result<()> {
+    let frames = run_length::frames(120, 300).to_string();
     for (path, extra) in PATHS {
         for policy in ["frames", "low-latency"] {
             for fps in [None, Some("60")] {
-                let mut args = vec!["--frames", "300", "--policy", policy];
+                let mut args = vec!["--frames", &frames, "--policy", policy];
                 if let Some(f) = fps {
                     args.extend(["--fps", f]);
                 }

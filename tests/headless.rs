@@ -3,6 +3,7 @@
 //! validation on) failing a test on its first message.
 
 mod common;
+mod run_length;
 
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
@@ -10,7 +11,14 @@ use common::{Harness, RenderTarget};
 use vkpace::core::{semaphore_bound, CoreError};
 use vkpace::vk::{Acquired, Error, Frame, SwapchainConfig, SwapchainStats};
 
+/// Frames of the resize run (a new extent each).
 const FRAMES: u64 = 300;
+
+/// Frames of each matrix case: 300 with `VKPACE_FULL` (`scripts/test --full`), else 100 (every
+/// slot and its semaphores cycle many times over either way).
+fn matrix_frames() -> u64 {
+    run_length::frames(100, 300)
+}
 
 fn config(mode: vk::PresentModeKHR, frames_in_flight: usize, m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
@@ -75,7 +83,8 @@ fn run_matrix_case(mode: vk::PresentModeKHR, n: usize, m1: bool) -> Result<()> {
         "{:?}",
         h.swapchain().present_mode()
     );
-    for _ in 0..FRAMES {
+    let frames = matrix_frames();
+    for _ in 0..frames {
         ensure!(h.frame()?, "zero extent on a headless surface");
     }
     ensure!(h.swapchain().present_mode() == Some(expected));
@@ -83,7 +92,7 @@ fn run_matrix_case(mode: vk::PresentModeKHR, n: usize, m1: bool) -> Result<()> {
     let stats = h.finish()?;
     let images = stats.image_count as usize;
     let steady_bound = (n + 1) + images * (n + 1);
-    ensure!(stats.frames_presented == FRAMES, "{stats:?}");
+    ensure!(stats.frames_presented == frames, "{stats:?}");
     ensure!(
         stats.swapchains_created == 1,
         "no recreation expected: {stats:?}"

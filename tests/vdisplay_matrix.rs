@@ -11,6 +11,7 @@
 //! the display under `target/vdisplay/`.
 
 mod common;
+mod run_length;
 mod vdisplay_support;
 
 use std::collections::BTreeSet;
@@ -23,10 +24,15 @@ use vdisplay_support::{artifacts_dir, read_log, Present};
 use vkpace::vk::{Acquired, SwapchainConfig};
 use vkpace_demo::virtual_display::set_extent;
 
-/// Frames before the resizing starts.
-const STEADY_FRAMES: u64 = 120;
-/// Frames with a new display extent each.
-const RESIZE_FRAMES: u64 = 60;
+/// Frames before the resizing starts: 120 with `VKPACE_FULL` (`scripts/test --full`), else 60.
+fn steady_frames() -> u64 {
+    run_length::frames(60, 120)
+}
+
+/// Frames with a new display extent each: 60 with `VKPACE_FULL`, else 30.
+fn resize_frames() -> u64 {
+    run_length::frames(30, 60)
+}
 /// The display's extent in the steady phase.
 const EXTENT: (u32, u32) = (480, 360);
 /// Extents cycled through while resizing.
@@ -165,10 +171,10 @@ fn config(mode: vk::PresentModeKHR, n: usize, m1: bool) -> SwapchainConfig {
 
 /// The run's frames: a steady phase, then a new display extent before every frame.
 fn frames(h: &mut Harness, seen: &mut Seen) -> Result<()> {
-    for _ in 0..STEADY_FRAMES {
+    for _ in 0..steady_frames() {
         frame(h, seen, false)?;
     }
-    for i in 0..RESIZE_FRAMES {
+    for i in 0..resize_frames() {
         let (w, hgt) = SIZES[(i as usize) % SIZES.len()];
         ensure!(set_extent(0, w, hgt)? == 1, "one virtual display expected");
         frame(h, seen, true)?;
@@ -246,11 +252,11 @@ fn check(
     presents: &[Present],
     n: usize,
 ) -> Result<String> {
-    let total = STEADY_FRAMES + RESIZE_FRAMES + 8;
+    let total = steady_frames() + resize_frames() + 8;
     ensure!(stats.frames_presented == total, "{stats:?}");
     check_rotation(seen, n)?;
     ensure!(
-        stats.swapchains_created > RESIZE_FRAMES,
+        stats.swapchains_created > resize_frames(),
         "a new extent every frame should recreate every frame: {stats:?}"
     );
     let (steady, steady_of) = seen.displayed(false);
