@@ -151,7 +151,7 @@ impl GpuTimer {
         // SAFETY: valid device.
         self.query_pool =
             unsafe { device.create_query_pool(&info, None) }.during("vkCreateQueryPool")?;
-        namer.name(self.query_pool, || "vkpace GPU timestamps".to_owned());
+        namer.name(self.query_pool, format_args!("vkpace GPU timestamps"));
         let alloc = vk::CommandBufferAllocateInfo::default()
             .command_pool(self.command_pool)
             .level(vk::CommandBufferLevel::PRIMARY)
@@ -192,8 +192,8 @@ impl GpuTimer {
                     .end_command_buffer(end)
                     .during("vkEndCommandBuffer")?;
             }
-            namer.name(begin, || format!("vkpace GPU timer begin (slot {slot})"));
-            namer.name(end, || format!("vkpace GPU timer end (slot {slot})"));
+            namer.name(begin, format_args!("vkpace GPU timer begin (slot {slot})"));
+            namer.name(end, format_args!("vkpace GPU timer end (slot {slot})"));
             self.begin[slot] = begin;
             self.end[slot] = end;
         }

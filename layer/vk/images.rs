@@ -43,9 +43,10 @@ impl ImageTable {
                 .collect(),
         };
         for (i, image) in entry.images.iter().enumerate() {
-            namer.name(image.0, || {
-                format!("vkpace swapchain image {i} (generation {generation})")
-            });
+            namer.name(
+                image.0,
+                format_args!("vkpace swapchain image {i} (generation {generation})"),
+            );
         }
         if !deferred {
             for i in 0..entry.images.len() {
@@ -126,9 +127,10 @@ impl ImageTable {
         // memory (created without deferred allocation, or acquired at least once).
         let view = unsafe { device.create_image_view(&info, None) }.during("vkCreateImageView")?;
         let generation = entry.generation;
-        namer.name(view, || {
-            format!("vkpace image view {i} (generation {generation})")
-        });
+        namer.name(
+            view,
+            format_args!("vkpace image view {i} (generation {generation})"),
+        );
         entry.images[i].1 = view;
         Ok(())
     }

@@ -168,7 +168,7 @@ impl Shell {
             SemaphoreRole::Present => "present",
         };
         self.namer
-            .name(s, || format!("vkpace {role} semaphore #{n}"));
+            .name(s, format_args!("vkpace {role} semaphore #{n}"));
         Ok(s)
     }
 
@@ -181,7 +181,7 @@ impl Shell {
         .during("vkCreateFence")?;
         self.created += 1;
         let n = self.created;
-        self.namer.name(f, || format!("vkpace fence #{n}"));
+        self.namer.name(f, format_args!("vkpace fence #{n}"));
         Ok(f)
     }
 
@@ -324,9 +324,10 @@ impl Shell {
             Ok(h) => h,
             Err(e) => return Ok(Err(status(e))),
         };
-        self.namer.name(handle, || {
-            format!("vkpace swapchain (generation {generation})")
-        });
+        self.namer.name(
+            handle,
+            format_args!("vkpace swapchain (generation {generation})"),
+        );
         if let Some(hdr) = &self.hdr {
             // HDR metadata is per swapchain: each new one gets it before its first present.
             hdr.set(handle);

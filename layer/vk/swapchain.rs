@@ -735,7 +735,7 @@ impl Swapchain {
 unsafe fn own_timeline(device: &ash::Device, namer: &Namer) -> Result<vk::Semaphore> {
     // SAFETY: valid device with the feature (caller contract).
     let s = unsafe { super::host_timeline::create_timeline_semaphore(device) }?;
-    namer.name(s, || "vkpace timeline (completion tokens)".to_owned());
+    namer.name(s, format_args!("vkpace timeline (completion tokens)"));
     Ok(s)
 }
 
