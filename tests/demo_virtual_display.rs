@@ -1,41 +1,49 @@
 //! The demo on the virtual display (`--virtual-display`, the vdisplay layer) as a user runs it,
 //! with `--headless` and without, on both sync paths, GPU-bound with 3 frames in flight and a
-//! display resize every 30 frames, validation on: no message, display times through
+//! display resize every eighth of the run, validation on: no message, display times through
 //! present-wait2 (the virtual display's surfaces support it), images rotating, and every resize
 //! a new swapchain.
 
 mod demo_process;
+mod run_length;
 
 use anyhow::{ensure, Result};
 use demo_process::{distinct_images, json_number, run_checked, PATHS};
 
 #[test]
 fn the_demo_runs_on_the_virtual_display() -> Result<()> {
+    // 8 extents per run: 120 frames, a resize every 15 (240 and 30 with `VKPACE_FULL`).
+    let frames = run_length::frames(120, 240);
+    let (frames_arg, every_arg) = (frames.to_string(), (frames / 8).to_string());
     for (path, extra) in PATHS {
         for headless in [true, false] {
             let mut args = vec![
                 "--virtual-display",
                 "--frames",
-                "240",
+                &frames_arg,
                 "--frames-in-flight",
                 "3",
                 "--gpu-load",
                 "0.5",
                 "--resize-every",
-                "30",
+                &every_arg,
             ];
             if headless {
                 args.push("--headless");
             }
             let r = run_checked(None, path, extra, &args)?;
             let report = &r.report;
-            ensure!(json_number(report, "frames")? == 240.0, "{}", r.summary);
+            ensure!(
+                json_number(report, "frames")? == frames as f64,
+                "{}",
+                r.summary
+            );
             ensure!(
                 report.contains("\"display_feedback\": \"present-wait2\""),
                 "{path}: no display feedback: {}",
                 r.summary
             );
-            // A resize every 30 frames: 7 new extents after the first swapchain.
+            // A resize every eighth of the run: 7 new extents after the first swapchain.
             ensure!(
                 json_number(report, "swapchains_created")? >= 8.0,
                 "{path}: {}",

@@ -24,7 +24,9 @@ use vdisplay_support::{artifacts_dir, read_log, Present};
 use vkpace::vk::{Acquired, SwapchainConfig};
 use vkpace_demo::virtual_display::set_extent;
 
-/// Frames before the resizing starts: 120 with `VKPACE_FULL` (`scripts/test --full`), else 60.
+/// Frames before the resizing starts: 120 with `VKPACE_FULL` (`scripts/test --full`), else 60
+/// (present-wait must report two thirds of the steady frames, and the first few of a run have
+/// no display time yet: fewer than 60 leave too little margin).
 fn steady_frames() -> u64 {
     run_length::frames(60, 120)
 }

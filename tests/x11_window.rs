@@ -13,9 +13,9 @@ mod run_length;
 use anyhow::{ensure, Result};
 use demo_process::{distinct_images, json_number, run_checked, Display, Run, PATHS};
 
-/// Frames of each matrix case: 300 with `VKPACE_FULL` (`scripts/test --full`), else 150.
+/// Frames of each matrix case: 300 with `VKPACE_FULL` (`scripts/test --full`), else 100.
 fn case_frames() -> u64 {
-    run_length::frames(150, 300)
+    run_length::frames(100, 300)
 }
 
 /// Frames of the present-mode switching run: 2000 with `VKPACE_FULL`, else 400 (a repeat of

@@ -1,0 +1,89 @@
+//! The benchmark's smoke run: one repetition of 120 frames writes every output with every field
+//! the README and docs/performance.md promise. Its figures are not judged here (one short
+//! repetition says nothing); `vkpace-bench --check` judges them.
+//!
+//! An integration test rather than a step of `scripts/test`, so that the benchmark binary is
+//! built by the suite's one test build, with the same dependency features (a separate
+//! `cargo build --bins` rebuilt a few dependencies for the binary alone).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{ensure, Context as _, Result};
+
+/// Keys of bench.json a reader relies on.
+const KEYS: [&str; 32] = [
+    "sim",
+    "gpu-bound",
+    "cpu-bound",
+    "load-step",
+    "fifo-60hz",
+    "textbook",
+    "frames-2",
+    "frames-1",
+    "low-latency",
+    "limit-60",
+    "latency_ms_p50",
+    "latency_ms_p99",
+    "fps",
+    "interval_ms_stddev",
+    "real",
+    "interval_ms_mean",
+    "interval_ms_p99",
+    "overhead",
+    "vkpace_cpu_us_per_frame",
+    "textbook_cpu_us_per_frame",
+    "pacing_to_display",
+    "idle",
+    "busy",
+    "fps30-present-timing",
+    "fps30-cpu-limiter",
+    "fps60-present-timing",
+    "fps60-cpu-limiter",
+    "display-policy",
+    "textbook-fifo",
+    "refreshes_2",
+    "not_ready",
+    "off_target_ready",
+];
+
+/// The other files of a run, each non-empty.
+const FILES: [&str; 3] = [
+    "bench.md",
+    "load-step-latency.png",
+    "load-step-interval.png",
+];
+
+#[test]
+fn a_short_run_writes_every_output_with_every_field() -> Result<()> {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-smoke");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out)?;
+    let json = out.join("bench.json");
+    let run = Command::new(env!("CARGO_BIN_EXE_vkpace-bench"))
+        .arg("--json")
+        .arg(&json)
+        .args(["--reps", "1", "--frames", "120"])
+        .output()
+        .context("running vkpace-bench")?;
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::write(out.join("bench.log"), &log)?;
+    ensure!(run.status.success(), "vkpace-bench failed:\n{log}");
+    let text = std::fs::read_to_string(&json)?;
+    let missing: Vec<&str> = KEYS
+        .iter()
+        .copied()
+        .filter(|k| !text.contains(&format!("\"{k}\"")))
+        .collect();
+    ensure!(missing.is_empty(), "bench.json lacks {missing:?}");
+    for f in FILES {
+        let len = std::fs::metadata(out.join(f)).map_or(0, |m| m.len());
+        ensure!(len > 0, "the benchmark did not write {f}");
+    }
+    println!("smoke run wrote {} and {FILES:?}", json.display());
+    Ok(())
+}
