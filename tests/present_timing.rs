@@ -38,6 +38,34 @@ fn shown_presents(log: &std::path::Path) -> Result<Vec<(u64, u64)>> {
         .collect())
 }
 
+/// For each present with an absolute target that was ready half a refresh before it and shown:
+/// how far from its target it was shown, ms. Only these frames say whether vkpace's targets land
+/// where it meant them (times converted right both ways); a late frame is shown a refresh or
+/// more after its target whatever vkpace does.
+fn target_errors_of_ready_frames(log: &std::path::Path) -> Result<Vec<f64>> {
+    let text = std::fs::read_to_string(log).with_context(|| format!("{}", log.display()))?;
+    Ok(text
+        .lines()
+        .skip(SETTLE)
+        .filter_map(|l| {
+            let (target, ready, shown) = (
+                log_field(l, "target_ns")?,
+                log_field(l, "ready_ns")?,
+                log_field(l, "shown_ns")?,
+            );
+            let in_time = ready as f64 + REFRESH_NS / 2.0 <= target as f64;
+            in_time.then(|| (shown as f64 - target as f64) / 1e6)
+        })
+        .collect())
+}
+
+/// The log of a run named `name`.
+fn log_of(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("present-timing")
+        .join(format!("{name}.log"))
+}
+
 /// One shown interval after [`SETTLE`]: its length in refreshes (rounded to 1e-6), and
 /// whether its frame's rendering was done by the refresh it was meant for (`want` refreshes
 /// after its predecessor), so that only the presentation decided when it was shown.
@@ -82,9 +110,8 @@ fn run_with_settings(
     want: f64,
     settings: &[(&str, &str)],
 ) -> Result<(String, Vec<Interval>)> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("present-timing");
-    std::fs::create_dir_all(&dir)?;
-    let log = dir.join(format!("{name}.log"));
+    let log = log_of(name);
+    std::fs::create_dir_all(log.parent().context("log directory")?)?;
     let _ = std::fs::remove_file(&log);
     let mut env = vec![("VDISPLAY_LOG", log.as_os_str())];
     env.extend(settings.iter().map(|(k, v)| (*k, std::ffi::OsStr::new(*v))));
@@ -267,15 +294,50 @@ fn every_fallback_is_validation_clean_and_says_which_path() -> Result<()> {
         let late = intervals.iter().filter(|i| !i.ready_in_time).count();
         if path == "refresh-grid" {
             ensure!(short == 0 && held == 0, "{name}: {intervals:?}");
-            // First pixels land on their targets (times converted right both ways).
-            let error = &t[t.find("target_error_ms").context("no target error")?..];
-            ensure!(json_number(error, "p50")?.abs() < 1.0, "{name}: {t}");
+            check_target_errors(name, targets, t, &intervals)?;
         }
         println!(
             "{name}: {} intervals, {late} frames not ready in time, {short} short; {t}",
             intervals.len()
         );
     }
+    Ok(())
+}
+
+/// First pixels land on their targets (times converted right both ways). With absolute targets
+/// the display's log says each frame's target: every frame ready in time must be shown within a
+/// millisecond of it (median). vkpace's own figure (the report's median target error, over
+/// every frame) is held to a millisecond when the machine kept up (two thirds of the frames
+/// ready in time); when it did not, late frames, shown a refresh or more after their targets,
+/// make up the median, and only a conversion gone wrong (1000 s in the local domains) is told
+/// from that.
+fn check_target_errors(name: &str, targets: &str, t: &str, intervals: &[Interval]) -> Result<()> {
+    if targets == "absolute" {
+        let mut errors = target_errors_of_ready_frames(&log_of(name))?;
+        ensure!(
+            errors.len() >= 5,
+            "{name}: {} frames ready in time",
+            errors.len()
+        );
+        errors.sort_by(f64::total_cmp);
+        let median = errors[errors.len() / 2];
+        ensure!(
+            median.abs() < 1.0,
+            "{name}: frames ready in time shown {median:.3} ms from their targets (median)"
+        );
+    }
+    let error = &t[t.find("target_error_ms").context("no target error")?..];
+    let p50 = json_number(error, "p50")?.abs();
+    let in_time = intervals.iter().filter(|i| i.ready_in_time).count();
+    let bound = if 3 * in_time >= 2 * intervals.len() {
+        1.0
+    } else {
+        1000.0
+    };
+    ensure!(
+        p50 < bound,
+        "{name}: target error p50 {p50} ms, over {bound}: {t}"
+    );
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::display::Event;
+use super::display::{Event, Target};
 use super::{lock, Deferred, Request, State};
 use crate::clock::now_ns;
 use crate::device::Device;
@@ -150,6 +150,10 @@ fn log(dev: &Device, r: &Request, shown: Option<u64>, dropped: Option<DropReason
         image: r.image,
         mode: r.mode,
         queued_ns: r.queued_ns,
+        target_ns: match r.target {
+            Target::Absolute { at, .. } => Some(at),
+            Target::None | Target::Relative { .. } => None,
+        },
         ready_ns: r.ready_ns,
         shown_ns: shown,
         dropped,
