@@ -11,7 +11,7 @@ use vkpace::vk::registry as r;
 
 use crate::device::Device;
 use crate::ffi::guard::{guard, guard_result};
-use crate::ffi::loader::{self, NegotiateLayerInterface};
+use crate::ffi::loader;
 use crate::handles::INSTANCES;
 use crate::{
     calibrate, debug_names, device, instance, physical, present, queue, surface, surface_query,
@@ -201,16 +201,16 @@ fn lookup(name: &CStr) -> Option<(Level, unsafe extern "system" fn())> {
     let found = match b {
         b"vkGetInstanceProcAddr" => (
             Global,
-            pfn!(vkGetInstanceProcAddr, vk::PFN_vkGetInstanceProcAddr),
+            pfn!(get_instance_proc_addr, vk::PFN_vkGetInstanceProcAddr),
         ),
         b"vkGetDeviceProcAddr" => (
             Device,
-            pfn!(vkGetDeviceProcAddr, vk::PFN_vkGetDeviceProcAddr),
+            pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr),
         ),
         b"vk_layerGetPhysicalDeviceProcAddr" => (
             Global,
             pfn!(
-                vk_layerGetPhysicalDeviceProcAddr,
+                get_physical_device_proc_addr,
                 loader::PfnGetPhysicalDeviceProcAddr
             ),
         ),
@@ -468,8 +468,7 @@ fn lookup_device_ext(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
 ///
 /// # Safety
 /// Called by the loader with a valid (or null) instance and a C string.
-#[no_mangle]
-pub unsafe extern "system" fn vkGetInstanceProcAddr(
+pub(crate) unsafe extern "system" fn get_instance_proc_addr(
     instance: vk::Instance,
     name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
@@ -496,8 +495,7 @@ pub unsafe extern "system" fn vkGetInstanceProcAddr(
 ///
 /// # Safety
 /// Called by the loader with a valid instance and a C string.
-#[no_mangle]
-pub unsafe extern "system" fn vk_layerGetPhysicalDeviceProcAddr(
+pub(crate) unsafe extern "system" fn get_physical_device_proc_addr(
     instance: vk::Instance,
     name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
@@ -523,8 +521,7 @@ pub unsafe extern "system" fn vk_layerGetPhysicalDeviceProcAddr(
 ///
 /// # Safety
 /// Called with a valid device and a C string.
-#[no_mangle]
-pub unsafe extern "system" fn vkGetDeviceProcAddr(
+pub(crate) unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
@@ -540,30 +537,6 @@ pub unsafe extern "system" fn vkGetDeviceProcAddr(
             Some((Level::DeviceExt(enabled), f)) => enabled(&dev.enabled).then_some(f),
             _ => next(),
         }
-    })
-}
-
-/// Loader/layer interface negotiation (interface version 2).
-///
-/// # Safety
-/// `v` must point at the loader's negotiation structure.
-#[no_mangle]
-pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
-    v: *mut NegotiateLayerInterface,
-) -> vk::Result {
-    guard_result("vkNegotiateLoaderLayerInterfaceVersion", || {
-        // SAFETY: caller's contract.
-        let v = unsafe { &mut *v };
-        if v.s_type != loader::LAYER_NEGOTIATE_INTERFACE_STRUCT
-            || v.loader_layer_interface_version < 2
-        {
-            return vk::Result::ERROR_INITIALIZATION_FAILED;
-        }
-        v.loader_layer_interface_version = 2;
-        v.pfn_get_instance_proc_addr = Some(vkGetInstanceProcAddr);
-        v.pfn_get_device_proc_addr = Some(vkGetDeviceProcAddr);
-        v.pfn_get_physical_device_proc_addr = Some(vk_layerGetPhysicalDeviceProcAddr);
-        vk::Result::SUCCESS
     })
 }
 

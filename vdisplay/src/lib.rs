@@ -35,6 +35,7 @@ mod device;
 mod elide;
 mod engine;
 mod entry;
+mod exports;
 mod extensions;
 pub mod faults;
 mod ffi;
@@ -55,7 +56,7 @@ mod wait;
 /// The layer's name.
 pub const LAYER_NAME: &CStr = c"VK_LAYER_VKPACE_vdisplay";
 
-pub use entry::{
+pub use exports::{
     vkGetDeviceProcAddr, vkGetInstanceProcAddr, vkNegotiateLoaderLayerInterfaceVersion,
 };
 pub use readback::to_rgba8;
