@@ -31,7 +31,7 @@ pub const LIBRARY_ENV: &str = "VKPACE_VDISPLAY_LIB";
 pub const SYSTEM_LAYERS: &str = "/usr/share/vulkan/explicit_layer.d";
 
 const MANIFEST: &str = include_str!("../vdisplay/manifest/VkLayer_VKPACE_vdisplay.json");
-const MANIFEST_LIBRARY: &str = "../target/release/libvkpace_vdisplay.so";
+const MANIFEST_LIBRARY: &str = "../../target/release/libvkpace_vdisplay.so";
 const MANIFEST_NAME: &str = "VkLayer_VKPACE_vdisplay.json";
 
 /// The layer library: `$VKPACE_VDISPLAY_LIB`, else beside the running executable (the demo and

@@ -37,7 +37,7 @@ pub fn layer_library() -> PathBuf {
 fn write_manifest(lib: &Path) -> PathBuf {
     let template = include_str!("../../manifest/VkLayer_VKPACE_vdisplay.json");
     let text = template.replace(
-        "../target/release/libvkpace_vdisplay.so",
+        "../../target/release/libvkpace_vdisplay.so",
         &lib.display().to_string(),
     );
     assert_ne!(text, template, "manifest template lost its library_path");
