@@ -49,6 +49,9 @@ entry!(create_device(pd: vk::PhysicalDevice, ci: *const vk::DeviceCreateInfo<'_>
 entry!(destroy_device(d: vk::Device, a: Alloc<'_>) => device::destroy(d, a));
 
 entry!(create_headless_surface(i: vk::Instance, _ci: *const vk::HeadlessSurfaceCreateInfoEXT<'_>, _a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => surface::create_headless(i, out));
+entry!(create_xcb_surface(i: vk::Instance, ci: *const vk::XcbSurfaceCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => surface::create_window(i, c"vkCreateXcbSurfaceKHR", out, |f| std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateXcbSurfaceKHR>(f)(i, ci, a, out)));
+entry!(create_xlib_surface(i: vk::Instance, ci: *const vk::XlibSurfaceCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => surface::create_window(i, c"vkCreateXlibSurfaceKHR", out, |f| std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateXlibSurfaceKHR>(f)(i, ci, a, out)));
+entry!(create_wayland_surface(i: vk::Instance, ci: *const vk::WaylandSurfaceCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => surface::create_window(i, c"vkCreateWaylandSurfaceKHR", out, |f| std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateWaylandSurfaceKHR>(f)(i, ci, a, out)));
 entry!(destroy_surface(i: vk::Instance, s: vk::SurfaceKHR, a: Alloc<'_>) => destroy_surface_impl(i, s, a));
 entry!(surface_support(pd: vk::PhysicalDevice, f: u32, s: vk::SurfaceKHR, o: *mut vk::Bool32) -> vk::Result => surface_query::support(pd, f, s, o));
 entry!(surface_caps(pd: vk::PhysicalDevice, s: vk::SurfaceKHR, o: *mut vk::SurfaceCapabilitiesKHR) -> vk::Result => surface_query::capabilities(pd, s, o));
@@ -235,6 +238,18 @@ fn lookup(name: &CStr) -> Option<(Level, unsafe extern "system" fn())> {
             pfn!(create_headless_surface, vk::PFN_vkCreateHeadlessSurfaceEXT),
         ),
         b"vkDestroySurfaceKHR" => (Instance, pfn!(destroy_surface, vk::PFN_vkDestroySurfaceKHR)),
+        b"vkCreateXcbSurfaceKHR" => (
+            Instance,
+            pfn!(create_xcb_surface, vk::PFN_vkCreateXcbSurfaceKHR),
+        ),
+        b"vkCreateXlibSurfaceKHR" => (
+            Instance,
+            pfn!(create_xlib_surface, vk::PFN_vkCreateXlibSurfaceKHR),
+        ),
+        b"vkCreateWaylandSurfaceKHR" => (
+            Instance,
+            pfn!(create_wayland_surface, vk::PFN_vkCreateWaylandSurfaceKHR),
+        ),
         _ => return lookup_physical(b).or_else(|| lookup_device(b)),
     };
     Some(found)

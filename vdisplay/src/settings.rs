@@ -146,6 +146,10 @@ pub struct Settings {
     /// How far ahead of CLOCK_MONOTONIC the local domains run with `TimingDomains::Local`, in
     /// milliseconds.
     pub timing_local_offset_ms: u64,
+    /// X11 (xcb, Xlib) and Wayland surfaces become virtual displays too (`window_surfaces =
+    /// virtual`), so a program that only knows windows runs over vdisplay unmodified; the
+    /// window itself then shows nothing. False (`driver`): they go to the driver.
+    pub virtual_window_surfaces: bool,
 }
 
 /// What a surface offers of present timing.
@@ -208,6 +212,7 @@ impl Default for Settings {
             fault_timing_queue_cap: 0,
             timing_domains: TimingDomains::Monotonic,
             timing_local_offset_ms: 1_000_000,
+            virtual_window_surfaces: false,
         }
     }
 }
@@ -239,6 +244,7 @@ pub const KEYS: &[&str] = &[
     "fault_timing_queue_cap",
     "timing_domains",
     "timing_local_offset_ms",
+    "window_surfaces",
 ];
 
 impl Settings {
@@ -276,6 +282,7 @@ impl Settings {
             "fault_timing_queue_cap" => set(&mut self.fault_timing_queue_cap, v.parse().ok()),
             "timing_domains" => set(&mut self.timing_domains, parse_domains(v)),
             "timing_local_offset_ms" => set(&mut self.timing_local_offset_ms, v.parse().ok()),
+            "window_surfaces" => set(&mut self.virtual_window_surfaces, parse_window_surfaces(v)),
             _ => false,
         };
         if !ok {
@@ -445,6 +452,14 @@ fn parse_domains(v: &str) -> Option<TimingDomains> {
     }
 }
 
+fn parse_window_surfaces(v: &str) -> Option<bool> {
+    match v {
+        "driver" => Some(false),
+        "virtual" => Some(true),
+        _ => None,
+    }
+}
+
 fn parse_compat(v: &str) -> Option<ModeCompat> {
     match v {
         "groups" => Some(ModeCompat::Groups),
@@ -512,6 +527,18 @@ mod tests {
             }
         );
         assert_eq!(s.refresh_ns(), 6_944_444);
+    }
+
+    #[test]
+    fn window_surfaces_are_the_drivers_unless_asked() {
+        let mut s = Settings::default();
+        assert!(!s.virtual_window_surfaces);
+        s.apply("window_surfaces", "virtual");
+        assert!(s.virtual_window_surfaces);
+        s.apply("window_surfaces", "sometimes");
+        assert!(s.virtual_window_surfaces, "a bad value changes nothing");
+        s.apply("window_surfaces", "driver");
+        assert!(!s.virtual_window_surfaces);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Virtual surfaces: every `vkCreateHeadlessSurfaceEXT` while the layer is active makes one (a
-//! handle of the layer's, never seen by the driver), and the layer answers every surface query
+//! handle of the layer's, never seen by the driver), and so does every X11 or Wayland surface
+//! creation with `window_surfaces = virtual`, and the layer answers every surface query
 //! for it. Queries about other surfaces go down the chain unchanged.
 //!
 //! A virtual surface is a display with a refresh grid (epoch = creation time) and a current
@@ -194,6 +195,34 @@ pub unsafe fn create_headless(instance: vk::Instance, out: *mut vk::SurfaceKHR) 
     // SAFETY: `out` is a valid out-pointer.
     unsafe { *out = vk::SurfaceKHR::from_raw(handle) };
     vk::Result::SUCCESS
+}
+
+/// `vkCreateXcbSurfaceKHR`, `vkCreateXlibSurfaceKHR`, `vkCreateWaylandSurfaceKHR` (`name`):
+/// with `window_surfaces = virtual` a virtual surface, as for a headless one (the window is
+/// left alone), so a program that only knows windows (vkcube) runs over vdisplay unmodified;
+/// otherwise the next layer's command, through `down`.
+///
+/// # Safety
+/// Valid arguments of the command; `down` calls the next layer's command with them.
+pub unsafe fn create_window(
+    instance: vk::Instance,
+    name: &std::ffi::CStr,
+    out: *mut vk::SurfaceKHR,
+    down: impl FnOnce(unsafe extern "system" fn()) -> vk::Result,
+) -> vk::Result {
+    // SAFETY: a valid instance handle.
+    let key = unsafe { loader::dispatch_key(instance) };
+    let Some(inst) = crate::handles::INSTANCES.get(key) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    if inst.settings.virtual_window_surfaces {
+        // SAFETY: the caller's contract.
+        return unsafe { create_headless(instance, out) };
+    }
+    match inst.next_proc(name) {
+        Some(f) => down(f),
+        None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+    }
 }
 
 fn new_surface(inst: &Instance, key: usize) -> Surface {
