@@ -10,6 +10,11 @@ pub struct Args {
     /// Render to a VK_EXT_headless_surface instead of a window.
     #[arg(long)]
     pub headless: bool,
+    /// Render to a window, or fail when no window system (X11 or Wayland) answers. The default
+    /// whenever DISPLAY or WAYLAND_DISPLAY is set; with neither set and no flag, the demo runs
+    /// headless for 3 seconds instead.
+    #[arg(long, conflicts_with_all = ["headless", "virtual_display"])]
+    pub window: bool,
     /// Stop after this many frames (default: run until closed; headless: 600).
     #[arg(long)]
     pub frames: Option<u64>,

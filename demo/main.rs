@@ -61,10 +61,22 @@ fn main() -> ExitCode {
         }
     }
     let result = if args.headless || args.virtual_display {
-        headless::run(&args, None)
+        let name = if args.virtual_display {
+            "virtual display"
+        } else {
+            "headless"
+        };
+        headless::run(&args, None).map(|mut report| {
+            report.window_system = name;
+            report
+        })
     } else {
         match window::event_loop() {
             Ok(event_loop) => window::run(&args, event_loop),
+            Err(e) if args.window || window::display_named() => Err(e.context(
+                "no window system answered (--window, DISPLAY or WAYLAND_DISPLAY asked for one): \
+                 start an X server or a Wayland compositor, or run with --headless",
+            )),
             Err(e) => {
                 println!("vkpace demo: no display ({e}); running headless for 3 seconds instead");
                 let duration = if args.frames.is_some() {

@@ -85,6 +85,8 @@ pub struct Report {
     pub submission: &'static str,
     /// "run" (its frames, the window closed, Esc) or "signal" (Ctrl-C, SIGTERM).
     pub ended_by: &'static str,
+    /// Where the frames went: "x11", "wayland", "headless" or "virtual display".
+    pub window_system: &'static str,
     /// The renderer's framebuffer and depth sets made (one per swapchain generation drawn).
     pub render_target_sets_made: u64,
     /// Of those, the sets destroyed while running, once proven unused.
@@ -137,6 +139,7 @@ impl Report {
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
              \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
              \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
+             \"window_system\": \"{}\",\n  \
              \"render_target_sets\": {{\"made\": {}, \"retired\": {}}},\n  \"present_timing\": {}\n}}\n",
             self.frames,
             self.validation_messages,
@@ -175,6 +178,7 @@ impl Report {
             self.completion,
             self.submission,
             self.ended_by,
+            self.window_system,
             self.render_target_sets_made,
             self.render_target_sets_retired,
             self.present_timing.to_json(),
@@ -185,13 +189,14 @@ impl Report {
     /// The one-line summary printed at the end of every run.
     pub fn summary(&self) -> String {
         format!(
-            "vkpace: {} frames, {} path, {} present ({} switches, {} by recreation), {} in flight, {} images ({} distinct acquired), \
+            "vkpace: {} frames on {}, {} path, {} present ({} switches, {} by recreation), {} in flight, {} images ({} distinct acquired), \
              {} swapchains (max {} retired pending, {} fallback waits), {} semaphores created \
              (max {} alive), {} fences (max {} alive), frame p50 {:.2} ms p99 {:.2} ms, \
              cpu wait p50 {:.2} ms, {:.2} allocations/frame, {} validation messages, policy {}{}, \
              interval mean {:.3} ms sd {:.3} ms p99 {:.3} ms, latency p50 {:.2} ms, \
              {} framebuffer sets ({} retired), ended by {}",
             self.frames,
+            self.window_system,
             self.path,
             self.present_mode,
             self.present_mode_switches,

@@ -493,6 +493,8 @@ impl Session {
             } else {
                 "run"
             },
+            // The caller says where the frames went (main.rs, window.rs).
+            window_system: "headless",
             render_target_sets_made: sets_made,
             render_target_sets_retired: sets_retired,
             present_timing,

@@ -93,8 +93,26 @@ pub fn event_loop() -> Result<EventLoop<()>> {
     Ok(event_loop)
 }
 
+/// Whether the environment names a window system (a non-empty DISPLAY or WAYLAND_DISPLAY): the
+/// user then asked for a window, and not getting one is an error, not a headless run.
+pub fn display_named() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+/// The report's name of the window system winit connected to.
+fn window_system_name(event_loop: &EventLoop<()>) -> &'static str {
+    match event_loop.display_handle().map(|h| h.as_raw()) {
+        Ok(RawDisplayHandle::Xlib(_) | RawDisplayHandle::Xcb(_)) => "x11",
+        Ok(RawDisplayHandle::Wayland(_)) => "wayland",
+        _ => "other",
+    }
+}
+
 /// Runs the demo in a window until `--frames`, Esc, or the window closes.
 pub fn run(args: &Args, event_loop: EventLoop<()>) -> Result<Report> {
+    let window_system = window_system_name(&event_loop);
     let mut app = App {
         args: args.clone(),
         running: None,
@@ -102,9 +120,14 @@ pub fn run(args: &Args, event_loop: EventLoop<()>) -> Result<Report> {
         visibility: Visibility::default(),
     };
     println!("{}", keys::HELP);
-    event_loop
-        .run_app(&mut app)
-        .map_err(|e| anyhow!("event loop: {e}"))?;
+    if let Err(e) = event_loop.run_app(&mut app) {
+        // winit ends its loop when the connection breaks (the compositor or X server died),
+        // often before a Vulkan call reports the surface lost.
+        app.teardown(Some(anyhow!(
+            "the connection to the window system was lost (the compositor or X server is \
+             gone): {e}"
+        )));
+    }
     let hidden = app.visibility.total();
     let episodes = app.visibility.episodes;
     let mut report = app
@@ -112,6 +135,7 @@ pub fn run(args: &Args, event_loop: EventLoop<()>) -> Result<Report> {
         .unwrap_or_else(|| Err(anyhow!("the window closed before the demo started")))?;
     report.hidden_ms = hidden.as_secs_f64() * 1e3;
     report.hidden_episodes = episodes;
+    report.window_system = window_system;
     Ok(report)
 }
 
@@ -155,6 +179,13 @@ impl App {
     }
 
     fn stop(&mut self, event_loop: &ActiveEventLoop, error: Option<anyhow::Error>) {
+        self.teardown(error);
+        event_loop.exit();
+    }
+
+    /// Ends the session, if one runs: vkpace's objects, then the device, destroyed in order
+    /// (also after the event loop itself failed), and the report or the error kept.
+    fn teardown(&mut self, error: Option<anyhow::Error>) {
         if let Some(mut r) = self.running.take() {
             let report = r.session.take().map(Session::finish);
             let messages = r.ctx.as_ref().map(|c| c.messages.clone());
@@ -162,7 +193,12 @@ impl App {
                 ctx.destroy();
             }
             let report = match (error, report) {
-                (Some(e), _) => Err(e),
+                (Some(e), _) => {
+                    // Said after the device is gone: what teardown cost is counted too.
+                    let n = messages.map_or(0, |m| m.count());
+                    eprintln!("vkpace demo: the run failed; everything destroyed, {n} validation messages");
+                    Err(e)
+                }
                 (None, Some(Ok(mut rep))) => {
                     rep.validation_messages = messages.map_or(0, |m| m.count());
                     Ok(rep)
@@ -172,9 +208,10 @@ impl App {
             };
             self.report = Some(report);
         } else if let Some(e) = error {
-            self.report = Some(Err(e));
+            if !matches!(self.report, Some(Err(_))) {
+                self.report = Some(Err(e));
+            }
         }
-        event_loop.exit();
     }
 
     fn session(&mut self) -> Option<&mut Session> {

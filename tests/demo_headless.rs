@@ -12,7 +12,7 @@
 mod demo_process;
 mod run_length;
 
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context as _, Result};
 
 /// Frames of each present mode and depth's run: 2000 with `VKPACE_FULL`, else 200.
 fn long_run() -> u64 {
@@ -294,4 +294,59 @@ fn an_unwritable_report_path_is_refused_before_the_run() -> Result<()> {
         String::from_utf8_lossy(&out.stdout)
     );
     Ok(())
+}
+
+/// A window asked for and not there is an error (exit 2, a line that says so), not a quiet
+/// headless run: DISPLAY naming no X server, WAYLAND_DISPLAY naming no compositor, `--window`
+/// with neither. With neither variable and no flag the demo still falls back to headless and
+/// says so, in its output and its report.
+#[test]
+fn a_window_that_cannot_be_had_is_an_error() -> Result<()> {
+    let free = (4200..4300)
+        .find(|n| !std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists())
+        .context("no free X display number")?;
+    let no_x = format!(":{free}");
+    // (environment, flags) of each run that must fail.
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 3] = [
+        (&[("DISPLAY", no_x.as_str())], &[]),
+        (&[("WAYLAND_DISPLAY", "vkpace-no-such-compositor")], &[]),
+        (&[], &["--window"]),
+    ];
+    for (env, flags) in cases {
+        let out = demo_without_display(env, flags, &["--frames", "20"])?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        ensure!(
+            out.status.code() == Some(2) && stderr.contains("no window system answered"),
+            "{env:?} {flags:?}: exit {:?}: {stderr}",
+            out.status
+        );
+    }
+    let report = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fallback.json");
+    let report_arg = report.to_string_lossy().into_owned();
+    let out = demo_without_display(&[], &[], &["--frames", "20", "--report", &report_arg])?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    ensure!(out.status.success(), "fallback run: {stdout}");
+    ensure!(
+        stdout.contains("no display") && stdout.contains("20 frames on headless"),
+        "{stdout}"
+    );
+    let json = std::fs::read_to_string(&report)?;
+    ensure!(json.contains("\"window_system\": \"headless\""), "{json}");
+    Ok(())
+}
+
+/// The demo with no DISPLAY or WAYLAND_DISPLAY but those in `env`, and `flags` then `args`.
+fn demo_without_display(
+    env: &[(&str, &str)],
+    flags: &[&str],
+    args: &[&str],
+) -> Result<std::process::Output> {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vkpace-demo"));
+    cmd.env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .envs(env.iter().copied())
+        .args(flags)
+        .args(args);
+    Ok(cmd.output()?)
 }

@@ -167,6 +167,13 @@ pub fn run_demo_with_env(
         !stdout.contains("no display"),
         "the demo fell back to headless: {stdout}"
     );
+    let report_text = std::fs::read_to_string(&report)?;
+    if let Some(expected) = expected_window_system(display, args) {
+        ensure!(
+            report_text.contains(&format!("\"window_system\": \"{expected}\"")),
+            "demo {args:?}: not on {expected}: {stdout}"
+        );
+    }
     let summary = stdout
         .lines()
         .rev()
@@ -174,9 +181,20 @@ pub fn run_demo_with_env(
         .unwrap_or("")
         .to_string();
     Ok(Run {
-        report: std::fs::read_to_string(&report)?,
+        report: report_text,
         summary,
     })
+}
+
+/// Where the demo's frames must have gone for `args` on `display`.
+fn expected_window_system(display: Option<&Display>, args: &[&str]) -> Option<&'static str> {
+    if args.contains(&"--virtual-display") {
+        Some("virtual display")
+    } else if args.contains(&"--headless") {
+        Some("headless")
+    } else {
+        display.map(|_| "x11")
+    }
 }
 
 pub fn distinct_images(summary: &str) -> Result<u32> {
