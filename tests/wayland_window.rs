@@ -7,7 +7,9 @@
 //! Every run goes through winit's Wayland backend (DISPLAY removed, so no X11 fallback), with
 //! validation and synchronization validation, and must say in its report that it ran on
 //! Wayland: FIFO and MAILBOX, the maintenance1 and proof-based paths, both completion backends;
-//! the two examples in `examples/` on both paths; and the compositor killed mid-run.
+//! the two examples in `examples/` on both paths; the compositor killed mid-run; and vkcube,
+//! unmodified, on a Wayland surface that the vdisplay layer takes over (`window_surfaces =
+//! virtual`).
 
 mod demo_process;
 mod run_length;
@@ -319,5 +321,45 @@ fn the_examples_run_on_weston() -> Result<()> {
             eprintln!("wayland: {summary}");
         }
     }
+    Ok(())
+}
+
+/// vkcube (Debian's, linked to libvulkan) with a Wayland surface, over the vdisplay layer with
+/// `window_surfaces = virtual` and the validation layer above it: the surface becomes a virtual
+/// display, so every one of its frames is in vdisplay's log, and nothing is reported.
+#[test]
+fn vkcube_on_wayland_runs_over_the_virtual_display() -> Result<()> {
+    use vkpace_demo::virtual_display;
+    let weston = Weston::start("vkcube")?;
+    let library = virtual_display::find_library()?;
+    let env = virtual_display::loader_env(&virtual_display::write_manifest(&library)?, true);
+    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vkcube-wayland.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let frames = 120;
+    let mut cmd = weston.client(
+        "vkcube".as_ref(),
+        &["--wsi", "wayland", "--c", &frames.to_string()],
+    );
+    cmd.envs(env)
+        .env("VK_KHRONOS_VALIDATION_VALIDATE_SYNC", "true")
+        .env("VDISPLAY_WINDOW_SURFACES", "virtual")
+        .env("VDISPLAY_LOG", &log);
+    let out = bounded_output(cmd, Duration::from_secs(120))?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ensure!(out.status.success(), "vkcube: {said}");
+    ensure!(
+        !said.contains("Validation Error") && !said.contains("Validation Warning"),
+        "{said}"
+    );
+    let presents = virtual_display::read_present_log(&log)?;
+    ensure!(
+        presents.len() == frames,
+        "{} of {frames} presents in vdisplay's log: {said}",
+        presents.len()
+    );
     Ok(())
 }
