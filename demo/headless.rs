@@ -37,6 +37,8 @@ pub fn run(args: &Args, duration: Option<Duration>) -> Result<Report> {
             match session.frame() {
                 Ok(Step::Rendered) => {}
                 Ok(Step::ZeroExtent) => std::thread::sleep(Duration::from_millis(10)),
+                // The acquire already waited its bound; try again.
+                Ok(Step::NotReady) => {}
                 Err(e) => {
                     loop_result = Err(e);
                     break;

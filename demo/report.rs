@@ -87,6 +87,8 @@ pub struct Report {
     pub ended_by: &'static str,
     /// Where the frames went: "x11", "wayland", "headless" or "virtual display".
     pub window_system: &'static str,
+    /// Acquires that got no image within vkpace's bound (`Acquired::NotReady`) and skipped.
+    pub not_ready_skips: u64,
     /// The renderer's framebuffer and depth sets made (one per swapchain generation drawn).
     pub render_target_sets_made: u64,
     /// Of those, the sets destroyed while running, once proven unused.
@@ -139,7 +141,7 @@ impl Report {
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
              \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
              \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
-             \"window_system\": \"{}\",\n  \
+             \"window_system\": \"{}\",\n  \"not_ready_skips\": {},\n  \
              \"render_target_sets\": {{\"made\": {}, \"retired\": {}}},\n  \"present_timing\": {}\n}}\n",
             self.frames,
             self.validation_messages,
@@ -179,6 +181,7 @@ impl Report {
             self.submission,
             self.ended_by,
             self.window_system,
+            self.not_ready_skips,
             self.render_target_sets_made,
             self.render_target_sets_retired,
             self.present_timing.to_json(),

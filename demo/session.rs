@@ -33,6 +33,8 @@ pub const SIZES: [(u32, u32); 6] = [
 pub enum Step {
     Rendered,
     ZeroExtent,
+    /// No image within the wait bound (hidden window, compositor not repainting): skipped.
+    NotReady,
 }
 
 /// The swapchain, the renderer and the measurements of one run.
@@ -311,6 +313,7 @@ impl Session {
         };
         let frame = match sc.acquire()? {
             Acquired::Frame(f) => f,
+            Acquired::NotReady => return Ok(Step::NotReady),
             _ => return Ok(Step::ZeroExtent),
         };
         let paused = self.paused_total;
@@ -471,6 +474,7 @@ impl Session {
             present_mode_recreations: stats.present_mode_recreations,
             distinct_images_acquired: stats.distinct_images_acquired(),
             fallback_waits: stats.fallback_waits,
+            not_ready_skips: stats.not_ready_skips,
             hidden_ms: 0.0,
             hidden_episodes: 0,
             policy,

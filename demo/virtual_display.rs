@@ -165,6 +165,19 @@ pub fn set_extent(surface: u64, width: u32, height: u32) -> Result<u32> {
     Ok(unsafe { f(surface, width, height) })
 }
 
+/// Pauses (`paused`) or resumes the virtual display `surface` (0 for all), as a compositor that
+/// stops repainting a hidden window: nothing is shown and no image handed back meanwhile.
+/// Returns how many surfaces.
+pub fn set_paused(surface: u64, paused: bool) -> Result<u32> {
+    type SetPaused = unsafe extern "C" fn(u64, u32) -> u32;
+    let sym = control_symbol(c"vdisplay_pause")?;
+    // SAFETY: the layer exports `uint32_t vdisplay_pause(uint64_t, uint32_t)`
+    // (vdisplay/src/control.rs); a data pointer and a function pointer have the same size.
+    let f: SetPaused = unsafe { std::mem::transmute::<*mut c_void, SetPaused>(sym) };
+    // SAFETY: the function takes plain values and locks the layer's own state.
+    Ok(unsafe { f(surface, u32::from(paused)) })
+}
+
 /// One line of vdisplay's per-present log (`vdisplay/README.md`, "The log"): the fields the tests
 /// and the benchmark read. Times are CLOCK_MONOTONIC nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -281,6 +281,8 @@ impl App {
         match session.frame() {
             Ok(Step::Rendered) => self.visibility.zero_extent = false,
             Ok(Step::ZeroExtent) => self.visibility.zero_extent = true,
+            // The acquire waited its bound: the next redraw tries again.
+            Ok(Step::NotReady) => {}
             Err(e) => return self.stop(event_loop, Some(e)),
         }
         if self.visibility.update() {

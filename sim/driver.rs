@@ -176,6 +176,7 @@ impl SimSwapchain {
             match self.machine.poll(self.now) {
                 r @ (Request::FrameReady(_)
                 | Request::ZeroExtent
+                | Request::NotReady
                 | Request::Presented(_)
                 | Request::Done) => return Ok(r),
                 Request::Failed(f) => return Err(SimError::Failed(f)),

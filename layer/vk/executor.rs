@@ -21,6 +21,7 @@ impl Swapchain {
             match request {
                 Request::FrameReady(_)
                 | Request::ZeroExtent
+                | Request::NotReady
                 | Request::Presented(_)
                 | Request::Done => return Ok(request),
                 Request::Failed(f) => return Err(f.into()),

@@ -256,6 +256,12 @@ pub enum Acquired {
     /// Nothing to render now: the surface has zero extent (minimized). No image was acquired and
     /// nothing waits; acquire again when the window changes.
     ZeroExtent,
+    /// Nothing to render now: the presentation engine gave back no image within
+    /// [`super::SwapchainConfig::wait_timeout`] (a hidden or occluded window, a compositor that
+    /// stopped repainting). No image was acquired and nothing waits; skip the frame, handle
+    /// window events, and acquire again. Not an error: `Error::Timeout` stays for waits on the
+    /// GPU.
+    NotReady,
 }
 
 /// What presenting reported.

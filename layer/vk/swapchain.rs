@@ -55,6 +55,7 @@ pub(super) type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fenc
 ///             swapchain.present(submitted)?;
 ///         }
 ///         Acquired::ZeroExtent => { /* minimized: wait for a window event */ }
+///         Acquired::NotReady => { /* hidden, or the compositor paused: handle events, retry */ }
 ///         _ => {}
 ///     }
 /// }
@@ -306,6 +307,7 @@ impl Swapchain {
                     owner: self.id,
                 }))
             }
+            Request::NotReady => Ok(Acquired::NotReady),
             _ => Ok(Acquired::ZeroExtent),
         }
     }

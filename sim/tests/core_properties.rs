@@ -24,7 +24,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
             prop_oneof![Just(0u32), 1u32..=10],
         ),
         (0u32..=5, 0u32..=3, any::<bool>(), 0u32..=10),
-        (0usize..=2, 0u32..=40),
+        (0usize..=2, 0u32..=40, 0u32..=5),
     )
         .prop_map(
             move |(
@@ -32,7 +32,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
                 (delay, ood, sub, stale, fail, never),
                 (resize, drop, abandon, change_n),
                 (mode, create_fail, maintenance1, token),
-                (other_queues, p_queue),
+                (other_queues, p_queue, not_ready),
             )| Params {
                 seed,
                 frames_in_flight: n,
@@ -46,6 +46,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
                     p_fence_never: never,
                     p_present_fail: fail,
                     p_present_stale: stale,
+                    p_not_ready: not_ready,
                 },
                 p_resize: resize,
                 p_drop: drop,
@@ -172,6 +173,35 @@ fn tokens_are_reached_only_when_the_gpu_is_done() {
     assert!(out.tokens_waited > 100, "{out:?}");
     assert!(out.token_timeouts > 0, "{out:?}");
     assert!(out.tokens_refused > 100, "{out:?}");
+}
+
+/// An acquire that gets no image within its bound (a hidden window, a compositor that stopped
+/// repainting: 30% of acquires here, with resizes, dropped frames and GPU delays, on both
+/// completion backends) ends "not ready": no error, nothing acquired or waiting, every rule
+/// still held (checked at each step in `sim/app.rs`, where any timeout now fails the run), and
+/// the next acquire goes on; teardown releases everything.
+#[test]
+fn an_acquire_without_an_image_is_skipped_and_retried() {
+    for completion in [
+        CompletionBackend::Fences,
+        CompletionBackend::TimelineSemaphore,
+    ] {
+        let out = run(Params {
+            p_resize: 5,
+            p_drop: 10,
+            p_abandon: 10,
+            completion,
+            faults: Faults {
+                max_gpu_delay: 20,
+                p_not_ready: 30,
+                ..Faults::default()
+            },
+            ..Params::quiet(31)
+        })
+        .unwrap();
+        assert!(out.not_ready_skips > 1000, "{completion:?}: {out:?}");
+        assert!(out.frames_presented > 1000, "{completion:?}: {out:?}");
+    }
 }
 
 /// Dropped frames, before and after submission, in a calm schedule: every one is handled

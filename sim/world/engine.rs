@@ -151,6 +151,9 @@ impl World {
         if sc.retired || sc.destroyed {
             return Err(format!("acquire from retired swapchain {g}"));
         }
+        if self.rng.chance(self.faults.p_not_ready) {
+            return Ok(AcquireResult::NotReady);
+        }
         if self.rng.chance(self.faults.p_out_of_date) {
             return Ok(AcquireResult::OutOfDate);
         }

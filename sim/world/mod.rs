@@ -60,6 +60,9 @@ pub struct Faults {
     pub p_present_fail: u32,
     /// A present returns SUBOPTIMAL or OUT_OF_DATE (its wait still executes).
     pub p_present_stale: u32,
+    /// An acquire gives no image within its bound (a hidden window, a compositor that stopped
+    /// repainting), whatever images are free.
+    pub p_not_ready: u32,
 }
 
 /// The simulated GPU and presentation engine.

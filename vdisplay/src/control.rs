@@ -17,6 +17,16 @@ pub extern "C" fn vdisplay_set_extent(surface_seq: u64, width: u32, height: u32)
     })
 }
 
+/// Pauses (`paused` non-zero) or resumes the displays of virtual surfaces, as a compositor
+/// that stops repainting a hidden window: while paused nothing queued is shown and no image is
+/// handed back, so acquires time out. Returns how many surfaces.
+#[no_mangle]
+pub extern "C" fn vdisplay_pause(surface_seq: u64, paused: u32) -> u32 {
+    guard("vdisplay_pause", 0, || {
+        surface::set_paused(surface_seq, paused != 0) as u32
+    })
+}
+
 /// Marks virtual surfaces lost. Returns how many.
 #[no_mangle]
 pub extern "C" fn vdisplay_lose_surface(surface_seq: u64) -> u32 {

@@ -1,4 +1,5 @@
-//! The symbols the library exports to the loader, and nothing else of Vulkan's.
+//! The symbols the library exports to the loader, and nothing else of Vulkan's (the control
+//! functions of `control.rs` are the only other exports).
 //!
 //! An application that links libvulkan directly (ash's `linked` feature, vkcube, most C
 //! programs) has the loader's own `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` in the

@@ -268,6 +268,33 @@ pub fn set_extent(seq: u64, extent: vk::Extent2D) -> usize {
     list.len()
 }
 
+/// Surfaces (by handle) whose display is paused: like a compositor that stopped repainting (a
+/// hidden window, an idle timeout), nothing queued is shown and no image is handed back until
+/// resumed, so acquires wait and time out.
+static PAUSED: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+/// Pauses or resumes every virtual surface (or the one with sequence number `seq`); returns
+/// how many.
+pub fn set_paused(seq: u64, paused: bool) -> usize {
+    let list = SURFACES.filter(|s| seq == 0 || s.seq == seq);
+    let mut set = PAUSED.lock().unwrap_or_else(|e| e.into_inner());
+    for s in &list {
+        set.retain(|h| *h != s.handle);
+        if paused {
+            set.push(s.handle);
+        }
+    }
+    list.len()
+}
+
+/// Whether the display of the surface with handle `handle` is paused.
+pub fn is_paused(handle: u64) -> bool {
+    PAUSED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&handle)
+}
+
 /// Marks every virtual surface (or the one with sequence number `seq`) lost.
 pub fn set_lost(seq: u64) -> usize {
     let list = SURFACES.filter(|s| seq == 0 || s.seq == seq);

@@ -21,8 +21,8 @@ where
     W: Copy + PartialEq + std::fmt::Debug,
     F: Copy + PartialEq + std::fmt::Debug,
 {
-    /// Starts an acquire at `now`: poll until [`Request::FrameReady`], [`Request::ZeroExtent`]
-    /// or [`Request::Failed`]. A frame handed out before and neither submitted nor presented
+    /// Starts an acquire at `now`: poll until [`Request::FrameReady`], [`Request::ZeroExtent`],
+    /// [`Request::NotReady`] or [`Request::Failed`]. A frame handed out before and neither submitted nor presented
     /// is handed out again (its image stays acquired); one submitted and never presented is
     /// presented first.
     pub fn begin_acquire(&mut self, now: u64) {
@@ -35,6 +35,11 @@ where
     }
 
     pub(super) fn poll_acquire(&mut self, now: u64, since: u64) -> Request<S, W, F> {
+        if self.round.image_not_ready {
+            self.round.image_not_ready = false;
+            self.stats.not_ready_skips += 1;
+            return Request::NotReady;
+        }
         let step = self
             .completion_round(now)
             .or_else(|| self.present_abandoned(now))
@@ -173,8 +178,12 @@ where
         }
     }
 
-    /// Out of date: recreate and acquire once more (twice in a row is an error). Timeouts and
-    /// other codes end the acquire.
+    /// Out of date: recreate and acquire once more (twice in a row is an error). No image
+    /// within the bound ends the acquire with "not ready", not an error: the presentation
+    /// engine holds every image while a window is hidden or a compositor stops repainting
+    /// (Vulkan lets `vkAcquireNextImageKHR` wait forever then, and vkpace's call is bounded:
+    /// VUID-vkAcquireNextImageKHR-surface-07783), and a frame skipped there is the application
+    /// waiting for its window, not a failure. Other codes end the acquire with an error.
     fn acquire_failed(&mut self, status: VkStatus) {
         const CALL: &str = "vkAcquireNextImageKHR";
         match status {
@@ -186,12 +195,7 @@ where
                     _ => self.failure = Some(Failure::from_status(CALL, status)),
                 }
             }
-            VkStatus::TIMEOUT | VkStatus::NOT_READY => {
-                self.failure = Some(Failure::Timeout {
-                    what: CALL,
-                    timeout_ns: self.timeout(),
-                });
-            }
+            VkStatus::TIMEOUT | VkStatus::NOT_READY => self.round.image_not_ready = true,
             other => self.failure = Some(Failure::from_status(CALL, other)),
         }
     }

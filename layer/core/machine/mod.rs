@@ -299,6 +299,8 @@ struct Fallback {
 #[derive(Copy, Clone, Debug, Default)]
 struct Round {
     active: bool,
+    /// The acquire call of this round gave no image in time (`VK_TIMEOUT`, `VK_NOT_READY`).
+    image_not_ready: bool,
     submissions_done: bool,
     present_index: usize,
     display_done: bool,
@@ -460,6 +462,7 @@ where
             r,
             Request::FrameReady(_)
                 | Request::ZeroExtent
+                | Request::NotReady
                 | Request::Presented(_)
                 | Request::Done
                 | Request::Failed(_)

@@ -206,6 +206,10 @@ pub enum Request<S, W, F> {
     /// The acquire is done: the surface has a zero extent (minimized); nothing was acquired and
     /// nothing waits.
     ZeroExtent,
+    /// The acquire is done: the presentation engine gave no image within the wait bound (a
+    /// hidden or occluded window, a compositor that stopped repainting). Nothing was acquired
+    /// and nothing waits; the next acquire tries again.
+    NotReady,
     /// The present is done.
     Presented(PresentStatus),
     /// Setup or teardown is done.

@@ -33,6 +33,8 @@ pub struct SwapchainStats {
     pub out_of_date_or_suboptimal: u64,
     /// Acquires that returned a zero extent (minimized).
     pub zero_extent_skips: u64,
+    /// Acquires that got no image within the wait bound and returned "not ready".
+    pub not_ready_skips: u64,
     /// Present-mode changes that took effect, with or without recreation.
     pub present_mode_switches: u64,
     /// Of those, the ones that needed a new swapchain (legacy path, or modes the driver does

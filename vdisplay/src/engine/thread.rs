@@ -17,14 +17,21 @@ pub fn run(dev: &Device) {
     while !st.shutdown {
         let now = now_ns();
         let mut wake_at: Option<u64> = None;
-        for d in st.displays.values_mut() {
-            d.pump(now, &mut events);
+        for (surface, d) in st.displays.iter_mut() {
+            if crate::surface::is_paused(*surface) {
+                // Nothing shown or freed; look again a refresh later (resuming sends no wake).
+                wake_at = min_opt(wake_at, Some(now + d.period_ns));
+            } else {
+                d.pump(now, &mut events);
+            }
         }
         for e in events.drain(..) {
             apply(dev, &mut st, e);
         }
-        for d in st.displays.values() {
-            wake_at = min_opt(wake_at, d.next_wakeup(now));
+        for (surface, d) in st.displays.iter() {
+            if !crate::surface::is_paused(*surface) {
+                wake_at = min_opt(wake_at, d.next_wakeup(now));
+            }
         }
         let due = take_due(&mut st, now);
         wake_at = min_opt(wake_at, st.deferred.iter().map(|d| d.due_ns).min());
