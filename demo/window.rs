@@ -208,7 +208,8 @@ impl App {
             };
             self.report = Some(report);
         } else if let Some(e) = error {
-            if !matches!(self.report, Some(Err(_))) {
+            // A run that already ended keeps its report or its first error.
+            if self.report.is_none() {
                 self.report = Some(Err(e));
             }
         }

@@ -2,8 +2,9 @@
 //! repainting) is not an error: over the virtual display layer, whose display is paused here
 //! (`vdisplay_pause`: nothing shown, no image handed back), `Swapchain::acquire` returns
 //! `Acquired::NotReady` within its wait bound, with nothing acquired or waiting, again on each
-//! try while the display stays paused; once it resumes, frames go on. Both sync paths, both
-//! completion backends (scripts/test's passes), validation with synchronization validation.
+//! try while the display stays paused; once it resumes, frames go on. Both sync paths, on each
+//! stack with the demo's default completion backend (VKPACE_COMPLETION picks the other),
+//! validation with synchronization validation.
 
 mod common;
 mod vdisplay_support;
@@ -20,6 +21,8 @@ use vkpace_demo::virtual_display::set_paused;
 const BOUND: Duration = Duration::from_millis(300);
 /// How much later than the bound an acquire may return on a busy machine.
 const SLACK: Duration = Duration::from_millis(700);
+/// How much earlier than the bound a not-ready acquire may return (clock granularity).
+const EARLY: Duration = Duration::from_millis(20);
 
 fn config(maintenance1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
@@ -54,15 +57,21 @@ fn run(maintenance1: bool) -> Result<String> {
     }
     ensure!(set_paused(0, true)? == 1, "one virtual display expected");
     let (rendered, first) = render_until_not_ready(&mut h)?;
-    // Still paused: every try is not ready again, each within the bound.
+    // Still paused: every try is not ready again, having waited the bound (not less: the
+    // acquire really waited for an image) and returned (not much more: the thread is free).
     for _ in 0..3 {
         let started = Instant::now();
         let again = h.swapchain().acquire()?;
+        let took = started.elapsed();
         ensure!(matches!(again, Acquired::NotReady), "{again:?}");
-        ensure!(started.elapsed() < BOUND + SLACK, "{:?}", started.elapsed());
+        ensure!(
+            took >= BOUND - EARLY && took < BOUND + SLACK,
+            "took {took:?}"
+        );
     }
+    // The first also waited for the gate (earlier frames' completion) before its acquire.
     ensure!(
-        first < BOUND + SLACK,
+        first >= BOUND - EARLY,
         "the not-ready acquire took {first:?}"
     );
     let skips = h.swapchain().stats().not_ready_skips;

@@ -41,6 +41,7 @@ impl Weston {
         )?;
         let socket = format!("vkpace-{name}-{}", std::process::id());
         let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("weston-{name}.log"));
+        let log_file = std::fs::File::create(&log)?;
         let child = Command::new("weston")
             .args([
                 "--backend=headless",
@@ -53,8 +54,8 @@ impl Weston {
             .arg(format!("--socket={socket}"))
             .env("XDG_RUNTIME_DIR", &runtime_dir)
             .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&log)?)
-            .stderr(std::fs::File::create(&log)?)
+            .stdout(log_file.try_clone()?)
+            .stderr(log_file)
             .spawn()
             .context(
                 "weston is not installed: the Wayland tests need Debian sid's weston 16 \
@@ -232,7 +233,7 @@ fn killing_the_compositor_mid_run_is_a_clean_error() -> Result<()> {
     let mut demo = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn()?;
     let stderr = demo.stderr.take().context("no stderr")?;
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let reader = std::thread::spawn(move || {
         for line in std::io::BufReader::new(stderr)
             .lines()
             .map_while(Result::ok)
@@ -268,6 +269,8 @@ fn killing_the_compositor_mid_run_is_a_clean_error() -> Result<()> {
         std::thread::sleep(Duration::from_millis(20));
     };
     let ended_after = killed.elapsed();
+    // The reader ends at the pipe's end: every line the demo wrote is in the channel then.
+    let _ = reader.join();
     said.extend(rx.try_iter());
     let text = said.join("\n");
     ensure!(status.code() == Some(2), "exit {status}: {text}");

@@ -198,6 +198,13 @@ impl Telemetry {
         frame
     }
 
+    /// `frame` begins its CPU work again at `at` (its previous acquire got no image in time).
+    pub(crate) fn restart(&mut self, frame: u64, at: u64) {
+        if let Some(e) = self.entry(frame) {
+            e.cpu_start = at;
+        }
+    }
+
     /// `frame`'s image was acquired at `at` (the first time counts).
     pub(crate) fn acquired(&mut self, frame: u64, at: u64) {
         if let Some(e) = self.entry(frame).filter(|e| e.acquired == UNSET) {

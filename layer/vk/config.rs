@@ -90,8 +90,12 @@ pub struct SwapchainConfig {
     /// Images to ask for beyond the surface's minimum. Default 1 (so one can be acquired while
     /// the engine holds its minimum).
     pub extra_images: u32,
-    /// Bound of every wait vkpace makes (fences, acquire, teardown). A timeout is an
-    /// [`super::Error::Timeout`], never a hang. Default 2 s.
+    /// Bound of every wait vkpace makes (fences, acquire, teardown), never a hang. A wait on the
+    /// GPU that runs out is an [`super::Error::Timeout`]; an acquire that gets no image in time
+    /// (a hidden window, a compositor that stopped repainting) is
+    /// [`super::Acquired::NotReady`], not an error. While a window is not served, each acquire
+    /// blocks the calling thread this long: a renderer whose event loop runs on that thread
+    /// may want it shorter. Default 2 s.
     pub wait_timeout: Duration,
     /// Retired swapchains allowed to wait for proof before a bounded fallback wait. Default 5.
     pub max_retired_swapchains: usize,

@@ -18,8 +18,9 @@ pub enum Error {
         /// What it returned.
         result: vk::Result,
     },
-    /// A bounded wait ran out of time (a fence, an acquire). Nothing was destroyed early; the
-    /// call may be made again.
+    /// A bounded wait on the GPU ran out of time (a fence, a timeline value, a present fence).
+    /// Nothing was destroyed early; the call may be made again. (An acquire that gets no image
+    /// in time is `Acquired::NotReady`, not this.)
     #[error("waiting for {what} timed out after {timeout:?}")]
     Timeout {
         /// What was waited for.

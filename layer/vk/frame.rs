@@ -258,9 +258,9 @@ pub enum Acquired {
     ZeroExtent,
     /// Nothing to render now: the presentation engine gave back no image within
     /// [`super::SwapchainConfig::wait_timeout`] (a hidden or occluded window, a compositor that
-    /// stopped repainting). No image was acquired and nothing waits; skip the frame, handle
-    /// window events, and acquire again. Not an error: `Error::Timeout` stays for waits on the
-    /// GPU.
+    /// stopped repainting); the acquire blocked that long. No image was acquired and nothing
+    /// waits; skip the frame, handle window events, and acquire again. Not an error:
+    /// `Error::Timeout` stays for waits on the GPU.
     NotReady,
 }
 

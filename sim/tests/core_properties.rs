@@ -204,6 +204,35 @@ fn an_acquire_without_an_image_is_skipped_and_retried() {
     }
 }
 
+/// Out of date, then (after the recreation) not ready, then out of date again: the last is
+/// the first answer of a new try, so the machine recreates once more and hands out a frame
+/// (only two out-of-date answers within one try are an error).
+#[test]
+fn out_of_date_after_a_not_ready_acquire_is_a_new_try() {
+    use vkpace::core::MachineConfig;
+    use vkpace_sim::driver::{SimSurface, SimSwapchain};
+    use vkpace_sim::world::{AcquireResult, World};
+    let surface = SimSurface {
+        min_images: 2,
+        extra_images: 0,
+        p_create_fail: 0,
+        present_modes: vec![vkpace::core::PresentMode::FIFO],
+        compatible_modes: Vec::new(),
+    };
+    let world = World::new(9, Faults::default());
+    let mut sim = SimSwapchain::new(MachineConfig::default(), world, surface).unwrap();
+    sim.setup().unwrap();
+    sim.world.acquire_script = [AcquireResult::OutOfDate, AcquireResult::NotReady].into();
+    assert!(sim.acquire().unwrap().is_none(), "not ready");
+    assert_eq!(sim.machine.stats().not_ready_skips, 1);
+    sim.world.acquire_script = [AcquireResult::OutOfDate].into();
+    let frame = sim
+        .acquire()
+        .expect("a new try: one out-of-date answer is allowed");
+    assert!(frame.is_some());
+    assert_eq!(sim.machine.stats().swapchains_created, 3);
+}
+
 /// Dropped frames, before and after submission, in a calm schedule: every one is handled
 /// (handed back, or presented at the next acquire), and the loop goes on.
 #[test]

@@ -151,7 +151,11 @@ impl World {
         if sc.retired || sc.destroyed {
             return Err(format!("acquire from retired swapchain {g}"));
         }
-        if self.rng.chance(self.faults.p_not_ready) {
+        if let Some(scripted) = self.acquire_script.pop_front() {
+            return Ok(scripted);
+        }
+        // No draw at 0%: the schedules written before this fault keep their random sequences.
+        if self.faults.p_not_ready > 0 && self.rng.chance(self.faults.p_not_ready) {
             return Ok(AcquireResult::NotReady);
         }
         if self.rng.chance(self.faults.p_out_of_date) {

@@ -97,6 +97,9 @@ pub struct World {
     fences_signalable: Vec<Fence>,
     /// The swapchain each acquire semaphore was last acquired on.
     acquire_sems: BTreeMap<Sem, Gen>,
+    /// Answers the next acquires give before any random fault (a test's exact sequence):
+    /// `OutOfDate` or `NotReady`.
+    pub acquire_script: VecDeque<AcquireResult>,
 }
 
 impl World {
@@ -123,6 +126,7 @@ impl World {
             next_gen: 1,
             fences_signalable: Vec::new(),
             acquire_sems: BTreeMap::new(),
+            acquire_script: VecDeque::new(),
         }
     }
 

@@ -248,6 +248,10 @@ fn new_surface(inst: &Instance, key: usize) -> Surface {
 /// `vkDestroySurfaceKHR` for a virtual surface; false if `surface` is not one.
 pub fn destroy(surface: vk::SurfaceKHR) -> bool {
     use ash::vk::Handle;
+    PAUSED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|h| *h != surface.as_raw());
     lookup(surface).is_some() && SURFACES.remove(surface.as_raw()).is_some()
 }
 

@@ -38,6 +38,12 @@ where
         if self.round.image_not_ready {
             self.round.image_not_ready = false;
             self.stats.not_ready_skips += 1;
+            if let Some(f) = self.frame.as_mut() {
+                // The next acquire is a new try: one out-of-date answer is allowed again, and
+                // the time the window was not served is not the frame's CPU work.
+                f.out_of_date_once = false;
+                f.retried = true;
+            }
             return Request::NotReady;
         }
         let step = self
@@ -75,7 +81,13 @@ where
 
     /// The frame begins once the pacing policy's time came: sleep until then.
     fn start_frame(&mut self, now: u64) -> Option<Request<S, W, F>> {
-        if self.frame.is_some() {
+        if let Some(f) = self.frame.as_mut() {
+            if std::mem::take(&mut f.retried) {
+                // A frame whose last acquire was "not ready" starts its clocks again now (the
+                // frame limiter's slot was taken at its first start and stays).
+                self.telemetry.restart(f.number, now);
+                self.pacing.frame_restarted(f.number, now);
+            }
             return None;
         }
         if let Some(at) = self.pacing.start_at(now) {
@@ -89,6 +101,7 @@ where
             fence: None,
             out_of_date_once: false,
             handed_out: false,
+            retried: false,
         });
         None
     }

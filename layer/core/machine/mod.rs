@@ -277,6 +277,8 @@ struct Frame<S, F> {
     out_of_date_once: bool,
     /// Handed to the renderer.
     handed_out: bool,
+    /// An acquire of this frame ended "not ready": the next one starts its clocks again.
+    retried: bool,
 }
 
 /// What recreation learned so far.

@@ -273,6 +273,16 @@ impl Pacing {
         }
     }
 
+    /// Frame `id` starts again at `now` after an acquire that got no image in time: its CPU
+    /// time counts from here for the schedule and the low-latency policy (the frame limiter
+    /// already gave it its slot).
+    pub fn frame_restarted(&mut self, id: u64, now: u64) {
+        self.schedule.frame_started(id, now);
+        if self.learning() {
+            self.low_latency.frame_started(id, now);
+        }
+    }
+
     /// Frame `id` was submitted at `now`.
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
         self.schedule.frame_submitted(id, now);
