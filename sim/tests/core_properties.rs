@@ -209,19 +209,8 @@ fn an_acquire_without_an_image_is_skipped_and_retried() {
 /// (only two out-of-date answers within one try are an error).
 #[test]
 fn out_of_date_after_a_not_ready_acquire_is_a_new_try() {
-    use vkpace::core::MachineConfig;
-    use vkpace_sim::driver::{SimSurface, SimSwapchain};
-    use vkpace_sim::world::{AcquireResult, World};
-    let surface = SimSurface {
-        min_images: 2,
-        extra_images: 0,
-        p_create_fail: 0,
-        present_modes: vec![vkpace::core::PresentMode::FIFO],
-        compatible_modes: Vec::new(),
-    };
-    let world = World::new(9, Faults::default());
-    let mut sim = SimSwapchain::new(MachineConfig::default(), world, surface).unwrap();
-    sim.setup().unwrap();
+    use vkpace_sim::world::AcquireResult;
+    let mut sim = fifo_sim(vkpace::core::MachineConfig::default(), 9);
     sim.world.acquire_script = [AcquireResult::OutOfDate, AcquireResult::NotReady].into();
     assert!(sim.acquire().unwrap().is_none(), "not ready");
     assert_eq!(sim.machine.stats().not_ready_skips, 1);
@@ -231,6 +220,24 @@ fn out_of_date_after_a_not_ready_acquire_is_a_new_try() {
         .expect("a new try: one out-of-date answer is allowed");
     assert!(frame.is_some());
     assert_eq!(sim.machine.stats().swapchains_created, 3);
+}
+
+/// A machine set up over a calm simulated world (seed `seed`) and a FIFO-only surface of 2
+/// images, for tests that drive it call by call.
+fn fifo_sim(config: vkpace::core::MachineConfig, seed: u64) -> vkpace_sim::driver::SimSwapchain {
+    use vkpace_sim::driver::{SimSurface, SimSwapchain};
+    use vkpace_sim::world::World;
+    let surface = SimSurface {
+        min_images: 2,
+        extra_images: 0,
+        p_create_fail: 0,
+        present_modes: vec![vkpace::core::PresentMode::FIFO],
+        compatible_modes: Vec::new(),
+    };
+    let world = World::new(seed, Faults::default());
+    let mut sim = SimSwapchain::new(config, world, surface).unwrap();
+    sim.setup().unwrap();
+    sim
 }
 
 /// Dropped frames, before and after submission, in a calm schedule: every one is handled
@@ -286,23 +293,13 @@ fn frames_wait_for_other_queues_on_both_backends() {
 #[test]
 fn a_frame_from_before_a_recreation_is_not_the_current_one() {
     use vkpace::core::MachineConfig;
-    use vkpace_sim::driver::{SimSurface, SimSwapchain};
-    use vkpace_sim::world::World;
     for completion in [
         CompletionBackend::Fences,
         CompletionBackend::TimelineSemaphore,
     ] {
         let mut config = MachineConfig::default();
         config.completion = completion;
-        let surface = SimSurface {
-            min_images: 2,
-            extra_images: 0,
-            p_create_fail: 0,
-            present_modes: vec![vkpace::core::PresentMode::FIFO],
-            compatible_modes: Vec::new(),
-        };
-        let mut sim = SimSwapchain::new(config, World::new(5, Faults::default()), surface).unwrap();
-        sim.setup().unwrap();
+        let mut sim = fifo_sim(config, 5);
         let old = sim.acquire().unwrap().unwrap();
         assert!(sim.machine.frame_matches(&old));
         let again = sim.acquire().unwrap().unwrap();

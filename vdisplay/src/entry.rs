@@ -49,9 +49,39 @@ entry!(create_device(pd: vk::PhysicalDevice, ci: *const vk::DeviceCreateInfo<'_>
 entry!(destroy_device(d: vk::Device, a: Alloc<'_>) => device::destroy(d, a));
 
 entry!(create_headless_surface(i: vk::Instance, _ci: *const vk::HeadlessSurfaceCreateInfoEXT<'_>, _a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => surface::create_headless(i, out));
-entry!(create_xcb_surface(i: vk::Instance, ci: *const vk::XcbSurfaceCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => create_xcb_impl(i, ci, a, out));
-entry!(create_xlib_surface(i: vk::Instance, ci: *const vk::XlibSurfaceCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => create_xlib_impl(i, ci, a, out));
-entry!(create_wayland_surface(i: vk::Instance, ci: *const vk::WaylandSurfaceCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result => create_wayland_impl(i, ci, a, out));
+
+/// Defines the entry point of a window-surface creation command `$cmd` (create info
+/// `$info`): a virtual surface with `window_surfaces = virtual`, else the next layer's command.
+macro_rules! window_surface_entry {
+    ($name:ident, $cmd:literal, $info:ty, $pfn:ty) => {
+        entry!($name(i: vk::Instance, ci: *const $info, a: Alloc<'_>, out: *mut vk::SurfaceKHR) -> vk::Result =>
+            surface::create_window(i, $cmd, out, |f| {
+                // Inside the entry's unsafe block: `f` is the next layer's `$cmd`, looked up by
+                // that name, so it has that command's signature; the arguments are the
+                // application's.
+                std::mem::transmute::<unsafe extern "system" fn(), $pfn>(f)(i, ci, a, out)
+            }));
+    };
+}
+
+window_surface_entry!(
+    create_xcb_surface,
+    c"vkCreateXcbSurfaceKHR",
+    vk::XcbSurfaceCreateInfoKHR<'_>,
+    vk::PFN_vkCreateXcbSurfaceKHR
+);
+window_surface_entry!(
+    create_xlib_surface,
+    c"vkCreateXlibSurfaceKHR",
+    vk::XlibSurfaceCreateInfoKHR<'_>,
+    vk::PFN_vkCreateXlibSurfaceKHR
+);
+window_surface_entry!(
+    create_wayland_surface,
+    c"vkCreateWaylandSurfaceKHR",
+    vk::WaylandSurfaceCreateInfoKHR<'_>,
+    vk::PFN_vkCreateWaylandSurfaceKHR
+);
 entry!(destroy_surface(i: vk::Instance, s: vk::SurfaceKHR, a: Alloc<'_>) => destroy_surface_impl(i, s, a));
 entry!(surface_support(pd: vk::PhysicalDevice, f: u32, s: vk::SurfaceKHR, o: *mut vk::Bool32) -> vk::Result => surface_query::support(pd, f, s, o));
 entry!(surface_caps(pd: vk::PhysicalDevice, s: vk::SurfaceKHR, o: *mut vk::SurfaceCapabilitiesKHR) -> vk::Result => surface_query::capabilities(pd, s, o));
@@ -91,69 +121,6 @@ entry!(swapchain_domain_props(_d: vk::Device, s: vk::SwapchainKHR, p: *mut r::Sw
 entry!(past_timing(_d: vk::Device, i: *const r::PastPresentationTimingInfoEXT<'_>, p: *mut r::PastPresentationTimingPropertiesEXT<'_>) -> vk::Result => with_sc((*i).swapchain, |sc| timing::past_presentation_timing(sc, (*i).flags, &mut *p)));
 entry!(set_hdr_metadata(d: vk::Device, c: u32, s: *const vk::SwapchainKHR, m: *const vk::HdrMetadataEXT<'_>) => swapchain::set_hdr_metadata(d, c, s, m));
 entry!(calibrated_timestamps(d: vk::Device, c: u32, i: *const vk::CalibratedTimestampInfoKHR<'_>, t: *mut u64, m: *mut u64) -> vk::Result => calibrate::get_calibrated_timestamps(d, c, i, t, m));
-
-/// `vkCreateXcbSurfaceKHR`: a virtual surface with `window_surfaces = virtual`, else the next layer's.
-///
-/// # Safety
-/// Valid arguments of the command.
-unsafe fn create_xcb_impl(
-    i: vk::Instance,
-    ci: *const vk::XcbSurfaceCreateInfoKHR<'_>,
-    a: Alloc<'_>,
-    out: *mut vk::SurfaceKHR,
-) -> vk::Result {
-    // SAFETY: the caller's arguments; `down` gets the next layer's `vkCreateXcbSurfaceKHR` (looked up
-    // by that name), which has that command's signature.
-    unsafe {
-        surface::create_window(i, c"vkCreateXcbSurfaceKHR", out, |f| {
-            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateXcbSurfaceKHR>(f)(
-                i, ci, a, out,
-            )
-        })
-    }
-}
-
-/// `vkCreateXlibSurfaceKHR`: a virtual surface with `window_surfaces = virtual`, else the next layer's.
-///
-/// # Safety
-/// Valid arguments of the command.
-unsafe fn create_xlib_impl(
-    i: vk::Instance,
-    ci: *const vk::XlibSurfaceCreateInfoKHR<'_>,
-    a: Alloc<'_>,
-    out: *mut vk::SurfaceKHR,
-) -> vk::Result {
-    // SAFETY: the caller's arguments; `down` gets the next layer's `vkCreateXlibSurfaceKHR` (looked up
-    // by that name), which has that command's signature.
-    unsafe {
-        surface::create_window(i, c"vkCreateXlibSurfaceKHR", out, |f| {
-            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateXlibSurfaceKHR>(f)(
-                i, ci, a, out,
-            )
-        })
-    }
-}
-
-/// `vkCreateWaylandSurfaceKHR`: a virtual surface with `window_surfaces = virtual`, else the next layer's.
-///
-/// # Safety
-/// Valid arguments of the command.
-unsafe fn create_wayland_impl(
-    i: vk::Instance,
-    ci: *const vk::WaylandSurfaceCreateInfoKHR<'_>,
-    a: Alloc<'_>,
-    out: *mut vk::SurfaceKHR,
-) -> vk::Result {
-    // SAFETY: the caller's arguments; `down` gets the next layer's `vkCreateWaylandSurfaceKHR` (looked up
-    // by that name), which has that command's signature.
-    unsafe {
-        surface::create_window(i, c"vkCreateWaylandSurfaceKHR", out, |f| {
-            std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateWaylandSurfaceKHR>(f)(
-                i, ci, a, out,
-            )
-        })
-    }
-}
 
 /// Runs `f` on a virtual swapchain; other handles get VK_ERROR_UNKNOWN (these present-timing
 /// commands exist only for the layer's swapchains).
