@@ -94,8 +94,8 @@ impl Weston {
     ///
     /// `MESA_VK_WSI_DEBUG=nowlts`: Mesa 26.2 sends commit-timing targets in CLOCK_MONOTONIC
     /// while headless weston keeps its presentation clock in CLOCK_MONOTONIC_RAW; on a machine
-    /// where the two differ by a few hundred milliseconds (this VM: about 311 ms) FIFO runs at
-    /// about 10 frames per second with 330 ms gaps (docs/wayland.md). Not vkpace's to fix; the
+    /// where the two differ (docs/wayland.md has the figures measured here), FIFO runs far
+    /// below the refresh rate, frames held back by that difference. Not vkpace's to fix; the
     /// variable turns Mesa's timestamps off.
     fn demo(&self, args: &[&str]) -> Command {
         self.client(env!("CARGO_BIN_EXE_vkpace-demo").as_ref(), args)

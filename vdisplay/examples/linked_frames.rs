@@ -218,7 +218,10 @@ struct Swapchain {
     handle: vk::SwapchainKHR,
     images: Vec<vk::Image>,
     /// One per image: a present's semaphore is signalled again only after its image came back
-    /// through an acquire, which needed that present's wait to be done.
+    /// through an acquire, taken as the end of that present's wait (a semaphore signalled
+    /// again must have no pending operation: VUID-vkQueueSubmit-pSignalSemaphores-00067). This
+    /// is the scheme the validation layer's message for that VUID recommends, not vkpace's
+    /// proof (which keeps an N + 1 history per image); it is enough for this example.
     present_semaphores: Vec<vk::Semaphore>,
 }
 
@@ -313,8 +316,11 @@ fn barrier(
         .dst_access_mask(to.1)
         .image(image)
         .subresource_range(range);
-    // The acquire semaphore is waited on at TRANSFER, so the transition to TRANSFER_DST starts
-    // there; the transition to PRESENT_SRC is made visible to the present by the semaphore.
+    // The acquire semaphore is waited on at TRANSFER, and a barrier whose first scope includes
+    // the wait's stage chains after it (spec, "Semaphore Waiting": the wait's second scope is
+    // limited to its pWaitDstStageMask stages), so the transition to TRANSFER_DST follows the
+    // acquire; the transition to PRESENT_SRC reaches the present through the signal of the
+    // frame's present semaphore (ALL_COMMANDS).
     let (src, dst) = if to.0 == vk::ImageLayout::TRANSFER_DST_OPTIMAL {
         (
             vk::PipelineStageFlags::TRANSFER,
@@ -376,8 +382,9 @@ fn frame(gpu: &Gpu, sc: &Swapchain, slot: &Slot, n: u64, mistakes: bool) {
     let d = &gpu.device;
     // SAFETY: the slot's fence, bounded wait.
     unsafe { d.wait_for_fences(&[slot.done], true, TIMEOUT_NS) }.unwrap();
-    // SAFETY: a valid swapchain; the slot's acquire semaphore is unsignalled and its last wait
-    // (the slot's previous submission) completed.
+    // SAFETY: a valid swapchain; the slot's acquire semaphore is unsignalled with no pending
+    // operation (VUID-vkAcquireNextImageKHR-semaphore-01286, -01779): its last wait was the
+    // slot's previous submission, whose fence was just waited on.
     let (index, _suboptimal) = unsafe {
         sc.loader
             .acquire_next_image(sc.handle, TIMEOUT_NS, slot.acquired, vk::Fence::null())
