@@ -209,6 +209,14 @@ impl SimSwapchain {
                 let result = self.create_swapchain(c.plan.image_count, c.old)?;
                 self.machine.handle_swapchain_created(result)?;
             }
+            Request::DrainDisplayQueue {
+                swapchain,
+                acquires,
+                ..
+            } => {
+                let taken = self.world.take_free_images(swapchain, acquires)?;
+                self.machine.handle_display_queue_drained(taken)?;
+            }
             Request::CheckFence(f) => {
                 let signalled = self.world.fence_signaled(f)?;
                 if signalled {

@@ -58,7 +58,9 @@ impl Swapchain {
         let (m, sh) = (&mut self.machine, &mut self.shell);
         let blocking = matches!(
             request,
-            Request::SleepUntil(_) | Request::CreateSwapchain(_)
+            Request::SleepUntil(_)
+                | Request::CreateSwapchain(_)
+                | Request::DrainDisplayQueue { .. }
         );
         match request {
             Request::DestroySemaphore(s) => sh.destroy_semaphore(s),
@@ -73,6 +75,13 @@ impl Swapchain {
             Request::QueryCompatibleModes(mode) => {
                 m.handle_compatible_modes(sh.compatible_modes(mode)?)?
             }
+            Request::DrainDisplayQueue {
+                swapchain,
+                acquires,
+                timeout_ns,
+            } => m.handle_display_queue_drained(
+                sh.drain_display_queue(swapchain, acquires, timeout_ns)?,
+            )?,
             Request::CreateSwapchain(c) => {
                 let generation = m.stats().swapchains_created + 1;
                 m.handle_swapchain_created(sh.create_swapchain(&c, generation)?)?;

@@ -4,6 +4,7 @@
 mod batches;
 mod clock;
 mod config;
+mod drain;
 mod error;
 mod executor;
 mod extensions;

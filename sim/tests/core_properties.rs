@@ -317,3 +317,51 @@ fn a_frame_from_before_a_recreation_is_not_the_current_one() {
         assert!(sim.machine.frame_matches(&new), "{completion:?}");
     }
 }
+
+/// Before a FIFO swapchain is retired the machine takes back all but one of its images (the
+/// drain, `core/machine/drain.rs`): once the world consumed the one present, every image is
+/// free, so all but one are taken, before the retirement (the world refuses acquires from
+/// retired swapchains). The old swapchain is destroyed in the end with those images still
+/// acquired, which the world allows (no acquire signal pending); teardown releases everything.
+/// A MAILBOX swapchain is not drained.
+#[test]
+fn a_fifo_swapchain_is_drained_before_it_is_retired() {
+    for (mode, drained) in [
+        (vkpace::core::PresentMode::FIFO, true),
+        (vkpace::core::PresentMode::MAILBOX, false),
+    ] {
+        let mut sim = fifo_sim(vkpace::core::MachineConfig::default(), 5);
+        sim.surface
+            .present_modes
+            .push(vkpace::core::PresentMode::MAILBOX);
+        sim.machine.set_present_mode(mode);
+        let frame = sim.acquire().unwrap().expect("a frame");
+        sim.submit(&frame).unwrap();
+        sim.present(frame.number).unwrap();
+        for _ in 0..50 {
+            sim.tick().unwrap();
+        }
+        let images = sim.machine.stats().image_count;
+        let before = sim.machine.stats().images_drained_before_retire;
+        sim.machine.resize(vkpace::core::Extent {
+            width: 321,
+            height: 241,
+        });
+        let frame = sim
+            .acquire()
+            .unwrap()
+            .expect("a frame of the new swapchain");
+        let taken = sim.machine.stats().images_drained_before_retire - before;
+        assert_eq!(
+            taken,
+            if drained { u64::from(images) - 1 } else { 0 },
+            "{mode:?}"
+        );
+        sim.submit(&frame).unwrap();
+        sim.present(frame.number).unwrap();
+        for _ in 0..50 {
+            sim.tick().unwrap();
+        }
+        sim.shutdown().unwrap();
+    }
+}

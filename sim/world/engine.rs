@@ -200,6 +200,35 @@ impl World {
         Ok(AcquireResult::Image(image, suboptimal))
     }
 
+    /// The drain before retirement (`Request::DrainDisplayQueue`): acquires with a fence that
+    /// is waited for, so only images free now (not held, no present of them still queued, no
+    /// early release outstanding) come back, at most `max`; they stay held by the app. An
+    /// acquire from a retired swapchain is invalid (VUID-vkAcquireNextImageKHR-swapchain-01285).
+    pub fn take_free_images(&mut self, g: Gen, max: u32) -> Result<u32, String> {
+        let queued: Vec<u32> = self
+            .presents
+            .iter()
+            .filter(|p| p.gen == g)
+            .map(|p| p.image)
+            .collect();
+        let sc = self.swapchain_mut(g)?;
+        if sc.retired || sc.destroyed {
+            return Err(format!("drain acquire from retired swapchain {g}"));
+        }
+        let mut taken = 0;
+        for (i, img) in sc.images.iter_mut().enumerate() {
+            if taken == max {
+                break;
+            }
+            let free = !img.held_by_app && img.releases.is_empty() && !queued.contains(&(i as u32));
+            if free {
+                img.held_by_app = true;
+                taken += 1;
+            }
+        }
+        Ok(taken)
+    }
+
     fn swapchain_mut(&mut self, g: Gen) -> Result<&mut SwapchainTruth, String> {
         self.swapchains
             .get_mut(&g)

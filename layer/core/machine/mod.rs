@@ -65,6 +65,7 @@
 mod acquire;
 mod completions;
 mod debug_state;
+mod drain;
 mod present;
 mod recreate;
 mod request;
@@ -247,6 +248,7 @@ enum Awaiting<S, F> {
     Wait(SubmitSignal<F>, WaitPurpose),
     PresentId,
     PresentTimings,
+    Drain,
     Acquire(S),
     /// A `SubmitWait` consuming the held image's acquire semaphore.
     Consume(SubmitSignal<F>),
@@ -287,6 +289,10 @@ struct Recreation {
     surface: Option<SurfaceInfo>,
     plan: Option<SwapchainPlan>,
     compatible_asked: bool,
+    /// The old swapchain's display queue was drained (or needed no draining).
+    drained: bool,
+    /// Images of the old swapchain given up but still acquired (see `give_back_held_image`).
+    images_held: u32,
 }
 
 /// The bounded fallback for too many retired swapchains.

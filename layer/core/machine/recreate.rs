@@ -62,6 +62,9 @@ where
             .as_ref()
             .filter(|_| !self.live_retired)
             .map(|l| l.handle);
+        if let Some(r) = self.drain_step(old) {
+            return Some(r);
+        }
         if let Some(d) = self.display.as_mut() {
             // From here the old swapchain is retired, even if creation fails: its presents are
             // not asked about any more (VUID-vkWaitForPresentKHR-swapchain-04997).
@@ -122,6 +125,8 @@ where
                     .release_held()
                     .ok_or(CoreError::OutOfOrder("no held image to consume"))?;
                 self.presenter.consume_submitted(semaphore, serial)?;
+                // Given up, but still acquired: the drain counts it as taken.
+                self.recreation.images_held += 1;
                 self.drain_actions();
             }
             Awaiting::Proof(signal) => {

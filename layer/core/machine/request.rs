@@ -121,6 +121,18 @@ pub enum Request<S, W, F> {
     /// maintenance1: the modes compatible with this one (`VkSurfacePresentModeCompatibilityEXT`):
     /// answer [`super::FrameMachine::handle_compatible_modes`].
     QueryCompatibleModes(PresentMode),
+    /// Before retiring `swapchain` (FIFO): `vkAcquireNextImageKHR` from it up to `acquires`
+    /// times with a fence and no semaphore, waiting for each fence, all within `timeout_ns`
+    /// together; stop at the first acquire that gives no image. The images stay acquired.
+    /// Answer [`super::FrameMachine::handle_display_queue_drained`] with the images taken.
+    DrainDisplayQueue {
+        /// The swapchain about to be retired.
+        swapchain: W,
+        /// The most images to take.
+        acquires: u32,
+        /// The bound for all of them.
+        timeout_ns: u64,
+    },
     /// Create a swapchain: answer [`super::FrameMachine::handle_swapchain_created`].
     CreateSwapchain(Box<CreateSwapchain<W>>),
     // ----- waiting ----------------------------------------------------------------------

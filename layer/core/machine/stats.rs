@@ -35,6 +35,10 @@ pub struct SwapchainStats {
     pub zero_extent_skips: u64,
     /// Acquires that got no image within the wait bound and returned "not ready".
     pub not_ready_skips: u64,
+    /// Images taken back from FIFO swapchains just before their retirement, so that at most
+    /// one of their frames was still queued for the display (see
+    /// [`super::Request::DrainDisplayQueue`]).
+    pub images_drained_before_retire: u64,
     /// Present-mode changes that took effect, with or without recreation.
     pub present_mode_switches: u64,
     /// Of those, the ones that needed a new swapchain (legacy path, or modes the driver does
