@@ -27,6 +27,10 @@ pub struct Args {
     /// Change the extent every K frames, cycling through several sizes (0: never).
     #[arg(long, default_value_t = 0)]
     pub resize_every: u64,
+    /// Write one JSON line per resize here: the size, when it was asked for and when its first
+    /// frame was presented (CLOCK_MONOTONIC ns, the clock of weston's timeline log).
+    #[arg(long)]
+    pub resize_log: Option<std::path::PathBuf>,
     /// Khronos validation with synchronization validation; any message makes the exit code 1.
     #[arg(long)]
     pub validation: bool,

@@ -10,6 +10,7 @@ mod keys;
 mod present_timing_report;
 mod producer;
 mod report;
+mod resize_log;
 mod session;
 mod stop_signal;
 mod window;

@@ -44,6 +44,13 @@ pub struct Report {
     pub frame_time_ms: Percentiles,
     pub cpu_wait_ms: Percentiles,
     pub allocations_per_frame_steady: f64,
+    /// Of those, the ones made on the frame code's thread (the rest: other threads).
+    pub frame_thread_allocations_per_frame_steady: f64,
+    /// Of those, the ones the frame code made (the rest: the window system's event handling
+    /// between frames).
+    pub frame_code_allocations_per_frame_steady: f64,
+    /// Of those, the ones made inside vkpace's acquire, submit and present.
+    pub vkpace_allocations_per_frame_steady: f64,
     /// "maintenance1" or "legacy".
     pub path: String,
     pub present_mode_switches: u64,
@@ -89,6 +96,8 @@ pub struct Report {
     pub window_system: &'static str,
     /// Acquires that got no image within vkpace's bound (`Acquired::NotReady`) and skipped.
     pub not_ready_skips: u64,
+    /// Images taken back from FIFO swapchains before their retirement (vkpace's drain).
+    pub images_drained_before_retire: u64,
     /// The renderer's framebuffer and depth sets made (one per swapchain generation drawn).
     pub render_target_sets_made: u64,
     /// Of those, the sets destroyed while running, once proven unused.
@@ -133,7 +142,7 @@ impl Report {
              \"semaphores_max_alive\": {},\n  \"fences_created\": {},\n  \"fences_max_alive\": {},\n  \
              \"frame_time_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}, \"max\": {:.4}}},\n  \
              \"cpu_wait_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
-             \"allocations_per_frame_steady\": {:.4},\n  \"path\": \"{}\",\n  \
+             \"allocations_per_frame_steady\": {:.4},\n  \"frame_thread_allocations_per_frame_steady\": {:.4},\n  \"frame_code_allocations_per_frame_steady\": {:.4},\n  \"vkpace_allocations_per_frame_steady\": {:.4},\n  \"path\": \"{}\",\n  \
              \"present_mode_switches\": {},\n  \"hidden_ms\": {:.1},\n  \"hidden_episodes\": {},\n  \
              \"policy\": \"{}\",\n  \"fps_limit\": {},\n  \
              \"latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
@@ -141,7 +150,7 @@ impl Report {
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
              \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
              \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
-             \"window_system\": \"{}\",\n  \"not_ready_skips\": {},\n  \
+             \"window_system\": \"{}\",\n  \"not_ready_skips\": {},\n  \"images_drained_before_retire\": {},\n  \
              \"render_target_sets\": {{\"made\": {}, \"retired\": {}}},\n  \"present_timing\": {}\n}}\n",
             self.frames,
             self.validation_messages,
@@ -160,6 +169,9 @@ impl Report {
             self.cpu_wait_ms.p50,
             self.cpu_wait_ms.p99,
             self.allocations_per_frame_steady,
+            self.frame_thread_allocations_per_frame_steady,
+            self.frame_code_allocations_per_frame_steady,
+            self.vkpace_allocations_per_frame_steady,
             self.path,
             self.present_mode_switches,
             self.hidden_ms,
@@ -182,6 +194,7 @@ impl Report {
             self.ended_by,
             self.window_system,
             self.not_ready_skips,
+            self.images_drained_before_retire,
             self.render_target_sets_made,
             self.render_target_sets_retired,
             self.present_timing.to_json(),

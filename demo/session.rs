@@ -8,7 +8,7 @@ use ash::vk;
 use vkpace::core::{FrameLimit, PacingPolicy};
 use vkpace::vk::{Acquired, Batch, Frame, SubmittedFrame, Swapchain, SwapchainConfig};
 
-use crate::alloc_counter::allocations;
+use crate::alloc_counter::{allocations, counted, thread_allocations, AllocCounts, AllocRates};
 use crate::cli::{policy_name, present_mode_name, Args};
 use crate::display_time::DisplayTimeEstimate;
 use crate::frame_history::{FrameHistory, Sample};
@@ -16,17 +16,19 @@ use crate::hud_view::{HudFacts, HudView};
 use crate::producer::Producer;
 use crate::renderer::{RenderTarget, Renderer, Scene};
 use crate::report::{IntervalStats, Percentiles, Report};
+use crate::resize_log::ResizeLog;
 use crate::vulkan_context::VulkanContext;
 
-/// Extents cycled through by `--resize-every`.
-pub const SIZES: [(u32, u32); 6] = [
-    (640, 480),
-    (800, 600),
-    (512, 384),
-    (1024, 576),
-    (320, 240),
-    (720, 405),
-];
+/// The `n`-th extent `--resize-every` (and the R key) asks for: 4:3 sizes from 320x240 up to
+/// 828x621, none repeated within 128 resizes, so every resize of a storm is a new size (a
+/// swapchain per size is what a storm may cost, no more).
+pub fn resize_extent(n: u64) -> vk::Extent2D {
+    let step = (n % 128) as u32;
+    vk::Extent2D {
+        width: 320 + 4 * step,
+        height: 240 + 3 * step,
+    }
+}
 
 /// What one call of [`Session::frame`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,8 +53,14 @@ pub struct Session {
     cpu_waits_ms: Vec<f64>,
     frames: u64,
     warmup: u64,
-    alloc_mark: Option<(u64, u64)>,
-    alloc_end: Option<(u64, u64)>,
+    /// Allocation counts at the steady loop's start and at its latest frame.
+    alloc_mark: Option<AllocCounts>,
+    alloc_end: Option<AllocCounts>,
+    /// Allocations made by the frame code (this file's frame function, on its thread), all
+    /// frames.
+    frame_allocations: u64,
+    /// Of those, the ones inside vkpace's acquire, submit and present.
+    vkpace_allocations: u64,
     /// The modes `--switch-present-mode-every` and the M key cycle through (those offered).
     mode_cycle: Vec<vk::PresentModeKHR>,
     /// What the live graph draws.
@@ -64,6 +72,8 @@ pub struct Session {
     gpu_load: f32,
     /// Resize every frame regardless of `--resize-every` (the R key).
     resize_storm: bool,
+    /// `--resize-log`: when each resize was asked for and first presented.
+    resize_log: Option<ResizeLog>,
     /// Time spent paused, taken out of the pattern's clock so it resumes where it stopped.
     paused_total: std::time::Duration,
     paused_since: Option<Instant>,
@@ -142,12 +152,18 @@ impl Session {
             warmup: (args.frames.unwrap_or(600) / 5).max(10),
             alloc_mark: None,
             alloc_end: None,
+            frame_allocations: 0,
+            vkpace_allocations: 0,
             mode_cycle,
             history: FrameHistory::default(),
             hud: HudView::default(),
             display: DisplayTimeEstimate::default(),
             gpu_load: args.gpu_load,
             resize_storm: false,
+            resize_log: args
+                .resize_log
+                .clone()
+                .map(|path| ResizeLog::new(path, expected)),
             paused_total: std::time::Duration::ZERO,
             paused_since: None,
             intervals_ms: Vec::with_capacity(expected + 1),
@@ -261,8 +277,29 @@ impl Session {
         if k == 0 || i == 0 || i % k != 0 {
             return None;
         }
-        let (width, height) = SIZES[((i / k) % SIZES.len() as u64) as usize];
-        Some(vk::Extent2D { width, height })
+        Some(resize_extent(i / k))
+    }
+
+    /// The window system gave the window a new size (an X11 resize, a Wayland configure): the
+    /// swapchain follows it at the next acquire. On Wayland the surface leaves the size to the
+    /// application (its current extent is the special value 0xFFFFFFFF), so the size must come
+    /// from here; an unchanged size makes no new swapchain. A zero size (minimized) only asks
+    /// for a recreation: the surface then says whether it is still zero.
+    pub fn window_resized(&mut self, width: u32, height: u32) {
+        let Some(sc) = self.swapchain.as_mut() else {
+            return;
+        };
+        if width == 0 || height == 0 {
+            sc.request_recreate();
+            return;
+        }
+        let extent = vk::Extent2D { width, height };
+        if sc.extent() != Some(extent) {
+            if let Some(log) = self.resize_log.as_mut() {
+                log.requested(extent);
+            }
+        }
+        sc.resize(extent);
     }
 
     /// The live swapchain.
@@ -296,7 +333,11 @@ impl Session {
 
     fn render_frame(&mut self) -> Result<Step> {
         let now = Instant::now();
+        let allocs_at_start = thread_allocations();
         if let Some(extent) = self.resize_target(self.frames) {
+            if let Some(log) = self.resize_log.as_mut() {
+                log.requested(extent);
+            }
             if self.args.virtual_display {
                 // The virtual display decides its extent, as a window system does.
                 crate::virtual_display::set_extent(0, extent.width, extent.height)?;
@@ -311,7 +352,7 @@ impl Session {
         let (Some(sc), Some(renderer)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
             anyhow::bail!("session already finished");
         };
-        let frame = match sc.acquire()? {
+        let frame = match counted(&mut self.vkpace_allocations, || sc.acquire())? {
             Acquired::Frame(f) => f,
             Acquired::NotReady => return Ok(Step::NotReady),
             _ => return Ok(Step::ZeroExtent),
@@ -329,22 +370,29 @@ impl Session {
             readback: None,
         };
         let cmd = renderer.record_scene(&RenderTarget::of(&frame), &scene)?;
+        let extent = frame.extent();
         let cpu_wait = frame.cpu_wait();
-        let submitted = match self.producer.as_mut() {
-            // SAFETY: `cmd` was just recorded by the renderer for this frame's slot, whose
-            // previous submission completed; it stays valid until the renderer is destroyed,
-            // after the swapchain waited for its submissions.
-            None => unsafe {
-                sc.submit(
-                    frame,
-                    &[cmd],
-                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-                )
-            }?,
-            // SAFETY: as above; the producer's timeline is registered and alive.
-            Some(p) => unsafe { submit_with_producer(sc, p, frame, cmd) }?,
-        };
-        sc.present(submitted)?;
+        let submitted = counted(&mut self.vkpace_allocations, || {
+            match self.producer.as_mut() {
+                // SAFETY: `cmd` was just recorded by the renderer for this frame's slot, whose
+                // previous submission completed; it stays valid until the renderer is destroyed,
+                // after the swapchain waited for its submissions.
+                None => unsafe {
+                    sc.submit(
+                        frame,
+                        &[cmd],
+                        vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                    )
+                }
+                .map_err(anyhow::Error::from),
+                // SAFETY: as above; the producer's timeline is registered and alive.
+                Some(p) => unsafe { submit_with_producer(sc, p, frame, cmd) },
+            }
+        })?;
+        counted(&mut self.vkpace_allocations, || sc.present(submitted))?;
+        if let Some(log) = self.resize_log.as_mut() {
+            log.presented(extent);
+        }
         let latency = now.elapsed().as_secs_f64();
         let interval = self.last_frame_start.map(|prev| (now - prev).as_secs_f64());
         if let Some(i) = interval {
@@ -360,11 +408,19 @@ impl Session {
         self.read_telemetry();
         self.last_frame_start = Some(now);
         self.frames += 1;
+        self.frame_allocations += thread_allocations() - allocs_at_start;
+        let counts = AllocCounts {
+            frames: self.frames,
+            process: allocations(),
+            frame_thread: thread_allocations(),
+            frame_code: self.frame_allocations,
+            vkpace: self.vkpace_allocations,
+        };
         if self.frames == self.warmup {
-            self.alloc_mark = Some((self.frames, allocations()));
+            self.alloc_mark = Some(counts);
         }
         if self.alloc_mark.is_some() {
-            self.alloc_end = Some((self.frames, allocations()));
+            self.alloc_end = Some(counts);
         }
         Ok(Step::Rendered)
     }
@@ -413,9 +469,12 @@ impl Session {
     /// report. The context's validation count is read by the caller after destroying it.
     pub fn finish(mut self) -> Result<Report> {
         let steady = match (self.alloc_mark, self.alloc_end) {
-            (Some((f0, a0)), Some((f1, a1))) if f1 > f0 => (a1 - a0) as f64 / (f1 - f0) as f64,
-            _ => 0.0,
+            (Some(start), Some(end)) => end.per_frame_since(&start),
+            _ => AllocRates::default(),
         };
+        if let Some(log) = &self.resize_log {
+            log.write()?;
+        }
         let sc = self.swapchain.take().context("session already finished")?;
         let stats = sc.stats();
         let present_mode =
@@ -468,13 +527,17 @@ impl Session {
             fences_max_alive: stats.fences_max_alive,
             frame_time_ms: Percentiles::of(&self.frame_times_ms),
             cpu_wait_ms: Percentiles::of(&self.cpu_waits_ms),
-            allocations_per_frame_steady: steady,
+            allocations_per_frame_steady: steady.process,
+            frame_thread_allocations_per_frame_steady: steady.frame_thread,
+            frame_code_allocations_per_frame_steady: steady.frame_code,
+            vkpace_allocations_per_frame_steady: steady.vkpace,
             path,
             present_mode_switches: stats.present_mode_switches,
             present_mode_recreations: stats.present_mode_recreations,
             distinct_images_acquired: stats.distinct_images_acquired(),
             fallback_waits: stats.fallback_waits,
             not_ready_skips: stats.not_ready_skips,
+            images_drained_before_retire: stats.images_drained_before_retire,
             hidden_ms: 0.0,
             hidden_episodes: 0,
             policy,

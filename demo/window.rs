@@ -378,8 +378,8 @@ impl ApplicationHandler for App {
                         s.break_interval();
                     }
                 }
-                if let Some(sc) = self.session().and_then(Session::swapchain_mut) {
-                    sc.request_recreate();
+                if let Some(s) = self.session() {
+                    s.window_resized(size.width, size.height);
                 }
             }
             WindowEvent::Occluded(occluded) => {
