@@ -11,7 +11,9 @@ mod demo_process;
 mod run_length;
 
 use anyhow::{ensure, Result};
-use demo_process::{distinct_images, json_number, run_checked, Display, Run, PATHS};
+use demo_process::{
+    distinct_images, json_number, quantile, read_resize_log, run_checked, Display, Run, PATHS,
+};
 
 /// Frames of each matrix case: 300 with `VKPACE_FULL` (`scripts/test --full`), else 100.
 fn case_frames() -> u64 {
@@ -84,12 +86,33 @@ fn main() -> Result<()> {
                 passed += 1;
             }
         }
-        let r = run(
-            &display,
-            path,
-            extra,
-            &["--frames", "600", "--resize-every", "1"],
-        )?;
+        let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("x11-resizes-{path}.jsonl"));
+        let log_arg = log.to_string_lossy().into_owned();
+        let args = [
+            "--frames",
+            "600",
+            "--resize-every",
+            "1",
+            "--resize-log",
+            &log_arg,
+        ];
+        let r = run(&display, path, extra, &args)?;
+        let to_presented: Vec<f64> = read_resize_log(&log)?
+            .iter()
+            .filter_map(|r| r.ms_to_present())
+            .collect();
+        ensure!(
+            !to_presented.is_empty(),
+            "{path}: no asked-for size was presented"
+        );
+        println!(
+            "x11 {path}: {} of 600 asked-for sizes presented; resize to first frame presented \
+             p50 {:.1} ms, max {:.1} ms (Xvfb: no compositor record)",
+            to_presented.len(),
+            quantile(&to_presented, 0.5),
+            quantile(&to_presented, 1.0)
+        );
         ensure!(json_number(&r.report, "frames")? == 600.0, "{}", r.summary);
         let created = json_number(&r.report, "swapchains_created")?;
         ensure!(

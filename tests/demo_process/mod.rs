@@ -232,3 +232,47 @@ pub fn run_checked(
     );
     Ok(run)
 }
+
+/// One line of the demo's `--resize-log`: a size asked for, when (CLOCK_MONOTONIC ns), and when
+/// its first frame was presented (vkQueuePresentKHR returned), if it was.
+#[derive(Clone, Copy, Debug)]
+pub struct Resize {
+    pub size: (u32, u32),
+    pub requested_ns: u64,
+    pub presented_ns: Option<u64>,
+}
+
+impl Resize {
+    /// From the request to the first present of the size, ms.
+    pub fn ms_to_present(&self) -> Option<f64> {
+        self.presented_ns
+            .map(|p| p.saturating_sub(self.requested_ns) as f64 / 1e6)
+    }
+}
+
+/// Reads a `--resize-log` file.
+pub fn read_resize_log(path: &std::path::Path) -> Result<Vec<Resize>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("no resize log at {}", path.display()))?;
+    text.lines()
+        .map(|line| {
+            Ok(Resize {
+                size: (
+                    json_number(line, "width")? as u32,
+                    json_number(line, "height")? as u32,
+                ),
+                requested_ns: json_number(line, "requested_ns")? as u64,
+                presented_ns: json_number(line, "presented_ns").ok().map(|t| t as u64),
+            })
+        })
+        .collect()
+}
+
+/// The `p`-quantile (0..=1) of `values` (nearest rank; 0 for none).
+pub fn quantile(values: &[f64], p: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(((v.len() as f64 * p) as usize).min(v.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0.0)
+}
