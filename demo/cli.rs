@@ -27,6 +27,11 @@ pub struct Args {
     /// Change the extent every K frames, cycling through several sizes (0: never).
     #[arg(long, default_value_t = 0)]
     pub resize_every: u64,
+    /// In a window: every K frames, maximize the window, then make it fullscreen, and so on
+    /// (0: never). On Wayland each step is a configure from the compositor with a new size,
+    /// the way a user's resizing reaches a renderer.
+    #[arg(long, default_value_t = 0)]
+    pub window_state_every: u64,
     /// Write one JSON line per resize here: the size, when it was asked for and when its first
     /// frame was presented (CLOCK_MONOTONIC ns, the clock of weston's timeline log).
     #[arg(long)]

@@ -279,6 +279,10 @@ impl App {
                 .window
                 .request_inner_size(PhysicalSize::new(extent.width, extent.height));
         }
+        let k = self.args.window_state_every;
+        if k > 0 && i > 0 && i % k == 0 {
+            next_window_state(&r.window, i / k);
+        }
         match session.frame() {
             Ok(Step::Rendered) => self.visibility.zero_extent = false,
             Ok(Step::ZeroExtent) => self.visibility.zero_extent = true,
@@ -319,6 +323,16 @@ impl App {
             }
         }
         !self.visibility.hidden()
+    }
+}
+
+/// Step `n` of `--window-state-every`: maximized on odd steps, fullscreen on even ones.
+fn next_window_state(window: &Window, n: u64) {
+    if n % 2 == 1 {
+        window.set_fullscreen(None);
+        window.set_maximized(true);
+    } else {
+        window.set_fullscreen(Some(winit::window::Fullscreen::Borderless(None)));
     }
 }
 

@@ -107,12 +107,21 @@ impl<R: Renderer> ApplicationHandler for App<R> {
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         match event {
             WindowEvent::CloseRequested => self.stop(event_loop, None),
-            WindowEvent::Resized(_) => {
+            WindowEvent::Resized(size) => {
                 self.hidden = false;
-                // The surface reports the new size; recreate at the next acquire rather than
-                // waiting for the present to report SUBOPTIMAL.
+                // Give vkpace the new size: a Wayland surface has none of its own (the
+                // application picks it), and on X11 this recreates at the next acquire rather
+                // than after a present reports SUBOPTIMAL. An unchanged size makes no new
+                // swapchain; a zero size (minimized) only asks the surface again.
                 if let Some(s) = self.session.as_mut() {
-                    s.swapchain.request_recreate();
+                    if size.width == 0 || size.height == 0 {
+                        s.swapchain.request_recreate();
+                    } else {
+                        s.swapchain.resize(ash::vk::Extent2D {
+                            width: size.width,
+                            height: size.height,
+                        });
+                    }
                 }
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),

@@ -11,9 +11,21 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 
-/// The output weston makes, and whether it keeps its record.
+/// The shell: how weston places and sizes windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shell {
+    /// Every window fullscreen on the output, configured once (`--shell=kiosk`).
+    Kiosk,
+    /// Floating windows that can be maximized and made fullscreen, each a configure with a
+    /// new size (`--shell=desktop`; weston starts its panel client, weston-desktop-shell).
+    Desktop,
+}
+
+/// The output weston makes, its shell, and whether it keeps its record.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
+    /// The shell.
+    pub shell: Shell,
     /// The headless output's size (weston's default is 1024x640).
     pub size: Option<(u32, u32)>,
     /// Log weston's timeline and protocol scopes (`--debug`): what [`Weston::record`] reads.
@@ -23,6 +35,7 @@ pub struct Options {
 impl Options {
     /// weston's defaults, no record.
     pub const PLAIN: Options = Options {
+        shell: Shell::Kiosk,
         size: None,
         record: false,
     };
@@ -60,9 +73,12 @@ impl Weston {
             "--renderer=noop",
             "--refresh-rate=60000",
             "--idle-time=0",
-            "--shell=kiosk",
             "--no-config",
         ])
+        .arg(match options.shell {
+            Shell::Kiosk => "--shell=kiosk",
+            Shell::Desktop => "--shell=desktop",
+        })
         .arg(format!("--socket={socket}"));
         if let Some((w, h)) = options.size {
             cmd.arg(format!("--width={w}")).arg(format!("--height={h}"));

@@ -51,7 +51,10 @@ struct Reader {
     record: Record,
     toplevel_ws: Option<u64>,
     toplevel_wl: Option<u64>,
-    buffer_sizes: HashMap<u64, (u32, u32)>,
+    /// The toplevel's client (weston's pointer for it); other clients (a desktop shell's panel)
+    /// have objects with the same ids.
+    toplevel_client: Option<String>,
+    buffer_sizes: HashMap<(String, u64), (u32, u32)>,
     attached: Option<u64>,
     frame_buffers: Vec<u64>,
     waiting: VecDeque<usize>,
@@ -125,12 +128,20 @@ impl Reader {
     }
 
     fn protocol(&mut self, line: &str) {
+        let Some(client) = client_of(line) else {
+            return;
+        };
+        if self.toplevel_client.as_deref().is_some_and(|c| c != client) {
+            return;
+        }
         if let Some(at) = line.find(".get_xdg_surface(") {
             if self.toplevel_wl.is_none() {
                 self.toplevel_wl = number_after(&line[at..], "wl_surface@");
+                self.toplevel_client = Some(client.to_string());
             }
         } else if let Some(at) = line.find(".create_buffer(new id wl_buffer@") {
-            self.buffer_created(&line[at + ".create_buffer(new id wl_buffer@".len()..]);
+            let args = &line[at + ".create_buffer(new id wl_buffer@".len()..];
+            self.buffer_created(client, args);
         } else if line.contains(".release()") {
             if let Some(buffer) = number_after(line, "ev wl_buffer@") {
                 self.released(buffer);
@@ -139,19 +150,20 @@ impl Reader {
             if let Some(at) = line.find(&format!("rq wl_surface@{surface}.attach(wl_buffer@")) {
                 self.attached = number_after(&line[at..], "wl_buffer@");
             } else if line.contains(&format!("rq wl_surface@{surface}.commit()")) {
-                self.committed();
+                self.committed(client);
             }
         }
     }
 
     /// `B, offset, W, H, stride, format)`.
-    fn buffer_created(&mut self, args: &str) {
+    fn buffer_created(&mut self, client: &str, args: &str) {
         let fields: Vec<u64> = args
             .split([',', ')'])
             .filter_map(|f| f.trim().parse().ok())
             .collect();
         if let [buffer, _offset, w, h, ..] = fields[..] {
-            self.buffer_sizes.insert(buffer, (w as u32, h as u32));
+            self.buffer_sizes
+                .insert((client.to_string(), buffer), (w as u32, h as u32));
         }
     }
 
@@ -163,11 +175,11 @@ impl Reader {
         }
     }
 
-    fn committed(&mut self) {
+    fn committed(&mut self, client: &str) {
         let Some(buffer) = self.attached.take() else {
             return;
         };
-        let Some(&size) = self.buffer_sizes.get(&buffer) else {
+        let Some(&size) = self.buffer_sizes.get(&(client.to_string(), buffer)) else {
             return;
         };
         if self.record.frames.last().is_some_and(|&prev| prev != size) {
@@ -179,6 +191,12 @@ impl Reader {
         self.frame_buffers.push(buffer);
         self.waiting.push_back(self.record.frames.len() - 1);
     }
+}
+
+/// weston's name of the client a protocol line is about (`client 0x55d4e2330300`).
+fn client_of(line: &str) -> Option<&str> {
+    let at = line.find("] client ")? + "] client ".len();
+    line[at..].split_whitespace().next()
 }
 
 /// The digits right after `key` in `line`.
@@ -291,6 +309,18 @@ mod tests {
 "#;
         let r = Record::parse(log)?;
         assert_eq!(r.shown.len(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn another_clients_objects_with_the_same_ids_are_not_the_toplevels() -> Result<()> {
+        // A desktop shell's panel: its own wl_surface@13 and wl_buffer@52.
+        let panel = "[t][proto] client 0x2 (PID 2) rq wl_shm_pool@5.create_buffer(new id wl_buffer@52, 0, 1024, 32, 4096, 1)\n\
+                     [t][proto] client 0x2 (PID 2) rq wl_surface@13.attach(wl_buffer@52, 0, 0)\n\
+                     [t][proto] client 0x2 (PID 2) rq wl_surface@13.commit()\n";
+        let log = format!("{panel}{LOG}{panel}");
+        let r = Record::parse(&log)?;
+        assert_eq!(r.frames, vec![(640, 480), (640, 480), (324, 243)]);
         Ok(())
     }
 }
