@@ -283,8 +283,8 @@ impl Session {
     /// The window system gave the window a new size (an X11 resize, a Wayland configure): the
     /// swapchain follows it at the next acquire. On Wayland the surface leaves the size to the
     /// application (its current extent is the special value 0xFFFFFFFF), so the size must come
-    /// from here; an unchanged size makes no new swapchain. A zero size (minimized) only asks
-    /// for a recreation: the surface then says whether it is still zero.
+    /// from here; the size of the live swapchain makes no new one. A zero size (minimized) only
+    /// asks for a recreation: the surface then says whether it is still zero.
     pub fn window_resized(&mut self, width: u32, height: u32) {
         let Some(sc) = self.swapchain.as_mut() else {
             return;
@@ -298,8 +298,11 @@ impl Session {
             if let Some(log) = self.resize_log.as_mut() {
                 log.requested(extent);
             }
+            sc.resize(extent);
+            // Also when the size was asked for already: on X11 a swapchain recreated before
+            // the window manager applied it took the surface's old size.
+            sc.request_recreate();
         }
-        sc.resize(extent);
     }
 
     /// The live swapchain.

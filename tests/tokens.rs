@@ -2,8 +2,9 @@
 //! overlap, under the Khronos validation layer (synchronization validation on):
 //!
 //! - a renderer that draws into image views of its own, rebuilt whenever the swapchain
-//!   changes (a new display extent every frame), retires the old views with
-//!   [`Swapchain::last_submitted`] and destroys them once [`Swapchain::completed`] says so:
+//!   changes (a new display extent every frame), retires the old views after the frame's
+//!   submission with [`Swapchain::last_submitted`] and destroys them once
+//!   [`Swapchain::completed`] says so:
 //!   zero validation messages, on both sync paths, and the views really had to wait.
 //!   Neither validation layer here (1.3.239, 1.4.363) reports an image view destroyed while a
 //!   pending command buffer renders to it with dynamic rendering (tried: 60 such destructions,
@@ -25,10 +26,10 @@ use common::{Harness, RenderTarget};
 use vkpace::vk::{Acquired, DeferredRelease, Error, Swapchain, SwapchainConfig, SyncToken};
 use vkpace_demo::virtual_display::set_extent;
 
-/// Frames of a retired-views run, each at a new display extent, per path. Whether a retired
-/// view is still in use when the next frame looks depends on how far the GPU lags: on the
-/// maintenance1 path it does within a few frames; on the proof-based path over the virtual
-/// display it often does not (a run a third as long once saw no view wait at all on sid).
+/// Frames of a retired-views run, each at a new display extent, per path. A recreation's old
+/// views are retired right after the frame's submission, with its token, so they still wait
+/// when looked at (the GPU has just been given that frame); the display takes about one new
+/// extent in two frames, so about half the frames have views waiting.
 fn retired_views_frames(m1: bool) -> u64 {
     if m1 {
         30
@@ -54,6 +55,9 @@ struct Seen {
     views_destroyed: u64,
     /// Frames after which some retired view still waited for its token.
     frames_with_waiting_views: u64,
+    /// Times the retired-swapchain cap made vkpace wait for the GPU (which leaves no view
+    /// waiting after that frame).
+    fallback_waits: u64,
     messages: u64,
     tokens: Vec<SyncToken>,
 }
@@ -72,6 +76,8 @@ struct OwnViews {
     device: ash::Device,
     format: vk::Format,
     current: Vec<vk::ImageView>,
+    /// Views of the swapchain before this frame's, retired once the frame is submitted.
+    stale: Vec<vk::ImageView>,
     retired: DeferredRelease<vk::ImageView>,
 }
 
@@ -92,18 +98,26 @@ impl OwnViews {
         Ok(unsafe { self.device.create_image_view(&info, None) }?)
     }
 
-    /// The swapchain changed: new views; the old ones retired with the last submission's token.
+    /// The swapchain changed: new views; the old ones wait for this frame's submission.
     fn rebuild(&mut self, sc: &Swapchain, seen: &mut Seen) -> Result<()> {
-        let token = sc.last_submitted();
-        for old in std::mem::take(&mut self.current) {
-            self.retired.defer(token, old);
-        }
+        self.stale.append(&mut self.current);
         for (image, _) in sc.images() {
             let view = self.view_of(image)?;
             self.current.push(view);
             seen.views_made += 1;
         }
         Ok(())
+    }
+
+    /// After the frame's submission: the old views are retired with the newest token, which
+    /// comes after every submission that used them (the frame just submitted has the new
+    /// swapchain's views; retiring with its token rather than the one before is later than
+    /// needed, and does not depend on how far the GPU lags when the views are next looked at).
+    fn retire_stale(&mut self, sc: &Swapchain) {
+        let token = sc.last_submitted();
+        for old in self.stale.drain(..) {
+            self.retired.defer(token, old);
+        }
     }
 
     /// Destroys every retired view whose token is reached (never blocks).
@@ -125,6 +139,7 @@ impl OwnViews {
         // SAFETY: the caller waited for the last submission's token.
         let destroy = |view| unsafe { device.destroy_image_view(view, None) };
         self.retired.release_all(destroy);
+        self.stale.drain(..).for_each(destroy);
         self.current.drain(..).for_each(destroy);
     }
 }
@@ -146,6 +161,7 @@ fn frame(h: &mut Harness, views: &mut OwnViews, seen: &mut Seen) -> Result<()> {
         ..RenderTarget::of(&frame)
     };
     seen.tokens.push(h.render(frame, &target, GPU_LOAD)?);
+    views.retire_stale(h.swapchain());
     views.release_reached(h.swapchain(), seen)
 }
 
@@ -169,6 +185,7 @@ fn run(m1: bool, frames: u64) -> Result<Seen> {
             device: h.ctx.as_ref().context("context")?.device.clone(),
             format: h.swapchain().format().context("format")?,
             current: Vec::new(),
+            stale: Vec::new(),
             retired: DeferredRelease::new(),
         };
         let mut seen = Seen::default();
@@ -186,7 +203,7 @@ fn run(m1: bool, frames: u64) -> Result<Seen> {
         seen.messages = h.ctx.as_ref().map_or(0, |c| c.messages.count());
         result?;
         waited?;
-        h.finish()?;
+        seen.fallback_waits = h.finish()?.fallback_waits;
         Ok(seen)
     })
 }
@@ -195,8 +212,8 @@ fn retired_views_wait_for_their_tokens(m1: bool) -> Result<()> {
     let frames = retired_views_frames(m1);
     let seen = run(m1, frames)?;
     println!(
-        "{} views made, {} destroyed, {} frames with views waiting",
-        seen.views_made, seen.views_destroyed, seen.frames_with_waiting_views
+        "{} views made, {} destroyed, {} frames with views waiting, {} fallback waits",
+        seen.views_made, seen.views_destroyed, seen.frames_with_waiting_views, seen.fallback_waits
     );
     ensure!(
         seen.messages == 0,
@@ -208,8 +225,10 @@ fn retired_views_wait_for_their_tokens(m1: bool) -> Result<()> {
         "a new extent every frame: {seen:?}"
     );
     ensure!(
-        seen.frames_with_waiting_views > 0,
-        "no retired view ever had to wait: the test would not notice an early destruction"
+        seen.frames_with_waiting_views >= frames / 4,
+        "retired views waited after only {} of {frames} frames: the test would hardly notice an \
+         early destruction",
+        seen.frames_with_waiting_views
     );
     Ok(())
 }

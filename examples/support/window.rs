@@ -110,17 +110,19 @@ impl<R: Renderer> ApplicationHandler for App<R> {
             WindowEvent::Resized(size) => {
                 self.hidden = false;
                 // Give vkpace the new size: a Wayland surface has none of its own (the
-                // application picks it), and on X11 this recreates at the next acquire rather
-                // than after a present reports SUBOPTIMAL. An unchanged size makes no new
-                // swapchain; a zero size (minimized) only asks the surface again.
+                // application picks it). Recreate at the next acquire unless the swapchain has
+                // that size already (on X11, rather than after a present reports SUBOPTIMAL); a
+                // zero size (minimized) only asks the surface again.
                 if let Some(s) = self.session.as_mut() {
-                    if size.width == 0 || size.height == 0 {
+                    let extent = ash::vk::Extent2D {
+                        width: size.width,
+                        height: size.height,
+                    };
+                    if size.width > 0 && size.height > 0 {
+                        s.swapchain.resize(extent);
+                    }
+                    if s.swapchain.extent() != Some(extent) {
                         s.swapchain.request_recreate();
-                    } else {
-                        s.swapchain.resize(ash::vk::Extent2D {
-                            width: size.width,
-                            height: size.height,
-                        });
                     }
                 }
             }

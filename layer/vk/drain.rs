@@ -9,10 +9,13 @@ use super::error::{Error, Result};
 use super::shell::Shell;
 
 impl Shell {
-    /// Takes up to `acquires` images back from `swapchain` within `timeout_ns` in all, each
-    /// acquire with a fence that is waited for before the next; returns how many it got. Stops
-    /// at the first acquire with no image (timeout, not ready, out of date, surface lost: the
-    /// creation that follows reports what matters).
+    /// Takes up to `acquires` images back from `swapchain`, the acquires within `timeout_ns`
+    /// in all, each with a fence that is waited for before the next; returns how many it got.
+    /// Stops at the first acquire with no image (timeout, not ready, out of date, surface lost:
+    /// the creation that follows reports what matters). An acquired image's fence signals once
+    /// the image is free (Mesa signals it before the acquire returns); its wait is bounded by
+    /// the swapchain's wait bound, and a fence that does not signal within it is
+    /// `Error::Timeout`, as any wait on the GPU.
     pub(crate) fn drain_display_queue(
         &mut self,
         swapchain: vk::SwapchainKHR,

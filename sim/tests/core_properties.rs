@@ -365,3 +365,40 @@ fn a_fifo_swapchain_is_drained_before_it_is_retired() {
         sim.shutdown().unwrap();
     }
 }
+
+/// An image acquired and dropped before a resize is given up but stays acquired (its
+/// semaphore consumed): the drain counts it as taken and takes one image fewer.
+#[test]
+fn a_held_image_counts_in_the_drain() {
+    let mut sim = fifo_sim(vkpace::core::MachineConfig::default(), 6);
+    let frame = sim.acquire().unwrap().expect("a frame");
+    sim.submit(&frame).unwrap();
+    sim.present(frame.number).unwrap();
+    for _ in 0..50 {
+        sim.tick().unwrap();
+    }
+    let _dropped = sim
+        .acquire()
+        .unwrap()
+        .expect("a frame, dropped unsubmitted");
+    let images = sim.machine.stats().image_count;
+    sim.machine.resize(vkpace::core::Extent {
+        width: 321,
+        height: 241,
+    });
+    let frame = sim
+        .acquire()
+        .unwrap()
+        .expect("a frame of the new swapchain");
+    assert_eq!(sim.machine.stats().swapchains_created, 2);
+    assert_eq!(
+        sim.machine.stats().images_drained_before_retire,
+        u64::from(images) - 2
+    );
+    sim.submit(&frame).unwrap();
+    sim.present(frame.number).unwrap();
+    for _ in 0..50 {
+        sim.tick().unwrap();
+    }
+    sim.shutdown().unwrap();
+}

@@ -146,7 +146,7 @@ pub fn run_demo_with_env(
     // Reports are kept as test artifacts under target/tmp.
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-reports");
     std::fs::create_dir_all(&dir)?;
-    let report = dir.join(format!("{}.json", args.join("_").replace(['-', ' '], "")));
+    let report = dir.join(format!("{}.json", report_name(args)));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_vkpace-demo"));
     cmd.args(args)
         .args(["--validation", "--report"])
@@ -275,4 +275,14 @@ pub fn quantile(values: &[f64], p: f64) -> f64 {
     v.get(((v.len() as f64 * p) as usize).min(v.len().saturating_sub(1)))
         .copied()
         .unwrap_or(0.0)
+}
+
+/// A file name for the report of a run with `args`: letters, digits and `_` only (an argument
+/// may be a path), at most 80 characters.
+pub fn report_name(args: &[&str]) -> String {
+    args.join("_")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .take(80)
+        .collect()
 }

@@ -65,8 +65,20 @@ impl Weston {
             std::os::unix::fs::PermissionsExt::from_mode(0o700),
         )?;
         let socket = format!("vkpace-{name}-{}", std::process::id());
-        let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("weston-{name}.log"));
-        let log_file = std::fs::File::create(&log)?;
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let log = dir.join(format!("weston-{name}.log"));
+        // With the record on, weston writes its log itself (`--log`); its own output and its
+        // shell client's go to a file of their own, so nothing overwrites the record.
+        let out = if options.record {
+            dir.join(format!("weston-{name}.out"))
+        } else {
+            log.clone()
+        };
+        let log_file = std::fs::File::create(&out)?;
+        if options.record {
+            // `--log` appends: a run's record starts empty.
+            let _ = std::fs::remove_file(&log);
+        }
         let mut cmd = Command::new("weston");
         cmd.args([
             "--backend=headless",

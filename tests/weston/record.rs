@@ -11,7 +11,8 @@
 //!   weston may release that frame's buffer before the repaint finishes);
 //! - `wl_buffer.release` of a frame's buffer means a newer frame replaced it: it and every
 //!   older frame are done (shown, or replaced unseen). Buffers of a destroyed swapchain are
-//!   never released; the repaints account for those.
+//!   never released; the repaints account for those. Buffer ids are recycled, so a release
+//!   counts only for the newest toplevel frame of that id since the id was last created.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -56,7 +57,9 @@ struct Reader {
     toplevel_client: Option<String>,
     buffer_sizes: HashMap<(String, u64), (u32, u32)>,
     attached: Option<u64>,
-    frame_buffers: Vec<u64>,
+    /// The newest toplevel frame of each buffer id (ids are recycled: a new buffer with an old
+    /// id, say a window decoration's, forgets the old frame).
+    buffer_frame: HashMap<u64, usize>,
     waiting: VecDeque<usize>,
     /// The frame the repaint in progress flushed, shown when the repaint finishes.
     flushed: Option<usize>,
@@ -164,11 +167,12 @@ impl Reader {
         if let [buffer, _offset, w, h, ..] = fields[..] {
             self.buffer_sizes
                 .insert((client.to_string(), buffer), (w as u32, h as u32));
+            self.buffer_frame.remove(&buffer);
         }
     }
 
     fn released(&mut self, buffer: u64) {
-        if let Some(frame) = self.frame_buffers.iter().rposition(|&b| b == buffer) {
+        if let Some(&frame) = self.buffer_frame.get(&buffer) {
             while self.waiting.front().is_some_and(|&f| f <= frame) {
                 self.waiting.pop_front();
             }
@@ -188,7 +192,8 @@ impl Reader {
                 .push(self.waiting.len());
         }
         self.record.frames.push(size);
-        self.frame_buffers.push(buffer);
+        self.buffer_frame
+            .insert(buffer, self.record.frames.len() - 1);
         self.waiting.push_back(self.record.frames.len() - 1);
     }
 }
@@ -321,6 +326,21 @@ mod tests {
         let log = format!("{panel}{LOG}{panel}");
         let r = Record::parse(&log)?;
         assert_eq!(r.frames, vec![(640, 480), (640, 480), (324, 243)]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_recycled_buffer_id_does_not_retire_the_old_frame() -> Result<()> {
+        // After frame 0's buffer 52 is gone, id 52 comes back as a decoration's buffer, whose
+        // release says nothing about the toplevel's frames.
+        let log = LOG.replacen(
+            "{ \"T\":[1, 0], \"N\":\"core_flush_damage\", \"ws\":3, \"wo\":1 }\n",
+            "[t][proto] client 0x1 (PID 1) rq wl_shm_pool@9.create_buffer(new id wl_buffer@54, 0, 32, 32, 128, 1)\n\
+             [t][proto] client 0x1 (PID 1) ev wl_buffer@54.release()\n",
+            1,
+        );
+        let r = Record::parse(&log)?;
+        assert_eq!(r.shown.len(), 3, "frame 1 still waited and was shown");
         Ok(())
     }
 }

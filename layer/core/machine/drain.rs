@@ -1,6 +1,6 @@
 //! Before a FIFO swapchain is retired, its display queue is drained to one frame, so a resize
-//! shows the new size within about two refreshes instead of after every frame still queued on
-//! the old swapchain.
+//! shows the new size within a few refreshes instead of after every frame still queued on the
+//! old swapchain.
 //!
 //! Why: on a compositor that queues presents in order across swapchains (Wayland with
 //! `wp_fifo_v1`: every commit waits for the previous one's refresh, whichever swapchain its
@@ -18,13 +18,15 @@
 //! replaced it, which can be a refresh before the newer one is on screen: stopping at two
 //! images left up to three frames not yet shown on weston.) Those acquires take a fence, not a
 //! semaphore: the shell waits for it and nothing else waits on the image. The images stay
-//! acquired and go with the retired swapchain (destroying a swapchain with acquired, unused
-//! images is valid, `VUID-vkDestroySwapchainKHR-swapchain-01282`). Their timeout is finite: with
-//! more than `imageCount - minImageCount` images acquired the engine need not give another
-//! back, and an unbounded wait is then invalid (`VUID-vkAcquireNextImageKHR-surface-07783`).
-//! All of them together are bounded by [`DRAIN_BOUND_NS`] (or the swapchain's wait bound, if
+//! acquired and go with the retired swapchain: destroying it needs every use of its acquired
+//! images completed (`VUID-vkDestroySwapchainKHR-swapchain-01282`), and these were never used
+//! and their acquire fences were waited for. Their timeout is finite: with
+//! more than `imageCount - minImageCount` images acquired, the spec does not guarantee forward
+//! progress, where an unbounded wait is invalid (`VUID-vkAcquireNextImageKHR-surface-07783`).
+//! The acquires together are bounded by [`DRAIN_BOUND_NS`] (or the swapchain's wait bound, if
 //! lower): a display that stopped (hidden window, paused compositor) costs the recreation that
-//! much, never a hang.
+//! much, never a hang. (An image handed back has its fence waited for too, bounded by the
+//! wait bound; drivers signal it once the image is free, Mesa before the acquire returns.)
 //!
 //! MAILBOX and IMMEDIATE need nothing: their presentation engine keeps no queue of frames.
 
