@@ -318,6 +318,33 @@ fn a_frame_from_before_a_recreation_is_not_the_current_one() {
     }
 }
 
+/// A frame the simulated swapchain hands out.
+type SimFrame = vkpace::core::FrameInfo<
+    vkpace_sim::world::Sem,
+    vkpace_sim::world::Gen,
+    vkpace_sim::world::Fence,
+>;
+
+/// Submits and presents `frame`, then lets the world run (the present consumed, images back).
+fn present_and_settle(sim: &mut vkpace_sim::driver::SimSwapchain, frame: &SimFrame) {
+    sim.submit(frame).unwrap();
+    sim.present(frame.number).unwrap();
+    for _ in 0..50 {
+        sim.tick().unwrap();
+    }
+}
+
+/// Asks for a new extent and acquires the first frame of the swapchain made for it.
+fn resize_and_acquire(sim: &mut vkpace_sim::driver::SimSwapchain) -> SimFrame {
+    sim.machine.resize(vkpace::core::Extent {
+        width: 321,
+        height: 241,
+    });
+    sim.acquire()
+        .unwrap()
+        .expect("a frame of the new swapchain")
+}
+
 /// Before a FIFO swapchain is retired the machine takes back all but one of its images (the
 /// drain, `core/machine/drain.rs`): once the world consumed the one present, every image is
 /// free, so all but one are taken, before the retirement (the world refuses acquires from
@@ -336,32 +363,14 @@ fn a_fifo_swapchain_is_drained_before_it_is_retired() {
             .push(vkpace::core::PresentMode::MAILBOX);
         sim.machine.set_present_mode(mode);
         let frame = sim.acquire().unwrap().expect("a frame");
-        sim.submit(&frame).unwrap();
-        sim.present(frame.number).unwrap();
-        for _ in 0..50 {
-            sim.tick().unwrap();
-        }
+        present_and_settle(&mut sim, &frame);
         let images = sim.machine.stats().image_count;
         let before = sim.machine.stats().images_drained_before_retire;
-        sim.machine.resize(vkpace::core::Extent {
-            width: 321,
-            height: 241,
-        });
-        let frame = sim
-            .acquire()
-            .unwrap()
-            .expect("a frame of the new swapchain");
+        let frame = resize_and_acquire(&mut sim);
         let taken = sim.machine.stats().images_drained_before_retire - before;
-        assert_eq!(
-            taken,
-            if drained { u64::from(images) - 1 } else { 0 },
-            "{mode:?}"
-        );
-        sim.submit(&frame).unwrap();
-        sim.present(frame.number).unwrap();
-        for _ in 0..50 {
-            sim.tick().unwrap();
-        }
+        let expected = if drained { u64::from(images) - 1 } else { 0 };
+        assert_eq!(taken, expected, "{mode:?}");
+        present_and_settle(&mut sim, &frame);
         sim.shutdown().unwrap();
     }
 }
@@ -372,33 +381,16 @@ fn a_fifo_swapchain_is_drained_before_it_is_retired() {
 fn a_held_image_counts_in_the_drain() {
     let mut sim = fifo_sim(vkpace::core::MachineConfig::default(), 6);
     let frame = sim.acquire().unwrap().expect("a frame");
-    sim.submit(&frame).unwrap();
-    sim.present(frame.number).unwrap();
-    for _ in 0..50 {
-        sim.tick().unwrap();
-    }
+    present_and_settle(&mut sim, &frame);
     let _dropped = sim
         .acquire()
         .unwrap()
         .expect("a frame, dropped unsubmitted");
     let images = sim.machine.stats().image_count;
-    sim.machine.resize(vkpace::core::Extent {
-        width: 321,
-        height: 241,
-    });
-    let frame = sim
-        .acquire()
-        .unwrap()
-        .expect("a frame of the new swapchain");
+    let frame = resize_and_acquire(&mut sim);
     assert_eq!(sim.machine.stats().swapchains_created, 2);
-    assert_eq!(
-        sim.machine.stats().images_drained_before_retire,
-        u64::from(images) - 2
-    );
-    sim.submit(&frame).unwrap();
-    sim.present(frame.number).unwrap();
-    for _ in 0..50 {
-        sim.tick().unwrap();
-    }
+    let taken = sim.machine.stats().images_drained_before_retire;
+    assert_eq!(taken, u64::from(images) - 2);
+    present_and_settle(&mut sim, &frame);
     sim.shutdown().unwrap();
 }
