@@ -110,8 +110,9 @@ fn the_demo_runs_on_weston() -> Result<()> {
 /// FIFO at the compositor's pace, judged by weston's own record (which frame it showed at
 /// which repaint): over 600 frames, every repaint shows a new frame (the mean interval between
 /// frames shown is within 1% of weston's repaint interval) and weston never goes idle for lack
-/// of a frame; weston's own repaints must be a 60 Hz grid within 5%. The output is 320x240 so that lavapipe renders a frame well within a refresh on
-/// this small machine: the test judges the presentation path, not the rasterizer. Weston's
+/// of a frame; weston's own repaints must be a 60 Hz grid within 5%. The output is 320x240
+/// so that lavapipe renders a frame well within a refresh on this small machine: the test
+/// judges the presentation path, not the rasterizer. Weston's
 /// kiosk shell configures the window to the output's size once: the demo follows that
 /// configure with one swapchain of that size (a second swapchain for an unchanged size is gone).
 /// No allocation in a steady frame is vkpace's or the frame code's.
@@ -163,9 +164,9 @@ fn fifo_keeps_the_compositors_refresh() -> Result<()> {
     let refresh = 1000.0 / 60.0;
     eprintln!(
         "wayland: FIFO, weston's record: {} of 600 frames shown; {frames} frames in {repaints} \
-         repaints, {idle} idle stops; interval mean {mean:.3} ms, weston's repaints {weston_mean:.3} \
-         ms ({:+.2}% from {refresh:.3} ms); allocations per steady frame: 0 in vkpace and the \
-         frame code, {outside:.2} in the event loop",
+         repaints, {idle} idle stops; interval mean {mean:.3} ms, weston's repaints \
+         {weston_mean:.3} ms ({:+.2}% from {refresh:.3} ms); allocations per steady frame: 0 in \
+         vkpace and the frame code, {outside:.2} in the event loop",
         record.shown.len(),
         (weston_mean / refresh - 1.0) * 100.0
     );
@@ -211,8 +212,8 @@ fn a_configure_storm_shows_each_size_without_a_queue_of_old_frames() -> Result<(
 /// retiring it), and that every size was shown soon after it was asked for (the figures go to
 /// the log; the bound here is ten refreshes, where frames queued on old swapchains took seconds
 /// before the drain). The resize log and weston's `vblank_monotonic` are both CLOCK_MONOTONIC
-/// (with CLOCK_MONOTONIC_RAW in the log, every size came out later by the two clocks' offset,
-/// hundreds of milliseconds here: past the bound). A present call can return after its frame
+/// (a log in CLOCK_MONOTONIC_RAW would put every size later by the two clocks' offset, which
+/// docs/wayland.md gives for the test machine: past the bound). A present call can return after its frame
 /// was shown (Mesa's Wayland present may block after its commit), so the times are compared
 /// with the request, not the present.
 /// (The weston-driven storm alternates two sizes; with at most one older frame waiting, the

@@ -222,8 +222,8 @@ fn out_of_date_after_a_not_ready_acquire_is_a_new_try() {
     assert_eq!(sim.machine.stats().swapchains_created, 3);
 }
 
-/// A machine set up over a calm simulated world (seed `seed`) and a FIFO-only surface of 2
-/// images, for tests that drive it call by call.
+/// A machine set up over a calm simulated world (seed `seed`) and a FIFO-only surface whose
+/// minimum is 2 images, for tests that drive it call by call.
 fn fifo_sim(config: vkpace::core::MachineConfig, seed: u64) -> vkpace_sim::driver::SimSwapchain {
     use vkpace_sim::driver::{SimSurface, SimSwapchain};
     use vkpace_sim::world::World;

@@ -14,9 +14,9 @@
 //!
 //! So the brake is applied just before retirement: acquire from the old swapchain until the
 //! application holds all but one of its images. The presentation engine then keeps one: the
-//! newest frame, on screen or about to be. (A compositor hands a buffer back once a newer one
-//! replaced it, which can be a refresh before the newer one is on screen: stopping at two
-//! images left up to three frames not yet shown on weston.) Those acquires take a fence, not a
+//! newest frame, on screen or about to be. (Stopping at two is not enough: a compositor hands
+//! a buffer back once a newer one replaced it, which can be a refresh before the newer one is
+//! on screen; `docs/wayland.md` has what weston showed.) Those acquires take a fence, not a
 //! semaphore: the shell waits for it and nothing else waits on the image. The images stay
 //! acquired and go with the retired swapchain: destroying it needs every use of its acquired
 //! images completed (`VUID-vkDestroySwapchainKHR-swapchain-01282`), and these were never used
