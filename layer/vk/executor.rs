@@ -119,7 +119,11 @@ impl Swapchain {
                 m.handle_present_id_status(sh.poll_present_id(swapchain, id), now)?;
             }
             Request::ReadPresentTimings { swapchain } => {
-                sh.read_present_timings(swapchain, m, now)?
+                let (reports, refresh) = sh.read_present_timings(swapchain);
+                m.handle_present_timings(reports, now)?;
+                if let Some(refresh) = refresh? {
+                    m.handle_display_timing(refresh);
+                }
             }
             Request::Acquire {
                 swapchain,

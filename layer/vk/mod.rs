@@ -1,6 +1,7 @@
 //! The thin Vulkan shell over [`crate::core`]: it owns the Vulkan objects and carries out the
 //! frame machine's requests. All `unsafe` of vkpace lives here.
 
+mod batch;
 mod batches;
 mod clock;
 mod config;
@@ -11,6 +12,7 @@ mod extensions;
 mod frame;
 mod gpu_timer;
 mod host_timeline;
+mod host_waits;
 mod images;
 mod maintenance1;
 mod names;
@@ -31,7 +33,7 @@ mod tokens;
 pub use crate::core::MAX_FRAMES_IN_FLIGHT;
 pub use crate::core::{CompletionBackend, DeferredRelease, SyncToken, TokenSet};
 pub use crate::core::{FrameTimes, SwapchainStats, TELEMETRY_FRAMES};
-pub use batches::Batch;
+pub use batch::Batch;
 pub use config::{SwapchainConfig, SwapchainCreateDesc};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};

@@ -30,9 +30,9 @@ use super::registry::{
     self, PFN_vkGetPastPresentationTimingEXT, PFN_vkGetSwapchainTimeDomainPropertiesEXT,
     PFN_vkGetSwapchainTimingPropertiesEXT, PFN_vkSetSwapchainPresentTimingQueueSizeEXT,
     PhysicalDevicePresentId2FeaturesKHR, PhysicalDevicePresentTimingFeaturesEXT,
-    PresentStageFlagsEXT, PresentTimingSurfaceCapabilitiesEXT,
+    PresentStageFlagsEXT, PresentTimingSurfaceCapabilitiesEXT, TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
+    TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT,
 };
-use super::timing_domains::Calibrateable;
 
 /// The device extensions present timing needs: `VK_EXT_present_timing` and two of its
 /// dependencies, `VK_KHR_present_id2` (results name presents by their id2) and
@@ -328,5 +328,37 @@ impl PresentTimingFns {
             past_presentation_timing: typed_proc!(past, PFN_vkGetPastPresentationTimingEXT),
             calibrated_timestamps: typed_proc!(cal, vk::PFN_vkGetCalibratedTimestampsKHR),
         })
+    }
+}
+
+/// The time domains the physical device can calibrate
+/// (`vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`), of the three present timing uses: a
+/// domain is calibrated only if listed there ("timeDomain must be one of the VkTimeDomainKHR
+/// values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
+/// VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Calibrateable {
+    /// `CLOCK_MONOTONIC`, the shell's clock (every calibration reads it).
+    pub(crate) host: bool,
+    /// `SWAPCHAIN_LOCAL_EXT`.
+    pub(crate) swapchain_local: bool,
+    /// `PRESENT_STAGE_LOCAL_EXT`.
+    pub(crate) stage_local: bool,
+}
+
+impl Calibrateable {
+    /// From the device's list.
+    pub(crate) fn of(list: &[vk::TimeDomainKHR]) -> Self {
+        Self {
+            host: list.contains(&HOST_DOMAIN),
+            swapchain_local: list.contains(&TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT),
+            stage_local: list.contains(&TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT),
+        }
+    }
+
+    pub(super) fn allows(&self, d: vk::TimeDomainKHR) -> bool {
+        (d == HOST_DOMAIN && self.host)
+            || (d == TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT && self.swapchain_local)
+            || (d == TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT && self.stage_local)
     }
 }

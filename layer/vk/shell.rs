@@ -14,8 +14,8 @@ use super::present_wait2::{DisplayFeedback, DisplayFns};
 use super::registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
 use super::sleep;
 use crate::core::{
-    CreateSwapchain, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal, SurfaceFormat,
-    SurfaceInfo, VkStatus,
+    CreateSwapchain, DisplayTiming, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal,
+    SurfaceFormat, SurfaceInfo, TimingReport, VkStatus,
 };
 
 /// The handles and entry points of one swapchain object.
@@ -44,7 +44,7 @@ pub(crate) struct Shell {
     /// The device enabled synchronization2 (`vkQueueSubmit2`).
     pub(crate) sync2: bool,
     /// Reused by batched submissions, so a steady frame does not allocate.
-    pub(crate) batch_scratch: super::batches::Scratch,
+    pub(crate) batch_scratch: super::batch::Scratch,
     /// Host-timeline values the submitted, unpresented frame waits for on the GPU: each must be
     /// signalled before the frame is presented.
     pub(crate) frame_host_waits: Vec<(std::sync::Arc<super::host_timeline::TimelineState>, u64)>,
@@ -363,27 +363,21 @@ impl Shell {
     }
 
     /// The refresh the core has not been told about yet.
-    pub(crate) fn take_display_timing(&mut self) -> Option<Option<crate::core::DisplayTiming>> {
+    pub(crate) fn take_display_timing(&mut self) -> Option<Option<DisplayTiming>> {
         self.new_display_timing.take()
     }
 
-    /// Present timing: reads the live swapchain's results and answers the core.
+    /// Present timing: reads the live swapchain's results (none without present timing) and
+    /// the refresh cycle when it changed, for the executor to hand to the core.
     pub(crate) fn read_present_timings(
         &mut self,
         swapchain: vk::SwapchainKHR,
-        machine: &mut super::swapchain::Machine,
-        now: u64,
-    ) -> Result<()> {
+    ) -> (&[TimingReport], Result<Option<Option<DisplayTiming>>>) {
         let Some(t) = self.timing.as_mut() else {
-            return machine.handle_present_timings(&[], now).map_err(Into::into);
+            return (&[], Ok(None));
         };
         // SAFETY: the core asks only about the live swapchain, which is not destroyed.
-        let (reports, refresh) = unsafe { t.read(self.device.handle(), swapchain, &self.clock) };
-        machine.handle_present_timings(reports, now)?;
-        if let Some(refresh) = refresh? {
-            machine.handle_display_timing(refresh);
-        }
-        Ok(())
+        unsafe { t.read(self.device.handle(), swapchain, &self.clock) }
     }
 
     /// The create info of the plan, with `oldSwapchain`.

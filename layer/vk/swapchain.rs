@@ -174,7 +174,7 @@ impl Swapchain {
             created: 0,
             timelines: Vec::new(),
             sync2: config.synchronization2,
-            batch_scratch: super::batches::Scratch::default(),
+            batch_scratch: super::batch::Scratch::default(),
             frame_host_waits: Vec::new(),
             wait_timeout: config.wait_timeout,
             hdr,
@@ -281,7 +281,7 @@ impl Swapchain {
     /// presented is presented first.
     pub fn acquire(&mut self) -> Result<Acquired> {
         // A submitted frame dropped unpresented is presented by this acquire.
-        self.settle_host_waits()?;
+        self.shell.settle_host_waits()?;
         let now = self.shell.clock.now_ns();
         self.machine.begin_acquire(now);
         match self.drive(now)? {
@@ -463,7 +463,7 @@ impl Swapchain {
     /// next acquire ([`Presented::Recreating`]).
     pub fn present(&mut self, frame: SubmittedFrame) -> Result<Presented> {
         self.check_owner(frame.owner)?;
-        self.settle_host_waits()?;
+        self.shell.settle_host_waits()?;
         let now = self.shell.clock.now_ns();
         self.machine.begin_present(frame.number, now)?;
         match self.drive(now)? {
@@ -708,7 +708,7 @@ impl Swapchain {
             return Ok(());
         }
         // Teardown presents a submitted frame dropped unpresented: its host values first.
-        self.settle_host_waits()?;
+        self.shell.settle_host_waits()?;
         self.destroyed = true;
         let now = self.shell.clock.now_ns();
         self.machine.begin_shutdown(now);

@@ -9,6 +9,7 @@ use ash::vk;
 
 use super::clock::Clock;
 use super::error::{Error, Result};
+use super::present_timing::Calibrateable;
 use super::present_timing::{PresentTimingFns, HOST_DOMAIN, READ_BATCH, RECALIBRATE_NS};
 use super::registry::{
     PastPresentationTimingEXT, PastPresentationTimingFlagsEXT, PastPresentationTimingInfoEXT,
@@ -17,7 +18,7 @@ use super::registry::{
     TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
 };
 use super::timing_domains::{
-    calibrate, read_domains, shift, stage_index, target_stage, Calibrateable, Calibration,
+    calibrate, read_domains, shift, stage_index, target_stage, Calibration,
 };
 
 /// The refresh cycle a swapchain reports (`VkSwapchainTimingPropertiesEXT`).

@@ -7,7 +7,9 @@ use ash::vk;
 
 use super::clock::Clock;
 use super::error::{Error, Result};
-use super::present_timing::{PresentTimingFns, ALL_STAGES, HOST_DOMAIN, MAX_DOMAINS};
+use super::present_timing::{
+    Calibrateable, PresentTimingFns, ALL_STAGES, HOST_DOMAIN, MAX_DOMAINS,
+};
 use super::registry::{
     PresentStageFlagsEXT, SwapchainCalibratedTimestampInfoEXT, SwapchainTimeDomainPropertiesEXT,
     TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT, TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT,
@@ -16,38 +18,6 @@ use super::registry::{
 /// Index of a single stage bit in [`ALL_STAGES`].
 pub(super) fn stage_index(stage: PresentStageFlagsEXT) -> Option<usize> {
     ALL_STAGES.iter().position(|s| *s == stage)
-}
-
-/// The time domains the physical device can calibrate
-/// (`vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`), of the three present timing uses: a
-/// domain is calibrated only if listed there ("timeDomain must be one of the VkTimeDomainKHR
-/// values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
-/// VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Calibrateable {
-    /// `CLOCK_MONOTONIC`, the shell's clock (every calibration reads it).
-    pub(crate) host: bool,
-    /// `SWAPCHAIN_LOCAL_EXT`.
-    pub(crate) swapchain_local: bool,
-    /// `PRESENT_STAGE_LOCAL_EXT`.
-    pub(crate) stage_local: bool,
-}
-
-impl Calibrateable {
-    /// From the device's list.
-    pub(crate) fn of(list: &[vk::TimeDomainKHR]) -> Self {
-        Self {
-            host: list.contains(&HOST_DOMAIN),
-            swapchain_local: list.contains(&TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT),
-            stage_local: list.contains(&TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT),
-        }
-    }
-
-    fn allows(&self, d: vk::TimeDomainKHR) -> bool {
-        (d == HOST_DOMAIN && self.host)
-            || (d == TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT && self.swapchain_local)
-            || (d == TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT && self.stage_local)
-    }
 }
 
 /// Prefers `CLOCK_MONOTONIC` (the shell's clock itself: no drift to correct), then a

@@ -14,11 +14,11 @@ use ash::vk;
 use super::clock::Clock;
 use super::config::SwapchainCreateDesc;
 use super::error::Result;
+use super::present_timing::Calibrateable;
 use super::present_timing::{PresentTimingFns, PresentTimingSupport, PresentTimingSurfaceSupport};
 use super::present_wait2::PresentWait2Support;
 use super::registry::PresentTimingInfoEXT;
 use super::swapchain_timing::{PresentTarget, RefreshCycle, SwapchainTiming, TimingResult};
-use super::timing_domains::Calibrateable;
 use crate::core::{
     DisplayTiming, PresentStages, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport,
 };

@@ -3,6 +3,7 @@
 
 use crate::core::completion::SubmitSignal;
 use crate::core::error::Failure;
+use crate::core::pacing::PresentTarget;
 use crate::core::surface_plan::SwapchainPlan;
 use crate::core::vk_values::{Extent, PresentMode, SurfaceFormat};
 
@@ -34,7 +35,7 @@ pub struct PresentInfo<S, W, F> {
     pub mode: Option<PresentMode>,
     /// Present timing: the target time and whether to ask for stage times
     /// (`VkPresentTimingInfoEXT`).
-    pub timing: Option<super::timing::PresentTimingRequest>,
+    pub timing: Option<PresentTimingRequest>,
 }
 
 /// A swapchain to create: the plan, and `oldSwapchain`.
@@ -228,4 +229,14 @@ pub enum Request<S, W, F> {
     Done,
     /// The operation failed. The machine stays consistent; the operation may be tried again.
     Failed(Failure),
+}
+
+/// What one present asks for with present timing (`VkPresentTimingInfoEXT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PresentTimingRequest {
+    /// The target present time (only in FIFO modes: "the swapchain's current present mode must
+    /// be ... FIFO or FIFO_RELAXED", `VkPresentTimingsInfoEXT`).
+    pub target: PresentTarget,
+    /// Ask for stage times (a results-queue slot is free).
+    pub query_stages: bool,
 }

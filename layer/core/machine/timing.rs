@@ -13,7 +13,7 @@
 //! real size, so no later present is refused. A new swapchain has a new, empty queue of the
 //! size asked for.
 
-use super::request::Request;
+use super::request::{PresentTimingRequest, Request};
 use super::{queues_frames, Awaiting, FrameMachine, WaitPurpose};
 use crate::core::error::CoreError;
 use crate::core::pacing::{DisplayTiming, PresentTarget};
@@ -48,16 +48,6 @@ impl TimingReport {
 /// How often a present that waits for the engine's word on the previous frame's readiness
 /// reads the results again, once that frame is done on the GPU (ns).
 const FATE_POLL_NS: u64 = 500_000;
-
-/// What one present asks for with present timing (`VkPresentTimingInfoEXT`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PresentTimingRequest {
-    /// The target present time (only in FIFO modes: "the swapchain's current present mode must
-    /// be ... FIFO or FIFO_RELAXED", `VkPresentTimingsInfoEXT`).
-    pub target: PresentTarget,
-    /// Ask for stage times (a results-queue slot is free).
-    pub query_stages: bool,
-}
 
 /// The machine's present timing state.
 #[derive(Debug, Clone, Copy, Default)]

@@ -1,0 +1,130 @@
+//! The acquire side of the presenter: the frames-in-flight gate, acquire semaphores taken and
+//! returned, and an acquired image's bookkeeping (poisoned semaphores destroyed, indices checked).
+
+use super::*;
+
+impl<S, W> Presenter<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + std::fmt::Debug,
+{
+    /// Gives up an acquired image that was not submitted: returns its acquire semaphore, which
+    /// has a pending signal, for the shell to consume (see [`Presenter::consume_submitted`]). The
+    /// present semaphore chosen for it, never signalled, goes back to the pool.
+    pub fn release_held(&mut self) -> Option<S> {
+        let frame = self.frame?;
+        if frame.submitted.is_some() {
+            return None;
+        }
+        self.frame = None;
+        if let Some(p) = frame.present {
+            self.recycle_present_semaphore(p, false);
+        }
+        Some(frame.acquire)
+    }
+
+    /// Whether the next frame may begin (pacing: frame F waits for frame F-N's submission).
+    pub fn begin_frame(&self) -> FrameGate {
+        // Checked for a held image too: it passed the gate when its frame began, but N may have
+        // been lowered since (with N unchanged no submission happened, so it passes again).
+        if self.frame.is_some_and(|f| f.submitted.is_some()) {
+            return FrameGate::Ready;
+        }
+        let needed = self.pacer.serial_to_wait();
+        if needed.is_complete(self.completed) {
+            FrameGate::Ready
+        } else {
+            FrameGate::WaitFor(needed)
+        }
+    }
+
+    /// A free acquire semaphore, marked as handed to an acquire; `None` means create one and
+    /// register it with [`Presenter::acquire_semaphore_created`].
+    pub fn take_acquire_semaphore(&mut self) -> Option<S> {
+        self.acquire.take(self.completed)
+    }
+
+    /// Registers a semaphore the shell created for an acquire.
+    pub fn acquire_semaphore_created(&mut self, semaphore: S) {
+        self.acquire.start_new(semaphore);
+    }
+
+    /// The acquire returned no image (error, timeout, not ready): nothing was signalled.
+    pub fn acquire_failed(&mut self, semaphore: S) -> Result<(), CoreError> {
+        if self.acquire.acquire_failed(semaphore) {
+            Ok(())
+        } else {
+            Err(CoreError::OutOfOrder(
+                "acquire_failed: unknown acquire semaphore",
+            ))
+        }
+    }
+
+    /// The acquire returned `image` and will signal `semaphore`.
+    pub fn image_acquired(&mut self, semaphore: S, image: u32) -> Result<(), CoreError> {
+        if self.frame.is_some() {
+            return Err(CoreError::OutOfOrder(
+                "image_acquired while a frame is in progress",
+            ));
+        }
+        let count = self
+            .current
+            .as_ref()
+            .ok_or(CoreError::NoSwapchain)?
+            .images
+            .len();
+        if image as usize >= count {
+            return Err(self.image_out_of_range(semaphore, image, count));
+        }
+        if !self.acquire.acquired(semaphore) {
+            return Err(CoreError::OutOfOrder(
+                "image_acquired: unknown acquire semaphore",
+            ));
+        }
+        // After the pacing gate at most N - 1 <= 2 frames are pending, so one of the three
+        // slots has completed.
+        let completed = self.completed;
+        let slot = self
+            .slots
+            .iter()
+            .position(|s| s.is_complete(completed))
+            .ok_or(CoreError::OutOfOrder(
+                "image_acquired before begin_frame said Ready",
+            ))?;
+        self.frame = Some(FrameSemaphores {
+            image,
+            acquire: semaphore,
+            present: None,
+            submitted: None,
+            slot,
+        });
+        Ok(())
+    }
+
+    /// An acquire returned an index past the image count. Out of line, so that the frame
+    /// path's code stays small (see `vk::Swapchain`'s layout note).
+    pub(super) fn image_out_of_range(
+        &mut self,
+        semaphore: S,
+        image: u32,
+        count: usize,
+    ) -> CoreError {
+        // The semaphore will be signalled anyway; keep the ring consistent.
+        self.acquire.acquired(semaphore);
+        CoreError::ImageOutOfRange {
+            index: image,
+            count: u32::try_from(count).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// A poisoned present semaphore left an image's history: destroy it. Out of line, so that
+    /// the frame path's code stays small.
+    pub(super) fn destroy_poisoned(
+        actions: &mut VecDeque<Action<S, W>>,
+        stats: &mut PresenterStats,
+        s: S,
+    ) {
+        stats.semaphores_destroyed += 1;
+        actions.push_back(Action::DestroySemaphore(s));
+    }
+}

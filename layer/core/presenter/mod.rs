@@ -1,0 +1,347 @@
+//! The presenter: the bookkeeping of vkpace's semaphores and swapchains. It composes the
+//! frames-in-flight gate, the acquire ring, the per-image present histories and the retire
+//! queue, and says which semaphore may be reused and which swapchain destroyed. The frame
+//! machine ([`super::FrameMachine`]) drives it; its unit tests below drive it directly.
+
+mod acquire;
+mod present;
+mod retire;
+
+use std::collections::VecDeque;
+
+use super::acquire_semaphores::AcquireSemaphores;
+use super::error::CoreError;
+use super::pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
+use super::present_history::PresentSemaphoreChoice;
+use super::retire_queue::{RetireQueue, Retired};
+use super::serial::Serial;
+use super::swapchain_state::SwapchainState;
+
+/// The most semaphores a [`crate::core::FrameMachine`] holds at once, for `frames_in_flight` N, swapchains of at
+/// most `max_images` images and a retired cap C:
+///
+/// `(N + 1 + C + 1)` acquire semaphores (one per frame in flight, one being acquired, one per
+/// retired swapchain whose held image is being consumed) `+ (C + 2) · max_images · (N + 1)`
+/// present semaphores (every live swapchain's images, N+1 deep; C+1 retired plus the current)
+/// `+ 2 · (N + 1)` pooled ones. In steady state (no recreation) only `(N + 1) + max_images · (N + 1)`
+/// are reachable. The property tests check both at every step of every schedule.
+#[must_use]
+pub fn semaphore_bound(frames_in_flight: usize, max_images: usize, max_retired: usize) -> usize {
+    let n1 = frames_in_flight + 1;
+    (n1 + max_retired + 1) + (max_retired + 2) * max_images * n1 + 2 * n1
+}
+
+/// Settings of a [`Presenter`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PresenterConfig {
+    /// Frames the CPU may queue ahead of the GPU, 1..=3. Default 2.
+    pub frames_in_flight: usize,
+    /// Retired swapchains allowed to wait for proof before [`Presenter::retired_over_cap`] asks
+    /// for the bounded fallback wait. Default 5, as ANGLE (some drivers refuse a new swapchain
+    /// past about 20 alive).
+    pub max_retired_swapchains: usize,
+}
+
+impl Default for PresenterConfig {
+    fn default() -> Self {
+        Self {
+            frames_in_flight: 2,
+            max_retired_swapchains: 5,
+        }
+    }
+}
+
+/// Something the shell must carry out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Action<S, W> {
+    /// Destroy this semaphore: it has no pending signal or wait, and the core dropped it.
+    DestroySemaphore(S),
+    /// Destroy this retired swapchain (and what the shell made for it, such as image views).
+    DestroySwapchain(W),
+}
+
+/// Whether the next frame may begin.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum FrameGate {
+    /// Go on.
+    Ready,
+    /// Wait until this serial completes (report it with [`Presenter::serial_completed`]).
+    WaitFor(Serial),
+}
+
+/// How a `vkQueuePresentKHR` ended, as far as its semaphore wait is concerned.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PresentOutcome {
+    /// `VK_SUCCESS`.
+    Queued,
+    /// `VK_SUBOPTIMAL_KHR`, `VK_ERROR_OUT_OF_DATE_KHR` or `VK_ERROR_SURFACE_LOST_KHR`: the spec
+    /// says the queue operations, semaphore waits included, are still enqueued (*vkQueuePresentKHR*,
+    /// "the set of queue operations are still considered to be enqueued"). Recreate next frame.
+    QueuedStale,
+    /// Any other error: the wait may never execute. The semaphore is destroyed, never reused.
+    Failed,
+}
+
+/// The image and semaphores of the frame in progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FrameSemaphores<S> {
+    /// The acquired image index.
+    pub image: u32,
+    /// Signalled by the acquire; the frame's submission waits on it.
+    pub acquire: S,
+    /// Signalled by the frame's submission; the present waits on it (once chosen).
+    pub present: Option<S>,
+    /// The serial of the frame's submission, once submitted.
+    pub submitted: Option<Serial>,
+    /// Per-frame resource slot in `0..MAX_FRAMES_IN_FLIGHT`: the last submission that used it
+    /// has completed, so resources indexed by it (command buffers, uniform buffers) are free.
+    /// Chosen by completion rather than frame number, so it stays right when N changes.
+    pub slot: usize,
+}
+
+/// Counters a shell reports (all since creation).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PresenterStats {
+    /// The most retired swapchains pending at once.
+    pub retired_max_pending: usize,
+    /// Times the retired-swapchain cap forced the fallback wait.
+    pub fallback_waits: u64,
+    /// Semaphores the core handed back through [`Action::DestroySemaphore`].
+    pub semaphores_destroyed: u64,
+}
+
+/// The sans-IO presentation bookkeeping, generic over semaphore (`S`) and swapchain (`W`)
+/// handles.
+#[derive(Debug)]
+pub struct Presenter<S, W> {
+    completed: Serial,
+    last_submitted: Serial,
+    frame: Option<FrameSemaphores<S>>,
+    /// The serial of the last submission that used each resource slot.
+    slots: [Serial; MAX_FRAMES_IN_FLIGHT],
+    pacer: FramePacer,
+    acquire: AcquireSemaphores<S>,
+    current: Option<SwapchainState<S, W>>,
+    actions: VecDeque<Action<S, W>>,
+    retired: RetireQueue<S, W>,
+    /// Present semaphores known unsignalled with nothing pending, shared across swapchains.
+    pool: Vec<S>,
+    max_retired: usize,
+    stats: PresenterStats,
+}
+
+impl<S: std::fmt::Debug, W: std::fmt::Debug> Presenter<S, W> {
+    /// Its lines of the state dump.
+    pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            out,
+            "  frames in flight {}, {} pending; slots last used by {}",
+            self.pacer.frames_in_flight(),
+            self.pacer.frames_pending(self.completed),
+            self.slots.map(|s| s.to_string()).join(" ")
+        )?;
+        if let Some(f) = &self.frame {
+            let submitted = f
+                .submitted
+                .map_or("not submitted".into(), |s| s.to_string());
+            writeln!(
+                out,
+                "  frame in progress: image {}, slot {}, acquire semaphore {:?}, present semaphore {:?}, {submitted}",
+                f.image, f.slot, f.acquire, f.present
+            )?;
+        }
+        write!(out, "  acquire semaphores: ")?;
+        self.acquire.dump(out)?;
+        writeln!(out, "\n  free present semaphores: {}", self.pool.len())?;
+        match &self.current {
+            Some(c) => c.dump(out, "  ")?,
+            None => writeln!(out, "  no swapchain")?,
+        }
+        self.retired.dump(out)
+    }
+}
+
+impl<S, W> Presenter<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + std::fmt::Debug,
+{
+    /// A presenter with no swapchain yet.
+    pub fn new(config: PresenterConfig) -> Result<Self, CoreError> {
+        let pacer = FramePacer::new(config.frames_in_flight)?;
+        let max_retired = config.max_retired_swapchains.max(1);
+        Ok(Self {
+            pacer,
+            max_retired,
+            completed: Serial::NONE,
+            last_submitted: Serial::NONE,
+            acquire: AcquireSemaphores::with_capacity(MAX_FRAMES_IN_FLIGHT + max_retired + 2),
+            current: None,
+            retired: RetireQueue::with_capacity(max_retired + 2),
+            pool: Vec::with_capacity(Self::pool_cap_for(MAX_FRAMES_IN_FLIGHT)),
+            frame: None,
+            slots: [Serial::NONE; MAX_FRAMES_IN_FLIGHT],
+            actions: VecDeque::with_capacity(64),
+            stats: PresenterStats::default(),
+        })
+    }
+
+    /// Free present semaphores kept for the next swapchain: enough for its first N+1 frames
+    /// twice over, so a resize storm does not create and destroy semaphores every frame.
+    fn pool_cap_for(frames_in_flight: usize) -> usize {
+        2 * (frames_in_flight + 1)
+    }
+
+    fn depth(&self) -> usize {
+        self.pacer.frames_in_flight() + 1
+    }
+
+    // ----- inputs: configuration -------------------------------------------------------------
+
+    /// Changes frames in flight (1..=3). Lowering it makes the next frame wait longer; the
+    /// present histories keep working because their proofs are serials, not frame counts.
+    pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) -> Result<(), CoreError> {
+        self.pacer.set_frames_in_flight(frames_in_flight)
+    }
+
+    // ----- inputs: swapchain lifetime ---------------------------------------------------------
+
+    /// A new swapchain was created (with the current one, if any, as `oldSwapchain`): the old one
+    /// is retired. Returns the acquire semaphore of an image that was acquired from the old
+    /// swapchain but not presented; the shell must submit a batch waiting on it and report that
+    /// with [`Presenter::consume_submitted`] (a pending signal must be waited on before the
+    /// semaphore can be reused, `VUID-vkAcquireNextImageKHR-semaphore-01286`).
+    pub fn swapchain_created(
+        &mut self,
+        handle: W,
+        image_count: u32,
+    ) -> Result<Option<S>, CoreError> {
+        if image_count == 0 {
+            return Err(CoreError::NoImages);
+        }
+        if self.frame.is_some_and(|f| f.submitted.is_some()) {
+            return Err(CoreError::OutOfOrder(
+                "swapchain recreated between frame_submitted and frame_presented",
+            ));
+        }
+        let consume = self.release_held();
+        if let Some(old) = self.current.take() {
+            self.retired.retire(old, consume);
+        }
+        let depth = self.depth();
+        self.current = Some(SwapchainState::new(handle, image_count, depth));
+        self.stats.retired_max_pending = self.stats.retired_max_pending.max(self.retired.len());
+        self.collect_retired();
+        Ok(consume)
+    }
+
+    // ----- inputs: per frame ------------------------------------------------------------------
+
+    // ----- outputs ----------------------------------------------------------------------------
+
+    /// The next thing to carry out, if any. Poll until `None` after every input.
+    pub fn poll_action(&mut self) -> Option<Action<S, W>> {
+        self.actions.pop_front()
+    }
+
+    // ----- getters ----------------------------------------------------------------------------
+
+    /// The highest completed serial reported.
+    #[must_use]
+    pub fn completed(&self) -> Serial {
+        self.completed
+    }
+
+    /// Frames in flight N.
+    #[must_use]
+    pub fn frames_in_flight(&self) -> usize {
+        self.pacer.frames_in_flight()
+    }
+
+    /// Submitted frames whose submission has not completed.
+    #[must_use]
+    pub fn frames_pending(&self) -> usize {
+        self.pacer.frames_pending(self.completed)
+    }
+
+    /// Present fences of retired swapchains that have not signalled (what the maintenance1
+    /// path's bounded fallback waits on).
+    pub fn retired_present_fences(&self) -> impl Iterator<Item = u64> + '_ {
+        self.retired.iter().flat_map(|r| {
+            r.state
+                .images
+                .iter()
+                .flat_map(|h| h.records().filter_map(|rec| rec.present_fence))
+        })
+    }
+
+    /// Retired swapchains not yet destroyed.
+    #[must_use]
+    pub fn retired_pending(&self) -> usize {
+        self.retired.len()
+    }
+
+    /// The deepest present history of any image of any live swapchain.
+    #[must_use]
+    pub fn deepest_history(&self) -> usize {
+        let retired = self.retired.iter().map(|r| r.state.deepest_history());
+        self.current
+            .iter()
+            .map(SwapchainState::deepest_history)
+            .chain(retired)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Semaphores the core holds: acquire ring, present histories (current and retired) and pool.
+    #[must_use]
+    pub fn semaphores_held(&self) -> usize {
+        let present: usize = self
+            .current
+            .iter()
+            .map(SwapchainState::present_semaphores)
+            .chain(self.retired.iter().map(|r| r.state.present_semaphores()))
+            .sum();
+        let in_frame = self.frame.and_then(|f| f.present).map_or(0, |_| 1);
+        self.acquire.len() + present + self.pool.len() + in_frame
+    }
+
+    /// Counters since creation.
+    #[must_use]
+    pub fn stats(&self) -> PresenterStats {
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_frame_through_the_presenter() -> Result<(), CoreError> {
+        let mut p: Presenter<u32, &str> = Presenter::new(PresenterConfig::default())?;
+        assert_eq!(p.swapchain_created("swapchain A", 3)?, None);
+        assert_eq!(p.begin_frame(), FrameGate::Ready);
+        assert_eq!(p.take_acquire_semaphore(), None);
+        p.acquire_semaphore_created(10);
+        p.image_acquired(10, 1)?;
+        assert_eq!(
+            p.choose_present_semaphore()?,
+            PresentSemaphoreChoice::Create
+        );
+        p.present_semaphore_created(20)?;
+        p.frame_submitted(Serial(1))?;
+        p.frame_presented_with_fence(PresentOutcome::Queued, None)?;
+        p.serial_completed(Serial(1))?;
+        assert!(p.poll_action().is_none());
+        assert_eq!(p.semaphores_held(), 2);
+        assert_eq!(
+            p.take_acquire_semaphore(),
+            Some(10),
+            "its waiting submission completed"
+        );
+        Ok(())
+    }
+}
