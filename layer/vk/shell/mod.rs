@@ -1,0 +1,243 @@
+//! The Vulkan side of a [`super::Swapchain`]: it owns the handles and carries out the frame
+//! machine's requests, one Vulkan call each, and reports what the call returned. It holds no
+//! decision: which object, when, and what a result means are the core's.
+
+mod queue;
+mod swapchains;
+
+use ash::vk;
+
+use super::clock::Clock;
+use super::error::{Error, Result, VkContext};
+use super::gpu_timer::GpuTimer;
+use super::images::ImageTable;
+use super::maintenance1::{compatible_present_modes, Maintenance1Fns};
+use super::names::Namer;
+use super::present_wait2::{DisplayFeedback, DisplayFns};
+use super::registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
+use super::sleep;
+use crate::core::{
+    CreateSwapchain, DisplayTiming, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal,
+    SurfaceFormat, SurfaceInfo, TimingReport, VkStatus,
+};
+
+/// The handles and entry points of one swapchain object.
+pub(crate) struct Shell {
+    /// The timeline semaphore of the timeline completion backend: submission serial `s`
+    /// signals value `s`.
+    pub(crate) timeline: Option<vk::Semaphore>,
+    pub(crate) device: ash::Device,
+    pub(crate) swapchain_fn: ash::khr::swapchain::Device,
+    pub(crate) surface_fn: ash::khr::surface::Instance,
+    pub(crate) physical: vk::PhysicalDevice,
+    pub(crate) surface: vk::SurfaceKHR,
+    pub(crate) queue: vk::Queue,
+    pub(crate) m1: Option<Maintenance1Fns>,
+    /// Display feedback (present_wait or present_wait2), chosen once per swapchain object.
+    pub(crate) display: Option<DisplayFns>,
+    pub(crate) timer: Option<GpuTimer>,
+    pub(crate) namer: Namer,
+    pub(crate) clock: Clock,
+    pub(crate) images: ImageTable,
+    pub(crate) deferred_memory: bool,
+    /// Objects created so far, for their debug names.
+    pub(crate) created: u64,
+    /// Host timelines registered with the swapchain (their frames may wait for them).
+    pub(crate) timelines: Vec<std::sync::Arc<super::host_timeline::TimelineState>>,
+    /// The device enabled synchronization2 (`vkQueueSubmit2`).
+    pub(crate) sync2: bool,
+    /// Reused by batched submissions, so a steady frame does not allocate.
+    pub(crate) batch_scratch: super::batch::Scratch,
+    /// Host-timeline values the submitted, unpresented frame waits for on the GPU: each must be
+    /// signalled before the frame is presented.
+    pub(crate) frame_host_waits: Vec<(std::sync::Arc<super::host_timeline::TimelineState>, u64)>,
+    /// The bound of vkpace's waits (`SwapchainConfig::wait_timeout`).
+    pub(crate) wait_timeout: std::time::Duration,
+    /// `SwapchainConfig::hdr_metadata`, given to every swapchain made.
+    pub(crate) hdr: Option<HdrMetadata>,
+    /// Present timing: the refresh of a swapchain just made, for the core.
+    pub(crate) new_display_timing: Option<Option<crate::core::DisplayTiming>>,
+    /// Present timing, where asked for and the surface supports it.
+    pub(crate) timing: Option<super::timing_shell::TimingShell>,
+}
+
+/// `vkSetHdrMetadataEXT` and the metadata of [`super::SwapchainConfig::hdr_metadata`].
+pub(crate) struct HdrMetadata {
+    fns: ash::ext::hdr_metadata::Device,
+    metadata: vk::HdrMetadataEXT<'static>,
+}
+
+impl HdrMetadata {
+    /// Loads `vkSetHdrMetadataEXT`; an error if the device did not enable VK_EXT_hdr_metadata
+    /// (a device returns no entry point for an extension it did not enable: vkGetDeviceProcAddr,
+    /// "NULL ... if pName is ... a device-level command of an extension not enabled"). The
+    /// metadata's `p_next` is cleared: nothing it points to is known to live long enough.
+    pub(crate) fn load(
+        instance: &ash::Instance,
+        device: &ash::Device,
+        metadata: &vk::HdrMetadataEXT<'static>,
+    ) -> Result<Self> {
+        // SAFETY: valid device of `instance` (constructor contract of the swapchain).
+        let loaded = unsafe {
+            instance.get_device_proc_addr(device.handle(), c"vkSetHdrMetadataEXT".as_ptr())
+        };
+        if loaded.is_none() {
+            return Err(Error::InvalidConfig(
+                "hdr_metadata needs VK_EXT_hdr_metadata enabled on the device",
+            ));
+        }
+        Ok(Self {
+            fns: ash::ext::hdr_metadata::Device::new(instance, device),
+            metadata: vk::HdrMetadataEXT {
+                p_next: std::ptr::null(),
+                ..*metadata
+            },
+        })
+    }
+
+    /// Gives the metadata to `swapchain`.
+    fn set(&self, swapchain: vk::SwapchainKHR) {
+        // SAFETY: the device enabled the extension (checked at load); `swapchain` was just
+        // created on it and is alive (VUID-vkSetHdrMetadataEXT-pSwapchains-parameter); one
+        // metadata per swapchain, `p_next` null (VUID-VkHdrMetadataEXT-pNext-pNext).
+        unsafe { self.fns.set_hdr_metadata(&[swapchain], &[self.metadata]) };
+    }
+}
+
+/// What a `vkQueueSubmit` signals: a binary semaphore (if any), then a tracked submission's
+/// timeline value (timeline backend), in the arrays `VkSubmitInfo` and
+/// `VkTimelineSemaphoreSubmitInfo` take (the value given for a binary semaphore is ignored).
+pub(crate) struct SubmitSignals {
+    semaphores: [vk::Semaphore; 2],
+    values: [u64; 2],
+    len: usize,
+    timeline: bool,
+}
+
+impl SubmitSignals {
+    /// `binary`, and `timeline` as [`Shell::timeline_signal`] gives it (value 0: none).
+    pub(crate) fn new(binary: Option<vk::Semaphore>, timeline: (vk::Semaphore, u64)) -> Self {
+        let mut s = Self {
+            semaphores: [vk::Semaphore::null(); 2],
+            values: [0; 2],
+            len: 0,
+            timeline: timeline.1 != 0,
+        };
+        if let Some(b) = binary {
+            s.semaphores[0] = b;
+            s.len = 1;
+        }
+        if s.timeline {
+            (s.semaphores[s.len], s.values[s.len]) = timeline;
+            s.len += 1;
+        }
+        s
+    }
+
+    /// `submit` with these signals; `values_info` is chained only with a timeline value, so a
+    /// device without timeline semaphores (Vulkan 1.1) never sees the structure.
+    pub(crate) fn apply<'a>(
+        &'a self,
+        submit: vk::SubmitInfo<'a>,
+        values_info: &'a mut vk::TimelineSemaphoreSubmitInfo<'a>,
+    ) -> vk::SubmitInfo<'a> {
+        let submit = submit.signal_semaphores(&self.semaphores[..self.len]);
+        if !self.timeline {
+            return submit;
+        }
+        *values_info = vk::TimelineSemaphoreSubmitInfo::default()
+            .signal_semaphore_values(&self.values[..self.len]);
+        submit.push_next(values_info)
+    }
+}
+
+/// A `vk::Result` as the core's status code.
+pub(crate) fn status(r: vk::Result) -> VkStatus {
+    VkStatus(r.as_raw())
+}
+
+impl Shell {
+    pub(crate) fn create_semaphore(&mut self, role: SemaphoreRole) -> Result<vk::Semaphore> {
+        // SAFETY: plain binary semaphore on a valid device.
+        let s = unsafe {
+            self.device
+                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+        }
+        .during("vkCreateSemaphore")?;
+        self.created += 1;
+        let n = self.created;
+        let role = match role {
+            SemaphoreRole::Acquire => "acquire",
+            SemaphoreRole::Present => "present",
+        };
+        self.namer
+            .name(s, format_args!("vkpace {role} semaphore #{n}"));
+        Ok(s)
+    }
+
+    pub(crate) fn create_fence(&mut self) -> Result<vk::Fence> {
+        // SAFETY: valid device, default create info (unsignalled).
+        let f = unsafe {
+            self.device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+        }
+        .during("vkCreateFence")?;
+        self.created += 1;
+        let n = self.created;
+        self.namer.name(f, format_args!("vkpace fence #{n}"));
+        Ok(f)
+    }
+
+    pub(crate) fn destroy_semaphore(&mut self, s: vk::Semaphore) {
+        // SAFETY: the core proved no signal or wait on `s` is pending
+        // (VUID-vkDestroySemaphore-semaphore-01137).
+        unsafe { self.device.destroy_semaphore(s, None) };
+    }
+
+    pub(crate) fn destroy_fence(&mut self, f: vk::Fence) {
+        // SAFETY: the core hands a fence out for destruction only once nothing pending refers
+        // to it (VUID-vkDestroyFence-fence-01120).
+        unsafe { self.device.destroy_fence(f, None) };
+    }
+
+    pub(crate) fn destroy_swapchain(&mut self, w: vk::SwapchainKHR) {
+        self.images.remove(&self.device, w);
+        if let Some(t) = self.timing.as_mut() {
+            t.swapchain_destroyed(w);
+        }
+        // SAFETY: the core proved every present to it processed and every submission using its
+        // images completed (VUID-vkDestroySwapchainKHR-swapchain-01282).
+        unsafe { self.swapchain_fn.destroy_swapchain(w, None) };
+    }
+
+    pub(super) fn reset_fence(&self, f: vk::Fence) -> Result<()> {
+        // SAFETY: the fence signalled, so no queue operation still refers to it
+        // (VUID-vkResetFences-pFences-01123).
+        unsafe { self.device.reset_fences(&[f]) }.during("vkResetFences")
+    }
+
+    pub(crate) fn sleep_until(&self, at: u64) {
+        sleep::sleep_until(self.clock.instant_at(at));
+    }
+
+    /// `vkGetFenceStatus`; a signalled fence is reset for reuse.
+    pub(crate) fn fence_signalled(&self, f: vk::Fence) -> Result<bool> {
+        // SAFETY: the fence belongs to this device and is alive.
+        let signalled = unsafe { self.device.get_fence_status(f) }.during("vkGetFenceStatus")?;
+        if signalled {
+            self.reset_fence(f)?;
+        }
+        Ok(signalled)
+    }
+
+    /// `vkWaitForFences` of one fence, bounded: `false` when it timed out; a signalled fence is
+    /// reset for reuse.
+    pub(crate) fn wait_fence(&self, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
+        // SAFETY: the fence belongs to this device and is alive; the timeout is finite.
+        match unsafe { self.device.wait_for_fences(&[f], true, timeout_ns) } {
+            Ok(()) => self.reset_fence(f).map(|()| true),
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(Error::vk("vkWaitForFences", e)),
+        }
+    }
+}

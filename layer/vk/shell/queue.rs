@@ -1,0 +1,192 @@
+//! The shell's queue work: acquires, empty submissions, presents, the completion timeline,
+//! present-id polls and the GPU clock.
+
+use super::*;
+
+impl Shell {
+    /// `vkAcquireNextImageKHR`.
+    pub(crate) fn acquire(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        semaphore: vk::Semaphore,
+        timeout_ns: u64,
+    ) -> Result<(u32, bool), VkStatus> {
+        // SAFETY: the semaphore is unsignalled with nothing pending (the core handed it out:
+        // VUID-vkAcquireNextImageKHR-semaphore-01286/01779); the timeout is finite
+        // (VUID-vkAcquireNextImageKHR-surface-07783); the swapchain is not retired.
+        unsafe {
+            self.swapchain_fn.acquire_next_image(
+                swapchain,
+                timeout_ns,
+                semaphore,
+                vk::Fence::null(),
+            )
+        }
+        .map_err(status)
+    }
+
+    /// An empty submission waiting on `wait` (if any) at all commands and signalling `signal`.
+    pub(crate) fn submit_empty(
+        &self,
+        wait: Option<vk::Semaphore>,
+        signal: SubmitSignal<vk::Fence>,
+    ) -> Result<(), VkStatus> {
+        let waits: Vec<vk::Semaphore> = wait.into_iter().collect();
+        let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
+        let mut submit = vk::SubmitInfo::default();
+        if !waits.is_empty() {
+            submit = submit
+                .wait_semaphores(&waits)
+                .wait_dst_stage_mask(&stages[..waits.len()]);
+        }
+        let signals = SubmitSignals::new(None, self.timeline_signal(signal));
+        let mut values_info = vk::TimelineSemaphoreSubmitInfo::default();
+        let submit = signals.apply(submit, &mut values_info);
+        let fence = signal.fence().unwrap_or_default();
+        // SAFETY: a semaphore waited on has a pending signal from a successful acquire and no
+        // wait yet; the fence is unsignalled and unused (the core's pool); a timeline value is
+        // the next serial, above every value signalled before
+        // (VUID-VkSubmitInfo-pSignalSemaphores-03242).
+        unsafe { self.device.queue_submit(self.queue, &[submit], fence) }.map_err(status)
+    }
+
+    /// The timeline semaphore and value a tracked submission signals; value 0 for a fence.
+    pub(crate) fn timeline_signal(&self, signal: SubmitSignal<vk::Fence>) -> (vk::Semaphore, u64) {
+        match (signal, self.timeline) {
+            (SubmitSignal::Timeline(v), Some(t)) => (t, v),
+            _ => (vk::Semaphore::null(), 0),
+        }
+    }
+
+    /// `vkGetSemaphoreCounterValue` of the timeline.
+    pub(crate) fn read_timeline(&self) -> Result<u64> {
+        let Some(t) = self.timeline else {
+            return Err(Error::InvalidConfig(
+                "a timeline read without the timeline backend",
+            ));
+        };
+        // SAFETY: the timeline semaphore belongs to this device and is alive.
+        unsafe { self.device.get_semaphore_counter_value(t) }.during("vkGetSemaphoreCounterValue")
+    }
+
+    /// `vkWaitSemaphores` for the timeline to reach `value`, bounded; returns the counter
+    /// read afterwards (below `value` when the wait timed out).
+    pub(crate) fn wait_timeline(&self, value: u64, timeout_ns: u64) -> Result<u64> {
+        let Some(t) = self.timeline else {
+            return Err(Error::InvalidConfig(
+                "a timeline wait without the timeline backend",
+            ));
+        };
+        let (semaphores, values) = ([t], [value]);
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        // SAFETY: the semaphore is alive; the core waits only for values a submission made on
+        // this queue signals (a wait can end), and the timeout is finite.
+        match unsafe { self.device.wait_semaphores(&info, timeout_ns) } {
+            Ok(()) | Err(vk::Result::TIMEOUT) => self.read_timeline(),
+            Err(e) => Err(Error::vk("vkWaitSemaphores", e)),
+        }
+    }
+
+    /// `vkQueuePresentKHR` with the extension structures the present needs.
+    pub(crate) fn present(
+        &self,
+        p: &PresentInfo<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
+    ) -> VkStatus {
+        let waits = [p.semaphore];
+        let swapchains = [p.swapchain];
+        let indices = [p.image];
+        let mut info = vk::PresentInfoKHR::default()
+            .wait_semaphores(&waits)
+            .swapchains(&swapchains)
+            .image_indices(&indices);
+        let fences = [p.fence.unwrap_or_default()];
+        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&fences);
+        if p.fence.is_some() {
+            info = info.push_next(&mut fence_info);
+        }
+        let ids = [p.present_id.unwrap_or(0)];
+        let mut id_info = vk::PresentIdKHR::default().present_ids(&ids);
+        let mut id2_info = PresentId2KHR::default().present_ids(&ids);
+        let timing_info = self.timing_info(p);
+        let timing_infos = [timing_info.unwrap_or_default()];
+        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&timing_infos);
+        if timing_info.is_some() {
+            // One VkPresentTimingInfoEXT per swapchain (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233).
+            info = info.push_next(&mut timings);
+        }
+        let timed = self.timing.is_some();
+        match (p.present_id, self.feedback()) {
+            (None, _) => {}
+            // Present timing results name presents by these ids; the swapchain has
+            // PRESENT_ID_2 (create_info) on a surface with presentId2Supported (checked when
+            // present timing was chosen).
+            (Some(_), _) if timed => info = info.push_next(&mut id2_info),
+            (Some(_), DisplayFeedback::None) => {}
+            // VUID-VkPresentId2KHR-presentIds-10819: larger than any id given before; the
+            // swapchain was made with PRESENT_ID_2 (create_info) for a surface that supports
+            // it (VUID-VkPresentInfoKHR-presentId2Supported-10822, checked at creation).
+            (Some(_), DisplayFeedback::PresentWait2) => info = info.push_next(&mut id2_info),
+            // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before.
+            (Some(_), _) => info = info.push_next(&mut id_info),
+        }
+        let modes = [vk::PresentModeKHR::from_raw(p.mode.map_or(0, |m| m.0))];
+        let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);
+        if p.mode.is_some() {
+            // VUID-VkSwapchainPresentModeInfoEXT-pPresentModes-07761: a mode given at creation.
+            info = info.push_next(&mut mode_info);
+        }
+        // SAFETY: the image was acquired from the swapchain and not yet presented; the
+        // semaphore has a signal pending from the frame's submission
+        // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268); a present fence is unsignalled and
+        // unused (VUID-VkSwapchainPresentFenceInfoEXT-pFences-07759).
+        match unsafe { self.swapchain_fn.queue_present(self.queue, &info) } {
+            Ok(false) => VkStatus::SUCCESS,
+            Ok(true) => VkStatus::SUBOPTIMAL,
+            Err(e) => status(e),
+        }
+    }
+
+    /// The present timing structure of a present, if it asks for one.
+    pub(super) fn timing_info(
+        &self,
+        p: &PresentInfo<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
+    ) -> Option<crate::vk::registry::PresentTimingInfoEXT<'static>> {
+        self.timing
+            .as_ref()?
+            .present_info(p.swapchain, p.timing.as_ref()?)
+    }
+
+    /// present_wait or present_wait2: whether present `id` was shown.
+    pub(crate) fn poll_present_id(&self, swapchain: vk::SwapchainKHR, id: u64) -> VkStatus {
+        match &self.display {
+            // SAFETY: the core asks only about the live (non-retired) swapchain's presents,
+            // which this shell made with the path's create flags.
+            Some(d) => status(unsafe { d.poll(swapchain, id) }),
+            None => VkStatus::TIMEOUT,
+        }
+    }
+
+    /// The display feedback path in use.
+    pub(crate) fn feedback(&self) -> DisplayFeedback {
+        self.display
+            .as_ref()
+            .map_or(DisplayFeedback::None, DisplayFns::feedback)
+    }
+
+    /// GPU timestamps of a completed frame's slot.
+    pub(crate) fn read_gpu_ticks(&self, slot: usize) -> Option<(u64, u64)> {
+        let timer = self.timer.as_ref()?;
+        // SAFETY: the core asks only once the frame's submission completed.
+        unsafe { timer.read(&self.device, slot) }
+    }
+
+    /// GPU timestamps: the device clock against this shell's clock.
+    pub(crate) fn calibrate(&self) -> Result<(u64, u64)> {
+        match &self.timer {
+            Some(t) => t.calibrate(&self.clock),
+            None => Ok((0, self.clock.now_ns())),
+        }
+    }
+}

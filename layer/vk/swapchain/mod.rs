@@ -1,0 +1,197 @@
+//! [`Swapchain`]: the public face of vkpace. Each call starts an operation of the core's frame
+//! machine and carries out its requests through the [`Shell`] until the operation ends.
+
+mod create;
+mod frame_path;
+mod getters;
+mod settings;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use ash::vk;
+
+use super::clock::Clock;
+use super::config::{SwapchainConfig, SwapchainCreateDesc};
+use super::error::{Error, Result, VkContext};
+use super::frame::{Acquired, Frame, Presented, SubmittedFrame};
+use super::gpu_timer::GpuTimer;
+use super::images::ImageTable;
+use super::maintenance1::{Maintenance1Fns, Maintenance1Names};
+use super::names::Namer;
+use super::present_wait2::{DisplayFeedback, DisplayFns};
+use super::shell::{HdrMetadata, Shell, SubmitSignals};
+use crate::core::{
+    CompletionBackend, DisplayPath, Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig,
+    PacingPolicy, PresentMode, PresentStatus, Request, SurfaceFormat, SurfaceWishes,
+    SwapchainStats,
+};
+
+/// Command buffers [`Swapchain::submit`] frames with GPU timestamps without allocating.
+pub const MAX_TIMED_COMMAND_BUFFERS: usize = 14;
+
+/// Tells swapchain objects apart, so a frame of one is refused by another.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+pub(super) type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fence>;
+
+/// A paced swapchain with stall-free recreation. See the crate documentation for the frame
+/// loop, the integration contract and how it works.
+///
+/// # Example
+///
+/// ```no_run
+/// # use ash::vk;
+/// # fn frame_loop(desc: vkpace::vk::SwapchainCreateDesc,
+/// #     record: impl Fn(&vkpace::vk::Frame) -> vk::CommandBuffer) -> Result<(), vkpace::vk::Error> {
+/// use vkpace::vk::{Acquired, Swapchain};
+/// // SAFETY: the handles in `desc` are valid, its queue belongs to its family, and they
+/// // outlive the swapchain.
+/// let mut swapchain = unsafe { Swapchain::new(desc)? };
+/// for _ in 0..100 {
+///     match swapchain.acquire()? {
+///         Acquired::Frame(frame) => {
+///             let cmd = record(&frame); // writes frame.image(), leaves it in PRESENT_SRC_KHR
+///             // SAFETY: `cmd` is a valid, recorded command buffer of the queue's family, not
+///             // pending, and stays valid until the frame's token is reached.
+///             let submitted = unsafe {
+///                 swapchain.submit(frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)?
+///             };
+///             swapchain.present(submitted)?;
+///         }
+///         Acquired::ZeroExtent => { /* minimized: wait for a window event */ }
+///         Acquired::NotReady => { /* hidden, or the compositor paused: handle events, retry */ }
+///         _ => {}
+///     }
+/// }
+/// swapchain.destroy()
+/// # }
+/// ```
+pub struct Swapchain {
+    pub(super) machine: Machine,
+    pub(super) shell: Shell,
+    id: u64,
+    destroyed: bool,
+}
+
+impl Swapchain {
+    /// Makes the first swapchain for the surface (none while the surface has zero extent: the
+    /// first acquire makes it then), and the semaphores and fences the frame loop needs.
+    ///
+    /// # Safety
+    ///
+    /// The handles in `desc` must be valid, `device` created from `physical_device` with
+    /// `VK_KHR_swapchain` enabled, `queue` a queue of family `queue_family` of `device`, and all
+    /// of them must outlive the returned value. The queue must be externally synchronized with
+    /// vkpace's calls (vkpace submits to it and presents on it). `config.debug_utils` may be
+    /// true only if the instance enabled `VK_EXT_debug_utils`, `config.gpu_timestamps` only if
+    /// the device enabled [`super::GPU_TIMING_DEVICE_EXTENSION`], `config.present_wait` only
+    /// with the `presentId` and `presentWait` features, `config.present_wait2` only with the
+    /// `presentId2` and `presentWait2` features (VUID-vkWaitForPresent2KHR-presentWait2-10814),
+    /// `config.swapchain_maintenance1` only with the instance extensions and the
+    /// `swapchainMaintenance1` feature (the device extensions themselves vkpace checks, with a
+    /// typed error, as it checks `VK_EXT_hdr_metadata` for `config.hdr_metadata`),
+    /// `config.completion = TimelineSemaphore` only if the device enabled the
+    /// `timelineSemaphore` feature (VUID-VkSemaphoreTypeCreateInfo-timelineSemaphore-03252).
+    pub unsafe fn new(desc: SwapchainCreateDesc<'_>) -> Result<Self> {
+        let config = &desc.config;
+        // SAFETY: the caller guarantees the handles are valid.
+        let surface_fn = ash::khr::surface::Instance::new(desc.entry, desc.instance);
+        // SAFETY: as above.
+        let supported = unsafe {
+            surface_fn.get_physical_device_surface_support(
+                desc.physical_device,
+                desc.queue_family,
+                desc.surface,
+            )
+        }
+        .during("vkGetPhysicalDeviceSurfaceSupportKHR")?;
+        if !supported {
+            return Err(Error::QueueCannotPresent(desc.queue_family));
+        }
+        if config.deferred_memory_allocation && config.swapchain_maintenance1.is_none() {
+            return Err(Error::InvalidConfig(
+                "deferred_memory_allocation needs swapchain_maintenance1",
+            ));
+        }
+        // The settings are checked before any Vulkan object is made, so a bad one leaks nothing.
+        let asked = config.present_wait || config.present_wait2 || config.present_timing;
+        Machine::new(Self::machine_config(
+            config,
+            None,
+            asked,
+            config.present_timing,
+        )?)?;
+        // SAFETY: caller contract (handles valid; options only where enabled).
+        let shell = unsafe { Self::make_shell(&desc, surface_fn) }?;
+        let timed = shell.timing.is_some();
+        let present_ids = shell.feedback() != DisplayFeedback::None || timed;
+        let machine_config =
+            Self::machine_config(config, shell.timer.as_ref(), present_ids, timed)?;
+        let mut s = Self {
+            machine: Machine::new(machine_config)?,
+            shell,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            destroyed: false,
+        };
+        // Setup: on failure, Drop releases what was made.
+        let now = s.shell.clock.now_ns();
+        s.drive(now)?;
+        Ok(s)
+    }
+
+    // ----- teardown --------------------------------------------------------------------------
+
+    /// Releases everything: presents a submitted frame, gives back a held image, waits
+    /// (bounded) for vkpace's submissions, an empty submission after them and the present
+    /// fences, then destroys. On a timeout the objects are left alive (leaked rather than
+    /// destroyed while in use) and the error says so. `Drop` does the same and logs.
+    pub fn destroy(mut self) -> Result<()> {
+        self.teardown()
+    }
+
+    fn teardown(&mut self) -> Result<()> {
+        if self.destroyed {
+            return Ok(());
+        }
+        // Teardown presents a submitted frame dropped unpresented: its host values first.
+        self.shell.settle_host_waits()?;
+        self.destroyed = true;
+        let now = self.shell.clock.now_ns();
+        self.machine.begin_shutdown(now);
+        self.drive(now)?;
+        if let Some(mut timer) = self.shell.timer.take() {
+            // SAFETY: every submission completed (the teardown waited for them).
+            unsafe { timer.destroy(&self.shell.device) };
+        }
+        if let Some(timeline) = self.shell.timeline.take() {
+            // SAFETY: every submission of vkpace's that signals or waits on it completed (the
+            // teardown waited for them, VUID-vkDestroySemaphore-semaphore-05149): GPU waits on
+            // the swapchain's tokens made through `Batch::waits` are vkpace's submissions;
+            // waits the renderer made itself on other queues are its to have finished
+            // (`Frame::timeline_signal` says so).
+            unsafe { self.shell.device.destroy_semaphore(timeline, None) };
+        }
+        Ok(())
+    }
+}
+
+/// The swapchain's own timeline semaphore (timeline backend), at value 0.
+///
+/// # Safety
+///
+/// The device enabled the `timelineSemaphore` feature.
+unsafe fn own_timeline(device: &ash::Device, namer: &Namer) -> Result<vk::Semaphore> {
+    // SAFETY: valid device with the feature (caller contract).
+    let s = unsafe { super::host_timeline::create_timeline_semaphore(device) }?;
+    namer.name(s, format_args!("vkpace timeline (completion tokens)"));
+    Ok(s)
+}
+
+impl Drop for Swapchain {
+    fn drop(&mut self) {
+        if let Err(e) = self.teardown() {
+            log::error!("vkpace: swapchain teardown failed, Vulkan objects left alive: {e}");
+        }
+    }
+}
