@@ -1,0 +1,9 @@
+// expect: E0308
+// A frame that was not submitted cannot be presented: `present` takes a `SubmittedFrame`.
+fn order(swapchain: &mut vkpace::vk::Swapchain, frame: vkpace::vk::Frame) {
+    let _ = swapchain.present(frame);
+}
+
+fn main() {
+    let _ = order;
+}
