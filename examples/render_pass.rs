@@ -4,11 +4,11 @@
 //!
 //! - per frame slot ([`Frame::slot`]) a depth image and a command buffer: frames in flight
 //!   overlap on the GPU and must not share them, and a slot's previous frame has completed;
-//! - per (slot, swapchain image) a framebuffer, made on first use;
-//! - on [`Frame::swapchain_changed`] the framebuffers (on [`Frame::extent_changed`] the depth
-//!   images too) go into a [`DeferredRelease`] with [`Swapchain::last_submitted`], destroyed
-//!   once [`Swapchain::completed`] says so; the render pass and pipeline depend only on the
-//!   formats (viewport and scissor are dynamic), which vkpace keeps across recreations;
+//! - per (slot, swapchain image) a framebuffer; the depth images and framebuffers are
+//!   [`RenderTargets`]: made on first use, retired on a new extent (depth) or swapchain
+//!   (framebuffers), destroyed once the frames that used them completed; the render pass and
+//!   pipeline depend only on the formats (viewport and scissor are dynamic), which vkpace keeps
+//!   across recreations;
 //! - a zero extent (minimized) acquires and renders nothing: the support loop asks again;
 //! - teardown: a bounded wait for the last token, the swapchain, then the rest; no
 //!   `vkDeviceWaitIdle` anywhere.
@@ -22,27 +22,20 @@
 
 mod support;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use anyhow::{ensure, Context as _, Result};
 use ash::vk;
 use support::vulkan::{self, Image};
 use support::{pipeline, Args, Context, Renderer};
-use vkpace::core::{DeferredRelease, SyncToken, MAX_FRAMES_IN_FLIGHT};
-use vkpace::vk::{CompletionBackend, Frame, Swapchain, SwapchainConfig};
+use vkpace::core::MAX_FRAMES_IN_FLIGHT;
+use vkpace::vk::{CompletionBackend, Frame, Rebuild, RenderTargets, Swapchain, SwapchainConfig};
 
 /// `shaders/scene.vert` and `shaders/example_depth.frag`, compiled by build.rs.
 const SHADERS: (&[u8], &[u8]) = (
     include_bytes!(concat!(env!("OUT_DIR"), "/scene.vert.spv")),
     include_bytes!(concat!(env!("OUT_DIR"), "/example_depth.frag.spv")),
 );
-
-/// What was made for one swapchain (or extent), destroyed once its frames completed.
-enum Retired {
-    Framebuffer(vk::Framebuffer),
-    Depth(Image),
-}
 
 struct RenderPassExample {
     device: ash::Device,
@@ -55,11 +48,10 @@ struct RenderPassExample {
     pool: vk::CommandPool,
     /// One command buffer per frame slot.
     commands: Vec<vk::CommandBuffer>,
-    /// Per slot, its depth image of the current extent (made on first use).
-    depth: Vec<Option<Image>>,
-    /// The current swapchain's framebuffers, by (slot, swapchain image view).
-    framebuffers: HashMap<(usize, vk::ImageView), vk::Framebuffer>,
-    retired: DeferredRelease<Retired>,
+    /// Per slot, a depth image of the current extent.
+    depth: RenderTargets<Image>,
+    /// Per (slot, swapchain image), a framebuffer of the current swapchain.
+    framebuffers: RenderTargets<vk::Framebuffer>,
 }
 
 impl Renderer for RenderPassExample {
@@ -89,24 +81,22 @@ impl Renderer for RenderPassExample {
             pipeline,
             pool,
             commands,
-            depth: (0..MAX_FRAMES_IN_FLIGHT).map(|_| None).collect(),
-            framebuffers: HashMap::new(),
-            retired: DeferredRelease::new(),
+            depth: RenderTargets::per_slot(Rebuild::OnExtent),
+            framebuffers: RenderTargets::per_slot_and_image(),
         })
     }
 
     fn frame(&mut self, swapchain: &mut Swapchain, frame: Frame) -> Result<()> {
         // Destroy what the GPU has finished with; never blocks.
         let device = &self.device;
-        self.retired
-            .release_reached(|t| swapchain.completed(t), |r| destroy(device, r))?;
-        if frame.swapchain_changed() {
-            // New images (views): what names the old ones is unused once every submission so
-            // far has completed. A new extent needs new depth images too.
-            ensure!(frame.format() == self.color_format, "the format changed");
-            self.retire(swapchain.last_submitted(), frame.extent_changed());
-        }
-        let framebuffer = self.framebuffer(&frame)?;
+        // SAFETY: handed back once every submission that could use them has completed.
+        let fb = |f| unsafe { device.destroy_framebuffer(f, None) };
+        // SAFETY: as above.
+        let depth = |d: Image| unsafe { d.destroy(device) };
+        self.framebuffers.release_completed(swapchain, fb)?;
+        self.depth.release_completed(swapchain, depth)?;
+        ensure!(frame.format() == self.color_format, "the format changed");
+        let framebuffer = self.framebuffer(swapchain, &frame)?;
         let cmd = self.record(&frame, framebuffer)?;
         let stage = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
         // SAFETY: `cmd` is recorded, of the queue's family, leaves the image in PRESENT_SRC_KHR
@@ -123,10 +113,14 @@ impl Renderer for RenderPassExample {
         let last = swapchain.last_submitted();
         swapchain.wait(last, Duration::from_secs(2))?;
         swapchain.destroy()?;
-        self.retire(last, true);
         let device = &self.device;
-        self.retired.release_all(|r| destroy(device, r));
         // SAFETY: no submission uses them any more (waited for above).
+        let fb = |f| unsafe { device.destroy_framebuffer(f, None) };
+        // SAFETY: as above.
+        let depth = |d: Image| unsafe { d.destroy(device) };
+        self.framebuffers.release_all(fb);
+        self.depth.release_all(depth);
+        // SAFETY: as above.
         unsafe {
             device.destroy_command_pool(self.pool, None);
             device.destroy_pipeline(self.pipeline, None);
@@ -138,44 +132,26 @@ impl Renderer for RenderPassExample {
 }
 
 impl RenderPassExample {
-    /// Retires the framebuffers (and with `depth_too` the depth images) until `token`.
-    fn retire(&mut self, token: SyncToken, depth_too: bool) {
-        for (_, framebuffer) in self.framebuffers.drain() {
-            self.retired.defer(token, Retired::Framebuffer(framebuffer));
-        }
-        if depth_too {
-            for image in self.depth.iter_mut().filter_map(Option::take) {
-                self.retired.defer(token, Retired::Depth(image));
-            }
-        }
-    }
-
-    /// The framebuffer of the frame's image and its slot's depth image, made (with the depth
-    /// image) on first use. The slot's previous frame has completed.
-    fn framebuffer(&mut self, frame: &Frame) -> Result<vk::Framebuffer> {
-        let (slot, view, extent) = (frame.slot(), frame.image_view(), frame.extent());
-        if let Some(&framebuffer) = self.framebuffers.get(&(slot, view)) {
-            return Ok(framebuffer);
-        }
-        let depth = match &mut self.depth[slot] {
-            Some(image) => image.view,
-            none => {
-                let format = self.depth_format;
-                let image = Image::depth(&self.device, &self.memory, format, extent)?;
-                none.insert(image).view
-            }
+    /// The framebuffer of the frame's image and its slot's depth image, each made on first use
+    /// (by the slot's previous frame, which has completed, or now).
+    fn framebuffer(&mut self, swapchain: &Swapchain, frame: &Frame) -> Result<vk::Framebuffer> {
+        let (device, memory, format) = (&self.device, &self.memory, self.depth_format);
+        let depth = self.depth.get_or_make(swapchain, frame, |f| {
+            Image::depth(device, memory, format, f.extent())
+        })?;
+        let (render_pass, depth) = (self.render_pass, depth.view);
+        let make = |f: &Frame| {
+            let attachments = [f.image_view(), depth];
+            let info = vk::FramebufferCreateInfo::default()
+                .render_pass(render_pass)
+                .attachments(&attachments)
+                .width(f.extent().width)
+                .height(f.extent().height)
+                .layers(1);
+            // SAFETY: the views are live and match the render pass's formats and the extent.
+            unsafe { device.create_framebuffer(&info, None) }
         };
-        let attachments = [view, depth];
-        let info = vk::FramebufferCreateInfo::default()
-            .render_pass(self.render_pass)
-            .attachments(&attachments)
-            .width(extent.width)
-            .height(extent.height)
-            .layers(1);
-        // SAFETY: the views are live and match the render pass's formats and the extent.
-        let framebuffer = unsafe { self.device.create_framebuffer(&info, None) }?;
-        self.framebuffers.insert((slot, view), framebuffer);
-        Ok(framebuffer)
+        Ok(*self.framebuffers.get_or_make(swapchain, frame, make)?)
     }
 
     /// Records the slot's command buffer: clear, then the near rectangle, then the far one
@@ -223,18 +199,6 @@ impl RenderPassExample {
             d.end_command_buffer(cmd)?;
         }
         Ok(cmd)
-    }
-}
-
-/// Destroys a retired object.
-fn destroy(device: &ash::Device, retired: Retired) {
-    // SAFETY: callers pass only objects no pending submission uses (their token was reached,
-    // or the device's work was waited for).
-    unsafe {
-        match retired {
-            Retired::Framebuffer(framebuffer) => device.destroy_framebuffer(framebuffer, None),
-            Retired::Depth(image) => image.destroy(device),
-        }
     }
 }
 

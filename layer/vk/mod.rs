@@ -20,6 +20,7 @@ mod present_timing;
 mod present_wait;
 mod present_wait2;
 pub mod registry;
+mod render_targets;
 mod shell;
 mod sleep;
 mod swapchain;
@@ -49,6 +50,7 @@ pub use present_wait2::{
     DisplayFeedback, PresentWait2Support, PresentWait2SurfaceSupport,
     PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT2_INSTANCE_EXTENSION,
 };
+pub use render_targets::{Rebuild, RenderTargets};
 pub use sleep::sleep_until;
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};
 pub use swapchain_timing::{RefreshCycle, TimingResult};
