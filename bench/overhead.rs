@@ -4,7 +4,7 @@
 //! the same size and present mode, 3 frames in flight, no validation, each on its own device.
 //! The textbook loop is the usual raw-ash one (a fence and an acquire semaphore per frame in
 //! flight, a present semaphore per image, wait on the frame's fence before reusing its slot);
-//! the other goes through [`vkpace::vk::Swapchain`]. Their frames alternate one by one in one
+//! the other goes through [`vkpace::Swapchain`]. Their frames alternate one by one in one
 //! thread, and each frame's thread CPU time is added to its loop: whatever the machine does
 //! (the driver's worker threads, the hypervisor) hits both alike, so the difference is
 //! vkpace's. Measured run to run instead, the noise was larger than the whole effect.
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use ash::vk;
-use vkpace::vk::{Acquired, Swapchain, SwapchainConfig, SwapchainCreateDesc};
+use vkpace::{Acquired, Swapchain, SwapchainConfig, SwapchainCreateDesc};
 
 use crate::cpu_time::thread_cpu;
 use crate::driver_meter::{self, Meter};
@@ -469,7 +469,7 @@ impl VkpaceLoop {
         config.swapchain_maintenance1 = ctx.maintenance1_names.filter(|_| variant.maintenance1);
         config.gpu_timestamps = variant.gpu_timestamps;
         if variant.timeline {
-            config.completion = vkpace::vk::CompletionBackend::TimelineSemaphore;
+            config.completion = vkpace::CompletionBackend::TimelineSemaphore;
         }
         // SAFETY: the context's handles are valid and outlive the swapchain (destroyed in
         // `destroy`, before the context); the options are set only where the context
@@ -486,7 +486,7 @@ impl VkpaceLoop {
                 config,
             })
         }?;
-        let format = swapchain.format().context("format")?;
+        let format = swapchain.info().format().context("format")?;
         let renderer = ctx.renderer(format)?;
         Ok(Self {
             swapchain: Some(swapchain),

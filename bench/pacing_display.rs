@@ -32,8 +32,8 @@ use std::sync::Arc;
 
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
-use vkpace::core::{DisplayPath, FrameLimit, PacingPolicy};
-use vkpace::vk::SwapchainConfig;
+use vkpace::SwapchainConfig;
+use vkpace::{DisplayPath, FrameLimit, PacingPolicy};
 use vkpace_demo::virtual_display::{self, LoggedPresent};
 
 use crate::pacing_loops::{self, Frames};
@@ -379,12 +379,12 @@ fn run_vkpace(
     config.present_mode = vk::PresentModeKHR::FIFO;
     let mut sc = ctx.swapchain_with(config, |c| c.present_timing &= timing)?;
     ensure!(
-        !timing || sc.present_timing().is_some_and(|t| t.targets),
+        !timing || sc.info().present_timing.is_some_and(|t| t.targets),
         "present timing with target times is not in use over the virtual display"
     );
-    let mut renderer = ctx.renderer(sc.format().context("format")?)?;
+    let mut renderer = ctx.renderer(sc.info().format().context("format")?)?;
     let result = pacing_loops::vkpace_frames(&mut sc, &mut renderer, frames, GPU_LOAD);
-    let swap_interval = match sc.display_path() {
+    let swap_interval = match sc.info().display_path {
         DisplayPath::RefreshGrid { interval } => interval,
         _ => 0,
     };

@@ -7,8 +7,8 @@
 
 use anyhow::{Context as _, Result};
 use ash::vk;
-use vkpace::core::PacingPolicy;
-use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
+use vkpace::PacingPolicy;
+use vkpace::{Acquired, Swapchain, SwapchainConfig};
 
 use crate::frame_history::FrameHistory;
 use crate::renderer::{RenderTarget, Renderer};
@@ -176,10 +176,10 @@ fn run_vkpace(
     // SAFETY: the options needing an extension are set only where the context enabled it.
     let mut sc = unsafe { ctx.swapchain_as_given(config) }?;
     anyhow::ensure!(
-        sc.present_mode() == Some(vk::PresentModeKHR::IMMEDIATE),
+        sc.info().present_mode == Some(vk::PresentModeKHR::IMMEDIATE),
         "IMMEDIATE not offered"
     );
-    let mut renderer = ctx.renderer(sc.format().context("format")?)?;
+    let mut renderer = ctx.renderer(sc.info().format().context("format")?)?;
     let result = vkpace_frames(&mut sc, &mut renderer, frames, gpu_load);
     let closed = sc.destroy();
     renderer.destroy();
@@ -203,7 +203,7 @@ pub(crate) fn vkpace_frames(
         displayed_ns: vec![None; n],
         gpu_ns: vec![None; n],
     };
-    let epoch_ns = monotonic_ns() - u64::try_from(sc.telemetry_epoch().elapsed().as_nanos())?;
+    let epoch_ns = monotonic_ns() - u64::try_from(sc.info().telemetry_epoch.elapsed().as_nanos())?;
     for i in 0..frames {
         let frame = match sc.acquire()? {
             Acquired::Frame(f) => f,

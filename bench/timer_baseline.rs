@@ -1,6 +1,6 @@
 //! The machine's own timer floor, measured in the same run as the limiter: the limiter's own
 //! deadline grid ([`vkpace::core::FrameLimiter`]) and the very wait the shell uses
-//! ([`vkpace::vk::sleep_until`]) at 60 Hz, with no Vulkan and no other pacing code. Whatever
+//! ([`vkpace::sleep_until`]) at 60 Hz, with no Vulkan and no other pacing code. Whatever
 //! jitter this shows (the OS or hypervisor descheduling the thread) the limiter cannot do
 //! better than.
 //!
@@ -10,7 +10,8 @@
 
 use std::time::{Duration, Instant};
 
-use vkpace::core::{FrameLimit, FrameLimiter};
+use vkpace::core::FrameLimiter;
+use vkpace::FrameLimit;
 
 use crate::real_driver::Intervals;
 use crate::sim::percentile;
@@ -33,7 +34,7 @@ pub fn run(frames: u64, fps: f64) -> anyhow::Result<Floor> {
     for _ in 0..=frames {
         let deadline = limiter.deadline();
         if let Some(d) = deadline {
-            vkpace::vk::sleep_until(epoch + Duration::from_nanos(d));
+            vkpace::sleep_until(epoch + Duration::from_nanos(d));
         }
         let now = nanos(Instant::now());
         lateness.push(deadline.map_or(0, |d| now.saturating_sub(d)));

@@ -92,10 +92,10 @@ pub enum Completion {
 
 impl Completion {
     /// The library's value.
-    pub fn to_vk(self) -> vkpace::vk::CompletionBackend {
+    pub fn to_vk(self) -> vkpace::CompletionBackend {
         match self {
-            Completion::Timeline => vkpace::vk::CompletionBackend::TimelineSemaphore,
-            Completion::Fences => vkpace::vk::CompletionBackend::Fences,
+            Completion::Timeline => vkpace::CompletionBackend::TimelineSemaphore,
+            Completion::Fences => vkpace::CompletionBackend::Fences,
         }
     }
 }
@@ -114,21 +114,21 @@ pub enum Policy {
 
 impl Policy {
     /// The library's value.
-    pub fn to_core(self) -> vkpace::core::PacingPolicy {
+    pub fn to_core(self) -> vkpace::PacingPolicy {
         match self {
-            Policy::Frames => vkpace::core::PacingPolicy::FramesInFlight,
-            Policy::LowLatency => vkpace::core::PacingPolicy::LowLatency,
-            Policy::Display => vkpace::core::PacingPolicy::Display,
+            Policy::Frames => vkpace::PacingPolicy::FramesInFlight,
+            Policy::LowLatency => vkpace::PacingPolicy::LowLatency,
+            Policy::Display => vkpace::PacingPolicy::Display,
         }
     }
 }
 
 /// The flag spelling of a pacing policy.
-pub fn policy_name(policy: vkpace::core::PacingPolicy) -> &'static str {
+pub fn policy_name(policy: vkpace::PacingPolicy) -> &'static str {
     match policy {
-        vkpace::core::PacingPolicy::FramesInFlight => "frames",
-        vkpace::core::PacingPolicy::LowLatency => "low-latency",
-        vkpace::core::PacingPolicy::Display => "display",
+        vkpace::PacingPolicy::FramesInFlight => "frames",
+        vkpace::PacingPolicy::LowLatency => "low-latency",
+        vkpace::PacingPolicy::Display => "display",
         _ => "other",
     }
 }

@@ -2,8 +2,8 @@
 //! presentation engine said of them (`VK_EXT_present_timing`), from vkpace's telemetry of the
 //! last frames.
 
-use vkpace::core::DisplayPath;
-use vkpace::vk::Swapchain;
+use vkpace::DisplayPath;
+use vkpace::Swapchain;
 
 use crate::report::Percentiles;
 
@@ -38,8 +38,8 @@ impl PresentTimingReport {
     /// The figures of `sc` now (before it is destroyed).
     pub fn of(sc: &Swapchain) -> Self {
         let stats = sc.stats();
-        let in_use = sc.present_timing();
-        let (path, swap_interval) = match sc.display_path() {
+        let in_use = sc.info().present_timing;
+        let (path, swap_interval) = match sc.info().display_path {
             DisplayPath::RefreshGrid { interval } => ("refresh-grid", interval),
             _ => ("cpu", 0),
         };
@@ -64,7 +64,7 @@ impl PresentTimingReport {
             path,
             swap_interval,
             refresh_ms: in_use.map_or(0.0, |u| match u.refresh {
-                vkpace::vk::RefreshCycle::Fixed { duration_ns } => duration_ns as f64 / 1e6,
+                vkpace::RefreshCycle::Fixed { duration_ns } => duration_ns as f64 / 1e6,
                 _ => 0.0,
             }),
             results: stats.present_timing_results,

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context as _, Result};
-use vkpace::vk::{HostTimeline, Swapchain, SyncToken};
+use vkpace::{HostTimeline, Swapchain, SyncToken};
 
 /// The thread and the timeline it signals.
 pub struct Producer {
@@ -21,7 +21,7 @@ pub struct Producer {
     wanted: Arc<AtomicU64>,
     /// Set once no value will be asked for any more.
     stopping: Arc<AtomicBool>,
-    thread: Option<JoinHandle<vkpace::vk::Result<()>>>,
+    thread: Option<JoinHandle<vkpace::Result<()>>>,
     /// The last value promised.
     promised: u64,
 }
@@ -132,7 +132,7 @@ fn produce(
     wanted: &AtomicU64,
     stopping: &AtomicBool,
     work: Duration,
-) -> vkpace::vk::Result<()> {
+) -> vkpace::Result<()> {
     let mut signalled = 0u64;
     loop {
         // Read before `wanted`: a stop seen here comes after the last value was asked for.

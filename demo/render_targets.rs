@@ -4,7 +4,7 @@
 //!
 //! Why per slot: frames in flight overlap, and a depth image written by every frame would be
 //! shared by two frames at once; the slot's previous submission has completed
-//! (`vkpace::vk::Frame::slot`), so the slot's depth image is free. A framebuffer names one
+//! (`vkpace::Frame::slot`), so the slot's depth image is free. A framebuffer names one
 //! depth view and one swapchain view, hence one per (slot, image).
 //!
 //! Why retiring by slot is safe: a set of objects made for one swapchain generation is used
@@ -22,8 +22,8 @@ use gpu_allocator::MemoryLocation;
 
 use super::renderer::RenderTarget;
 
-/// Frame slots (`vkpace::core::MAX_FRAMES_IN_FLIGHT`).
-const SLOTS: usize = vkpace::core::MAX_FRAMES_IN_FLIGHT;
+/// Frame slots (`vkpace::MAX_FRAMES_IN_FLIGHT`).
+const SLOTS: usize = vkpace::MAX_FRAMES_IN_FLIGHT;
 
 /// The depth format (required for depth attachments by the spec's format tables).
 pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;

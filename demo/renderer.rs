@@ -28,7 +28,7 @@ pub struct RenderTarget {
 
 impl RenderTarget {
     /// The target of a vkpace frame.
-    pub fn of(frame: &vkpace::vk::Frame) -> Self {
+    pub fn of(frame: &vkpace::Frame) -> Self {
         Self {
             image: frame.image(),
             image_view: frame.image_view(),

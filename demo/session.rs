@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use ash::vk;
-use vkpace::core::{FrameLimit, PacingPolicy};
-use vkpace::vk::{Acquired, Batch, Frame, SubmittedFrame, Swapchain, SwapchainConfig};
+use vkpace::{Acquired, Batch, Frame, SubmittedFrame, Swapchain, SwapchainConfig};
+use vkpace::{FrameLimit, PacingPolicy};
 
 use crate::alloc_counter::{allocations, counted, thread_allocations, AllocCounts, AllocRates};
 use crate::cli::{policy_name, present_mode_name, Args};
@@ -119,9 +119,9 @@ impl Session {
             // before the context is destroyed (`finish`, or its drop order).
             Some(unsafe { Producer::start(&ctx.device, &mut swapchain, work) }?)
         };
-        let format = swapchain.format().context("no swapchain format")?;
+        let format = swapchain.info().format().context("no swapchain format")?;
         let wanted = args.present_mode.to_vk();
-        if let Some(got) = swapchain.present_mode().filter(|m| *m != wanted) {
+        if let Some(got) = swapchain.info().present_mode.filter(|m| *m != wanted) {
             eprintln!(
                 "vkpace demo: the surface does not offer {}; using {}",
                 present_mode_name(wanted),
@@ -134,7 +134,7 @@ impl Session {
             vk::PresentModeKHR::IMMEDIATE,
             vk::PresentModeKHR::FIFO_RELAXED,
         ];
-        let offered = swapchain.surface_present_modes()?;
+        let offered = ctx.present_modes()?;
         let mode_cycle: Vec<_> = order.into_iter().filter(|m| offered.contains(m)).collect();
         // On error the swapchain is dropped here, and its Drop tears it down.
         let renderer = ctx.renderer(format)?;
@@ -180,21 +180,21 @@ impl Session {
         if self.mode_cycle.is_empty() {
             return None;
         }
-        let current = sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO);
+        let current = sc.info().present_mode.unwrap_or(vk::PresentModeKHR::FIFO);
         let at = self
             .mode_cycle
             .iter()
             .position(|m| *m == current)
             .unwrap_or(0);
         let next = self.mode_cycle[(at + 1) % self.mode_cycle.len()];
-        sc.set_present_mode(next);
+        sc.set(vkpace::Setting::PresentMode(next)).ok()?;
         Some(next)
     }
 
     /// Changes frames in flight at run time (1..=3).
     pub fn set_frames_in_flight(&mut self, n: usize) -> Result<()> {
         if let Some(sc) = self.swapchain.as_mut() {
-            sc.set_frames_in_flight(n)?;
+            sc.set(vkpace::Setting::FramesInFlight(n))?;
         }
         Ok(())
     }
@@ -202,12 +202,12 @@ impl Session {
     /// Switches between the frames-in-flight and low-latency policies; returns the new one.
     pub fn toggle_policy(&mut self) -> Option<PacingPolicy> {
         let sc = self.swapchain.as_mut()?;
-        let next = match sc.pacing_policy() {
+        let next = match sc.info().pacing {
             PacingPolicy::FramesInFlight => PacingPolicy::LowLatency,
             // LowLatency, and any policy a later vkpace adds, toggles back to the default.
             _ => PacingPolicy::FramesInFlight,
         };
-        sc.set_pacing_policy(next);
+        sc.set(vkpace::Setting::Pacing(next)).ok()?;
         Some(next)
     }
 
@@ -216,12 +216,12 @@ impl Session {
         let Some(sc) = self.swapchain.as_mut() else {
             return Ok(None);
         };
-        if sc.frame_limit().is_some() {
-            sc.set_frame_limit(None);
+        if sc.info().frame_limit.is_some() {
+            sc.set(vkpace::Setting::FrameLimit(None))?;
             return Ok(None);
         }
         let fps = self.args.fps.unwrap_or(60.0);
-        sc.set_frame_limit(Some(FrameLimit::fps(fps)?));
+        sc.set(vkpace::Setting::FrameLimit(Some(FrameLimit::fps(fps)?)))?;
         Ok(Some(fps))
     }
 
@@ -294,7 +294,7 @@ impl Session {
             return;
         }
         let extent = vk::Extent2D { width, height };
-        if sc.extent() != Some(extent) {
+        if sc.info().extent != Some(extent) {
             if let Some(log) = self.resize_log.as_mut() {
                 log.requested(extent);
             }
@@ -313,7 +313,7 @@ impl Session {
     /// vkpace's state dump (what it waits for), or a line saying there is no swapchain.
     pub fn debug_state(&self) -> String {
         match &self.swapchain {
-            Some(sc) => format!("vkpace's state:\n{}", sc.debug_state()),
+            Some(sc) => format!("vkpace's state:\n{sc:?}"),
             None => "no swapchain".to_string(),
         }
     }
@@ -481,11 +481,13 @@ impl Session {
         let sc = self.swapchain.take().context("session already finished")?;
         let stats = sc.stats();
         let present_mode =
-            present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO)).to_string();
-        let frames_in_flight = sc.frames_in_flight();
-        let policy = policy_name(sc.pacing_policy()).to_string();
+            present_mode_name(sc.info().present_mode.unwrap_or(vk::PresentModeKHR::FIFO))
+                .to_string();
+        let frames_in_flight = sc.info().frames_in_flight;
+        let policy = policy_name(sc.info().pacing).to_string();
         let fps_limit = sc
-            .frame_limit()
+            .info()
+            .frame_limit
             .map(|l| (1e9 / l.period_ns() as f64 * 1000.0).round() / 1000.0);
         let interval_ms = IntervalStats::of(&self.intervals_ms);
         let fps = if interval_ms.mean > 0.0 {
@@ -493,15 +495,15 @@ impl Session {
         } else {
             0.0
         };
-        let display_feedback = sc.display_feedback().label();
-        let path = if sc.maintenance1().is_some() {
+        let display_feedback = sc.info().display_feedback.label();
+        let path = if sc.info().maintenance1.is_some() {
             "maintenance1"
         } else {
             "legacy"
         }
         .to_string();
-        let maintenance1_names = sc.maintenance1().map_or("none", |n| n.label());
-        let completion = sc.completion_backend().name();
+        let maintenance1_names = sc.info().maintenance1.map_or("none", |n| n.label());
+        let completion = sc.info().completion.name();
         let present_timing = crate::present_timing_report::PresentTimingReport::of(&sc);
         sc.destroy().context("destroying the swapchain")?;
         let submission = match self.producer.take() {
@@ -576,12 +578,12 @@ impl Session {
 fn hud_facts<'a>(sc: &'a Swapchain, frame: &Frame, gpu_load: f32, producer: bool) -> HudFacts<'a> {
     let extent = frame.extent();
     HudFacts {
-        policy: policy_name(sc.pacing_policy()),
-        fps_limit: sc.frame_limit().map(|l| 1e9 / l.period_ns() as f64),
-        present_mode: present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO)),
-        frames_in_flight: sc.frames_in_flight(),
-        maintenance1: sc.maintenance1().map(|n| n.label()),
-        completion: sc.completion_backend().name(),
+        policy: policy_name(sc.info().pacing),
+        fps_limit: sc.info().frame_limit.map(|l| 1e9 / l.period_ns() as f64),
+        present_mode: present_mode_name(sc.info().present_mode.unwrap_or(vk::PresentModeKHR::FIFO)),
+        frames_in_flight: sc.info().frames_in_flight,
+        maintenance1: sc.info().maintenance1.map(|n| n.label()),
+        completion: sc.info().completion.name(),
         submission: if producer {
             "batches+producer"
         } else {
@@ -599,8 +601,8 @@ fn hud_facts<'a>(sc: &'a Swapchain, frame: &Frame, gpu_load: f32, producer: bool
 /// The HUD's present timing line: the path, and the mean start-to-first-pixel time of the
 /// last frames vkpace has first-pixel times for (no allocation: the telemetry ring is walked).
 fn display_facts(sc: &Swapchain) -> crate::hud_view::DisplayFacts {
-    let swap_interval = match sc.display_path() {
-        vkpace::core::DisplayPath::RefreshGrid { interval } => interval,
+    let swap_interval = match sc.info().display_path {
+        vkpace::DisplayPath::RefreshGrid { interval } => interval,
         _ => 0,
     };
     let (sum, n) = sc
@@ -609,7 +611,7 @@ fn display_facts(sc: &Swapchain) -> crate::hud_view::DisplayFacts {
         .filter_map(|t| t.displayed.map(|d| d.saturating_sub(t.cpu_start)))
         .take(60)
         .fold((0.0, 0u32), |(s, n), d| (s + d.as_secs_f64() * 1e3, n + 1));
-    let present_timing = sc.present_timing().is_some();
+    let present_timing = sc.info().present_timing.is_some();
     crate::hud_view::DisplayFacts {
         present_timing,
         swap_interval,

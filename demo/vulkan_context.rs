@@ -131,24 +131,6 @@ fn is_unknown_to_old_layer(id: &str, text: &str, present_wait2: bool) -> bool {
     extension || structure || flags
 }
 
-/// Present timing where the device offers it with present_id2 (enabled with present_wait2)
-/// and calibrated timestamps.
-///
-/// # Safety
-/// `physical` comes from `instance`, a Vulkan 1.3 instance.
-unsafe fn present_timing_support(
-    instance: &ash::Instance,
-    physical: vk::PhysicalDevice,
-    present_wait2: bool,
-) -> Result<Option<vkpace::vk::PresentTimingSupport>> {
-    if !present_wait2 {
-        return Ok(None);
-    }
-    // SAFETY: caller contract.
-    let support = unsafe { vkpace::vk::PresentTimingSupport::query(instance, physical) }?;
-    Ok(support.usable().then_some(support))
-}
-
 /// The number in a message's "unknown VkStructureType (N)", read without allocating.
 fn unknown_structure_type(text: &str) -> Option<i32> {
     let (_, rest) = text.split_once("unknown VkStructureType (")?;
@@ -187,7 +169,7 @@ pub struct VulkanContext {
     /// Whether swapchain maintenance1 (and its instance extensions) were enabled.
     pub maintenance1: bool,
     /// Which names of it: KHR where offered, else EXT.
-    pub maintenance1_names: Option<vkpace::vk::Maintenance1Names>,
+    pub maintenance1_names: Option<vkpace::Maintenance1Names>,
     /// Whether VK_EXT_calibrated_timestamps was enabled and the queue has timestamps (vkpace
     /// then measures GPU start and end per frame).
     pub gpu_timing: bool,
@@ -202,6 +184,8 @@ pub struct VulkanContext {
     pub present_timing: bool,
     /// The physical device's name, for the summary.
     pub device_name: String,
+    /// What vkpace found it can use (and the context enabled).
+    pub support: vkpace::Support,
 }
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
@@ -236,21 +220,13 @@ impl VulkanContext {
                 extensions.extend_from_slice(ash_window::enumerate_required_extensions(*display)?);
             }
         }
-        // The KHR names where the loader and driver offer them, else the EXT ones.
-        let m1_instance = if maintenance1 {
-            vkpace::vk::Maintenance1Support::instance_names(&entry)?
-        } else {
-            None
-        };
-        if let Some(names) = m1_instance {
-            extensions.extend(names.instance_extensions().iter().map(|e| e.as_ptr()));
+        // What vkpace can use, asked before the instance exists (maintenance1's instance
+        // extensions only when asked for).
+        let mut instance_support = vkpace::InstanceSupport::query(&entry)?;
+        if !maintenance1 {
+            instance_support.maintenance1 = None;
         }
-        // present_wait2 needs VK_KHR_get_surface_capabilities2 (maintenance1 may have added it).
-        let caps2 = vkpace::vk::PRESENT_WAIT2_INSTANCE_EXTENSION;
-        let surface_caps2 = has_ext(caps2);
-        if surface_caps2 && m1_instance.is_none() {
-            extensions.push(caps2.as_ptr());
-        }
+        extensions.extend(instance_support.extensions().iter().map(|e| e.as_ptr()));
         let debug_utils = has_ext(ash::ext::debug_utils::NAME) || validation;
         if debug_utils {
             extensions.push(ash::ext::debug_utils::NAME.as_ptr());
@@ -347,22 +323,13 @@ impl VulkanContext {
             &ctx_partial.1,
             &ctx_partial.3,
             ctx_partial.4,
-            m1_instance,
-            surface_caps2,
+            &instance_support,
         ) {
-            Ok((
-                physical,
-                device,
-                queue,
-                queue_family,
-                device_name,
-                (maintenance1, gpu_timing, present_wait, present_wait2),
-                present_timing,
-            )) => {
+            Ok((physical, device, queue, queue_family, device_name, support)) => {
                 let (entry, instance, messenger, surface_fn, surface) = ctx_partial;
                 messages
                     .present_wait2
-                    .store(present_wait2, Ordering::SeqCst);
+                    .store(support.present_wait2, Ordering::SeqCst);
                 Ok(Self {
                     entry,
                     instance,
@@ -375,12 +342,13 @@ impl VulkanContext {
                     queue,
                     queue_family,
                     debug_utils,
-                    maintenance1: maintenance1.is_some(),
-                    maintenance1_names: maintenance1,
-                    gpu_timing,
-                    present_wait,
-                    present_wait2,
-                    present_timing,
+                    maintenance1: support.maintenance1.is_some(),
+                    maintenance1_names: support.maintenance1,
+                    gpu_timing: support.gpu_timestamps,
+                    present_wait: support.present_wait,
+                    present_wait2: support.present_wait2,
+                    present_timing: support.present_timing.is_some(),
+                    support,
                     device_name,
                 })
             }
@@ -404,16 +372,14 @@ impl VulkanContext {
         instance: &ash::Instance,
         surface_fn: &ash::khr::surface::Instance,
         surface: vk::SurfaceKHR,
-        m1_instance: Option<vkpace::vk::Maintenance1Names>,
-        surface_caps2: bool,
+        instance_support: &vkpace::InstanceSupport,
     ) -> Result<(
         vk::PhysicalDevice,
         ash::Device,
         vk::Queue,
         u32,
         String,
-        (Option<vkpace::vk::Maintenance1Names>, bool, bool, bool),
-        bool,
+        vkpace::Support,
     )> {
         // SAFETY: valid instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }?;
@@ -451,101 +417,24 @@ impl VulkanContext {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        // SAFETY: `physical` comes from this 1.3 instance.
+        // SAFETY: `physical` comes from this 1.3 instance, `family` is one of its families, and
+        // the instance enabled `instance_support.extensions()`.
         let support =
-            unsafe { vkpace::vk::Maintenance1Support::query(instance, physical, m1_instance) }?;
-        let maintenance1 = support.usable();
+            unsafe { vkpace::Support::query(entry, instance, physical, family, instance_support) }?;
         let mut extensions = vec![ash::khr::swapchain::NAME.as_ptr()];
-        if let Some(names) = maintenance1 {
-            extensions.push(names.device_extension().as_ptr());
-        }
-        // SAFETY: as above; `family` is one of its queue families.
-        let timing =
-            unsafe { vkpace::vk::GpuTimingSupport::query(entry, instance, physical, family) }?;
-        let gpu_timing = timing.usable();
-        if gpu_timing {
-            extensions.push(vkpace::vk::GPU_TIMING_DEVICE_EXTENSION.as_ptr());
-        }
-        // SAFETY: as above.
-        let present_wait =
-            unsafe { vkpace::vk::PresentWaitSupport::query(instance, physical) }?.usable();
-        if present_wait {
-            extensions.extend(
-                vkpace::vk::PRESENT_WAIT_DEVICE_EXTENSIONS
-                    .iter()
-                    .map(|e| e.as_ptr()),
-            );
-        }
-        // present_wait2 where the device offers it and the instance enabled what it needs.
-        // SAFETY: as above.
-        let present_wait2 = surface_caps2
-            && unsafe { vkpace::vk::PresentWait2Support::query(instance, physical) }?.usable();
-        if present_wait2 {
-            extensions.extend(
-                vkpace::vk::PRESENT_WAIT2_DEVICE_EXTENSIONS
-                    .iter()
-                    .map(|e| e.as_ptr()),
-            );
-        }
-        // SAFETY: as above.
-        let timing = unsafe { present_timing_support(instance, physical, present_wait2) }?;
-        let mut timing_feature = vkpace::vk::registry::PhysicalDevicePresentTimingFeaturesEXT {
-            present_timing: vk::TRUE,
-            present_at_absolute_time: timing.map_or(0, |t| t.present_at_absolute_time.into()),
-            present_at_relative_time: timing.map_or(0, |t| t.present_at_relative_time.into()),
-            ..Default::default()
-        };
-        if timing.is_some() {
-            // VK_KHR_present_id2, the third, is enabled with present_wait2 already.
-            extensions.extend(
-                vkpace::vk::PRESENT_TIMING_DEVICE_EXTENSIONS
-                    .iter()
-                    .filter(|e| **e != vkpace::vk::registry::KHR_PRESENT_ID_2_NAME)
-                    .map(|e| e.as_ptr()),
-            );
-        }
-        let mut present_id2_feature = vkpace::vk::registry::PhysicalDevicePresentId2FeaturesKHR {
-            present_id2: vk::TRUE,
-            ..Default::default()
-        };
-        let mut present_wait2_feature =
-            vkpace::vk::registry::PhysicalDevicePresentWait2FeaturesKHR {
-                present_wait2: vk::TRUE,
-                ..Default::default()
-            };
-        let mut present_id_feature =
-            vk::PhysicalDevicePresentIdFeaturesKHR::default().present_id(true);
-        let mut present_wait_feature =
-            vk::PhysicalDevicePresentWaitFeaturesKHR::default().present_wait(true);
+        extensions.extend(support.device_extensions().iter().map(|e| e.as_ptr()));
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
             .dynamic_rendering(true)
             .synchronization2(true);
-        // Host timelines (vkpace::vk::HostTimeline) need timeline semaphores, core in 1.2.
+        // Host timelines (vkpace::HostTimeline) need timeline semaphores, core in 1.2.
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
-        let mut m1_features = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default()
-            .swapchain_maintenance1(true);
-        let mut info = vk::DeviceCreateInfo::default()
+        let mut features = support.features();
+        let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&extensions)
             .push_next(&mut v13)
             .push_next(&mut v12);
-        if maintenance1.is_some() {
-            // The KHR feature structure is the EXT one (same layout and structure type).
-            info = info.push_next(&mut m1_features);
-        }
-        if present_wait {
-            info = info
-                .push_next(&mut present_id_feature)
-                .push_next(&mut present_wait_feature);
-        }
-        if present_wait2 {
-            info = info
-                .push_next(&mut present_id2_feature)
-                .push_next(&mut present_wait2_feature);
-        }
-        if timing.is_some() {
-            info = info.push_next(&mut timing_feature);
-        }
+        let info = features.chain(info);
         // SAFETY: `physical` supports Vulkan 1.3 (dynamic rendering, synchronization2 and
         // timeline semaphores are required features of 1.3) and VK_KHR_swapchain (it can
         // present).
@@ -553,21 +442,22 @@ impl VulkanContext {
             unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")?;
         // SAFETY: queue 0 of the family was requested above.
         let queue = unsafe { device.get_device_queue(family, 0) };
-        Ok((
-            physical,
-            device,
-            queue,
-            family,
-            name,
-            (maintenance1, gpu_timing, present_wait, present_wait2),
-            timing.is_some(),
-        ))
+        Ok((physical, device, queue, family, name, support))
+    }
+
+    /// The present modes the surface offers.
+    pub fn present_modes(&self) -> Result<Vec<vk::PresentModeKHR>> {
+        // SAFETY: the physical device and surface belong to this context's instance.
+        Ok(unsafe {
+            self.surface_fn
+                .get_physical_device_surface_present_modes(self.physical, self.surface)
+        }?)
     }
 
     /// A vkpace swapchain on this context's surface, with debug names and the optional
     /// extensions set from what the context enabled. Drop (or destroy) it before
     /// [`VulkanContext::destroy`].
-    pub fn swapchain(&self, config: vkpace::vk::SwapchainConfig) -> Result<vkpace::vk::Swapchain> {
+    pub fn swapchain(&self, config: vkpace::SwapchainConfig) -> Result<vkpace::Swapchain> {
         self.swapchain_with(config, |_| {})
     }
 
@@ -575,16 +465,12 @@ impl VulkanContext {
     /// context enabled what the options it sets need, and nothing more).
     pub fn swapchain_with(
         &self,
-        config: vkpace::vk::SwapchainConfig,
-        adjust: impl FnOnce(&mut vkpace::vk::SwapchainConfig),
-    ) -> Result<vkpace::vk::Swapchain> {
+        config: vkpace::SwapchainConfig,
+        adjust: impl FnOnce(&mut vkpace::SwapchainConfig),
+    ) -> Result<vkpace::Swapchain> {
         let mut config = config;
         config.debug_utils = self.debug_utils;
-        config.swapchain_maintenance1 = self.maintenance1_names;
-        config.gpu_timestamps = self.gpu_timing;
-        config.present_wait = self.present_wait;
-        config.present_wait2 = self.present_wait2;
-        config.present_timing = self.present_timing;
+        self.support.apply(&mut config);
         // Every context enables synchronization2 (a Vulkan 1.3 feature) and timeline semaphores.
         config.synchronization2 = true;
         if let Some(backend) = completion_override() {
@@ -610,16 +496,16 @@ impl VulkanContext {
     /// # Safety
     ///
     /// The options of `config` that need an extension are set only where this context enabled
-    /// it, except those vkpace itself checks (documented on [`vkpace::vk::Swapchain::new`]).
+    /// it, except those vkpace itself checks (documented on [`vkpace::Swapchain::new`]).
     pub unsafe fn swapchain_as_given(
         &self,
-        config: vkpace::vk::SwapchainConfig,
-    ) -> Result<vkpace::vk::Swapchain> {
+        config: vkpace::SwapchainConfig,
+    ) -> Result<vkpace::Swapchain> {
         // SAFETY: the context's handles are valid, the queue is of `queue_family`, and callers
         // drop the swapchain before destroying the context (documented above); the options
         // are the caller's contract.
         let swapchain = unsafe {
-            vkpace::vk::Swapchain::new(vkpace::vk::SwapchainCreateDesc {
+            vkpace::Swapchain::new(vkpace::SwapchainCreateDesc {
                 entry: &self.entry,
                 instance: &self.instance,
                 physical_device: self.physical,
@@ -645,7 +531,7 @@ impl VulkanContext {
             &self.device,
             self.queue_family,
             format,
-            vkpace::core::MAX_FRAMES_IN_FLIGHT,
+            vkpace::MAX_FRAMES_IN_FLIGHT,
         )
     }
 
@@ -665,11 +551,11 @@ impl VulkanContext {
 /// `VKPACE_COMPLETION=fences|timeline` sets the completion backend of every swapchain a
 /// context makes: `scripts/test` runs the Vulkan integration tests once per backend this way.
 /// Any other value is ignored with a warning.
-pub fn completion_override() -> Option<vkpace::vk::CompletionBackend> {
+pub fn completion_override() -> Option<vkpace::CompletionBackend> {
     let value = std::env::var("VKPACE_COMPLETION").ok()?;
     match value.as_str() {
-        "fences" => Some(vkpace::vk::CompletionBackend::Fences),
-        "timeline" => Some(vkpace::vk::CompletionBackend::TimelineSemaphore),
+        "fences" => Some(vkpace::CompletionBackend::Fences),
+        "timeline" => Some(vkpace::CompletionBackend::TimelineSemaphore),
         other => {
             eprintln!("VKPACE_COMPLETION={other:?} ignored: fences or timeline");
             None

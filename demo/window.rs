@@ -339,15 +339,15 @@ fn next_window_state(window: &Window, n: u64) {
 fn set_title(window: &Window, session: &mut Session, fps: f64) {
     let frames = session.frames();
     if let Some(sc) = session.swapchain_mut() {
-        let mode = present_mode_name(sc.present_mode().unwrap_or(vk::PresentModeKHR::FIFO));
-        let path = if sc.maintenance1().is_some() {
+        let mode = present_mode_name(sc.info().present_mode.unwrap_or(vk::PresentModeKHR::FIFO));
+        let path = if sc.info().maintenance1.is_some() {
             "maintenance1"
         } else {
             "legacy"
         };
         window.set_title(&format!(
             "vkpace: {fps:.0} fps | {mode} | {} in flight | {path} | {frames} frames",
-            sc.frames_in_flight(),
+            sc.info().frames_in_flight,
         ));
     }
 }

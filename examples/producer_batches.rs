@@ -36,8 +36,8 @@ use ash::vk;
 use ash::vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
 use support::vulkan::{self, image_barrier, memory_barrier, HostBuffer, Scope, COLOR};
 use support::{Args, Context, Renderer};
-use vkpace::core::{SyncToken, MAX_FRAMES_IN_FLIGHT};
-use vkpace::vk::{Batch, CompletionBackend, Frame, HostTimeline, Swapchain, SwapchainConfig};
+use vkpace::{Batch, CompletionBackend, Frame, HostTimeline, Swapchain, SwapchainConfig};
+use vkpace::{SyncToken, MAX_FRAMES_IN_FLIGHT};
 
 /// A tile: TILE x TILE texels of 4 bytes; the staging buffer holds one per frame slot.
 const TILE: u32 = 64;
@@ -203,7 +203,7 @@ struct Producer {
     staging: HostBuffer,
     timeline: Arc<HostTimeline>,
     jobs: Option<Sender<Job>>,
-    thread: Option<JoinHandle<vkpace::vk::Result<()>>>,
+    thread: Option<JoinHandle<vkpace::Result<()>>>,
     /// The last value promised.
     value: u64,
 }
@@ -273,7 +273,7 @@ impl Producer {
 
 /// The thread: fills each job's tile (a pattern that moves with the value), then signals the
 /// value. Ends when the frame loop drops its sender.
-fn produce(timeline: &HostTimeline, tiles: Tiles, jobs: Receiver<Job>) -> vkpace::vk::Result<()> {
+fn produce(timeline: &HostTimeline, tiles: Tiles, jobs: Receiver<Job>) -> vkpace::Result<()> {
     for job in jobs {
         // SAFETY: the slot's tile lies inside the mapping; the slot is free and the GPU reads
         // the tile only after the signal below (module docs).

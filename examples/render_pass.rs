@@ -28,8 +28,8 @@ use anyhow::{ensure, Context as _, Result};
 use ash::vk;
 use support::vulkan::{self, Image};
 use support::{pipeline, Args, Context, Renderer};
-use vkpace::core::MAX_FRAMES_IN_FLIGHT;
-use vkpace::vk::{CompletionBackend, Frame, Rebuild, RenderTargets, Swapchain, SwapchainConfig};
+use vkpace::MAX_FRAMES_IN_FLIGHT;
+use vkpace::{CompletionBackend, Frame, Rebuild, RenderTargets, Swapchain, SwapchainConfig};
 
 /// `shaders/scene.vert` and `shaders/example_depth.frag`, compiled by build.rs.
 const SHADERS: (&[u8], &[u8]) = (
@@ -65,7 +65,10 @@ impl Renderer for RenderPassExample {
 
     fn new(ctx: &Context, swapchain: &mut Swapchain, _args: &Args) -> Result<Self> {
         let device = ctx.device.clone();
-        let color_format = swapchain.format().context("no swapchain (zero extent)")?;
+        let color_format = swapchain
+            .info()
+            .format()
+            .context("no swapchain (zero extent)")?;
         let depth_format = vulkan::depth_format(&ctx.instance, ctx.physical)?;
         let render_pass = render_pass(&device, color_format, depth_format)?;
         let (layout, pipeline) = pipeline::graphics_pipeline(&device, render_pass, SHADERS, true)?;

@@ -1,11 +1,32 @@
 #![doc = include_str!("../README.md")]
 //!
-//! # The two layers
+//! # What is here
 //!
-//! [`core`] is the sans-IO frame machine; [`vk`] the thin Vulkan shell that carries out its
-//! requests.
+//! Everything a renderer uses is at the crate root: the [`Swapchain`] and its frame path
+//! ([`Acquired`], [`Frame`], [`SubmittedFrame`], [`Presented`], [`Batch`]), its configuration
+//! ([`SwapchainConfig`], [`Setting`]) and what it reports ([`SwapchainInfo`],
+//! [`SwapchainStats`], [`FrameTimes`]), the one support query ([`InstanceSupport`],
+//! [`Support`]), completion tokens ([`SyncToken`], [`TokenSet`], [`HostTimeline`],
+//! [`DeferredRelease`]) and render targets that follow the swapchain ([`RenderTargets`]).
+//!
+//! The sans-IO frame machine (`vkpace::core`) and the Vulkan shell (`vkpace::vk`) stay
+//! reachable for vkpace's own simulator, benchmark and tests, but are not part of the API:
+//! they are hidden from these docs and may change in any release.
 
+#[doc(hidden)]
 pub mod core;
+#[doc(hidden)]
 pub mod vk;
 
 pub use ash;
+
+pub use crate::core::{
+    CompletionBackend, CoreError, DeferredRelease, DisplayPath, FrameLimit, FrameTimes,
+    PacingPolicy, SwapchainStats, SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, TELEMETRY_FRAMES,
+};
+pub use crate::vk::{
+    sleep_until, Acquired, Batch, DeviceFeatures, DisplayFeedback, Error, Frame, HostTimeline,
+    InstanceSupport, Maintenance1Names, PresentTimingInUse, Presented, Rebuild, RefreshCycle,
+    RenderTargets, Result, Setting, SubmittedFrame, Support, Swapchain, SwapchainConfig,
+    SwapchainCreateDesc, SwapchainInfo, MAX_TIMED_COMMAND_BUFFERS,
+};

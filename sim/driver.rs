@@ -5,9 +5,10 @@
 //! each operation would break.
 
 use vkpace::core::{
-    CoreError, Extent, Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, PresentStatus,
-    Request, SurfaceFormat, SurfaceInfo, SyncToken, VkStatus,
+    Extent, Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, PresentStatus, Request,
+    SurfaceFormat, SurfaceInfo, VkStatus,
 };
+use vkpace::{CoreError, SyncToken};
 
 use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
 
@@ -35,8 +36,8 @@ impl From<String> for SimError {
     }
 }
 
-impl From<vkpace::core::CoreError> for SimError {
-    fn from(e: vkpace::core::CoreError) -> Self {
+impl From<vkpace::CoreError> for SimError {
+    fn from(e: vkpace::CoreError) -> Self {
         SimError::Broken(format!("the machine refused a call: {e}"))
     }
 }

@@ -13,7 +13,8 @@
 //! `target_ok`), and the pacing code learns each frame's ready and first-pixel times once they
 //! have happened.
 
-use vkpace::core::{DisplayTiming, FrameLimit, Pacing, PacingPolicy, PresentTarget};
+use vkpace::core::{DisplayTiming, Pacing, PresentTarget};
+use vkpace::{FrameLimit, PacingPolicy};
 
 use crate::rng::Rng;
 

@@ -14,7 +14,7 @@ use std::ptr::NonNull;
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{FrameHistory, RenderTarget, Renderer, SurfaceSource, VulkanContext};
-use vkpace::vk::{Acquired, Frame, SubmittedFrame, Swapchain, SwapchainConfig};
+use vkpace::{Acquired, Frame, SubmittedFrame, Swapchain, SwapchainConfig};
 use vkpace_sim::rng::Rng;
 
 fn sequences() -> u64 {
@@ -56,8 +56,8 @@ impl Bench {
             calls: 0,
         };
         let sc = b.swapchain(2)?;
-        b.modes = sc.surface_present_modes()?;
-        let format = sc.format().context("no format")?;
+        b.modes = b.ctx.present_modes()?;
+        let format = sc.info().format().context("no format")?;
         sc.destroy()?;
         b.renderer = Some(b.ctx.renderer(format)?);
         Ok(b)
@@ -132,10 +132,10 @@ impl Bench {
                 });
             }
             0 | 1 => sc.request_recreate(),
-            2 => sc.set_frames_in_flight(1 + rng.below(3) as usize)?,
+            2 => sc.set(vkpace::Setting::FramesInFlight(1 + rng.below(3) as usize))?,
             _ => {
                 let mode = self.modes[rng.below(self.modes.len() as u32) as usize];
-                sc.set_present_mode(mode);
+                sc.set(vkpace::Setting::PresentMode(mode))?;
             }
         }
         Ok(())

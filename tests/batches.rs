@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
-use vkpace::core::CoreError;
-use vkpace::vk::{
+use vkpace::CoreError;
+use vkpace::{
     Acquired, Batch, CompletionBackend, Error, Frame, HostTimeline, SubmittedFrame,
     SwapchainConfig, SyncToken, TokenSet,
 };
@@ -53,7 +53,7 @@ impl ExtraCommands {
         let pool = unsafe { device.create_command_pool(&info, None) }?;
         let alloc = vk::CommandBufferAllocateInfo::default()
             .command_pool(pool)
-            .command_buffer_count(2 * vkpace::core::MAX_FRAMES_IN_FLIGHT as u32);
+            .command_buffer_count(2 * vkpace::MAX_FRAMES_IN_FLIGHT as u32);
         // SAFETY: `pool` was just made.
         let buffers = unsafe { device.allocate_command_buffers(&alloc) }?;
         Ok(Self {
@@ -146,7 +146,7 @@ fn acquire(h: &mut Harness) -> Result<Frame> {
 fn config(m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.frames_in_flight = 3;
-    c.swapchain_maintenance1 = m1.then_some(vkpace::vk::Maintenance1Names::Ext);
+    c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     c
 }
 
@@ -159,7 +159,7 @@ fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
     h.swapchain().register_host_timeline(&timeline)?;
     timeline.promise(FRAMES)?;
     let result = std::thread::scope(|s| -> Result<()> {
-        let producer = s.spawn(|| -> vkpace::vk::Result<()> {
+        let producer = s.spawn(|| -> vkpace::Result<()> {
             for v in 1..=FRAMES {
                 if v % LATE_EVERY == 0 {
                     std::thread::sleep(LATE);
@@ -192,7 +192,7 @@ fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
         );
         Ok(())
     });
-    let dump = h.swapchain().debug_state().to_string();
+    let dump = format!("{:?}", h.swapchain());
     let line = format!(
         "stream {}: submitted or promised {FRAMES}",
         timeline.token(0).stream()
@@ -301,7 +301,7 @@ fn refusals(
     // The swapchain's own token as a GPU wait: a fence cannot be waited for on the GPU; the
     // timeline can, and the frame waits on the swapchain's own timeline semaphore.
     let own = h.swapchain().last_submitted();
-    let backend = h.swapchain().completion_backend();
+    let backend = h.swapchain().info().completion;
     match (backend, frame_in_batches(h, extra, frame, own)) {
         (CompletionBackend::TimelineSemaphore, Ok(_)) => {}
         (CompletionBackend::Fences, Err(e))

@@ -26,7 +26,7 @@ use std::time::Duration;
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use vdisplay_support::artifacts_dir;
-use vkpace::vk::{Acquired, Swapchain, SwapchainConfig};
+use vkpace::{Acquired, Swapchain, SwapchainConfig};
 use vkpace_demo::frame_history::{FrameHistory, Sample};
 use vkpace_demo::renderer::{RenderTarget, Renderer};
 use vkpace_demo::virtual_display::{find_library, is_loader_env_notice, set_extent};
@@ -239,7 +239,7 @@ impl Ctx {
     }
 
     /// A vkpace swapchain with `config` (plus what this context enabled).
-    fn swapchain(&self, mut config: SwapchainConfig) -> vkpace::vk::Result<Swapchain> {
+    fn swapchain(&self, mut config: SwapchainConfig) -> vkpace::Result<Swapchain> {
         config.debug_utils = true;
         config.synchronization2 = true;
         config.wait_timeout = Duration::from_secs(5);
@@ -250,7 +250,7 @@ impl Ctx {
         // first); debug utils, synchronization2 and timeline semaphores are enabled;
         // `hdr_metadata` vkpace checks itself.
         unsafe {
-            Swapchain::new(vkpace::vk::SwapchainCreateDesc {
+            Swapchain::new(vkpace::SwapchainCreateDesc {
                 entry: &self.entry,
                 instance: &self.instance,
                 physical_device: self.physical,
@@ -270,7 +270,7 @@ impl Ctx {
             &self.device,
             self.family,
             format,
-            vkpace::core::MAX_FRAMES_IN_FLIGHT,
+            vkpace::MAX_FRAMES_IN_FLIGHT,
         )
     }
 
@@ -310,7 +310,7 @@ struct Run {
 impl Run {
     fn new(ctx: &Ctx, config: SwapchainConfig) -> Result<Self> {
         let swapchain = ctx.swapchain(config)?;
-        let format = swapchain.format().context("no swapchain yet")?;
+        let format = swapchain.info().format().context("no swapchain yet")?;
         let renderer = ctx.renderer(format)?;
         Ok(Self {
             swapchain,
@@ -566,10 +566,10 @@ fn refused_without_hdr10(ctx: &Ctx) -> Result<()> {
         "{offered:?}"
     );
     match ctx.swapchain(hdr10_only()) {
-        Err(vkpace::vk::Error::NoSurfaceFormat) => Ok(()),
+        Err(vkpace::Error::NoSurfaceFormat) => Ok(()),
         Err(e) => bail!("expected NoSurfaceFormat, got {e}"),
         Ok(sc) => {
-            let format = sc.surface_format();
+            let format = sc.info().surface_format;
             sc.destroy()?;
             bail!("expected NoSurfaceFormat, got a swapchain of {format:?}")
         }
@@ -728,7 +728,7 @@ fn hdr_metadata_without_the_extension_is_invalid_config() -> Result<()> {
         let mut config = hdr10_first();
         config.hdr_metadata = Some(metadata());
         let result = match ctx.swapchain(config) {
-            Err(vkpace::vk::Error::InvalidConfig(why)) => {
+            Err(vkpace::Error::InvalidConfig(why)) => {
                 println!("refused: {why}");
                 Ok(())
             }

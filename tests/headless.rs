@@ -8,8 +8,9 @@ mod run_length;
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
-use vkpace::core::{semaphore_bound, CoreError};
-use vkpace::vk::{Acquired, Error, Frame, SwapchainConfig, SwapchainStats};
+use vkpace::core::semaphore_bound;
+use vkpace::CoreError;
+use vkpace::{Acquired, Error, Frame, SwapchainConfig, SwapchainStats};
 
 /// Frames of the resize run (a new extent each).
 const FRAMES: u64 = 300;
@@ -30,8 +31,8 @@ fn config(mode: vk::PresentModeKHR, frames_in_flight: usize, m1: bool) -> Swapch
 
 /// Asks for the maintenance1 path; the context enables the names the driver offers and sets
 /// the real ones (KHR where offered, else EXT).
-fn m1_if(on: bool) -> Option<vkpace::vk::Maintenance1Names> {
-    on.then_some(vkpace::vk::Maintenance1Names::Ext)
+fn m1_if(on: bool) -> Option<vkpace::Maintenance1Names> {
+    on.then_some(vkpace::Maintenance1Names::Ext)
 }
 
 fn with(f: impl FnOnce(&mut SwapchainConfig)) -> SwapchainConfig {
@@ -49,7 +50,7 @@ fn acquire(h: &mut Harness) -> Result<Frame> {
 }
 
 /// Records the demo scene for `frame` and submits it.
-fn submit(h: &mut Harness, frame: Frame) -> Result<vkpace::vk::SubmittedFrame> {
+fn submit(h: &mut Harness, frame: Frame) -> Result<vkpace::SubmittedFrame> {
     let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
         bail!("harness finished");
     };
@@ -69,7 +70,7 @@ fn submit(h: &mut Harness, frame: Frame) -> Result<vkpace::vk::SubmittedFrame> {
 /// every object count stays within the documented steady-state bound.
 fn run_matrix_case(mode: vk::PresentModeKHR, n: usize, m1: bool) -> Result<()> {
     let mut h = Harness::headless(config(mode, n, m1))?;
-    let offered = h.swapchain().surface_present_modes()?;
+    let offered = h.ctx.as_ref().context("no context")?.present_modes()?;
     let expected = if offered.contains(&mode) {
         mode
     } else {
@@ -79,16 +80,16 @@ fn run_matrix_case(mode: vk::PresentModeKHR, n: usize, m1: bool) -> Result<()> {
         vk::PresentModeKHR::FIFO
     };
     ensure!(
-        h.swapchain().present_mode() == Some(expected),
+        h.swapchain().info().present_mode == Some(expected),
         "{:?}",
-        h.swapchain().present_mode()
+        h.swapchain().info().present_mode
     );
     let frames = matrix_frames();
     for _ in 0..frames {
         ensure!(h.frame()?, "zero extent on a headless surface");
     }
-    ensure!(h.swapchain().present_mode() == Some(expected));
-    ensure!(h.swapchain().maintenance1().is_some() == m1);
+    ensure!(h.swapchain().info().present_mode == Some(expected));
+    ensure!(h.swapchain().info().maintenance1.is_some() == m1);
     let stats = h.finish()?;
     let images = stats.image_count as usize;
     let steady_bound = (n + 1) + images * (n + 1);
@@ -166,7 +167,7 @@ fn new_extent_every_frame_on(n: usize, m1: bool) -> Result<SwapchainStats> {
         });
         ensure!(h.frame()?, "zero extent");
         ensure!(
-            h.swapchain().old_swapchains_pending() <= 6,
+            h.swapchain().info().old_swapchains_pending <= 6,
             "backlog over the cap"
         );
     }
@@ -191,11 +192,12 @@ fn set_present_mode_switches_on_both_paths() -> Result<()> {
         let modes = [vk::PresentModeKHR::MAILBOX, vk::PresentModeKHR::FIFO];
         for i in 0..40usize {
             if i % 10 == 9 {
-                h.swapchain().set_present_mode(modes[(i / 10) % 2]);
+                h.swapchain()
+                    .set(vkpace::Setting::PresentMode(modes[(i / 10) % 2]))?;
             }
             ensure!(h.frame()?);
         }
-        ensure!(h.swapchain().present_mode() == Some(vk::PresentModeKHR::FIFO));
+        ensure!(h.swapchain().info().present_mode == Some(vk::PresentModeKHR::FIFO));
         let stats = h.finish()?;
         ensure!(stats.present_mode_switches == 4, "{stats:?}");
     }
@@ -256,7 +258,7 @@ fn zero_extent_skips_then_recovers() -> Result<()> {
         ensure!(h.frame()?);
     }
     ensure!(
-        h.swapchain().extent()
+        h.swapchain().info().extent
             == Some(vk::Extent2D {
                 width: 300,
                 height: 200
@@ -325,7 +327,7 @@ fn submitted_frames_dropped_or_foreign_are_handled() -> Result<()> {
                 }),
                 1 => h
                     .swapchain()
-                    .set_frames_in_flight(1 + (round as usize % 3))?,
+                    .set(vkpace::Setting::FramesInFlight(1 + (round as usize % 3)))?,
                 _ => {}
             }
             let next = acquire(&mut h)?;
@@ -554,17 +556,17 @@ fn frames_in_flight_change_at_run_time() -> Result<()> {
     for m1 in [false, true] {
         let mut h = Harness::headless(config(vk::PresentModeKHR::FIFO, 1, m1))?;
         for n in [1usize, 3, 2, 1, 3, 1] {
-            h.swapchain().set_frames_in_flight(n)?;
+            h.swapchain().set(vkpace::Setting::FramesInFlight(n))?;
             for _ in 0..30 {
                 ensure!(h.frame()?);
             }
-            ensure!(h.swapchain().frames_in_flight() == n);
+            ensure!(h.swapchain().info().frames_in_flight == n);
         }
-        match h.swapchain().set_frames_in_flight(4) {
+        match h.swapchain().set(vkpace::Setting::FramesInFlight(4)) {
             Err(Error::Core(CoreError::InvalidFramesInFlight { requested: 4, .. })) => {}
             other => anyhow::bail!("frames in flight 4 accepted: {other:?}"),
         }
-        ensure!(h.swapchain().frames_in_flight() == 1);
+        ensure!(h.swapchain().info().frames_in_flight == 1);
         let stats = h.finish()?;
         ensure!(stats.frames_presented == 180, "{stats:?}");
     }
@@ -631,7 +633,7 @@ fn present_wait_is_used_where_offered_and_refused_where_not() -> Result<()> {
     if ctx.present_wait {
         ctx.destroy();
         let mut h = Harness::headless(config(vk::PresentModeKHR::FIFO, 2, false))?;
-        ensure!(h.swapchain().uses_present_wait());
+        ensure!(h.swapchain().info().display_feedback.in_use());
         for _ in 0..200 {
             ensure!(h.frame()?);
         }
@@ -744,7 +746,7 @@ fn own_submissions_keep_gpu_timestamps() -> Result<()> {
 
 /// The renderer's own `vkQueueSubmit` of `frame`: vkpace's timing command buffers around the
 /// scene's, the acquire wait, the present semaphore and the frame's completion signal.
-fn submit_own(h: &mut Harness, frame: Frame) -> Result<vkpace::vk::SubmittedFrame> {
+fn submit_own(h: &mut Harness, frame: Frame) -> Result<vkpace::SubmittedFrame> {
     let (Some(sc), Some(r), Some(ctx)) =
         (h.swapchain.as_mut(), h.renderer.as_mut(), h.ctx.as_ref())
     else {

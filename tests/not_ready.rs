@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
-use vkpace::vk::{Acquired, SwapchainConfig};
+use vkpace::{Acquired, SwapchainConfig};
 use vkpace_demo::virtual_display::set_paused;
 
 /// vkpace's bound on every wait, the acquire's included: short, so the test is quick.
@@ -28,7 +28,7 @@ fn config(maintenance1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.present_mode = vk::PresentModeKHR::FIFO;
     c.frames_in_flight = 2;
-    c.swapchain_maintenance1 = maintenance1.then_some(vkpace::vk::Maintenance1Names::Ext);
+    c.swapchain_maintenance1 = maintenance1.then_some(vkpace::Maintenance1Names::Ext);
     c.wait_timeout = BOUND;
     c
 }

@@ -29,7 +29,7 @@ use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
 use vdisplay_support::{artifacts_dir, read_log};
-use vkpace::vk::{Acquired, DisplayFeedback, SwapchainConfig};
+use vkpace::{Acquired, DisplayFeedback, SwapchainConfig};
 use vkpace_demo::virtual_display::set_extent;
 
 /// Display extents, one per phase: the first at creation, each later one a recreation.
@@ -46,7 +46,7 @@ fn config(m1: bool) -> SwapchainConfig {
     c.present_mode = vk::PresentModeKHR::FIFO;
     c.frames_in_flight = 2;
     // The context enables the names the layer offers and sets the real ones.
-    c.swapchain_maintenance1 = m1.then_some(vkpace::vk::Maintenance1Names::Ext);
+    c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     c.wait_timeout = Duration::from_secs(5);
     c
 }
@@ -123,12 +123,18 @@ fn run_present_wait2(m1: bool) -> Result<String> {
             h.ctx.as_ref().is_some_and(|c| c.present_wait2),
             "the context did not enable present_wait2 over vdisplay"
         );
-        ensure!(h.swapchain().maintenance1().is_some() == m1, "sync path");
-        let feedback = h.swapchain().display_feedback();
+        ensure!(
+            h.swapchain().info().maintenance1.is_some() == m1,
+            "sync path"
+        );
+        let feedback = h.swapchain().info().display_feedback;
         ensure!(feedback == DisplayFeedback::PresentWait2, "{feedback:?}");
-        ensure!(h.swapchain().uses_present_wait(), "uses_present_wait");
+        ensure!(
+            h.swapchain().info().display_feedback.in_use(),
+            "uses_present_wait"
+        );
         let seen = phases(&mut h)?;
-        let feedback = h.swapchain().display_feedback();
+        let feedback = h.swapchain().info().display_feedback;
         ensure!(
             feedback == DisplayFeedback::PresentWait2,
             "after: {feedback:?}"
@@ -190,9 +196,12 @@ fn run_surface_says_no(setting: &'static str) -> Result<String> {
         let mut h = Harness::headless(config(true))?;
         let ctx = h.ctx.as_ref().context("context")?;
         ensure!(ctx.present_wait2 && ctx.present_wait, "both pairs enabled");
-        let feedback = h.swapchain().display_feedback();
+        let feedback = h.swapchain().info().display_feedback;
         ensure!(feedback == DisplayFeedback::PresentWait, "{feedback:?}");
-        ensure!(h.swapchain().uses_present_wait(), "uses_present_wait");
+        ensure!(
+            h.swapchain().info().display_feedback.in_use(),
+            "uses_present_wait"
+        );
         for _ in 0..PHASE_FRAMES {
             frame(&mut h)?;
         }
@@ -266,9 +275,12 @@ fn on_plain_lavapipe() -> Result<()> {
         "lavapipe alone offers neither pair ({})",
         ctx.device_name
     );
-    let feedback = h.swapchain().display_feedback();
+    let feedback = h.swapchain().info().display_feedback;
     ensure!(feedback == DisplayFeedback::None, "{feedback:?}");
-    ensure!(!h.swapchain().uses_present_wait(), "uses_present_wait");
+    ensure!(
+        !h.swapchain().info().display_feedback.in_use(),
+        "uses_present_wait"
+    );
     for (i, (w, hgt)) in PHASES.into_iter().enumerate() {
         h.swapchain().resize(vk::Extent2D {
             width: w,
@@ -278,7 +290,7 @@ fn on_plain_lavapipe() -> Result<()> {
             frame(&mut h)?;
         }
         ensure!(
-            h.swapchain().display_feedback() == DisplayFeedback::None,
+            h.swapchain().info().display_feedback == DisplayFeedback::None,
             "phase {i}"
         );
     }
@@ -313,8 +325,8 @@ fn asked_without_the_extension() -> Result<()> {
     };
     ctx.destroy();
     let invalid = matches!(
-        error.downcast_ref::<vkpace::vk::Error>(),
-        Some(vkpace::vk::Error::InvalidConfig(_))
+        error.downcast_ref::<vkpace::Error>(),
+        Some(vkpace::Error::InvalidConfig(_))
     );
     ensure!(invalid, "{error:#}");
     ensure!(

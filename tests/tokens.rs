@@ -23,7 +23,7 @@ use std::time::Duration;
 use anyhow::{ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
-use vkpace::vk::{Acquired, DeferredRelease, Error, Swapchain, SwapchainConfig, SyncToken};
+use vkpace::{Acquired, DeferredRelease, Error, Swapchain, SwapchainConfig, SyncToken};
 use vkpace_demo::virtual_display::set_extent;
 
 /// Frames of a retired-views run, each at a new display extent, per path. A recreation's old
@@ -64,7 +64,7 @@ fn config(m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.frames_in_flight = 3;
     c.present_mode = vk::PresentModeKHR::IMMEDIATE;
-    c.swapchain_maintenance1 = m1.then_some(vkpace::vk::Maintenance1Names::Ext);
+    c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     c.wait_timeout = Duration::from_secs(5);
     c
 }
@@ -178,10 +178,13 @@ fn run(m1: bool, frames: u64) -> Result<Seen> {
     let settings = vec![("extent", "320x240".to_string())];
     vdisplay_support::run(&settings, move || -> Result<Seen> {
         let mut h = Harness::headless(config(m1))?;
-        ensure!(h.swapchain().maintenance1().is_some() == m1, "sync path");
+        ensure!(
+            h.swapchain().info().maintenance1.is_some() == m1,
+            "sync path"
+        );
         let mut views = OwnViews {
             device: h.ctx.as_ref().context("context")?.device.clone(),
-            format: h.swapchain().format().context("format")?,
+            format: h.swapchain().info().format().context("format")?,
             current: Vec::new(),
             stale: Vec::new(),
             retired: DeferredRelease::new(),
@@ -274,7 +277,7 @@ fn tokens_are_reached_in_order_and_foreign_ones_refused() -> Result<()> {
             sc.completed(first)?,
             "{first} not reached with the later {last}"
         );
-        let dump = sc.debug_state().to_string();
+        let dump = format!("{sc:?}");
         println!("{dump}");
         for line in [
             format!(
@@ -301,7 +304,7 @@ fn tokens_are_reached_in_order_and_foreign_ones_refused() -> Result<()> {
             other => anyhow::bail!("a wait on a foreign token was not refused: {other:?}"),
         }
         match sc.wait(last, Duration::ZERO) {
-            Err(Error::Core(vkpace::core::CoreError::ZeroTimeout)) => {}
+            Err(Error::Core(vkpace::CoreError::ZeroTimeout)) => {}
             other => anyhow::bail!("a zero bound was not refused: {other:?}"),
         }
         h.finish().map(|_| ())

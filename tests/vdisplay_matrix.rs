@@ -21,7 +21,7 @@ use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
 use vdisplay_support::{artifacts_dir, read_log, Present};
-use vkpace::vk::{Acquired, SwapchainConfig};
+use vkpace::{Acquired, SwapchainConfig};
 use vkpace_demo::virtual_display::set_extent;
 
 /// Frames before the resizing starts: 120 with `VKPACE_FULL` (`scripts/test --full`), else 60
@@ -130,9 +130,9 @@ fn frame_in_phase(h: &mut Harness, seen: &mut Seen, resizing: bool, gpu_load: f3
 /// `acquire`, once more when the swapchain vkpace just recreated was out of date too: vkpace
 /// recreates at most once per acquire and returns that second `VK_ERROR_OUT_OF_DATE_KHR` as an
 /// error (counted in [`Seen::double_out_of_date`]); the next acquire recreates again.
-fn acquire(sc: &mut vkpace::vk::Swapchain, seen: &mut Seen) -> Result<Acquired> {
+fn acquire(sc: &mut vkpace::Swapchain, seen: &mut Seen) -> Result<Acquired> {
     match sc.acquire() {
-        Err(vkpace::vk::Error::Vulkan {
+        Err(vkpace::Error::Vulkan {
             call: "vkAcquireNextImageKHR",
             result: vk::Result::ERROR_OUT_OF_DATE_KHR,
         }) => {
@@ -166,7 +166,7 @@ fn config(mode: vk::PresentModeKHR, n: usize, m1: bool) -> SwapchainConfig {
     c.present_mode = mode;
     c.frames_in_flight = n;
     // The context enables the names the layer offers and sets the real ones.
-    c.swapchain_maintenance1 = m1.then_some(vkpace::vk::Maintenance1Names::Ext);
+    c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     c.wait_timeout = Duration::from_secs(5);
     c
 }
@@ -209,13 +209,16 @@ fn run_case_on_thread(
     log: &std::path::Path,
 ) -> Result<String> {
     let mut h = Harness::headless(config(mode, n, m1))?;
-    ensure!(h.swapchain().uses_present_wait(), "present-wait not in use");
     ensure!(
-        h.swapchain().present_mode() == Some(mode),
-        "mode {:?}",
-        h.swapchain().present_mode()
+        h.swapchain().info().display_feedback.in_use(),
+        "present-wait not in use"
     );
-    ensure!(h.swapchain().maintenance1().is_some() == m1, "path");
+    ensure!(
+        h.swapchain().info().present_mode == Some(mode),
+        "mode {:?}",
+        h.swapchain().info().present_mode
+    );
+    ensure!(h.swapchain().info().maintenance1.is_some() == m1, "path");
     let mut seen = Seen::default();
     frames(&mut h, &mut seen)?;
     let stats = h.finish()?;
@@ -250,7 +253,7 @@ fn check_rotation(seen: &Seen, n: usize) -> Result<()> {
 /// The run's checks; returns what it saw as one line.
 fn check(
     seen: &Seen,
-    stats: &vkpace::vk::SwapchainStats,
+    stats: &vkpace::SwapchainStats,
     presents: &[Present],
     n: usize,
 ) -> Result<String> {

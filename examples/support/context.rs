@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{anyhow, Context as _, Result};
 use ash::vk;
-use vkpace::vk::{Maintenance1Support, Swapchain};
+use vkpace::{InstanceSupport, Support, Swapchain};
 
 use super::Args;
 
@@ -51,7 +51,7 @@ pub struct Context {
     surface: vk::SurfaceKHR,
     surface_fn: ash::khr::surface::Instance,
     messenger: Option<Messenger>,
-    maintenance1: Option<vkpace::vk::Maintenance1Names>,
+    support: Support,
     /// The device's memory types (for [`super::vulkan`]'s objects).
     pub memory: vk::PhysicalDeviceMemoryProperties,
 }
@@ -72,11 +72,12 @@ impl Context {
         // SAFETY: loads the system's Vulkan loader.
         let entry = unsafe { ash::Entry::load() }?;
         // maintenance1's instance extensions, KHR or EXT names, unless --no-maintenance1.
-        let m1 = match args.no_maintenance1 {
-            true => None,
-            false => Maintenance1Support::instance_names(&entry)?,
-        };
-        let (instance, messenger) = make_instance(&entry, window, m1, args.validation)?;
+        let mut instance_support = InstanceSupport::query(&entry)?;
+        if args.no_maintenance1 {
+            instance_support.maintenance1 = None;
+        }
+        let extensions = instance_support.extensions();
+        let (instance, messenger) = make_instance(&entry, window, &extensions, args.validation)?;
         let surface = match window {
             // SAFETY: the handles are valid (caller contract).
             Some((d, w)) => unsafe { ash_window::create_surface(&entry, &instance, d, w, None) }?,
@@ -89,10 +90,17 @@ impl Context {
         let surface_fn = ash::khr::surface::Instance::new(&entry, &instance);
         // SAFETY: the surface belongs to this instance.
         let (physical, queue_family) = unsafe { pick_device(&instance, &surface_fn, surface) }?;
-        // SAFETY: `physical` comes from this Vulkan 1.3 instance.
-        let maintenance1 = unsafe { Maintenance1Support::query(&instance, physical, m1) }?.usable();
+        // SAFETY: `physical` comes from this Vulkan 1.3 instance, which enabled `extensions`.
+        let mut support = unsafe {
+            Support::query(&entry, &instance, physical, queue_family, &instance_support)
+        }?;
+        // The examples show the frame path: of the optional paths, maintenance1 only.
+        support.gpu_timestamps = false;
+        support.present_wait = false;
+        support.present_wait2 = false;
+        support.present_timing = None;
         // SAFETY: as above; the family can present.
-        let device = unsafe { make_device(&instance, physical, queue_family, maintenance1) }?;
+        let device = unsafe { make_device(&instance, physical, queue_family, &support) }?;
         Ok(Self {
             // SAFETY: queue 0 of the family was asked for.
             queue: unsafe { device.get_device_queue(queue_family, 0) },
@@ -104,21 +112,21 @@ impl Context {
             surface,
             surface_fn,
             messenger,
-            maintenance1,
+            support,
             entry,
             instance,
         })
     }
 
     /// A vkpace swapchain on this context's surface: maintenance1 where the device enabled it.
-    pub(super) fn swapchain(&self, mut config: vkpace::vk::SwapchainConfig) -> Result<Swapchain> {
-        config.swapchain_maintenance1 = self.maintenance1;
+    pub(super) fn swapchain(&self, mut config: vkpace::SwapchainConfig) -> Result<Swapchain> {
+        self.support.apply(&mut config);
         config.debug_utils = self.messenger.is_some();
         // SAFETY: the handles are valid and outlive the swapchain (destroyed before the
         // context); debug names and maintenance1 are set only where enabled, and the device
         // enabled timelineSemaphore and synchronization2 (the examples' other options).
         Ok(unsafe {
-            Swapchain::new(vkpace::vk::SwapchainCreateDesc {
+            Swapchain::new(vkpace::SwapchainCreateDesc {
                 entry: &self.entry,
                 instance: &self.instance,
                 physical_device: self.physical,
@@ -163,12 +171,12 @@ fn messenger_info() -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
 
 type Messenger = (ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT);
 
-/// A Vulkan 1.3 instance with the surface extensions, maintenance1's (`m1`), and with
+/// A Vulkan 1.3 instance with the surface extensions, vkpace's (`vkpace_extensions`), and with
 /// `validation` the Khronos layer, synchronization validation and a messenger.
 fn make_instance(
     entry: &ash::Entry,
     window: WindowHandles,
-    m1: Option<vkpace::vk::Maintenance1Names>,
+    vkpace_extensions: &[&CStr],
     validation: bool,
 ) -> Result<(ash::Instance, Option<Messenger>)> {
     let mut extensions = match window {
@@ -178,10 +186,7 @@ fn make_instance(
             ash::ext::headless_surface::NAME.as_ptr(),
         ],
     };
-    extensions.extend(
-        m1.iter()
-            .flat_map(|n| n.instance_extensions().map(CStr::as_ptr)),
-    );
+    extensions.extend(vkpace_extensions.iter().map(|e| e.as_ptr()));
     let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
     let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
     let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
@@ -240,7 +245,7 @@ unsafe fn pick_device(
     ))
 }
 
-/// The device: VK_KHR_swapchain, maintenance1 when usable, and the two features vkpace's
+/// The device: VK_KHR_swapchain, what `support` names, and the two features vkpace's
 /// batched and timeline paths need (`synchronization2`, `timelineSemaphore`, core in 1.3).
 ///
 /// # Safety
@@ -250,27 +255,23 @@ unsafe fn make_device(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
     family: u32,
-    maintenance1: Option<vkpace::vk::Maintenance1Names>,
+    support: &Support,
 ) -> Result<ash::Device> {
     let mut extensions = vec![ash::khr::swapchain::NAME.as_ptr()];
-    extensions.extend(maintenance1.map(|n| n.device_extension().as_ptr()));
+    extensions.extend(support.device_extensions().iter().map(|e| e.as_ptr()));
     let priorities = [1.0];
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(family)
         .queue_priorities(&priorities)];
     let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
     let mut v13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
-    // The KHR feature structure is the EXT one (same layout and structure type).
-    let mut m1 =
-        vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default().swapchain_maintenance1(true);
-    let mut info = vk::DeviceCreateInfo::default()
+    let mut features = support.features();
+    let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&extensions)
         .push_next(&mut v12)
         .push_next(&mut v13);
-    if maintenance1.is_some() {
-        info = info.push_next(&mut m1);
-    }
+    let info = features.chain(info);
     // SAFETY: caller contract; both features are required in Vulkan 1.3.
     unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")
 }

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context as _, Result};
 use ash::vk;
-use vkpace::vk::{Acquired, CompletionBackend, Frame, Swapchain};
+use vkpace::{Acquired, CompletionBackend, Frame, Swapchain};
 
 pub use context::Context;
 use context::{WindowHandles, MESSAGES};
@@ -28,7 +28,7 @@ pub trait Renderer: Sized {
     /// The example's name, first word of the summary line.
     const NAME: &'static str;
     /// The swapchain settings the example needs (support adds maintenance1 and debug names).
-    fn config(args: &Args) -> vkpace::vk::SwapchainConfig;
+    fn config(args: &Args) -> vkpace::SwapchainConfig;
     /// Makes the renderer's objects.
     fn new(ctx: &Context, swapchain: &mut Swapchain, args: &Args) -> Result<Self>;
     /// Records, submits and presents `frame`.
@@ -167,9 +167,10 @@ impl<R: Renderer> Session<R> {
         let stats = self.swapchain.stats();
         let path = self
             .swapchain
-            .maintenance1()
+            .info()
+            .maintenance1
             .map_or("legacy", |n| n.label());
-        let backend = self.swapchain.completion_backend();
+        let backend = self.swapchain.info().completion;
         self.renderer.destroy(self.swapchain)?;
         self.ctx.destroy();
         let line = format!(

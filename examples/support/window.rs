@@ -121,7 +121,7 @@ impl<R: Renderer> ApplicationHandler for App<R> {
                     if size.width > 0 && size.height > 0 {
                         s.swapchain.resize(extent);
                     }
-                    if s.swapchain.extent() != Some(extent) {
+                    if s.swapchain.info().extent != Some(extent) {
                         s.swapchain.request_recreate();
                     }
                 }

@@ -15,7 +15,7 @@ use super::token_set::TokenSet;
 /// (late, never early).
 ///
 /// ```
-/// use vkpace::core::{DeferredRelease, SyncToken, TokenSet};
+/// use vkpace::{DeferredRelease, SyncToken, TokenSet};
 ///
 /// let mut framebuffers: DeferredRelease<u32> = DeferredRelease::new();
 /// # let token_after_last_use: SyncToken = vkpace::core::FrameMachine::<u8, u8, u8>::new(

@@ -26,7 +26,7 @@ pub fn new_stream_id() -> u64 {
 /// [`crate::vk::Swapchain::completed`] and [`crate::vk::Swapchain::wait`].
 ///
 /// ```
-/// # use vkpace::core::SyncToken;
+/// # use vkpace::SyncToken;
 /// // The token of "nothing submitted yet" is always reached.
 /// fn retire_after(token: SyncToken) -> bool { token.is_none() }
 /// ```

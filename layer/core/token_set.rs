@@ -13,12 +13,12 @@ pub const TOKEN_SET_CAPACITY: usize = 8;
 /// token takes a set (`impl Into<TokenSet>`), and a token is a set of one.
 ///
 /// ```
-/// use vkpace::core::{SyncToken, TokenSet};
+/// use vkpace::{SyncToken, TokenSet};
 /// let mut set = TokenSet::from(SyncToken::new(1, 4));
 /// set.merge(SyncToken::new(1, 2))?; // the later token of stream 1 stays
 /// set.merge(SyncToken::new(7, 9))?;
 /// assert_eq!(set.tokens().map(|t| (t.stream(), t.value())).collect::<Vec<_>>(), [(1, 4), (7, 9)]);
-/// # Ok::<(), vkpace::core::CoreError>(())
+/// # Ok::<(), vkpace::CoreError>(())
 /// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TokenSet {

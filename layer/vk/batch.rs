@@ -14,10 +14,10 @@ use crate::core::SyncToken;
 ///
 /// ```
 /// # use ash::vk;
-/// # fn f(cmd: vk::CommandBuffer, token: vkpace::vk::SyncToken) {
+/// # fn f(cmd: vk::CommandBuffer, token: vkpace::SyncToken) {
 /// let waits = [(token, vk::PipelineStageFlags2::FRAGMENT_SHADER)];
 /// let cmds = [cmd];
-/// let batch = vkpace::vk::Batch::new(&cmds).waits(&waits);
+/// let batch = vkpace::Batch::new(&cmds).waits(&waits);
 /// # let _ = batch; }
 /// ```
 #[derive(Clone, Copy, Debug, Default)]

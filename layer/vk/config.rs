@@ -33,7 +33,7 @@ pub struct SwapchainCreateDesc<'a> {
 /// [`SwapchainConfig::default`] and change what you need:
 ///
 /// ```
-/// let mut config = vkpace::vk::SwapchainConfig::default();
+/// let mut config = vkpace::SwapchainConfig::default();
 /// config.frames_in_flight = 3;
 /// config.present_mode = ash::vk::PresentModeKHR::MAILBOX;
 /// ```
@@ -59,7 +59,7 @@ pub struct SwapchainConfig {
     /// ```
     /// use ash::vk;
     /// let pair = |format, color_space| vk::SurfaceFormatKHR { format, color_space };
-    /// let mut config = vkpace::vk::SwapchainConfig::default();
+    /// let mut config = vkpace::SwapchainConfig::default();
     /// config.preferred_formats = vec![
     ///     // HDR10 (BT.2020 primaries, SMPTE ST 2084 PQ encoding, written by the renderer).
     ///     pair(vk::Format::A2B10G10R10_UNORM_PACK32, vk::ColorSpaceKHR::HDR10_ST2084_EXT),
@@ -131,7 +131,7 @@ pub struct SwapchainConfig {
     /// per-surface successors of present_id / present_wait, where the surface supports them
     /// (`presentId2Supported` and `presentWait2Supported`, asked at
     /// [`super::Swapchain::new`]); otherwise [`SwapchainConfig::present_wait`] decides.
-    /// [`super::Swapchain::display_feedback`] says which path is in use. Set only if the device
+    /// [`super::SwapchainInfo::display_feedback`] says which path is in use. Set only if the device
     /// enabled [`super::PRESENT_WAIT2_DEVICE_EXTENSIONS`] with the `presentId2` and
     /// `presentWait2` features, and the instance
     /// [`super::PRESENT_WAIT2_INSTANCE_EXTENSION`] (`VK_KHR_get_surface_capabilities2`, which
@@ -150,7 +150,7 @@ pub struct SwapchainConfig {
     /// [`super::PRESENT_TIMING_INSTANCE_EXTENSION`]. Without the device extensions
     /// [`super::Swapchain::new`] fails with [`super::Error::InvalidConfig`] before making any
     /// Vulkan object; on a surface without present timing vkpace falls back to the CPU limiter
-    /// and [`super::Swapchain::present_timing`] says `None`. The shell's clock is
+    /// and [`super::SwapchainInfo::present_timing`] says `None`. The shell's clock is
     /// `CLOCK_MONOTONIC` (Linux): a device that cannot calibrate it (Windows, where it does not
     /// exist) also falls back. Default false.
     pub present_timing: bool,

@@ -3,14 +3,14 @@
 //! `SubmittedFrame` can be presented, and presenting consumes it.
 //!
 //! ```compile_fail
-//! # fn f(swapchain: &mut vkpace::vk::Swapchain, frame: vkpace::vk::Frame) {
+//! # fn f(swapchain: &mut vkpace::Swapchain, frame: vkpace::Frame) {
 //! // A frame that was not submitted cannot be presented.
 //! swapchain.present(frame);
 //! # }
 //! ```
 //!
 //! ```compile_fail
-//! # fn f(swapchain: &mut vkpace::vk::Swapchain, frame: vkpace::vk::SubmittedFrame) {
+//! # fn f(swapchain: &mut vkpace::Swapchain, frame: vkpace::SubmittedFrame) {
 //! swapchain.present(frame);
 //! // Nor can a frame be used after it was presented.
 //! swapchain.present(frame);
@@ -18,7 +18,7 @@
 //! ```
 //!
 //! ```compile_fail
-//! # fn f(swapchain: &mut vkpace::vk::Swapchain, frame: vkpace::vk::Frame) {
+//! # fn f(swapchain: &mut vkpace::Swapchain, frame: vkpace::Frame) {
 //! // Nor submitted twice.
 //! let a = unsafe { swapchain.submitted_by_renderer(frame) };
 //! let b = unsafe { swapchain.submitted_by_renderer(frame) };
@@ -162,8 +162,8 @@ impl Frame {
     /// # use ash::vk;
     /// struct PerSlot { commands: vk::CommandBuffer, depth: vk::ImageView }
     /// fn pick<'a>(
-    ///     slots: &'a [PerSlot; vkpace::vk::MAX_FRAMES_IN_FLIGHT],
-    ///     frame: &vkpace::vk::Frame,
+    ///     slots: &'a [PerSlot; vkpace::MAX_FRAMES_IN_FLIGHT],
+    ///     frame: &vkpace::Frame,
     /// ) -> &'a PerSlot {
     ///     &slots[frame.slot()]
     /// }
@@ -194,7 +194,7 @@ impl Frame {
     /// pipelines) must follow. [`super::Swapchain::images`] lists the new images and views.
     ///
     /// ```
-    /// # fn f(frame: &vkpace::vk::Frame) {
+    /// # fn f(frame: &vkpace::Frame) {
     /// if frame.swapchain_changed() {
     ///     // retire the framebuffers (see `image_view` for when), make new ones lazily
     ///     if frame.extent_changed() { /* and the depth images */ }

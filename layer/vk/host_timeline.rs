@@ -88,8 +88,8 @@ impl TimelineState {
 /// refused at the call ([`Error::TokenNotSubmitted`]), since the queue would wait forever.
 ///
 /// ```no_run
-/// # fn f(device: &ash::Device) -> vkpace::vk::Result<()> {
-/// use vkpace::vk::HostTimeline;
+/// # fn f(device: &ash::Device) -> vkpace::Result<()> {
+/// use vkpace::HostTimeline;
 /// // SAFETY: the device enabled `timelineSemaphore`; destroyed below, unused by then.
 /// let timeline = unsafe { HostTimeline::new(device)? };
 /// std::thread::scope(|s| {

@@ -23,7 +23,9 @@ pub mod registry;
 mod render_targets;
 mod shell;
 mod sleep;
+mod support;
 mod swapchain;
+mod swapchain_info;
 mod swapchain_timing;
 mod timing_domains;
 mod timing_shell;
@@ -52,6 +54,8 @@ pub use present_wait2::{
 };
 pub use render_targets::{Rebuild, RenderTargets};
 pub use sleep::sleep_until;
+pub use support::{DeviceFeatures, InstanceSupport, Support};
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};
+pub use swapchain_info::{Setting, SwapchainInfo};
 pub use swapchain_timing::{RefreshCycle, TimingResult};
 pub use timing_shell::PresentTimingInUse;

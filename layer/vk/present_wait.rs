@@ -50,7 +50,7 @@ impl PresentWaitSupport {
     /// `vkGetPhysicalDeviceFeatures2`).
     ///
     /// ```no_run
-    /// # fn f(instance: &ash::Instance, physical: ash::vk::PhysicalDevice) -> vkpace::vk::Result<()> {
+    /// # fn f(instance: &ash::Instance, physical: ash::vk::PhysicalDevice) -> vkpace::Result<()> {
     /// // SAFETY: `physical` comes from `instance`, a Vulkan 1.3 instance.
     /// let support = unsafe { vkpace::vk::PresentWaitSupport::query(instance, physical) }?;
     /// if support.usable() {

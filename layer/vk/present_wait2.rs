@@ -54,6 +54,12 @@ pub enum DisplayFeedback {
 }
 
 impl DisplayFeedback {
+    /// Whether display times are learnt at all (either path).
+    #[must_use]
+    pub fn in_use(self) -> bool {
+        self != DisplayFeedback::None
+    }
+
     /// "present-wait2", "present-wait" or "none", for reports.
     #[must_use]
     pub fn label(self) -> &'static str {
@@ -110,7 +116,7 @@ impl PresentWait2Support {
     /// `vkGetPhysicalDeviceFeatures2`).
     ///
     /// ```no_run
-    /// # fn f(instance: &ash::Instance, physical: ash::vk::PhysicalDevice) -> vkpace::vk::Result<()> {
+    /// # fn f(instance: &ash::Instance, physical: ash::vk::PhysicalDevice) -> vkpace::Result<()> {
     /// // SAFETY: `physical` comes from `instance`, a Vulkan 1.3 instance.
     /// let support = unsafe { vkpace::vk::PresentWait2Support::query(instance, physical) }?;
     /// if support.usable() {

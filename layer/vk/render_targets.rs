@@ -36,7 +36,7 @@ pub enum Rebuild {
 ///
 /// ```no_run
 /// # use ash::vk;
-/// # use vkpace::vk::{Frame, Rebuild, RenderTargets, Swapchain};
+/// # use vkpace::{Frame, Rebuild, RenderTargets, Swapchain};
 /// # fn depth_image(f: &Frame) -> Result<(vk::Image, vk::ImageView), vk::Result> { todo!() }
 /// # fn framebuffer(f: &Frame, d: vk::ImageView) -> Result<vk::Framebuffer, vk::Result> { todo!() }
 /// # fn destroy_depth(d: (vk::Image, vk::ImageView)) {}

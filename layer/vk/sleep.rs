@@ -13,7 +13,7 @@ const SPIN: Duration = Duration::from_micros(1500);
 /// ```
 /// use std::time::{Duration, Instant};
 /// let deadline = Instant::now() + Duration::from_millis(3);
-/// vkpace::vk::sleep_until(deadline);
+/// vkpace::sleep_until(deadline);
 /// assert!(Instant::now() >= deadline);
 /// ```
 pub fn sleep_until(deadline: Instant) {

@@ -17,10 +17,10 @@ impl Swapchain {
     /// renderer's per-image and size-dependent objects with this token.
     ///
     /// ```no_run
-    /// # fn f(swapchain: &mut vkpace::vk::Swapchain, frame: &vkpace::vk::Frame,
-    /// #      old: &mut vkpace::core::DeferredRelease<ash::vk::Framebuffer>,
+    /// # fn f(swapchain: &mut vkpace::Swapchain, frame: &vkpace::Frame,
+    /// #      old: &mut vkpace::DeferredRelease<ash::vk::Framebuffer>,
     /// #      framebuffers: &mut Vec<ash::vk::Framebuffer>, device: &ash::Device)
-    /// #      -> vkpace::vk::Result<()> {
+    /// #      -> vkpace::Result<()> {
     /// if frame.swapchain_changed() {
     ///     let token = swapchain.last_submitted();
     ///     for fb in framebuffers.drain(..) {

@@ -10,7 +10,7 @@ mod sim;
 
 use proptest::prelude::*;
 use sim::app::{run, Params};
-use vkpace::core::CompletionBackend;
+use vkpace::CompletionBackend;
 use vkpace_sim::world::Faults;
 
 fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {

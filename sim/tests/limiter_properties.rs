@@ -5,7 +5,8 @@
 mod proptest_cases;
 
 use proptest::prelude::*;
-use vkpace::core::{FrameLimit, FrameLimiter, CATCH_UP_SHARE};
+use vkpace::core::{FrameLimiter, CATCH_UP_SHARE};
+use vkpace::FrameLimit;
 
 /// How a frame starts relative to its deadline, in millionths of a period: mostly a little
 /// late, sometimes a stall of up to 1.5 periods, sometimes early (a caller that did not wait).

@@ -9,7 +9,8 @@
 mod proptest_cases;
 
 use proptest::prelude::*;
-use vkpace::core::{CoreError, SyncGraph, SyncToken};
+use vkpace::core::SyncGraph;
+use vkpace::{CoreError, SyncToken};
 
 const STREAMS: u64 = 4;
 const VALUES: u64 = 8;

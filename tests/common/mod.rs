@@ -5,7 +5,7 @@
 
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
-use vkpace::vk::{Acquired, Frame, Swapchain, SwapchainConfig, SwapchainStats, SyncToken};
+use vkpace::{Acquired, Frame, Swapchain, SwapchainConfig, SwapchainStats, SyncToken};
 
 pub use vkpace_demo::frame_history::{FrameHistory, Sample};
 pub use vkpace_demo::renderer::{RenderTarget, Renderer};
@@ -46,12 +46,9 @@ impl Harness {
         let swapchain = ctx.swapchain(config)?;
         if let Some(backend) = vkpace_demo::vulkan_context::completion_override() {
             // The test matrix's backend must really be the one in use.
-            ensure!(
-                swapchain.completion_backend() == backend,
-                "completion backend"
-            );
+            ensure!(swapchain.info().completion == backend, "completion backend");
         }
-        let format = swapchain.format().context("format")?;
+        let format = swapchain.info().format().context("format")?;
         let renderer = ctx.renderer(format)?;
         Ok(Self {
             ctx: Some(ctx),

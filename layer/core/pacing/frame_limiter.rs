@@ -33,11 +33,11 @@ impl FrameLimit {
     /// A limit of `fps` frames per second (1 to 10,000).
     ///
     /// ```
-    /// use vkpace::core::FrameLimit;
+    /// use vkpace::FrameLimit;
     /// let limit = FrameLimit::fps(60.0)?;
     /// assert_eq!(limit.period_ns(), 16_666_667);
     /// assert!(FrameLimit::fps(0.0).is_err());
-    /// # Ok::<(), vkpace::core::CoreError>(())
+    /// # Ok::<(), vkpace::CoreError>(())
     /// ```
     pub fn fps(fps: f64) -> Result<Self, CoreError> {
         if !(1.0..=10_000.0).contains(&fps) {

@@ -7,7 +7,6 @@ mod getters;
 mod settings;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use ash::vk;
 
@@ -17,14 +16,13 @@ use super::error::{Error, Result, VkContext};
 use super::frame::{Acquired, Frame, Presented, SubmittedFrame};
 use super::gpu_timer::GpuTimer;
 use super::images::ImageTable;
-use super::maintenance1::{Maintenance1Fns, Maintenance1Names};
+use super::maintenance1::Maintenance1Fns;
 use super::names::Namer;
 use super::present_wait2::{DisplayFeedback, DisplayFns};
 use super::shell::{HdrMetadata, Shell, SubmitSignals};
 use crate::core::{
-    CompletionBackend, DisplayPath, Extent, FrameLimit, FrameMachine, FrameTimes, MachineConfig,
-    PacingPolicy, PresentMode, PresentStatus, Request, SurfaceFormat, SurfaceWishes,
-    SwapchainStats,
+    CompletionBackend, Extent, FrameMachine, FrameTimes, MachineConfig, PresentMode, PresentStatus,
+    Request, SurfaceFormat, SurfaceWishes, SwapchainStats,
 };
 
 /// Command buffers [`Swapchain::submit`] frames with GPU timestamps without allocating.
@@ -42,9 +40,9 @@ pub(super) type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fenc
 ///
 /// ```no_run
 /// # use ash::vk;
-/// # fn frame_loop(desc: vkpace::vk::SwapchainCreateDesc,
-/// #     record: impl Fn(&vkpace::vk::Frame) -> vk::CommandBuffer) -> Result<(), vkpace::vk::Error> {
-/// use vkpace::vk::{Acquired, Swapchain};
+/// # fn frame_loop(desc: vkpace::SwapchainCreateDesc,
+/// #     record: impl Fn(&vkpace::Frame) -> vk::CommandBuffer) -> Result<(), vkpace::Error> {
+/// use vkpace::{Acquired, Swapchain};
 /// // SAFETY: the handles in `desc` are valid, its queue belongs to its family, and they
 /// // outlive the swapchain.
 /// let mut swapchain = unsafe { Swapchain::new(desc)? };

@@ -2,12 +2,14 @@
 //! core chooses.
 
 use super::*;
+use crate::vk::swapchain_info::Setting;
 
 impl Swapchain {
     /// Asks for a new extent (used where the surface lets the application choose it, as
-    /// headless surfaces do; window surfaces report their own size). Coalesced: the swapchain
-    /// is recreated at most once, at the next acquire. Safe mid-frame: nothing changes before
-    /// the next acquire, which presents a submitted frame first.
+    /// headless surfaces do, and on Wayland, where the window's size is the application's).
+    /// Coalesced: the swapchain is recreated at most once, at the next acquire. Safe
+    /// mid-frame: nothing changes before the next acquire, which presents a submitted frame
+    /// first.
     pub fn resize(&mut self, extent: vk::Extent2D) {
         self.machine.resize(Extent {
             width: extent.width,
@@ -21,26 +23,24 @@ impl Swapchain {
         self.machine.request_recreate();
     }
 
-    /// Switches the present mode. On the maintenance1 path a mode compatible with the current
-    /// swapchain switches with the next present, without recreation; otherwise the swapchain is
-    /// recreated at the next acquire (FIFO where the surface lacks the mode).
-    pub fn set_present_mode(&mut self, mode: vk::PresentModeKHR) {
-        self.machine.set_present_mode(PresentMode(mode.as_raw()));
-    }
-
-    /// Changes frames in flight (1..=3); the next acquire paces by it. [`Frame::slot`] stays
-    /// safe across the change (chosen by completion).
-    pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) -> Result<()> {
-        Ok(self.machine.set_frames_in_flight(frames_in_flight)?)
-    }
-
-    /// Switches the pacing policy from the next frame on.
-    pub fn set_pacing_policy(&mut self, policy: PacingPolicy) {
-        self.machine.set_pacing_policy(policy);
-    }
-
-    /// Sets or removes the frame limit from the next frame on.
-    pub fn set_frame_limit(&mut self, limit: Option<FrameLimit>) {
-        self.machine.set_frame_limit(limit);
+    /// Changes a [`Setting`] from the next frame on.
+    ///
+    /// ```no_run
+    /// # fn f(swapchain: &mut vkpace::Swapchain) -> vkpace::Result<()> {
+    /// use vkpace::Setting;
+    /// swapchain.set(Setting::PresentMode(ash::vk::PresentModeKHR::MAILBOX))?;
+    /// swapchain.set(Setting::FramesInFlight(1))?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set(&mut self, setting: Setting) -> Result<()> {
+        match setting {
+            Setting::PresentMode(mode) => {
+                self.machine.set_present_mode(PresentMode(mode.as_raw()));
+            }
+            Setting::FramesInFlight(n) => self.machine.set_frames_in_flight(n)?,
+            Setting::Pacing(policy) => self.machine.set_pacing_policy(policy),
+            Setting::FrameLimit(limit) => self.machine.set_frame_limit(limit),
+        }
+        Ok(())
     }
 }

@@ -58,7 +58,7 @@ fn classify_refresh(duration: u64, interval: u64) -> RefreshCycle {
 }
 
 /// One result of `vkGetPastPresentationTimingEXT`, times in nanoseconds since
-/// [`super::Swapchain::telemetry_epoch`] (`None` where the stage has no time: not asked for,
+/// [`crate::SwapchainInfo::telemetry_epoch`] (`None` where the stage has no time: not asked for,
 /// never reached, e.g. an image
 /// replaced in the queue, or reported in a time domain this object has no calibration for).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

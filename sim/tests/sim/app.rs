@@ -4,10 +4,8 @@
 //! invariants checked after every step. The call sequence inside each operation is the
 //! machine's, not restated here.
 
-use vkpace::core::{
-    CompletionBackend, CoreError, Failure, FrameInfo, FrameMachine, MachineConfig, PacingPolicy,
-    PresentMode, Serial, SyncToken,
-};
+use vkpace::core::{Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, Serial};
+use vkpace::{CompletionBackend, CoreError, PacingPolicy, SyncToken};
 use vkpace_sim::driver::{SimError, SimSurface, SimSwapchain};
 use vkpace_sim::world::{Faults, Fence, Gen, Sem, World};
 

@@ -6,7 +6,8 @@
 //! every value a frame waits for is submitted before the frame is presented, as a renderer
 //! must.
 
-use vkpace::core::{new_stream_id, CoreError, SyncToken};
+use vkpace::core::new_stream_id;
+use vkpace::{CoreError, SyncToken};
 use vkpace_sim::driver::SimSwapchain;
 
 /// The schedule's other queues and what it promised on each.
