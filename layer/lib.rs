@@ -21,8 +21,8 @@ pub mod vk;
 pub use ash;
 
 pub use crate::core::{
-    CompletionBackend, CoreError, DeferredRelease, DisplayPath, FrameLimit, FrameTimes,
-    PacingPolicy, SwapchainStats, SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, TELEMETRY_FRAMES,
+    CompletionBackend, DeferredRelease, DisplayPath, FrameLimit, FrameTimes, PacingPolicy,
+    SwapchainStats, SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, TELEMETRY_FRAMES,
 };
 pub use crate::vk::{
     sleep_until, Acquired, Batch, DeviceFeatures, DisplayFeedback, Error, Frame, HostTimeline,

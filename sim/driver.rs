@@ -4,11 +4,12 @@
 //! semaphore, which fence, when to wait or recreate is the machine's; the world checks the rule
 //! each operation would break.
 
+use vkpace::core::CoreError;
 use vkpace::core::{
     Extent, Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, PresentStatus, Request,
     SurfaceFormat, SurfaceInfo, VkStatus,
 };
-use vkpace::{CoreError, SyncToken};
+use vkpace::SyncToken;
 
 use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
 
@@ -36,8 +37,8 @@ impl From<String> for SimError {
     }
 }
 
-impl From<vkpace::CoreError> for SimError {
-    fn from(e: vkpace::CoreError) -> Self {
+impl From<vkpace::core::CoreError> for SimError {
+    fn from(e: vkpace::core::CoreError) -> Self {
         SimError::Broken(format!("the machine refused a call: {e}"))
     }
 }

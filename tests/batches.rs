@@ -20,7 +20,6 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
-use vkpace::CoreError;
 use vkpace::{
     Acquired, Batch, CompletionBackend, Error, Frame, HostTimeline, SubmittedFrame,
     SwapchainConfig, SyncToken, TokenSet,
@@ -305,10 +304,7 @@ fn refusals(
     match (backend, frame_in_batches(h, extra, frame, own)) {
         (CompletionBackend::TimelineSemaphore, Ok(_)) => {}
         (CompletionBackend::Fences, Err(e))
-            if matches!(
-                e.downcast_ref::<Error>(),
-                Some(Error::Core(CoreError::NotWaitableOnGpu { .. }))
-            ) => {}
+            if matches!(e.downcast_ref::<Error>(), Some(Error::NotWaitableOnGpu(_))) => {}
         (backend, other) => bail!("the own token as a GPU wait ({backend:?}): {other:?}"),
     }
     Ok((cpu_time, gpu_time))

@@ -9,7 +9,6 @@ use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
 use vkpace::core::semaphore_bound;
-use vkpace::CoreError;
 use vkpace::{Acquired, Error, Frame, SwapchainConfig, SwapchainStats};
 
 /// Frames of the resize run (a new extent each).
@@ -396,8 +395,7 @@ fn bad_configuration_is_a_typed_error() -> Result<()> {
         match Harness::headless(config) {
             Ok(_) => anyhow::bail!("accepted a bad configuration ({expect})"),
             Err(e) => match e.downcast_ref::<Error>() {
-                Some(Error::Core(CoreError::InvalidFramesInFlight { .. }))
-                    if expect == "frames" => {}
+                Some(Error::InvalidFramesInFlight { .. }) if expect == "frames" => {}
                 Some(Error::InvalidConfig(_)) if expect == "invalid" => {}
                 Some(Error::UnsupportedImageUsage { .. }) if expect == "usage" => {}
                 Some(Error::NoSurfaceFormat) if expect == "format" => {}
@@ -563,7 +561,7 @@ fn frames_in_flight_change_at_run_time() -> Result<()> {
             ensure!(h.swapchain().info().frames_in_flight == n);
         }
         match h.swapchain().set(vkpace::Setting::FramesInFlight(4)) {
-            Err(Error::Core(CoreError::InvalidFramesInFlight { requested: 4, .. })) => {}
+            Err(Error::InvalidFramesInFlight { requested: 4, .. }) => {}
             other => anyhow::bail!("frames in flight 4 accepted: {other:?}"),
         }
         ensure!(h.swapchain().info().frames_in_flight == 1);

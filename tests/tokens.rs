@@ -304,7 +304,7 @@ fn tokens_are_reached_in_order_and_foreign_ones_refused() -> Result<()> {
             other => anyhow::bail!("a wait on a foreign token was not refused: {other:?}"),
         }
         match sc.wait(last, Duration::ZERO) {
-            Err(Error::Core(vkpace::CoreError::ZeroTimeout)) => {}
+            Err(Error::ZeroTimeout) => {}
             other => anyhow::bail!("a zero bound was not refused: {other:?}"),
         }
         h.finish().map(|_| ())

@@ -79,9 +79,51 @@ pub enum Error {
         /// Which rule.
         why: &'static str,
     },
-    /// The bookkeeping core refused a call (a bug in vkpace or misuse of the frame order).
-    #[error(transparent)]
-    Core(CoreError),
+    /// Frames in flight out of range ([`crate::Setting::FramesInFlight`],
+    /// [`crate::SwapchainConfig::frames_in_flight`]): pick one in `1..=max`.
+    #[error("frames in flight must be 1..={max}, got {requested}")]
+    InvalidFramesInFlight {
+        /// What was asked for.
+        requested: usize,
+        /// The most vkpace supports ([`crate::MAX_FRAMES_IN_FLIGHT`]).
+        max: usize,
+    },
+    /// A frame limit that is not a rate between 1 and 10000 frames per second.
+    #[error("frame limit must be a rate between 1 and 10000 fps, got {0}")]
+    InvalidFrameLimit(String),
+    /// A wait with a zero bound ([`crate::Swapchain::wait`]): give it a non-zero timeout (a
+    /// check that never blocks is [`crate::Swapchain::completed`]).
+    #[error("the wait timeout must be non-zero")]
+    ZeroTimeout,
+    /// A GPU wait ([`crate::Batch::waits`]) for one of the swapchain's own tokens while its
+    /// completion is backed by fences, which the GPU cannot wait for: use
+    /// [`crate::CompletionBackend::TimelineSemaphore`], or wait on the CPU.
+    #[error("token ({0}) is backed by fences: the GPU cannot wait for it")]
+    NotWaitableOnGpu(SyncToken),
+    /// A [`crate::TokenSet`] full: it merges tokens of at most `capacity` streams.
+    #[error("a token set holds tokens of at most {capacity} streams")]
+    TokenSetFull {
+        /// Streams a set can hold.
+        capacity: usize,
+    },
+    /// A GPU wait that would wait for its own submission (a frame waiting for a token its own
+    /// submission or a later one signals): wait for an earlier token.
+    #[error("{waiter} waiting for {target} would wait for itself")]
+    WaitCycle {
+        /// The token of the submission that would wait.
+        waiter: SyncToken,
+        /// The token it would wait for.
+        target: SyncToken,
+    },
+    /// An invariant broke inside vkpace: a bug, not something the caller did. `state` is the
+    /// swapchain's state dump at the time (as `{swapchain:?}` prints it): please report both.
+    #[error("vkpace's bookkeeping broke an invariant: {message}\n{state}")]
+    Internal {
+        /// What the core refused.
+        message: String,
+        /// Everything the swapchain was waiting for (empty where no swapchain was at hand).
+        state: String,
+    },
 }
 
 /// `Result` with vkpace's [`Error`].
@@ -112,7 +154,21 @@ impl From<CoreError> for Error {
                 token,
                 last_submitted,
             },
-            e => Error::Core(e),
+            CoreError::InvalidFramesInFlight { requested, max } => {
+                Error::InvalidFramesInFlight { requested, max }
+            }
+            CoreError::InvalidFrameLimit(why) => Error::InvalidFrameLimit(why),
+            CoreError::ZeroTimeout => Error::ZeroTimeout,
+            CoreError::NotWaitableOnGpu { token } => Error::NotWaitableOnGpu(token),
+            CoreError::TokenSetFull { capacity } => Error::TokenSetFull { capacity },
+            CoreError::WaitCycle { waiter, target } => Error::WaitCycle { waiter, target },
+            CoreError::InvalidPresentTiming(_) => {
+                Error::InvalidConfig("present timing needs present ids and 1 to 16 result slots")
+            }
+            e => Error::Internal {
+                message: e.to_string(),
+                state: String::new(),
+            },
         }
     }
 }

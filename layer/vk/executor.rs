@@ -3,7 +3,7 @@
 
 use ash::vk;
 
-use super::error::Result;
+use super::error::{Error, Result};
 use super::swapchain::Swapchain;
 use crate::core::Request;
 
@@ -15,7 +15,24 @@ impl Swapchain {
     ///
     /// `now` is a clock reading taken when the operation began; the clock is read again only
     /// after a call that can take time (a wait, a sleep, an acquire, a present, a creation).
-    pub(super) fn drive(&mut self, mut now: u64) -> Result<VkRequest> {
+    pub(super) fn drive(&mut self, now: u64) -> Result<VkRequest> {
+        let result = self.drive_requests(now);
+        result.map_err(|e| self.with_state(e))
+    }
+
+    /// An internal error with the state dump attached, for the report a bug needs.
+    pub(super) fn with_state(&self, e: Error) -> Error {
+        match e {
+            Error::Internal { message, state } if state.is_empty() => Error::Internal {
+                message,
+                state: self.machine.debug_state().to_string(),
+            },
+            e => e,
+        }
+    }
+
+    /// The loop of [`Self::drive`].
+    fn drive_requests(&mut self, mut now: u64) -> Result<VkRequest> {
         loop {
             let request = self.machine.poll(now);
             match request {

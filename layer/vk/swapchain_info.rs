@@ -76,7 +76,7 @@ pub enum Setting {
     /// swapchain switches with the next present, without recreation; otherwise the swapchain
     /// is recreated at the next acquire (FIFO where the surface lacks the mode).
     PresentMode(vk::PresentModeKHR),
-    /// Frames in flight, 1..=3 (else [`super::Error::Core`] with the range); the next acquire
+    /// Frames in flight, 1..=3 (else [`super::Error::InvalidFramesInFlight`]); the next acquire
     /// paces by it. [`super::Frame::slot`] stays safe across the change (chosen by
     /// completion).
     FramesInFlight(usize),

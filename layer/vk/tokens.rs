@@ -92,7 +92,7 @@ impl Swapchain {
     /// `timeout`.
     pub fn wait(&mut self, tokens: impl Into<TokenSet>, timeout: Duration) -> Result<()> {
         if timeout.is_zero() {
-            return Err(Error::Core(crate::core::CoreError::ZeroTimeout));
+            return Err(Error::ZeroTimeout);
         }
         let set = tokens.into();
         self.check_tokens(&set)?;

@@ -9,8 +9,9 @@
 mod proptest_cases;
 
 use proptest::prelude::*;
+use vkpace::core::CoreError;
 use vkpace::core::SyncGraph;
-use vkpace::{CoreError, SyncToken};
+use vkpace::SyncToken;
 
 const STREAMS: u64 = 4;
 const VALUES: u64 = 8;

@@ -4,8 +4,9 @@
 //! invariants checked after every step. The call sequence inside each operation is the
 //! machine's, not restated here.
 
+use vkpace::core::CoreError;
 use vkpace::core::{Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, Serial};
-use vkpace::{CompletionBackend, CoreError, PacingPolicy, SyncToken};
+use vkpace::{CompletionBackend, PacingPolicy, SyncToken};
 use vkpace_sim::driver::{SimError, SimSurface, SimSwapchain};
 use vkpace_sim::world::{Faults, Fence, Gen, Sem, World};
 

@@ -7,7 +7,8 @@
 //! must.
 
 use vkpace::core::new_stream_id;
-use vkpace::{CoreError, SyncToken};
+use vkpace::core::CoreError;
+use vkpace::SyncToken;
 use vkpace_sim::driver::SimSwapchain;
 
 /// The schedule's other queues and what it promised on each.
