@@ -18,7 +18,7 @@ pub const TOKEN_SET_CAPACITY: usize = 8;
 /// set.merge(SyncToken::new(1, 2))?; // the later token of stream 1 stays
 /// set.merge(SyncToken::new(7, 9))?;
 /// assert_eq!(set.tokens().map(|t| (t.stream(), t.value())).collect::<Vec<_>>(), [(1, 4), (7, 9)]);
-/// # Ok::<(), vkpace::CoreError>(())
+/// # Ok::<(), vkpace::core::CoreError>(())
 /// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TokenSet {

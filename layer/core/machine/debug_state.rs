@@ -29,7 +29,7 @@ where
     /// let machine = FrameMachine::<u64, u64, u64>::new(MachineConfig::default())?;
     /// let text = machine.debug_state().to_string();
     /// assert!(text.contains("submitted #0, completed #0"));
-    /// # Ok::<(), vkpace::CoreError>(())
+    /// # Ok::<(), vkpace::core::CoreError>(())
     /// ```
     #[must_use]
     pub fn debug_state(&self) -> DebugState<'_, S, W, F> {

@@ -37,7 +37,7 @@ impl FrameLimit {
     /// let limit = FrameLimit::fps(60.0)?;
     /// assert_eq!(limit.period_ns(), 16_666_667);
     /// assert!(FrameLimit::fps(0.0).is_err());
-    /// # Ok::<(), vkpace::CoreError>(())
+    /// # Ok::<(), vkpace::core::CoreError>(())
     /// ```
     pub fn fps(fps: f64) -> Result<Self, CoreError> {
         if !(1.0..=10_000.0).contains(&fps) {

@@ -60,7 +60,7 @@ pub enum PacingPolicy {
 /// p.frame_started(0, 0);
 /// p.frame_submitted(0, 1_000_000);
 /// assert_eq!(p.start_at(1_000_000), Some(20_000_000)); // the next deadline of the 50 fps grid
-/// # Ok::<(), vkpace::CoreError>(())
+/// # Ok::<(), vkpace::core::CoreError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Pacing {
