@@ -38,7 +38,7 @@ impl Swapchain {
         acquire_wait_stage: vk::PipelineStageFlags2,
     ) -> Result<SubmittedFrame> {
         self.check_frame(&frame)?;
-        if !self.shell.sync2 {
+        if !self.shell.sync2() {
             return Err(Error::InvalidConfig(
                 "submit_batches needs SwapchainConfig::synchronization2",
             ));
@@ -50,14 +50,14 @@ impl Swapchain {
         }
         self.check_batch_waits(batches)?;
         self.fill_scratch(&frame, batches, acquire_wait_stage)?;
-        let at = self.shell.clock.now_ns();
+        let at = self.shell.now_ns();
         // SAFETY: the core handed out the frame's semaphores and fence or timeline value unused
         // (as in `submit`); the token waits were checked above; the caller vouches for the rest.
         let fence = frame.info.signal.fence().unwrap_or_default();
         let sh = &self.shell;
         // SAFETY: as above.
-        unsafe { sh.batch_scratch.submit(&sh.device, sh.queue, fence) }?;
-        let slot = self.shell.timer.as_ref().map(|_| frame.info.slot);
+        unsafe { sh.batch_scratch().submit(sh.device(), sh.queue(), fence) }?;
+        let slot = self.shell.timer().map(|_| frame.info.slot);
         let submitted = self.record_submission(&frame, at, slot)?;
         // Noted first: whatever happens next, the frame is not presented before its values.
         self.shell.note_host_waits(batches);
@@ -90,13 +90,10 @@ impl Swapchain {
             acquire_wait_stage,
             present: frame.info.present_semaphore,
             timeline,
-            timed: sh
-                .timer
-                .as_ref()
-                .and_then(|t| t.command_buffers(frame.info.slot)),
+            timed: sh.timer().and_then(|t| t.command_buffers(frame.info.slot)),
         };
         let own_stream = self.machine.last_submitted().stream();
-        let timelines = &sh.timelines;
+        let (scratch, timelines) = sh.batch_parts();
         let semaphore_of = |token: SyncToken| {
             if token.stream() == own_stream && timeline.0 != vk::Semaphore::null() {
                 return Ok(timeline.0);
@@ -107,6 +104,6 @@ impl Swapchain {
                 .map(|t| t.semaphore)
                 .ok_or(Error::ForeignToken(token))
         };
-        sh.batch_scratch.fill(batches, sync, semaphore_of)
+        scratch.fill(batches, sync, semaphore_of)
     }
 }

@@ -108,7 +108,7 @@ impl Swapchain {
             }
             _ => {}
         }
-        Ok(blocking.then(|| self.shell.clock.now_ns()))
+        Ok(blocking.then(|| self.shell.now_ns()))
     }
 
     /// Waits, acquires, submissions, presents and timestamp readings.
@@ -121,14 +121,14 @@ impl Swapchain {
             }
             Request::WaitFence { fence, timeout_ns } => {
                 let signalled = sh.wait_fence(fence, timeout_ns)?;
-                let later = sh.clock.now_ns();
+                let later = sh.now_ns();
                 m.handle_fence_status(fence, signalled, later)?;
                 return Ok(Some(later));
             }
             Request::ReadTimeline => m.handle_timeline_value(sh.read_timeline()?, now)?,
             Request::WaitTimeline { value, timeout_ns } => {
                 let reached = sh.wait_timeline(value, timeout_ns)?;
-                let later = sh.clock.now_ns();
+                let later = sh.now_ns();
                 m.handle_timeline_value(reached, later)?;
                 return Ok(Some(later));
             }
@@ -148,7 +148,7 @@ impl Swapchain {
                 timeout_ns,
             } => {
                 m.handle_acquire(sh.acquire(swapchain, semaphore, timeout_ns))?;
-                return Ok(Some(sh.clock.now_ns()));
+                return Ok(Some(sh.now_ns()));
             }
             Request::SubmitWait { semaphore, signal } => {
                 m.handle_submitted(sh.submit_empty(Some(semaphore), signal))?
@@ -156,7 +156,7 @@ impl Swapchain {
             Request::SubmitEmpty { signal } => m.handle_submitted(sh.submit_empty(None, signal))?,
             Request::Present(p) => {
                 let result = sh.present(&p);
-                let later = sh.clock.now_ns();
+                let later = sh.now_ns();
                 m.handle_present_result(result, later)?;
                 return Ok(Some(later));
             }

@@ -71,7 +71,7 @@ impl Swapchain {
     fn token_completed(&mut self, token: SyncToken) -> Result<bool> {
         if let Some(t) = self.timeline_of(token)? {
             // SAFETY: a registered timeline not destroyed (checked) is a live semaphore.
-            let value = unsafe { self.shell.device.get_semaphore_counter_value(t.semaphore) }
+            let value = unsafe { self.shell.device().get_semaphore_counter_value(t.semaphore) }
                 .during("vkGetSemaphoreCounterValue")?;
             self.machine
                 .stream_reached(SyncToken::new(token.stream(), value))?;
@@ -81,7 +81,7 @@ impl Swapchain {
             return Ok(true);
         }
         self.machine.begin_token_check(token)?;
-        let now = self.shell.clock.now_ns();
+        let now = self.shell.now_ns();
         self.drive(now)?;
         Ok(self.machine.token_reached(token))
     }
@@ -112,12 +112,12 @@ impl Swapchain {
 
     fn wait_token(&mut self, token: SyncToken, timeout: Duration) -> Result<()> {
         if let Some(t) = self.timeline_of(token)? {
-            wait_value(&self.shell.device, t.semaphore, token.value(), timeout)?;
+            wait_value(self.shell.device(), t.semaphore, token.value(), timeout)?;
             return Ok(self.machine.stream_reached(token)?);
         }
         let bound = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
         self.machine.begin_token_wait(token, bound)?;
-        let now = self.shell.clock.now_ns();
+        let now = self.shell.now_ns();
         self.drive(now)?;
         if self.machine.token_reached(token) {
             Ok(())
@@ -135,21 +135,14 @@ impl Swapchain {
     /// and [`Self::completed`] / [`Self::wait`] take its tokens. Registering twice is harmless;
     /// a timeline of another device is [`Error::InvalidConfig`].
     pub fn register_host_timeline(&mut self, timeline: &HostTimeline) -> Result<()> {
-        if !timeline.is_of(&self.shell.device) {
+        if !timeline.is_of(self.shell.device()) {
             return Err(Error::InvalidConfig(
                 "a host timeline of another device than the swapchain's",
             ));
         }
         let state = timeline.state();
-        if !self
-            .shell
-            .timelines
-            .iter()
-            .any(|t| t.stream == state.stream)
-        {
-            self.machine.register_stream(state.stream);
-            self.shell.timelines.push(state);
-        }
+        self.machine.register_stream(state.stream);
+        self.shell.add_timeline(state);
         Ok(())
     }
 
@@ -157,7 +150,7 @@ impl Swapchain {
     /// already submitted keep their waits (the timeline must outlive them).
     pub fn unregister_host_timeline(&mut self, timeline: &HostTimeline) {
         let stream = timeline.token(0).stream();
-        self.shell.timelines.retain(|t| t.stream != stream);
+        self.shell.remove_timeline(stream);
         self.machine.unregister_stream(stream);
     }
 
@@ -170,7 +163,7 @@ impl Swapchain {
         }
         let Some(t) = self
             .shell
-            .timelines
+            .timelines()
             .iter()
             .find(|t| t.stream == token.stream() && !t.destroyed())
             .cloned()

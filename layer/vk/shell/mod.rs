@@ -2,6 +2,9 @@
 //! machine's requests, one Vulkan call each, and reports what the call returned. It holds no
 //! decision: which object, when, and what a result means are the core's.
 
+mod create;
+mod drain;
+mod host_waits;
 mod queue;
 mod swapchains;
 
@@ -11,7 +14,7 @@ use super::clock::Clock;
 use super::error::{Error, Result, VkContext};
 use super::gpu_timer::GpuTimer;
 use super::images::ImageTable;
-use super::maintenance1::{compatible_present_modes, Maintenance1Fns};
+use super::maintenance1::{compatible_present_modes, Maintenance1Fns, Maintenance1Names};
 use super::names::Namer;
 use super::present_wait2::{DisplayFeedback, DisplayFns};
 use super::registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
@@ -25,40 +28,134 @@ use crate::core::{
 pub(crate) struct Shell {
     /// The timeline semaphore of the timeline completion backend: submission serial `s`
     /// signals value `s`.
-    pub(crate) timeline: Option<vk::Semaphore>,
-    pub(crate) device: ash::Device,
-    pub(crate) swapchain_fn: ash::khr::swapchain::Device,
-    pub(crate) surface_fn: ash::khr::surface::Instance,
-    pub(crate) physical: vk::PhysicalDevice,
-    pub(crate) surface: vk::SurfaceKHR,
-    pub(crate) queue: vk::Queue,
-    pub(crate) m1: Option<Maintenance1Fns>,
+    timeline: Option<vk::Semaphore>,
+    device: ash::Device,
+    swapchain_fn: ash::khr::swapchain::Device,
+    surface_fn: ash::khr::surface::Instance,
+    physical: vk::PhysicalDevice,
+    surface: vk::SurfaceKHR,
+    queue: vk::Queue,
+    m1: Option<Maintenance1Fns>,
     /// Display feedback (present_wait or present_wait2), chosen once per swapchain object.
-    pub(crate) display: Option<DisplayFns>,
-    pub(crate) timer: Option<GpuTimer>,
-    pub(crate) namer: Namer,
-    pub(crate) clock: Clock,
-    pub(crate) images: ImageTable,
-    pub(crate) deferred_memory: bool,
+    display: Option<DisplayFns>,
+    timer: Option<GpuTimer>,
+    namer: Namer,
+    clock: Clock,
+    images: ImageTable,
+    deferred_memory: bool,
     /// Objects created so far, for their debug names.
-    pub(crate) created: u64,
+    created: u64,
     /// Host timelines registered with the swapchain (their frames may wait for them).
-    pub(crate) timelines: Vec<std::sync::Arc<super::host_timeline::TimelineState>>,
+    timelines: Vec<std::sync::Arc<super::host_timeline::TimelineState>>,
     /// The device enabled synchronization2 (`vkQueueSubmit2`).
-    pub(crate) sync2: bool,
+    sync2: bool,
     /// Reused by batched submissions, so a steady frame does not allocate.
-    pub(crate) batch_scratch: super::batch::Scratch,
+    batch_scratch: super::batch::Scratch,
     /// Host-timeline values the submitted, unpresented frame waits for on the GPU: each must be
     /// signalled before the frame is presented.
-    pub(crate) frame_host_waits: Vec<(std::sync::Arc<super::host_timeline::TimelineState>, u64)>,
+    frame_host_waits: Vec<(std::sync::Arc<super::host_timeline::TimelineState>, u64)>,
     /// The bound of vkpace's waits (`SwapchainConfig::wait_timeout`).
-    pub(crate) wait_timeout: std::time::Duration,
+    wait_timeout: std::time::Duration,
     /// `SwapchainConfig::hdr_metadata`, given to every swapchain made.
-    pub(crate) hdr: Option<HdrMetadata>,
+    hdr: Option<HdrMetadata>,
     /// Present timing: the refresh of a swapchain just made, for the core.
-    pub(crate) new_display_timing: Option<Option<crate::core::DisplayTiming>>,
+    new_display_timing: Option<Option<crate::core::DisplayTiming>>,
     /// Present timing, where asked for and the surface supports it.
-    pub(crate) timing: Option<super::timing_shell::TimingShell>,
+    timing: Option<super::timing_shell::TimingShell>,
+}
+
+/// What the rest of the shell reads of it: handles and settings fixed at creation, and the
+/// clock. Everything that changes goes through a method of `Shell` itself.
+impl Shell {
+    /// The device.
+    pub(crate) fn device(&self) -> &ash::Device {
+        &self.device
+    }
+
+    /// The queue vkpace submits to and presents on.
+    pub(crate) fn queue(&self) -> vk::Queue {
+        self.queue
+    }
+
+    /// The shell's clock.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Now on the shell's clock (ns).
+    pub(crate) fn now_ns(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    /// The GPU timer, with GPU timestamps on.
+    pub(crate) fn timer(&self) -> Option<&GpuTimer> {
+        self.timer.as_ref()
+    }
+
+    /// The device enabled synchronization2.
+    pub(crate) fn sync2(&self) -> bool {
+        self.sync2
+    }
+
+    /// The maintenance1 names in use, if that path is.
+    pub(crate) fn maintenance1_names(&self) -> Option<Maintenance1Names> {
+        self.m1.as_ref().map(|m| m.names)
+    }
+
+    /// The present timing in use, if any.
+    pub(crate) fn present_timing_in_use(&self) -> Option<crate::vk::PresentTimingInUse> {
+        self.timing.as_ref().map(|t| t.in_use())
+    }
+
+    /// The image and view of `image` of `swapchain`, the view made (and named) on first use.
+    pub(crate) fn image_and_view(
+        &mut self,
+        swapchain: vk::SwapchainKHR,
+        image: u32,
+    ) -> Result<(vk::Image, vk::ImageView)> {
+        self.images
+            .image_and_view(&self.device, &self.namer, swapchain, image)
+    }
+
+    /// The images and views of `swapchain`.
+    pub(crate) fn images_of(&self, swapchain: vk::SwapchainKHR) -> Vec<(vk::Image, vk::ImageView)> {
+        self.images.of(swapchain)
+    }
+
+    /// The registered host timelines.
+    pub(crate) fn timelines(&self) -> &[std::sync::Arc<crate::vk::host_timeline::TimelineState>] {
+        &self.timelines
+    }
+
+    /// Registers a host timeline (once per stream).
+    pub(crate) fn add_timeline(
+        &mut self,
+        state: std::sync::Arc<crate::vk::host_timeline::TimelineState>,
+    ) {
+        if !self.timelines.iter().any(|t| t.stream == state.stream) {
+            self.timelines.push(state);
+        }
+    }
+
+    /// Forgets the host timeline of `stream`.
+    pub(crate) fn remove_timeline(&mut self, stream: u64) {
+        self.timelines.retain(|t| t.stream != stream);
+    }
+
+    /// The batched-submission arrays and the registered timelines, borrowed together.
+    pub(crate) fn batch_parts(
+        &mut self,
+    ) -> (
+        &mut crate::vk::batch::Scratch,
+        &[std::sync::Arc<crate::vk::host_timeline::TimelineState>],
+    ) {
+        (&mut self.batch_scratch, &self.timelines)
+    }
+
+    /// The filled batch arrays.
+    pub(crate) fn batch_scratch(&self) -> &crate::vk::batch::Scratch {
+        &self.batch_scratch
+    }
 }
 
 /// `vkSetHdrMetadataEXT` and the metadata of [`super::SwapchainConfig::hdr_metadata`].

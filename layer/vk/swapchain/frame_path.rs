@@ -11,21 +11,15 @@ impl Swapchain {
     pub fn acquire(&mut self) -> Result<Acquired> {
         // A submitted frame dropped unpresented is presented by this acquire.
         self.shell.settle_host_waits()?;
-        let now = self.shell.clock.now_ns();
+        let now = self.shell.now_ns();
         self.machine.begin_acquire(now);
         match self.drive(now)? {
             Request::FrameReady(info) => {
-                let (image, view) = self.shell.images.image_and_view(
-                    &self.shell.device,
-                    &self.shell.namer,
-                    info.swapchain,
-                    info.image,
-                )?;
+                let (image, view) = self.shell.image_and_view(info.swapchain, info.image)?;
                 let (timeline, _) = self.shell.timeline_signal(info.signal);
                 let timing = self
                     .shell
-                    .timer
-                    .as_ref()
+                    .timer()
                     .and_then(|t| t.command_buffers(info.slot));
                 Ok(Acquired::Frame(Frame {
                     info,
@@ -63,8 +57,7 @@ impl Swapchain {
         self.check_frame(&frame)?;
         let timed = self
             .shell
-            .timer
-            .as_ref()
+            .timer()
             .map(|t| t.command_buffers(frame.info.slot));
         let mut framed = [vk::CommandBuffer::null(); MAX_TIMED_COMMAND_BUFFERS + 2];
         let mut framed_vec = Vec::new();
@@ -85,7 +78,7 @@ impl Swapchain {
             None => command_buffers,
         };
         // The submission's time is taken before the call: the GPU may start during it.
-        let at = self.shell.clock.now_ns();
+        let at = self.shell.now_ns();
         // SAFETY: caller contract.
         unsafe { self.queue_submit_frame(&frame, buffers, wait_stage) }?;
         let slot = timed.flatten().map(|_| frame.info.slot);
@@ -126,8 +119,8 @@ impl Swapchain {
         // buffers.
         unsafe {
             self.shell
-                .device
-                .queue_submit(self.shell.queue, &[submit], fence)
+                .device()
+                .queue_submit(self.shell.queue(), &[submit], fence)
         }
         .during("vkQueueSubmit")
     }
@@ -145,7 +138,7 @@ impl Swapchain {
     /// on the strength of this declaration).
     pub unsafe fn submitted_by_renderer(&mut self, frame: Frame) -> Result<SubmittedFrame> {
         self.check_frame(&frame)?;
-        let now = self.shell.clock.now_ns();
+        let now = self.shell.now_ns();
         self.record_submission(&frame, now, None)
     }
 
@@ -168,7 +161,7 @@ impl Swapchain {
                 "submitted_by_renderer_with_timing needs SwapchainConfig::gpu_timestamps",
             ));
         }
-        let now = self.shell.clock.now_ns();
+        let now = self.shell.now_ns();
         self.record_submission(&frame, now, Some(frame.info.slot))
     }
 
@@ -193,7 +186,7 @@ impl Swapchain {
     pub fn present(&mut self, frame: SubmittedFrame) -> Result<Presented> {
         self.check_owner(frame.owner)?;
         self.shell.settle_host_waits()?;
-        let now = self.shell.clock.now_ns();
+        let now = self.shell.now_ns();
         self.machine.begin_present(frame.number, now)?;
         match self.drive(now)? {
             Request::Presented(PresentStatus::Recreating) => Ok(Presented::Recreating),

@@ -23,12 +23,12 @@ impl Swapchain {
             pacing: m.pacing_policy(),
             frame_limit: m.frame_limit(),
             completion: m.completion_backend(),
-            maintenance1: self.shell.m1.as_ref().map(|m1| m1.names),
+            maintenance1: self.shell.maintenance1_names(),
             display_path: m.display_path(),
             display_feedback: self.shell.feedback(),
-            present_timing: self.shell.timing.as_ref().map(|t| t.in_use()),
+            present_timing: self.shell.present_timing_in_use(),
             old_swapchains_pending: m.retired_pending(),
-            telemetry_epoch: self.shell.clock.epoch(),
+            telemetry_epoch: self.shell.clock().epoch(),
         }
     }
 
@@ -39,7 +39,7 @@ impl Swapchain {
     pub fn images(&self) -> Vec<(vk::Image, vk::ImageView)> {
         self.machine
             .swapchain()
-            .map(|w| self.shell.images.of(w))
+            .map(|w| self.shell.images_of(w))
             .unwrap_or_default()
     }
 

@@ -10,19 +10,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use ash::vk;
 
-use super::clock::Clock;
 use super::config::{SwapchainConfig, SwapchainCreateDesc};
 use super::error::{Error, Result, VkContext};
 use super::frame::{Acquired, Frame, Presented, SubmittedFrame};
 use super::gpu_timer::GpuTimer;
-use super::images::ImageTable;
-use super::maintenance1::Maintenance1Fns;
-use super::names::Namer;
-use super::present_wait2::{DisplayFeedback, DisplayFns};
-use super::shell::{HdrMetadata, Shell, SubmitSignals};
+use super::present_wait2::DisplayFeedback;
+use super::shell::{Shell, SubmitSignals};
 use crate::core::{
-    CompletionBackend, Extent, FrameMachine, FrameTimes, MachineConfig, PresentMode, PresentStatus,
-    Request, SurfaceFormat, SurfaceWishes, SwapchainStats,
+    Extent, FrameMachine, FrameTimes, MachineConfig, PresentMode, PresentStatus, Request,
+    SurfaceFormat, SurfaceWishes, SwapchainStats,
 };
 
 /// Command buffers [`Swapchain::submit`] frames with GPU timestamps without allocating.
@@ -121,11 +117,10 @@ impl Swapchain {
             config.present_timing,
         )?)?;
         // SAFETY: caller contract (handles valid; options only where enabled).
-        let shell = unsafe { Self::make_shell(&desc, surface_fn) }?;
-        let timed = shell.timing.is_some();
+        let shell = unsafe { Shell::new(&desc, surface_fn) }?;
+        let timed = shell.present_timing_in_use().is_some();
         let present_ids = shell.feedback() != DisplayFeedback::None || timed;
-        let machine_config =
-            Self::machine_config(config, shell.timer.as_ref(), present_ids, timed)?;
+        let machine_config = Self::machine_config(config, shell.timer(), present_ids, timed)?;
         let mut s = Self {
             machine: Machine::new(machine_config)?,
             shell,
@@ -133,7 +128,7 @@ impl Swapchain {
             destroyed: false,
         };
         // Setup: on failure, Drop releases what was made.
-        let now = s.shell.clock.now_ns();
+        let now = s.shell.now_ns();
         s.drive(now)?;
         Ok(s)
     }
@@ -155,35 +150,13 @@ impl Swapchain {
         // Teardown presents a submitted frame dropped unpresented: its host values first.
         self.shell.settle_host_waits()?;
         self.destroyed = true;
-        let now = self.shell.clock.now_ns();
+        let now = self.shell.now_ns();
         self.machine.begin_shutdown(now);
         self.drive(now)?;
-        if let Some(mut timer) = self.shell.timer.take() {
-            // SAFETY: every submission completed (the teardown waited for them).
-            unsafe { timer.destroy(&self.shell.device) };
-        }
-        if let Some(timeline) = self.shell.timeline.take() {
-            // SAFETY: every submission of vkpace's that signals or waits on it completed (the
-            // teardown waited for them, VUID-vkDestroySemaphore-semaphore-05149): GPU waits on
-            // the swapchain's tokens made through `Batch::waits` are vkpace's submissions;
-            // waits the renderer made itself on other queues are its to have finished
-            // (`Frame::timeline_signal` says so).
-            unsafe { self.shell.device.destroy_semaphore(timeline, None) };
-        }
+        // SAFETY: every submission of vkpace's completed: the teardown above waited for them.
+        unsafe { self.shell.destroy_timer_and_timeline() };
         Ok(())
     }
-}
-
-/// The swapchain's own timeline semaphore (timeline backend), at value 0.
-///
-/// # Safety
-///
-/// The device enabled the `timelineSemaphore` feature.
-unsafe fn own_timeline(device: &ash::Device, namer: &Namer) -> Result<vk::Semaphore> {
-    // SAFETY: valid device with the feature (caller contract).
-    let s = unsafe { super::host_timeline::create_timeline_semaphore(device) }?;
-    namer.name(s, format_args!("vkpace timeline (completion tokens)"));
-    Ok(s)
 }
 
 impl Drop for Swapchain {

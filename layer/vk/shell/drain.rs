@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use ash::vk;
 
-use super::error::{Error, Result};
-use super::shell::Shell;
+use super::Shell;
+use crate::vk::error::{Error, Result};
 
 impl Shell {
     /// Takes up to `acquires` images back from `swapchain`, the acquires within `timeout_ns`

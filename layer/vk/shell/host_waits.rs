@@ -3,9 +3,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::batch::Batch;
-use super::error::Result;
-use super::shell::Shell;
+use super::Shell;
+use crate::vk::batch::Batch;
+use crate::vk::error::Result;
 
 impl Shell {
     /// Remembers the host-timeline values the frame waits for, to be settled before its present.
