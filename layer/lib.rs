@@ -25,8 +25,8 @@ pub use crate::core::{
     SwapchainStats, SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, TELEMETRY_FRAMES,
 };
 pub use crate::vk::{
-    sleep_until, Acquired, Batch, DeviceFeatures, DisplayFeedback, Error, Frame, HostTimeline,
-    InstanceSupport, Maintenance1Names, PresentTimingInUse, Presented, Rebuild, RefreshCycle,
-    RenderTargets, Result, Setting, SubmittedFrame, Support, Swapchain, SwapchainConfig,
-    SwapchainCreateDesc, SwapchainInfo, MAX_TIMED_COMMAND_BUFFERS,
+    sleep_until, Acquired, Batch, DeviceFeatures, DisplayChoice, DisplayFeedback, Error, Frame,
+    HostTimeline, InstanceSupport, Maintenance1Names, PresentTimingInUse, Presented, Rebuild,
+    RefreshCycle, RenderTargets, Result, Setting, SubmittedFrame, Support, Swapchain,
+    SwapchainConfig, SwapchainCreateDesc, SwapchainInfo, MAX_TIMED_COMMAND_BUFFERS,
 };

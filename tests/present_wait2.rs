@@ -229,6 +229,61 @@ fn surface_without_present_wait2_falls_back_to_present_wait() -> Result<()> {
     Ok(())
 }
 
+/// `SwapchainConfig::display` picks among what the device enabled (vdisplay offers present
+/// timing and both pairs): Auto takes present timing and present_wait2, a forced pair takes
+/// only that pair, Off neither; display times arrive on every path but Off.
+#[test]
+fn display_choice_picks_among_the_enabled_paths() -> Result<()> {
+    use vkpace::DisplayChoice;
+    let settings = vec![("extent", "480x360".to_string())];
+    let report = vdisplay_support::run(&settings, move || -> Result<String> {
+        let mut out = Vec::new();
+        let cases = [
+            (DisplayChoice::Auto, DisplayFeedback::PresentWait2, true),
+            (
+                DisplayChoice::PresentWait2,
+                DisplayFeedback::PresentWait2,
+                false,
+            ),
+            (
+                DisplayChoice::PresentWait,
+                DisplayFeedback::PresentWait,
+                false,
+            ),
+            (DisplayChoice::Off, DisplayFeedback::None, false),
+        ];
+        for (choice, feedback, timing) in cases {
+            let mut c = config(true);
+            c.display = choice;
+            let mut h = Harness::headless(c)?;
+            let ctx = h.ctx.as_ref().context("context")?;
+            ensure!(ctx.present_wait2 && ctx.present_wait, "both pairs enabled");
+            let enabled_timing = ctx.present_timing;
+            let info = h.swapchain().info();
+            ensure!(info.display_feedback == feedback, "{choice:?}: {info:?}");
+            let timed = info.present_timing.is_some();
+            ensure!(
+                timed == (timing && enabled_timing),
+                "{choice:?}: timing {timed}"
+            );
+            for _ in 0..PHASE_FRAMES {
+                frame(&mut h)?;
+            }
+            let last = h.frames - 4;
+            let shown = displayed_among(&mut h, 0..last);
+            ensure!(
+                (shown > 0) == feedback.in_use(),
+                "{choice:?}: {shown} frames with a display time"
+            );
+            h.finish()?;
+            out.push(format!("{choice:?}: {} shown, timing {timed}", shown));
+        }
+        Ok(out.join("; "))
+    })?;
+    println!("display choice: {report}");
+    Ok(())
+}
+
 /// Lavapipe alone offers neither pair. Runs in a child process of this binary without vdisplay
 /// (the loader's environment for it is set for the whole process once another test used it).
 #[test]

@@ -154,6 +154,11 @@ pub struct SwapchainConfig {
     /// `CLOCK_MONOTONIC` (Linux): a device that cannot calibrate it (Windows, where it does not
     /// exist) also falls back. Default false.
     pub present_timing: bool,
+    /// Which display path to take among those the device enabled (the three options above):
+    /// [`DisplayChoice::Auto`], the default, takes the best the surface supports, with
+    /// fallbacks; the others force one (a driver whose newer path misbehaves, a measurement).
+    /// [`super::SwapchainInfo`] says what was taken.
+    pub display: DisplayChoice,
     /// The device enabled `synchronization2` (core in Vulkan 1.3): frames may be submitted in
     /// several batches with [`super::Swapchain::submit_batches`] (`vkQueueSubmit2`). Set only
     /// if the device enabled the feature. Default false.
@@ -208,9 +213,112 @@ impl Default for SwapchainConfig {
             present_wait: false,
             present_wait2: false,
             present_timing: false,
+            display: DisplayChoice::Auto,
             synchronization2: false,
             completion: CompletionBackend::Fences,
             hdr_metadata: None,
+        }
+    }
+}
+
+/// Which display path a swapchain takes ([`SwapchainConfig::display`]), among those the device
+/// enabled ([`SwapchainConfig::present_timing`], [`SwapchainConfig::present_wait2`],
+/// [`SwapchainConfig::present_wait`]; [`crate::Support::apply`] sets them).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DisplayChoice {
+    /// Present timing where the surface supports it, and display feedback through
+    /// present_wait2 where the surface supports it, else present_wait, else none.
+    #[default]
+    Auto,
+    /// Display feedback through present_wait2 only (none where the surface lacks it); no
+    /// present timing. Needs [`SwapchainConfig::present_wait2`].
+    PresentWait2,
+    /// Display feedback through present_wait only; no present timing. Needs
+    /// [`SwapchainConfig::present_wait`]. For a driver whose present_wait2 misbehaves (DXVK
+    /// moved to this order for NVIDIA's 590 driver in 2026; vkpace only polls, never blocks).
+    PresentWait,
+    /// No display feedback and no present timing: display times stay unknown, frame limits
+    /// are kept by the CPU.
+    Off,
+}
+
+impl SwapchainConfig {
+    /// The enabled paths narrowed to [`Self::display`]'s choice; a forced path the device did
+    /// not enable is [`super::Error::InvalidConfig`].
+    pub(crate) fn resolve_display(&mut self) -> super::Result<()> {
+        match self.display {
+            DisplayChoice::Auto => {}
+            DisplayChoice::PresentWait2 => {
+                if !self.present_wait2 {
+                    return Err(super::Error::InvalidConfig(
+                        "DisplayChoice::PresentWait2 needs SwapchainConfig::present_wait2",
+                    ));
+                }
+                (self.present_wait, self.present_timing) = (false, false);
+            }
+            DisplayChoice::PresentWait => {
+                if !self.present_wait {
+                    return Err(super::Error::InvalidConfig(
+                        "DisplayChoice::PresentWait needs SwapchainConfig::present_wait",
+                    ));
+                }
+                (self.present_wait2, self.present_timing) = (false, false);
+            }
+            DisplayChoice::Off => {
+                (self.present_wait, self.present_wait2) = (false, false);
+                self.present_timing = false;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enabled(display: DisplayChoice) -> SwapchainConfig {
+        let mut c = SwapchainConfig::default();
+        (c.present_wait, c.present_wait2, c.present_timing) = (true, true, true);
+        c.display = display;
+        c
+    }
+
+    fn paths(c: &SwapchainConfig) -> (bool, bool, bool) {
+        (c.present_timing, c.present_wait2, c.present_wait)
+    }
+
+    #[test]
+    fn a_display_choice_narrows_the_enabled_paths() -> super::super::Result<()> {
+        let want = [
+            (DisplayChoice::Auto, (true, true, true)),
+            (DisplayChoice::PresentWait2, (false, true, false)),
+            (DisplayChoice::PresentWait, (false, false, true)),
+            (DisplayChoice::Off, (false, false, false)),
+        ];
+        for (choice, expected) in want {
+            let mut c = enabled(choice);
+            c.resolve_display()?;
+            assert_eq!(paths(&c), expected, "{choice:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_forced_path_the_device_did_not_enable_is_refused() {
+        for choice in [DisplayChoice::PresentWait2, DisplayChoice::PresentWait] {
+            let mut c = SwapchainConfig {
+                display: choice,
+                ..SwapchainConfig::default()
+            };
+            assert!(
+                matches!(
+                    c.resolve_display(),
+                    Err(super::super::Error::InvalidConfig(_))
+                ),
+                "{choice:?}"
+            );
         }
     }
 }

@@ -35,7 +35,7 @@ pub use crate::core::MAX_FRAMES_IN_FLIGHT;
 pub use crate::core::{CompletionBackend, DeferredRelease, SyncToken, TokenSet};
 pub use crate::core::{FrameTimes, SwapchainStats, TELEMETRY_FRAMES};
 pub use batch::Batch;
-pub use config::{SwapchainConfig, SwapchainCreateDesc};
+pub use config::{DisplayChoice, SwapchainConfig, SwapchainCreateDesc};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};

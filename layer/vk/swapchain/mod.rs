@@ -87,7 +87,10 @@ impl Swapchain {
     /// typed error, as it checks `VK_EXT_hdr_metadata` for `config.hdr_metadata`),
     /// `config.completion = TimelineSemaphore` only if the device enabled the
     /// `timelineSemaphore` feature (VUID-VkSemaphoreTypeCreateInfo-timelineSemaphore-03252).
-    pub unsafe fn new(desc: SwapchainCreateDesc<'_>) -> Result<Self> {
+    pub unsafe fn new(mut desc: SwapchainCreateDesc<'_>) -> Result<Self> {
+        // From here on the display options say what this swapchain takes, not what the
+        // device enabled.
+        desc.config.resolve_display()?;
         let config = &desc.config;
         // SAFETY: the caller guarantees the handles are valid.
         let surface_fn = ash::khr::surface::Instance::new(desc.entry, desc.instance);
