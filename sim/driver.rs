@@ -4,14 +4,16 @@
 //! semaphore, which fence, when to wait or recreate is the machine's; the world checks the rule
 //! each operation would break.
 
+use std::collections::BTreeMap;
+
 use vkpace::core::CoreError;
 use vkpace::core::{
-    Extent, Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, PresentStatus, Request,
-    SurfaceFormat, SurfaceInfo, VkStatus,
+    DisplayTiming, Extent, Failure, FrameInfo, FrameMachine, GpuClock, MachineConfig, PresentInfo,
+    PresentMode, PresentStatus, PresentTarget, Request, SurfaceFormat, SurfaceInfo, VkStatus,
 };
 use vkpace::SyncToken;
 
-use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
+use crate::world::{AcquireResult, Fence, Gen, PresentExtras, PresentResult, Sem, World};
 
 /// The machine as the sim runs it.
 pub type SimMachine = FrameMachine<Sem, Gen, Fence>;
@@ -56,6 +58,33 @@ pub struct SimSurface {
     pub compatible_modes: Vec<PresentMode>,
 }
 
+/// The simulated device clock that GPU timestamps count in: `period_ns` per tick, only
+/// `valid_bits` low bits kept (so it wraps), starting at `offset` ticks at virtual time 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimGpuClock {
+    pub period_ns: f64,
+    pub valid_bits: u32,
+    pub offset: u64,
+}
+
+impl SimGpuClock {
+    /// The device clock at virtual time `ns` (rounded down: a timestamp is never later than
+    /// what it marks).
+    pub fn ticks(&self, ns: u64) -> u64 {
+        let mask = if self.valid_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.valid_bits) - 1
+        };
+        ((ns as f64 / self.period_ns) as u64).wrapping_add(self.offset) & mask
+    }
+
+    /// The description the machine is configured with (`MachineConfig::gpu_clock`).
+    pub fn config(&self) -> Result<GpuClock, CoreError> {
+        GpuClock::new(self.period_ns, self.valid_bits)
+    }
+}
+
 /// A frame machine and the world it runs against.
 pub struct SimSwapchain {
     pub machine: SimMachine,
@@ -63,6 +92,12 @@ pub struct SimSwapchain {
     pub surface: SimSurface,
     /// Virtual time.
     pub now: u64,
+    /// GPU timestamps: the device clock (set with `MachineConfig::gpu_clock` from it).
+    pub gpu_clock: Option<SimGpuClock>,
+    /// GPU timestamps: the world's submission of each frame whose times are not read yet.
+    gpu_frames: BTreeMap<u64, u64>,
+    /// GPU time reads answered with times and without.
+    pub gpu_reads: (u64, u64),
 }
 
 impl SimSwapchain {
@@ -73,7 +108,16 @@ impl SimSwapchain {
             world,
             surface,
             now: 0,
+            gpu_clock: None,
+            gpu_frames: BTreeMap::new(),
+            gpu_reads: (0, 0),
         })
+    }
+
+    /// Virtual time moves on to `t` (never back): the display catches up.
+    pub fn advance(&mut self, t: u64) {
+        self.now = self.now.max(t);
+        self.world.advance_to(self.now);
     }
 
     /// Setup: the objects the frame loop needs and the first swapchain.
@@ -83,7 +127,7 @@ impl SimSwapchain {
 
     /// One world step: virtual time passes.
     pub fn tick(&mut self) -> Result<(), SimError> {
-        self.now += TICK_NS;
+        self.advance(self.now + TICK_NS);
         Ok(self.world.tick()?)
     }
 
@@ -128,9 +172,13 @@ impl SimSwapchain {
             Some(frame.signal),
             true,
         )?;
+        let timed_slot = self.gpu_clock.map(|_| frame.slot);
+        if timed_slot.is_some() {
+            self.gpu_frames.insert(frame.number, number);
+        }
         let serial = self
             .machine
-            .handle_frame_submitted(frame.number, self.now, None)?;
+            .handle_frame_submitted(frame.number, self.now, timed_slot)?;
         let token = self.machine.token_of(serial);
         self.machine
             .record_gpu_waits(token, waits.iter().copied())?;
@@ -194,7 +242,7 @@ impl SimSwapchain {
             Request::DestroySemaphore(s) => self.world.destroy_semaphore(s)?,
             Request::DestroyFence(f) => self.world.destroy_fence(f)?,
             Request::DestroySwapchain(g) => self.world.destroy_swapchain(g)?,
-            Request::SleepUntil(t) => self.now = self.now.max(t),
+            Request::SleepUntil(t) => self.advance(t),
             Request::CreateSemaphore(_) => {
                 let s = self.world.create_semaphore();
                 self.machine.handle_semaphore_created(s)?;
@@ -208,8 +256,19 @@ impl SimSwapchain {
                 .machine
                 .handle_compatible_modes(self.surface.compatible_modes.clone())?,
             Request::CreateSwapchain(c) => {
-                let result = self.create_swapchain(c.plan.image_count, c.old)?;
+                let mode = c.plan.present_mode;
+                let result = self.create_swapchain(c.plan.image_count, c.old, mode)?;
+                let made = result.is_ok();
                 self.machine.handle_swapchain_created(result)?;
+                if made {
+                    // As the shell: the refresh the new swapchain reports (present timing).
+                    let d = self.world.display.config;
+                    let timing = (d.refresh_ns > 0).then_some(DisplayTiming {
+                        refresh_ns: d.refresh_ns,
+                        relative_targets: d.relative_targets,
+                    });
+                    self.machine.handle_display_timing(timing);
+                }
             }
             Request::DrainDisplayQueue {
                 swapchain,
@@ -243,9 +302,17 @@ impl SimSwapchain {
                 self.machine
                     .handle_timeline_value(self.world.timeline, self.now)?;
             }
-            Request::PollPresentId { .. } => {
-                self.machine
-                    .handle_present_id_status(VkStatus::TIMEOUT, now)?;
+            Request::PollPresentId { swapchain, id } => {
+                let status = if self.world.display.id_shown(swapchain, id)? {
+                    VkStatus::SUCCESS
+                } else {
+                    VkStatus::TIMEOUT
+                };
+                self.machine.handle_present_id_status(status, now)?;
+            }
+            Request::ReadPresentTimings { swapchain } => {
+                let reports = self.world.display.read_timings(swapchain, now);
+                self.machine.handle_present_timings(&reports, now)?;
             }
             Request::Acquire {
                 swapchain,
@@ -268,21 +335,50 @@ impl SimSwapchain {
                 self.machine.handle_submitted(Ok(()))?;
             }
             Request::Present(p) => {
-                let status = match self
-                    .world
-                    .present(p.swapchain, p.image, p.semaphore, p.fence)?
-                {
-                    PresentResult::Queued => VkStatus::SUCCESS,
-                    PresentResult::QueuedStale => VkStatus::SUBOPTIMAL,
-                    PresentResult::Failed => VkStatus::OUT_OF_HOST_MEMORY,
-                };
+                let status = self.present_request(&p)?;
                 self.machine.handle_present_result(status, now)?;
             }
-            Request::ReadGpuTimes { .. } => self.machine.handle_gpu_ticks(None, now)?,
-            Request::CalibrateGpuClock => self.machine.handle_gpu_clock_sample(0, now, now)?,
+            Request::ReadGpuTimes { frame, .. } => {
+                let ticks = self.gpu_ticks(frame);
+                let got = u64::from(ticks.is_some());
+                self.gpu_reads = (self.gpu_reads.0 + got, self.gpu_reads.1 + 1 - got);
+                self.machine.handle_gpu_ticks(ticks, now)?;
+            }
+            Request::CalibrateGpuClock => {
+                let ticks = self.gpu_clock.map_or(0, |c| c.ticks(now));
+                self.machine.handle_gpu_clock_sample(ticks, now, now)?;
+            }
             other => return Err(SimError::Broken(format!("unexpected request {other:?}"))),
         }
         Ok(())
+    }
+
+    /// `vkQueuePresentKHR` with the present's id, target and stage request.
+    fn present_request(&mut self, p: &PresentInfo<Sem, Gen, Fence>) -> Result<VkStatus, SimError> {
+        let extras = PresentExtras {
+            id: p.present_id.unwrap_or(0),
+            target: p.timing.map_or(PresentTarget::None, |t| t.target),
+            stages: p.timing.is_some_and(|t| t.query_stages),
+            mode: p.mode,
+        };
+        let result =
+            self.world
+                .present_with(p.swapchain, (p.image, p.semaphore, p.fence), extras)?;
+        Ok(match result {
+            PresentResult::Queued => VkStatus::SUCCESS,
+            PresentResult::QueuedStale => VkStatus::SUBOPTIMAL,
+            PresentResult::Failed => VkStatus::OUT_OF_HOST_MEMORY,
+            PresentResult::QueueFull => VkStatus::PRESENT_TIMING_QUEUE_FULL,
+        })
+    }
+
+    /// The two timestamps `frame`'s submission wrote, in device ticks (None: no times).
+    fn gpu_ticks(&mut self, frame: u64) -> Option<(u64, u64)> {
+        let number = self.gpu_frames.remove(&frame)?;
+        self.gpu_frames.retain(|&f, _| f > frame);
+        let clock = self.gpu_clock?;
+        let &(start, end) = self.world.gpu_times.get(&number)?;
+        Some((clock.ticks(start), clock.ticks(end)))
     }
 
     fn surface_info(&self) -> SurfaceInfo {
@@ -310,6 +406,7 @@ impl SimSwapchain {
         &mut self,
         images: u32,
         old: Option<Gen>,
+        mode: PresentMode,
     ) -> Result<Result<(Gen, u32), VkStatus>, SimError> {
         if self.world.rng.chance(self.surface.p_create_fail) {
             if let Some(g) = old {
@@ -319,7 +416,7 @@ impl SimSwapchain {
             return Ok(Err(VkStatus::OUT_OF_DEVICE_MEMORY));
         }
         let count = images + self.world.rng.below(self.surface.extra_images + 1);
-        let g = self.world.create_swapchain(count, old)?;
+        let g = self.world.create_swapchain_in(count, old, mode)?;
         Ok(Ok((g, count)))
     }
 
@@ -345,7 +442,7 @@ impl SimSwapchain {
             }
             self.world.gpu_tick()?;
             self.world.pe_tick()?;
-            self.now += TICK_NS;
+            self.advance(self.now + TICK_NS);
         }
         Ok(false)
     }

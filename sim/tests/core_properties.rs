@@ -10,8 +10,65 @@ mod sim;
 
 use proptest::prelude::*;
 use sim::app::{run, Params};
-use vkpace::CompletionBackend;
-use vkpace_sim::world::Faults;
+use vkpace::{CompletionBackend, PacingPolicy};
+use vkpace_sim::driver::SimGpuClock;
+use vkpace_sim::world::{DisplayConfig, Faults};
+
+/// Display feedback and GPU timestamps of one schedule: present ids in about half of them,
+/// present timing in half of those, GPU timestamps in a third; the display's refresh (0.2 to
+/// 2 ms: frames often miss it), its phase, relative or absolute targets, partial results, the
+/// results-queue slots configured and how many fewer the engine really has; and the pacing
+/// policy the machine starts with (the display and low-latency ones target refreshes).
+#[derive(Debug, Clone)]
+struct Feedback {
+    present_ids: bool,
+    present_timing: Option<u32>,
+    display: DisplayConfig,
+    gpu_clock: Option<SimGpuClock>,
+    pacing: PacingPolicy,
+}
+
+fn feedback() -> impl Strategy<Value = Feedback> {
+    (
+        (0u32..4, 0u32..3, 0u32..3),
+        (2u64..=20, 0u64..=19, any::<bool>(), any::<bool>()),
+        (1u32..=16, 0u32..=2),
+        (0usize..3, 0usize..3, any::<u64>()),
+    )
+        .prop_map(
+            |(
+                (ids, timing, gpu),
+                (refresh, phase, relative, partial),
+                (slots, fewer),
+                (period, bits, offset),
+            )| {
+                let present_ids = ids < 2;
+                let present_timing = (present_ids && timing < 2).then_some(slots);
+                let refresh_ns = refresh * 100_000;
+                Feedback {
+                    present_ids,
+                    present_timing,
+                    display: DisplayConfig {
+                        refresh_ns,
+                        phase_ns: phase * refresh_ns / 20,
+                        relative_targets: relative,
+                        timing_slots: slots.saturating_sub(fewer).max(1),
+                        partial_results: partial,
+                    },
+                    gpu_clock: (gpu == 0).then(|| SimGpuClock {
+                        period_ns: [1.0, 2.5, 0.75][period],
+                        valid_bits: [64, 40, 36][bits],
+                        offset,
+                    }),
+                    pacing: [
+                        PacingPolicy::FramesInFlight,
+                        PacingPolicy::LowLatency,
+                        PacingPolicy::Display,
+                    ][(offset % 3) as usize],
+                }
+            },
+        )
+}
 
 fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
     (
@@ -25,6 +82,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
         ),
         (0u32..=5, 0u32..=3, any::<bool>(), 0u32..=10),
         (0usize..=2, 0u32..=40, 0u32..=5),
+        feedback(),
     )
         .prop_map(
             move |(
@@ -33,6 +91,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
                 (resize, drop, abandon, change_n),
                 (mode, create_fail, maintenance1, token),
                 (other_queues, p_queue, not_ready),
+                fb,
             )| Params {
                 seed,
                 frames_in_flight: n,
@@ -59,6 +118,11 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
                 completion,
                 other_queues,
                 p_queue,
+                present_ids: fb.present_ids,
+                present_timing: fb.present_timing,
+                display: fb.display,
+                gpu_clock: fb.gpu_clock,
+                pacing: fb.pacing,
             },
         )
 }
@@ -91,6 +155,63 @@ proptest! {
             prop_assert_eq!(out.max_fences_alive, 0, "fences made on the timeline backend");
         }
     }
+}
+
+/// Display feedback and GPU timestamps on, with resizes, drops and GPU delays: the world shows
+/// presents on its refresh grid and answers present-id polls, timing reads (partial results,
+/// an engine with fewer results slots than configured, so some presents are refused) and GPU
+/// time reads; the machine targets refreshes, learns what was shown, and every rule and truth
+/// check holds (GPU times read back are the world's, checked in `sim/app.rs`).
+#[test]
+fn display_feedback_and_gpu_times_are_answered() {
+    for (seed, relative, policy) in [
+        (41, false, PacingPolicy::LowLatency),
+        (42, true, PacingPolicy::Display),
+        (43, false, PacingPolicy::Display),
+    ] {
+        let out = run(Params {
+            p_resize: 1,
+            p_drop: 5,
+            p_abandon: 5,
+            present_ids: true,
+            present_timing: Some(6),
+            display: DisplayConfig {
+                refresh_ns: 800_000,
+                phase_ns: 123_456,
+                relative_targets: relative,
+                timing_slots: 4,
+                partial_results: !relative,
+            },
+            gpu_clock: Some(SimGpuClock {
+                period_ns: 2.5,
+                valid_bits: 32,
+                offset: u64::from(u32::MAX) - 1_000,
+            }),
+            pacing: policy,
+            faults: Faults {
+                max_gpu_delay: 12,
+                ..Faults::default()
+            },
+            ..Params::quiet(seed)
+        })
+        .unwrap();
+        assert!(out.frames_presented > 1000, "{seed}: {out:?}");
+        assert!(out.frames_displayed > 100, "{seed}: {out:?}");
+        // Relative targets are the engine's to place: no refresh is recorded for them.
+        assert!(relative || out.frames_targeted > 100, "{seed}: {out:?}");
+        assert!(out.timing_results > 1000, "{seed}: {out:?}");
+        assert!(out.timing_queue_full > 0, "{seed}: {out:?}");
+        assert!(out.refreshes_missed > 0, "{seed}: {out:?}");
+        assert!(out.gpu_reads > 1000, "{seed}: {out:?}");
+        assert!(out.gpu_times_checked > 1000, "{seed}: {out:?}");
+    }
+    // Present ids alone: polled and seen shown.
+    let out = run(Params {
+        present_ids: true,
+        ..Params::quiet(44)
+    })
+    .unwrap();
+    assert!(out.frames_displayed > 100, "{out:?}");
 }
 
 /// A long, resize-heavy schedule on the proof-based path: the retired-swapchain cap must be

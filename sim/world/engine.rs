@@ -2,7 +2,9 @@
 //! its previous present consumed its wait, presents consumed in order at random moments,
 //! present fences that signal in any order (or never), images handed back in any order.
 
-use super::{Check, Fence, Gen, Sem, World};
+use vkpace::core::PresentMode;
+
+use super::{Check, Fence, Gen, PresentExtras, Sem, World};
 
 /// One image as the presentation engine sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -49,12 +51,25 @@ pub enum PresentResult {
     QueuedStale,
     /// An error after which the wait never executes.
     Failed,
+    /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`: not shown, but its wait executes.
+    QueueFull,
 }
 
 impl World {
     /// `vkCreateSwapchainKHR` with `old` as `oldSwapchain`: every swapchain not yet retired is
     /// retired (there is at most one, and it must be `old`).
     pub fn create_swapchain(&mut self, image_count: u32, old: Option<Gen>) -> Result<Gen, String> {
+        self.create_swapchain_in(image_count, old, PresentMode::FIFO)
+    }
+
+    /// [`Self::create_swapchain`] in present mode `mode` (what the display checks targets
+    /// against).
+    pub fn create_swapchain_in(
+        &mut self,
+        image_count: u32,
+        old: Option<Gen>,
+        mode: PresentMode,
+    ) -> Result<Gen, String> {
         let current: Vec<Gen> = self
             .swapchains
             .iter()
@@ -79,6 +94,7 @@ impl World {
                 destroyed: false,
             },
         );
+        self.display.swapchain_created(g, mode);
         Ok(g)
     }
 
@@ -87,6 +103,7 @@ impl World {
         if let Some(sc) = self.swapchains.get_mut(&g) {
             sc.retired = true;
         }
+        self.display.retired(g);
         if self.rng.chance(self.faults.p_fence_never) {
             // Every present fence of `g` not signalled yet will never signal.
             let fences: Vec<Fence> = self
@@ -180,7 +197,8 @@ impl World {
             .iter()
             .filter(|p| p.gen == g && p.image == image)
             .map(|p| p.seq)
-            .max();
+            .max()
+            .max(self.display.unshown_of(g, image));
         let early = !sc.images[image as usize].releases.is_empty();
         let signal_now = last_queued.is_none() && !early && self.rng.chance(50);
         {
@@ -205,11 +223,14 @@ impl World {
     /// early release outstanding) come back, at most `max`; they stay held by the app. An
     /// acquire from a retired swapchain is invalid (VUID-vkAcquireNextImageKHR-swapchain-01285).
     pub fn take_free_images(&mut self, g: Gen, max: u32) -> Result<u32, String> {
+        // Images whose present is still queued, or (a refresh grid) not shown yet.
+        let count = self.swapchains.get(&g).map_or(0, |s| s.images.len() as u32);
         let queued: Vec<u32> = self
             .presents
             .iter()
             .filter(|p| p.gen == g)
             .map(|p| p.image)
+            .chain((0..count).filter(|&i| self.display.unshown_of(g, i).is_some()))
             .collect();
         let sc = self.swapchain_mut(g)?;
         if sc.retired || sc.destroyed {
@@ -242,6 +263,34 @@ impl World {
         image: u32,
         sem: Sem,
         fence: Option<Fence>,
+    ) -> Result<PresentResult, String> {
+        self.present_with(g, (image, sem, fence), PresentExtras::default())
+    }
+
+    /// [`Self::present`] with a present id, a target and a request for stage times; the
+    /// display shows it unless it failed or found the timing results queue full.
+    pub fn present_with(
+        &mut self,
+        g: Gen,
+        (image, sem, fence): (u32, Sem, Option<Fence>),
+        extras: PresentExtras,
+    ) -> Result<PresentResult, String> {
+        self.display.check_present(g, &extras)?;
+        let seq = self.next_present_seq;
+        let result = self.present_inner(g, image, sem, fence, extras)?;
+        let shown = matches!(result, PresentResult::Queued | PresentResult::QueuedStale);
+        self.display
+            .presented(g, (seq, image, sem), extras, self.now, shown);
+        Ok(result)
+    }
+
+    fn present_inner(
+        &mut self,
+        g: Gen,
+        image: u32,
+        sem: Sem,
+        fence: Option<Fence>,
+        extras: PresentExtras,
     ) -> Result<PresentResult, String> {
         let sc = self.swapchain_mut(g)?;
         if sc.retired {
@@ -278,6 +327,9 @@ impl World {
             sem,
             fence,
         });
+        if self.display.queue_full(g, extras.stages) {
+            return Ok(PresentResult::QueueFull);
+        }
         Ok(if self.rng.chance(self.faults.p_present_stale) {
             PresentResult::QueuedStale
         } else {
@@ -310,6 +362,8 @@ impl World {
         }
         if let Some(p) = self.presents.pop_front() {
             self.presents_consumed = p.seq;
+            let at = self.sems.get(&sem).map_or(self.now, |t| t.signaled_at);
+            self.display.consumed(p.seq, at);
             if let Some(f) = p.fence {
                 if !self.fences.get(&f).is_some_and(|t| t.doomed) {
                     self.fences_signalable.push(f);
@@ -326,11 +380,9 @@ impl World {
         let mut releasable: Vec<(Gen, usize)> = Vec::new();
         for (g, sc) in &self.swapchains {
             for (i, st) in sc.images.iter().enumerate() {
-                if st
-                    .releases
-                    .first()
-                    .is_some_and(|(_, after)| *after <= self.presents_consumed)
-                {
+                if st.releases.first().is_some_and(|(_, after)| {
+                    *after <= self.presents_consumed && self.display.shown_through(*after)
+                }) {
                     releasable.push((*g, i));
                 }
             }

@@ -18,6 +18,8 @@ pub(super) struct Submission {
     /// The swapchain whose image or acquire semaphore this submission uses.
     pub(super) touches: Option<Gen>,
     started: bool,
+    /// When it started running (virtual ns).
+    started_at: u64,
     remaining: u32,
     frame: bool,
     /// An empty submission (no waits, no signals) starts only once every present queued before
@@ -105,6 +107,7 @@ impl World {
             stream_waits: stream_waits.to_vec(),
             touches,
             started: false,
+            started_at: 0,
             remaining,
             frame,
             after_present,
@@ -154,8 +157,10 @@ impl World {
                 t.signaled = false;
                 t.pending_waits -= 1;
             }
+            let now = self.now;
             if let Some(head) = self.queue.front_mut() {
                 head.started = true;
+                head.started_at = now;
             }
             return Ok(());
         }
@@ -166,10 +171,12 @@ impl World {
         let Some(done) = self.queue.pop_front() else {
             return Ok(());
         };
+        let now = self.now;
         for s in done.signals {
             let t = self.sem(s)?;
             t.pending_signal = false;
             t.signaled = true;
+            t.signaled_at = now;
         }
         if let Some(f) = done.fence {
             let t = self.fence(f)?;
@@ -182,6 +189,10 @@ impl World {
         self.gpu_completed = done.number;
         if done.frame {
             self.frames_pending -= 1;
+            self.gpu_times.insert(done.number, (done.started_at, now));
+            while self.gpu_times.len() > 64 {
+                self.gpu_times.pop_first();
+            }
         }
         Ok(())
     }

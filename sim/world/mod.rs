@@ -4,6 +4,7 @@
 //! then signals later). It keeps the ground truth of every semaphore, fence and swapchain, and
 //! every operation on them checks the Vulkan rule it would break.
 
+mod display;
 mod engine;
 mod gpu;
 mod queues;
@@ -12,6 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::rng::Rng;
 
+pub use display::{Display, DisplayConfig, PresentExtras, ShownPresent};
 pub use engine::{AcquireResult, PresentResult};
 pub use queues::OtherQueue;
 
@@ -34,6 +36,8 @@ pub struct SemTruth {
     /// Waits queued but not executed (submission waits, present waits not consumed).
     pub pending_waits: u32,
     pub destroyed: bool,
+    /// When a submission last signalled it (virtual time).
+    pub signaled_at: u64,
 }
 
 /// Ground truth of one fence.
@@ -100,6 +104,12 @@ pub struct World {
     /// Answers the next acquires give before any random fault (a test's exact sequence):
     /// `OutOfDate` or `NotReady`.
     pub acquire_script: VecDeque<AcquireResult>,
+    /// Virtual time, as the driver advanced it (ns).
+    pub now: u64,
+    /// The display behind the presentation engine.
+    pub display: Display,
+    /// GPU start and end times (virtual ns) of the latest frame submissions, by number.
+    pub gpu_times: BTreeMap<u64, (u64, u64)>,
 }
 
 impl World {
@@ -127,6 +137,9 @@ impl World {
             fences_signalable: Vec::new(),
             acquire_sems: BTreeMap::new(),
             acquire_script: VecDeque::new(),
+            now: 0,
+            display: Display::default(),
+            gpu_times: BTreeMap::new(),
         }
     }
 
@@ -225,6 +238,12 @@ impl World {
     /// `vkGetFenceStatus`.
     pub fn fence_signaled(&mut self, f: Fence) -> Result<bool, String> {
         Ok(self.fence(f)?.signaled)
+    }
+
+    /// Virtual time reaches `now`: the display shows what it may before then.
+    pub fn advance_to(&mut self, now: u64) {
+        self.now = self.now.max(now);
+        self.display.advance(&self.sems, self.now);
     }
 
     /// One step of the world: the GPU or the presentation engine.

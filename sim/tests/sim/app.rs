@@ -7,8 +7,8 @@
 use vkpace::core::CoreError;
 use vkpace::core::{Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, Serial};
 use vkpace::{CompletionBackend, PacingPolicy, SyncToken};
-use vkpace_sim::driver::{SimError, SimSurface, SimSwapchain};
-use vkpace_sim::world::{Faults, Fence, Gen, Sem, World};
+use vkpace_sim::driver::{SimError, SimGpuClock, SimSurface, SimSwapchain};
+use vkpace_sim::world::{DisplayConfig, Faults, Fence, Gen, Sem, World};
 
 use super::queues::OtherQueues;
 
@@ -39,6 +39,16 @@ pub struct Params {
     /// Percent chance per step of an other-queue step (promise, submit, read back), and per
     /// frame submission of GPU waits on their values.
     pub p_queue: u32,
+    /// Present ids (`VK_KHR_present_id` + `VK_KHR_present_wait`): polled once per frame.
+    pub present_ids: bool,
+    /// Present timing with this many results-queue slots (needs `present_ids`).
+    pub present_timing: Option<u32>,
+    /// The display: its refresh, and what its engine offers for present timing.
+    pub display: DisplayConfig,
+    /// GPU timestamps in this device clock.
+    pub gpu_clock: Option<SimGpuClock>,
+    /// The pacing policy the machine starts with.
+    pub pacing: PacingPolicy,
 }
 
 impl Params {
@@ -65,6 +75,11 @@ impl Params {
             completion: CompletionBackend::Fences,
             other_queues: 0,
             p_queue: 0,
+            present_ids: false,
+            present_timing: None,
+            display: DisplayConfig::default(),
+            gpu_clock: None,
+            pacing: PacingPolicy::FramesInFlight,
         }
     }
 }
@@ -94,6 +109,19 @@ pub struct Outcome {
     pub max_pending_gpu_waits: usize,
     /// Acquires that ended "not ready" (no image within the bound): skipped, not failed.
     pub not_ready_skips: u64,
+    /// Frames the machine saw displayed (present ids or present timing).
+    pub frames_displayed: u64,
+    /// Frames whose present carried a target refresh (present timing).
+    pub frames_targeted: u64,
+    /// Complete present timing results read, presents refused with a full results queue,
+    /// frames shown later than their refresh.
+    pub timing_results: u64,
+    pub timing_queue_full: u64,
+    pub refreshes_missed: u64,
+    /// GPU time reads answered with the timestamps, and their times checked against the
+    /// world's.
+    pub gpu_reads: u64,
+    pub gpu_times_checked: u64,
 }
 
 type Info = FrameInfo<Sem, Gen, Fence>;
@@ -127,6 +155,8 @@ struct App {
     /// A token of another machine's stream.
     foreign: SyncToken,
     queues: OtherQueues,
+    /// The world's number of the latest frames' submissions, by frame.
+    frame_submissions: std::collections::BTreeMap<u64, u64>,
     out: Outcome,
 }
 
@@ -136,7 +166,15 @@ pub fn run(p: Params) -> Result<Outcome, String> {
     config.max_retired_swapchains = p.max_retired;
     config.maintenance1 = p.maintenance1;
     config.completion = p.completion;
-    let world = World::new(p.seed, p.faults.clone());
+    config.present_ids = p.present_ids;
+    config.present_timing_slots = p.present_timing;
+    config.pacing = p.pacing;
+    config.gpu_clock = match p.gpu_clock {
+        Some(c) => Some(c.config().map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let mut world = World::new(p.seed, p.faults.clone());
+    world.display.config = p.display;
     let modes = vec![
         PresentMode::FIFO,
         PresentMode::MAILBOX,
@@ -150,6 +188,7 @@ pub fn run(p: Params) -> Result<Outcome, String> {
         compatible_modes: if p.maintenance1 { modes } else { Vec::new() },
     };
     let mut sim = SimSwapchain::new(config, world, surface).map_err(describe)?;
+    sim.gpu_clock = p.gpu_clock;
     let queues = OtherQueues::new(&mut sim, p.other_queues);
     let mut app = App {
         queues,
@@ -164,6 +203,7 @@ pub fn run(p: Params) -> Result<Outcome, String> {
         foreign: FrameMachine::<Sem, Gen, Fence>::new(MachineConfig::default())
             .map_err(|e| e.to_string())?
             .token_of(Serial(1)),
+        frame_submissions: std::collections::BTreeMap::new(),
         out: Outcome::default(),
     };
     match app.sim.setup() {
@@ -182,7 +222,10 @@ fn describe(e: SimError) -> String {
 
 impl App {
     fn run(&mut self) -> Result<(), String> {
-        for _ in 0..self.p.steps {
+        for step in 0..self.p.steps {
+            if step % 64 == 63 {
+                self.check_feedback()?;
+            }
             match self.sim.world.rng.below(100) {
                 0..=54 => self.sim.tick().map_err(describe)?,
                 _ => self.api_step()?,
@@ -313,6 +356,10 @@ impl App {
             self.submissions.pop_front();
         }
         self.slot_last[frame.slot] = number;
+        self.frame_submissions.insert(frame.number, number);
+        while self.frame_submissions.len() > 256 {
+            self.frame_submissions.pop_first();
+        }
         self.n_at_last_submit = self.n_at_acquire;
         self.held = Held::Submitted(frame);
         Ok(())
@@ -472,9 +519,64 @@ impl App {
         Ok(())
     }
 
+    /// What the machine learned from the display and the GPU clock is the world's truth: GPU
+    /// times read back are the submission's (to within a tick of the device clock, mapped
+    /// through the machine's calibration), and no frame is seen displayed before its present
+    /// was made.
+    fn check_feedback(&mut self) -> Result<(), String> {
+        let period = self.p.gpu_clock.map_or(0.0, |c| c.period_ns);
+        let mut checked = 0;
+        for t in self.sim.machine.telemetry() {
+            if let (Some(start), Some(end)) = (t.gpu_start, t.gpu_end) {
+                let truth = self
+                    .frame_submissions
+                    .get(&t.frame)
+                    .and_then(|n| self.sim.world.gpu_times.get(n));
+                let Some(&(s, e)) = truth else {
+                    continue;
+                };
+                let off = |got: std::time::Duration, want: u64| {
+                    (got.as_nanos() as f64 - want as f64).abs() > period + 1.0
+                };
+                if off(start, s) || off(end, e) {
+                    return Err(format!(
+                        "frame {}: GPU times read {start:?}..{end:?}, the GPU ran it {s}..{e} ns",
+                        t.frame
+                    ));
+                }
+                checked += 1;
+            }
+            if let (Some(shown), Some(presented)) = (t.displayed, t.presented) {
+                if shown < presented {
+                    return Err(format!(
+                        "frame {} seen displayed at {shown:?}, before its present at {presented:?}",
+                        t.frame
+                    ));
+                }
+            }
+        }
+        self.out.gpu_times_checked += checked;
+        Ok(())
+    }
+
     /// Teardown releases everything exactly once; only a present fence that never signals may
     /// make it time out (and then nothing is destroyed early).
     fn shutdown(&mut self) -> Result<(), String> {
+        self.check_feedback()?;
+        let stats = self.sim.machine.stats();
+        let telemetry = self.sim.machine.telemetry();
+        let (shown, targeted) = telemetry.fold((0, 0), |(s, t), f| {
+            (
+                s + u64::from(f.displayed.is_some()),
+                t + u64::from(f.target.is_some()),
+            )
+        });
+        self.out.frames_displayed = shown;
+        self.out.frames_targeted = targeted;
+        self.out.timing_results = stats.present_timing_results;
+        self.out.timing_queue_full = stats.timing_queue_full;
+        self.out.refreshes_missed = stats.refreshes_missed;
+        self.out.gpu_reads = self.sim.gpu_reads.0;
         self.queues.settle(&mut self.sim)?;
         self.out.queue_waits_accepted = self.queues.waits_accepted;
         self.out.queue_waits_refused = self.queues.waits_refused;
