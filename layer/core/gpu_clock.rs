@@ -75,6 +75,35 @@ impl GpuClock {
         let cpu = anchor_ns as f64 + delta_ns;
         Some(if cpu <= 0.0 { 0 } else { cpu.round() as u64 })
     }
+
+    /// As [`Self::to_cpu_ns`], for ticks known to lie between CPU times `earliest` and `latest`
+    /// (a frame's timestamps lie between its submission and the moment it was seen complete):
+    /// of the times the ticks can stand for, one per wrap of the valid bits, the one nearest
+    /// the middle of that span. Without it, ticks read more than half a wrap away from the
+    /// anchor (a 32-bit clock of 1 ns wraps every 4.3 s; the application may pause longer
+    /// between calibrations) would be taken a whole wrap off.
+    #[must_use]
+    pub fn to_cpu_ns_between(&self, ticks: u64, earliest: u64, latest: u64) -> Option<u64> {
+        let (_, anchor_ns) = self.anchor?;
+        let near_anchor = self.to_cpu_ns(ticks)?;
+        let wrap_ns = (self.mask as f64 + 1.0) * self.period_ns;
+        // 2^60 ns is 36 years: a wider clock never wraps within a run.
+        if wrap_ns >= (1u64 << 60) as f64 {
+            return Some(near_anchor);
+        }
+        let middle = earliest as f64 / 2.0 + latest as f64 / 2.0;
+        // The unclamped value: `to_cpu_ns` clamps at zero, which a shift must not inherit.
+        let ahead = (ticks & self.mask).wrapping_sub(self.anchor_ticks()) & self.mask;
+        let base = anchor_ns as f64 + ahead as f64 * self.period_ns;
+        let wraps = ((middle - base) / wrap_ns).round();
+        let cpu = base + wraps * wrap_ns;
+        Some(if cpu <= 0.0 { 0 } else { cpu.round() as u64 })
+    }
+
+    /// The anchor's ticks (0 without one).
+    fn anchor_ticks(&self) -> u64 {
+        self.anchor.map_or(0, |(t, _)| t)
+    }
 }
 
 #[cfg(test)]
@@ -87,6 +116,29 @@ mod tests {
         assert!(GpuClock::new(f64::NAN, 64).is_err());
         assert!(GpuClock::new(1.0, 0).is_err());
         assert!(GpuClock::new(1.0, 65).is_err());
+    }
+
+    #[test]
+    fn ticks_more_than_half_a_wrap_from_the_anchor_map_into_their_span() {
+        // 32 bits of 0.75 ns: a wrap every 3.22 s. Anchored at CPU 1 s, ticks read 3 s later
+        // (the application paused): nearest the anchor they would be a wrap too early.
+        let mut c = GpuClock::new(0.75, 32).unwrap();
+        c.anchor(0, 1_000_000_000);
+        let ticks = (3_000_000_000f64 / 0.75) as u64; // CPU 4 s
+        let near = c.to_cpu_ns(ticks).unwrap();
+        assert!(near < 1_000_000_000, "{near}");
+        let mapped = c
+            .to_cpu_ns_between(ticks, 3_990_000_000, 4_010_000_000)
+            .unwrap();
+        assert!(mapped.abs_diff(4_000_000_000) < 10, "{mapped}");
+        // Within half a wrap of the anchor both agree.
+        let t = 1_000_000u64;
+        let span = (1_000_000_000, 1_100_000_000);
+        assert_eq!(c.to_cpu_ns(t), c.to_cpu_ns_between(t, span.0, span.1));
+        // A 64-bit clock is left as it is.
+        let mut wide = GpuClock::new(1.0, 64).unwrap();
+        wide.anchor(1_000, 50_000);
+        assert_eq!(wide.to_cpu_ns_between(5_000, 0, u64::MAX), Some(54_000));
     }
 
     #[test]

@@ -57,7 +57,7 @@ fn feedback() -> impl Strategy<Value = Feedback> {
                     },
                     gpu_clock: (gpu == 0).then(|| SimGpuClock {
                         period_ns: [1.0, 2.5, 0.75][period],
-                        valid_bits: [64, 40, 36][bits],
+                        valid_bits: [64, 36, 32][bits],
                         offset,
                     }),
                     pacing: [

@@ -230,8 +230,9 @@ where
         let Some((frame, _, submitted)) = gpu.reads.pop_front() else {
             return Ok(());
         };
-        let mapped =
-            ticks.and_then(|(a, b)| Some((gpu.clock.to_cpu_ns(a)?, gpu.clock.to_cpu_ns(b)?)));
+        // The frame ran between its submission and now: that span picks the wrap.
+        let cpu = |t| gpu.clock.to_cpu_ns_between(t, submitted, now);
+        let mapped = ticks.and_then(|(a, b)| Some((cpu(a)?, cpu(b)?)));
         let (start, end) = match mapped {
             Some((start, end)) => {
                 self.telemetry.gpu_times(frame, start, end);
