@@ -395,13 +395,12 @@ impl TextbookLoop {
             extent: EXTENT,
             slot,
             image_index: index,
-            // One swapchain for the whole run.
-            generation: 1,
-            swapchain_changed: false,
+            // One swapchain for the whole run, not vkpace's.
+            frame: None,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
         let t1 = Instant::now();
-        let cmd = renderer.record(&target, t, 0.0, history)?;
+        let cmd = renderer.record(target, t, 0.0, history)?;
         let t2 = Instant::now();
         let waits = [acquire];
         let stages = [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT];
@@ -505,7 +504,7 @@ impl VkpaceLoop {
             _ => anyhow::bail!("a headless surface reported a zero extent"),
         };
         let t1 = Instant::now();
-        let cmd = r.record(&RenderTarget::of(&frame), t, 0.0, history)?;
+        let cmd = r.record(RenderTarget::of(sc, &frame), t, 0.0, history)?;
         let t2 = Instant::now();
         // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
         let submitted = unsafe {

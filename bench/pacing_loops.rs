@@ -212,7 +212,7 @@ pub(crate) fn vkpace_frames(
         anyhow::ensure!(frame.number() == i, "frame numbers skip");
         out.start_ns.push(monotonic_ns());
         let cmd = renderer.record(
-            &RenderTarget::of(&frame),
+            RenderTarget::of(sc, &frame),
             i as f32 / 60.0,
             gpu_load,
             &history,
@@ -351,12 +351,11 @@ impl<'a> Textbook<'a> {
             extent: self.extent,
             slot,
             image_index: index,
-            // One swapchain for the whole run.
-            generation: 1,
-            swapchain_changed: false,
+            // One swapchain for the whole run, not vkpace's.
+            frame: None,
         };
         let renderer = self.renderer.as_mut().context("renderer gone")?;
-        let cmd = renderer.record(&target, i as f32 / 60.0, gpu_load, history)?;
+        let cmd = renderer.record(target, i as f32 / 60.0, gpu_load, history)?;
         let (waits, stages) = ([acquire], [vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT]);
         let (cmds, signals) = ([cmd], [self.objects.present_sems[index as usize]]);
         let submit = vk::SubmitInfo::default()

@@ -2,16 +2,11 @@
 //! depth image per frame slot and a framebuffer per (slot, swapchain image), made on first use
 //! and retired when the swapchain changes, without idling the device.
 //!
-//! Why per slot: frames in flight overlap, and a depth image written by every frame would be
-//! shared by two frames at once; the slot's previous submission has completed
-//! (`vkpace::Frame::slot`), so the slot's depth image is free. A framebuffer names one
-//! depth view and one swapchain view, hence one per (slot, image).
-//!
-//! Why retiring by slot is safe: a set of objects made for one swapchain generation is used
-//! only by frames recorded into slots that name that generation. When a slot is handed out
-//! again, its previous submission completed; so once no slot's last recorded frame used a
-//! retired generation, no pending submission uses its objects and they are destroyed.
-//! (`examples/render_pass.rs` shows the other way: vkpace's tokens with `DeferredRelease`.)
+//! The bookkeeping (what is stale, which frames in flight may still use it, when the GPU is
+//! done) is vkpace's [`vkpace::RenderTargets`]: depth images per slot, rebuilt for a new
+//! extent; framebuffers per (slot, image), rebuilt for a new swapchain. What is left here is
+//! how the objects are made and destroyed (the depth images' memory comes from gpu-allocator),
+//! the report's count of framebuffer sets, and the benchmark's path without vkpace.
 
 use anyhow::{Context as _, Result};
 use ash::vk;
@@ -19,11 +14,9 @@ use gpu_allocator::vulkan::{
     Allocation, AllocationCreateDesc, AllocationScheme, Allocator, AllocatorCreateDesc,
 };
 use gpu_allocator::MemoryLocation;
+use vkpace::{Frame, Rebuild, Swapchain};
 
 use super::renderer::RenderTarget;
-
-/// Frame slots (`vkpace::MAX_FRAMES_IN_FLIGHT`).
-const SLOTS: usize = vkpace::MAX_FRAMES_IN_FLIGHT;
 
 /// The depth format (required for depth attachments by the spec's format tables).
 pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
@@ -35,29 +28,28 @@ struct Depth {
     allocation: Option<Allocation>,
 }
 
-/// The objects of one swapchain generation.
-struct TargetSet {
-    /// Unique per set (a generation could be drawn at two extents by a caller that does not
-    /// count recreations).
-    id: u64,
-    generation: u64,
-    extent: vk::Extent2D,
-    depth: [Option<Depth>; SLOTS],
-    /// `(slot, image index, framebuffer)`; room for every pair is reserved up front.
-    framebuffers: Vec<(usize, u32, vk::Framebuffer)>,
-}
+/// A framebuffer and the set it belongs to: the framebuffers of one swapchain generation, made
+/// and retired together (numbered from 1 in the order made).
+type Framebuffer = (vk::Framebuffer, u64);
 
-/// The current generation's objects and the retired ones still in use.
+/// The depth images and framebuffers of a vkpace swapchain's frames, and those of the
+/// benchmark's fixed swapchain.
 pub struct RenderTargets {
     device: ash::Device,
     allocator: Option<Allocator>,
-    current: Option<TargetSet>,
-    retired: Vec<TargetSet>,
-    /// The set of the last frame recorded into each slot.
-    slot_set: [Option<u64>; SLOTS],
-    /// Sets made so far (one per swapchain generation drawn to).
+    depth: vkpace::RenderTargets<Depth>,
+    framebuffers: vkpace::RenderTargets<Framebuffer>,
+    /// The `Swapchain` object (its tokens' stream) the objects above were made for.
+    stream: Option<u64>,
+    /// The swapchain (stream) and generation of the newest framebuffer set.
+    newest_set: (u64, u64),
+    /// The benchmark's swapchain (never recreated): per slot a depth image, per (slot, image)
+    /// a framebuffer, kept until [`Self::destroy`].
+    fixed_depth: Vec<(usize, Depth)>,
+    fixed_framebuffers: Vec<((usize, u32), vk::Framebuffer)>,
+    /// Framebuffer sets made so far (one per swapchain generation drawn to).
     pub sets_made: u64,
-    /// Sets destroyed before teardown (retired and proven unused).
+    /// Sets destroyed once the GPU was done with them (the report reads it before teardown).
     pub sets_retired: u64,
 }
 
@@ -80,120 +72,145 @@ impl RenderTargets {
         Ok(Self {
             device: device.clone(),
             allocator: Some(allocator),
-            current: None,
-            retired: Vec::with_capacity(8),
-            slot_set: [None; SLOTS],
+            depth: vkpace::RenderTargets::per_slot(Rebuild::OnExtent),
+            framebuffers: vkpace::RenderTargets::per_slot_and_image(),
+            stream: None,
+            newest_set: (0, 0),
+            fixed_depth: Vec::new(),
+            fixed_framebuffers: Vec::new(),
             sets_made: 0,
             sets_retired: 0,
         })
     }
 
-    /// The framebuffer for `target` (its slot's depth image and its swapchain image), made now
-    /// if needed. A changed swapchain (`Frame::swapchain_changed`), generation or extent retires
-    /// the previous set.
+    /// The framebuffer for `frame` of `swapchain` (the one that acquired it), drawing into
+    /// `view` (the frame's own, or a view of its image that changes only with the swapchain),
+    /// with the slot's depth image; each made now if needed. First destroys what the GPU is
+    /// done with (never blocks): call it every frame.
+    ///
+    /// Frames of another `Swapchain` object than the last one's: the previous one must be
+    /// destroyed (its teardown waits for its frames), and everything made for it is destroyed.
     pub fn framebuffer(
         &mut self,
-        target: &RenderTarget,
+        swapchain: &mut Swapchain,
+        frame: &Frame,
+        view: vk::ImageView,
         render_pass: vk::RenderPass,
     ) -> Result<vk::Framebuffer> {
-        let slot = target.slot % SLOTS;
-        let stale = self.current.as_ref().is_some_and(|c| {
-            target.swapchain_changed
-                || c.generation != target.generation
-                || c.extent != target.extent
-        });
-        if stale {
-            self.retired.extend(self.current.take());
+        let stream = swapchain.last_submitted().stream();
+        if self.stream.is_some_and(|s| s != stream) {
+            // Its tokens are not this swapchain's; its frames completed at its teardown.
+            self.release_all();
         }
-        if self.current.is_none() {
-            self.sets_made += 1;
-            self.current = Some(TargetSet {
-                id: self.sets_made,
-                generation: target.generation,
-                extent: target.extent,
-                depth: std::array::from_fn(|_| None),
-                framebuffers: Vec::with_capacity(SLOTS * 8),
-            });
-        }
-        // The slot is handed out: its previous submission completed, so from now on it holds
-        // only what this frame uses.
-        self.slot_set[slot] = Some(self.sets_made);
-        self.destroy_unused_retired();
-        let found = self.current.as_ref().and_then(|set| {
-            set.framebuffers
-                .iter()
-                .find(|(s, i, _)| *s == slot && *i == target.image_index)
-                .map(|(_, _, f)| *f)
-        });
-        match found {
-            Some(f) => Ok(f),
-            None => self.make_framebuffer(target, slot, render_pass),
-        }
+        self.stream = Some(stream);
+        let Self {
+            device,
+            allocator,
+            depth,
+            framebuffers,
+            newest_set,
+            sets_made,
+            sets_retired,
+            ..
+        } = self;
+        let allocator = allocator.as_mut().context("render targets destroyed")?;
+        framebuffers.release_completed(swapchain, |(f, set)| {
+            // SAFETY: handed back once every submission that could use it has completed.
+            unsafe { device.destroy_framebuffer(f, None) };
+            // Sets are retired whole, in the order made: this one is now all gone.
+            *sets_retired = (*sets_retired).max(set);
+        })?;
+        depth.release_completed(swapchain, |d| {
+            destroy_depth(device, Some(&mut *allocator), d)
+        })?;
+        let depth = depth.get_or_make(swapchain, frame, |f| {
+            make_depth(device, allocator, f.extent(), f.slot())
+        })?;
+        let depth_view = depth.view;
+        let made = framebuffers.get_or_make(swapchain, frame, |f| -> Result<Framebuffer> {
+            let framebuffer =
+                make_framebuffer(device, render_pass, [view, depth_view], f.extent())?;
+            if *newest_set != (stream, f.generation()) {
+                *newest_set = (stream, f.generation());
+                *sets_made += 1;
+            }
+            Ok((framebuffer, *sets_made))
+        })?;
+        Ok(made.0)
     }
 
-    fn make_framebuffer(
+    /// The framebuffer for an image of a swapchain that is never recreated and not vkpace's
+    /// (the benchmark's textbook loop): made on first use, kept until [`Self::destroy`].
+    pub fn fixed_framebuffer(
         &mut self,
-        target: &RenderTarget,
-        slot: usize,
+        target: &RenderTarget<'_>,
         render_pass: vk::RenderPass,
     ) -> Result<vk::Framebuffer> {
-        let (Some(set), Some(allocator)) = (self.current.as_mut(), self.allocator.as_mut()) else {
-            anyhow::bail!("render targets destroyed");
-        };
-        if set.depth[slot].is_none() {
-            set.depth[slot] = Some(make_depth(&self.device, allocator, target.extent, slot)?);
+        let (at, slot) = ((target.slot, target.image_index), target.slot);
+        if let Some(&(_, f)) = self.fixed_framebuffers.iter().find(|(k, _)| *k == at) {
+            return Ok(f);
         }
-        let depth_view = set.depth[slot]
-            .as_ref()
-            .map_or(vk::ImageView::null(), |d| d.view);
-        let attachments = [target.image_view, depth_view];
-        let info = vk::FramebufferCreateInfo::default()
-            .render_pass(render_pass)
-            .attachments(&attachments)
-            .width(target.extent.width)
-            .height(target.extent.height)
-            .layers(1);
-        // SAFETY: the views are alive and of the extent given; the render pass is compatible
-        // (same formats, one sample).
-        let framebuffer = unsafe { self.device.create_framebuffer(&info, None) }?;
-        set.framebuffers
-            .push((slot, target.image_index, framebuffer));
+        let depth = self.fixed_depth.iter().find(|(s, _)| *s == slot);
+        let depth_view = match depth.map(|(_, d)| d.view) {
+            Some(view) => view,
+            None => {
+                let allocator = self
+                    .allocator
+                    .as_mut()
+                    .context("render targets destroyed")?;
+                let depth = make_depth(&self.device, allocator, target.extent, slot)?;
+                self.fixed_depth.push((slot, depth));
+                self.fixed_depth[self.fixed_depth.len() - 1].1.view
+            }
+        };
+        let views = [target.image_view, depth_view];
+        let framebuffer = make_framebuffer(&self.device, render_pass, views, target.extent)?;
+        self.fixed_framebuffers.push((at, framebuffer));
         Ok(framebuffer)
     }
 
-    /// Destroys the retired sets no slot's last recorded frame uses.
-    fn destroy_unused_retired(&mut self) {
-        let mut i = 0;
-        while i < self.retired.len() {
-            if self.slot_set.contains(&Some(self.retired[i].id)) {
-                i += 1;
-                continue;
-            }
-            let set = self.retired.swap_remove(i);
-            self.destroy_set(set);
-            self.sets_retired += 1;
-        }
-    }
-
-    fn destroy_set(&mut self, mut set: TargetSet) {
-        for (_, _, framebuffer) in set.framebuffers.drain(..) {
-            // SAFETY: no pending submission uses it (see the module docs).
-            unsafe { self.device.destroy_framebuffer(framebuffer, None) };
-        }
-        for depth in set.depth.iter_mut().filter_map(Option::take) {
-            destroy_depth(&self.device, self.allocator.as_mut(), depth);
-        }
+    /// Destroys everything (what a vkpace swapchain's frames used counts as retired sets).
+    fn release_all(&mut self) {
+        let (device, mut allocator) = (&self.device, self.allocator.as_mut());
+        let retired = &mut self.sets_retired;
+        self.framebuffers.release_all(|(f, set)| {
+            // SAFETY: no submission uses it (the caller's contract).
+            unsafe { device.destroy_framebuffer(f, None) };
+            *retired = (*retired).max(set);
+        });
+        let fixed = self.fixed_framebuffers.drain(..).map(|(_, f)| f);
+        // SAFETY: as above.
+        fixed.for_each(|f| unsafe { device.destroy_framebuffer(f, None) });
+        let depth = |d| destroy_depth(device, allocator.as_deref_mut(), d);
+        self.depth.release_all(depth);
+        let fixed_depth = self.fixed_depth.drain(..).map(|(_, d)| d);
+        fixed_depth.for_each(|d| destroy_depth(device, allocator.as_deref_mut(), d));
     }
 
     /// Destroys everything. Call once no submission uses the objects (after the swapchain's
     /// teardown, which waits for every frame).
     pub fn destroy(mut self) {
-        let sets: Vec<TargetSet> = self.retired.drain(..).chain(self.current.take()).collect();
-        for set in sets {
-            self.destroy_set(set);
-        }
+        self.release_all();
         self.allocator = None;
     }
+}
+
+/// A framebuffer of `render_pass` with `attachments` (color, depth) of `extent`.
+fn make_framebuffer(
+    device: &ash::Device,
+    render_pass: vk::RenderPass,
+    attachments: [vk::ImageView; 2],
+    extent: vk::Extent2D,
+) -> Result<vk::Framebuffer> {
+    let info = vk::FramebufferCreateInfo::default()
+        .render_pass(render_pass)
+        .attachments(&attachments)
+        .width(extent.width)
+        .height(extent.height)
+        .layers(1);
+    // SAFETY: the views are alive and of the extent given; the render pass is compatible
+    // (same formats, one sample).
+    Ok(unsafe { device.create_framebuffer(&info, None) }?)
 }
 
 /// A `D32_SFLOAT` image of `extent` with its memory and view.

@@ -10,8 +10,8 @@ use super::frame_history::FrameHistory;
 
 /// What the renderer draws into: a vkpace frame's image, or any image (the benchmark's
 /// textbook loop has its own swapchain).
-#[derive(Copy, Clone, Debug)]
-pub struct RenderTarget {
+#[derive(Debug)]
+pub struct RenderTarget<'a> {
     pub image: vk::Image,
     pub image_view: vk::ImageView,
     pub extent: vk::Extent2D,
@@ -19,24 +19,23 @@ pub struct RenderTarget {
     pub slot: usize,
     /// The image's index in its swapchain (framebuffers are per image).
     pub image_index: u32,
-    /// The swapchain generation (a new one retires the framebuffers and depth images).
-    pub generation: u64,
-    /// `Frame::swapchain_changed`: also retires them (a new `Swapchain` object starts its
-    /// generations at 1 again).
-    pub swapchain_changed: bool,
+    /// The vkpace frame and the swapchain that acquired it: the framebuffers and depth images
+    /// follow the swapchain (`vkpace::RenderTargets`), and `image_view` may be a view of the
+    /// frame's image the caller made, changed only with the swapchain. `None`: a swapchain
+    /// without vkpace, never recreated; its framebuffers are kept until the renderer goes.
+    pub frame: Option<(&'a mut vkpace::Swapchain, &'a vkpace::Frame)>,
 }
 
-impl RenderTarget {
-    /// The target of a vkpace frame.
-    pub fn of(frame: &vkpace::Frame) -> Self {
+impl<'a> RenderTarget<'a> {
+    /// The target of a vkpace frame of `swapchain`.
+    pub fn of(swapchain: &'a mut vkpace::Swapchain, frame: &'a vkpace::Frame) -> Self {
         Self {
             image: frame.image(),
             image_view: frame.image_view(),
             extent: frame.extent(),
             slot: frame.slot(),
             image_index: frame.image_index(),
-            generation: frame.generation(),
-            swapchain_changed: frame.swapchain_changed(),
+            frame: Some((swapchain, frame)),
         }
     }
 }
@@ -145,7 +144,8 @@ impl Renderer {
         Ok(())
     }
 
-    /// Framebuffer and depth sets made so far and retired (destroyed while running).
+    /// Framebuffer sets made so far (one per swapchain generation drawn) and retired
+    /// (destroyed while running).
     pub fn target_sets(&self) -> (u64, u64) {
         self.targets
             .as_ref()
@@ -154,11 +154,13 @@ impl Renderer {
 
     /// Records the scene for `frame` into the slot's command buffer and returns it. The slot's
     /// previous submission has completed (vkpace's pacing guarantees it, see `Frame::slot`).
+    /// Also destroys the framebuffers and depth images the GPU is done with: call it every
+    /// frame (it never blocks).
     /// `time_s` places the moving pattern (the frame's expected display time); `history` is
     /// what the graph shows.
     pub fn record(
         &mut self,
-        frame: &RenderTarget,
+        frame: RenderTarget<'_>,
         time_s: f32,
         gpu_load: f32,
         history: &FrameHistory,
@@ -178,7 +180,7 @@ impl Renderer {
     /// handing it to the presentation engine.
     pub fn record_with_readback(
         &mut self,
-        frame: &RenderTarget,
+        frame: RenderTarget<'_>,
         time_s: f32,
         gpu_load: f32,
         history: &FrameHistory,
@@ -197,7 +199,7 @@ impl Renderer {
     /// Records `scene` for `frame` (see [`Renderer::record`]).
     pub fn record_scene(
         &mut self,
-        frame: &RenderTarget,
+        mut frame: RenderTarget<'_>,
         scene: &Scene<'_>,
     ) -> Result<vk::CommandBuffer> {
         let cmd = self.commands[frame.slot % self.commands.len()];
@@ -206,11 +208,11 @@ impl Renderer {
             scene.history,
             scene.hud,
         )?;
-        let framebuffer = self
-            .targets
-            .as_mut()
-            .context("renderer destroyed")?
-            .framebuffer(frame, self.render_pass)?;
+        let targets = self.targets.as_mut().context("renderer destroyed")?;
+        let framebuffer = match frame.frame.take() {
+            Some((sc, f)) => targets.framebuffer(sc, f, frame.image_view, self.render_pass)?,
+            None => targets.fixed_framebuffer(&frame, self.render_pass)?,
+        };
         let d = &self.device;
         // SAFETY: `cmd` is not pending (its slot's previous submission completed).
         unsafe {
@@ -221,8 +223,8 @@ impl Renderer {
                     .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
             )?;
         }
-        self.draw(cmd, frame, framebuffer, set, scene);
-        finish_image(d, cmd, frame, scene.readback);
+        self.draw(cmd, &frame, framebuffer, set, scene);
+        finish_image(d, cmd, &frame, scene.readback);
         // SAFETY: recording began above.
         unsafe { d.end_command_buffer(cmd) }?;
         Ok(cmd)
@@ -232,7 +234,7 @@ impl Renderer {
     fn draw(
         &self,
         cmd: vk::CommandBuffer,
-        frame: &RenderTarget,
+        frame: &RenderTarget<'_>,
         framebuffer: vk::Framebuffer,
         set: vk::DescriptorSet,
         scene: &Scene<'_>,
@@ -328,7 +330,7 @@ pub struct Scene<'a> {
 fn finish_image(
     d: &ash::Device,
     cmd: vk::CommandBuffer,
-    frame: &RenderTarget,
+    frame: &RenderTarget<'_>,
     readback: Option<vk::Buffer>,
 ) {
     let range = vk::ImageSubresourceRange {

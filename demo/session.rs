@@ -372,7 +372,7 @@ impl Session {
             hud: Some(self.hud.text()),
             readback: None,
         };
-        let cmd = renderer.record_scene(&RenderTarget::of(&frame), &scene)?;
+        let cmd = renderer.record_scene(RenderTarget::of(sc, &frame), &scene)?;
         let extent = frame.extent();
         let cpu_wait = frame.cpu_wait();
         let submitted = counted(&mut self.vkpace_allocations, || {

@@ -71,7 +71,7 @@ impl Bench {
 
     fn render(&mut self, sc: &mut Swapchain, frame: Frame) -> Result<SubmittedFrame> {
         let r = self.renderer.as_mut().context("renderer")?;
-        let cmd = r.record(&RenderTarget::of(&frame), 0.0, 0.0, &self.history)?;
+        let cmd = r.record(RenderTarget::of(sc, &frame), 0.0, 0.0, &self.history)?;
         // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
         Ok(unsafe {
             sc.submit(

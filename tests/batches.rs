@@ -98,7 +98,7 @@ fn submit_in_batches(
         bail!("harness finished");
     };
     let cmd = r.record(
-        &RenderTarget::of(&frame),
+        RenderTarget::of(sc, &frame),
         h.frames as f32 / 60.0,
         0.0,
         &h.history,

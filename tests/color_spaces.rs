@@ -338,9 +338,12 @@ impl Run {
             latency_ms: 20.0,
         });
         let t = self.frames as f32 / 60.0;
-        let cmd = self
-            .renderer
-            .record(&RenderTarget::of(&frame), t, 0.0, &self.history)?;
+        let cmd = self.renderer.record(
+            RenderTarget::of(&mut self.swapchain, &frame),
+            t,
+            0.0,
+            &self.history,
+        )?;
         // SAFETY: `cmd` was recorded for this frame's free slot and lives until the renderer
         // is destroyed, after the swapchain waited for its submissions.
         let submitted = unsafe {

@@ -53,7 +53,7 @@ fn submit(h: &mut Harness, frame: Frame) -> Result<vkpace::SubmittedFrame> {
     let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
         bail!("harness finished");
     };
-    let cmd = r.record(&RenderTarget::of(&frame), 0.0, 0.0, &h.history)?;
+    let cmd = r.record(RenderTarget::of(sc, &frame), 0.0, 0.0, &h.history)?;
     // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
     Ok(unsafe {
         sc.submit(
@@ -493,8 +493,13 @@ fn scene_renders_upright_and_moves() -> Result<()> {
             frame.format(),
             vk::Format::B8G8R8A8_UNORM | vk::Format::B8G8R8A8_SRGB
         );
-        let cmd =
-            r.record_with_readback(&RenderTarget::of(&frame), t, 0.0, &h.history, Some(buffer))?;
+        let cmd = r.record_with_readback(
+            RenderTarget::of(sc, &frame),
+            t,
+            0.0,
+            &h.history,
+            Some(buffer),
+        )?;
         // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
         let submitted = unsafe {
             sc.submit(
@@ -750,7 +755,7 @@ fn submit_own(h: &mut Harness, frame: Frame) -> Result<vkpace::SubmittedFrame> {
     else {
         bail!("harness finished");
     };
-    let cmd = r.record(&RenderTarget::of(&frame), 0.0, 0.0, &h.history)?;
+    let cmd = r.record(RenderTarget::of(sc, &frame), 0.0, 0.0, &h.history)?;
     let (begin, end) = frame
         .timing_command_buffers()
         .context("GPU timestamps are on")?;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Result};
 use ash::vk;
-use common::{Harness, RenderTarget};
+use common::Harness;
 use vkpace::{Acquired, SwapchainConfig};
 use vkpace_demo::virtual_display::set_paused;
 
@@ -40,8 +40,7 @@ fn render_until_not_ready(h: &mut Harness) -> Result<(u32, Duration)> {
         let started = Instant::now();
         match h.swapchain().acquire()? {
             Acquired::Frame(frame) => {
-                let target = RenderTarget::of(&frame);
-                h.render(frame, &target, 0.0)?;
+                h.render(frame, None, 0.0)?;
             }
             Acquired::NotReady => return Ok((rendered, started.elapsed())),
             other => bail!("{other:?} while paused"),

@@ -61,7 +61,7 @@ fn frame(h: &mut Harness) -> Result<()> {
         _ => bail!("zero extent (the display never reports one here)"),
     };
     let t = h.frames as f32 / 60.0;
-    let cmd = r.record(&RenderTarget::of(&frame), t, GPU_LOAD, &h.history)?;
+    let cmd = r.record(RenderTarget::of(sc, &frame), t, GPU_LOAD, &h.history)?;
     // SAFETY: `cmd` was recorded for this frame's free slot and lives until the renderer is
     // destroyed, after the swapchain waited for its submissions.
     let submitted = unsafe {

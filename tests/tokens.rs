@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use anyhow::{ensure, Context as _, Result};
 use ash::vk;
-use common::{Harness, RenderTarget};
+use common::Harness;
 use vkpace::{Acquired, DeferredRelease, Error, Swapchain, SwapchainConfig, SyncToken};
 use vkpace_demo::virtual_display::set_extent;
 
@@ -151,14 +151,11 @@ fn frame(h: &mut Harness, views: &mut OwnViews, seen: &mut Seen) -> Result<()> {
     if frame.swapchain_changed() || views.current.is_empty() {
         views.rebuild(sc, seen)?;
     }
-    let target = RenderTarget {
-        image_view: *views
-            .current
-            .get(frame.image_index() as usize)
-            .context("image index past the images")?,
-        ..RenderTarget::of(&frame)
-    };
-    seen.tokens.push(h.render(frame, &target, GPU_LOAD)?);
+    let view = *views
+        .current
+        .get(frame.image_index() as usize)
+        .context("image index past the images")?;
+    seen.tokens.push(h.render(frame, Some(view), GPU_LOAD)?);
     views.retire_stale(h.swapchain());
     views.release_reached(h.swapchain(), seen)
 }

@@ -111,7 +111,7 @@ fn frame_in_phase(h: &mut Harness, seen: &mut Seen, resizing: bool, gpu_load: f3
         latency_ms: 20.0 + (h.frames % 3) as f32,
     });
     let t = h.frames as f32 / 60.0;
-    let cmd = r.record(&RenderTarget::of(&frame), t, gpu_load, &h.history)?;
+    let cmd = r.record(RenderTarget::of(sc, &frame), t, gpu_load, &h.history)?;
     // SAFETY: `cmd` was recorded for this frame's free slot and lives until the renderer is
     // destroyed, after the swapchain waited for its submissions.
     let submitted = unsafe {

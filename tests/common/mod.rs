@@ -79,17 +79,17 @@ impl Harness {
             Acquired::Frame(f) => f,
             _ => return Ok(false),
         };
-        let target = RenderTarget::of(&frame);
-        self.render(frame, &target, 0.0)?;
+        self.render(frame, None, 0.0)?;
         Ok(true)
     }
 
-    /// Records `frame` into `target` (the frame's image, or a view of it the test made) with
-    /// `gpu_load`, submits and presents it, and checks the canary; returns the frame's token.
+    /// Records `frame` through `view` (a view of its image the test made, changed only with
+    /// the swapchain; `None`: the frame's own) with `gpu_load`, submits and presents it, and
+    /// checks the canary; returns the frame's token.
     pub fn render(
         &mut self,
         frame: Frame,
-        target: &RenderTarget,
+        view: Option<vk::ImageView>,
         gpu_load: f32,
     ) -> Result<SyncToken> {
         let (Some(sc), Some(r)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
@@ -100,6 +100,11 @@ impl Harness {
             cpu_wait_ms: (self.frames % 5) as f32,
             latency_ms: 20.0 + (self.frames % 3) as f32,
         });
+        let image_view = view.unwrap_or(frame.image_view());
+        let target = RenderTarget {
+            image_view,
+            ..RenderTarget::of(sc, &frame)
+        };
         let cmd = r.record(target, self.frames as f32 / 60.0, gpu_load, &self.history)?;
         // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
         let submitted = unsafe {
