@@ -515,3 +515,55 @@ fn a_held_image_counts_in_the_drain() {
     present_and_settle(&mut sim, &frame);
     sim.shutdown().unwrap();
 }
+
+/// A schedule CI found: a 32-bit GPU clock of 0.75 ns (a wrap every 3.2 s) and a frame the GPU
+/// held 3.3 s (a fence that never signalled held the queue), so its start and end ticks are a
+/// wrap apart and no reader of the clock can tell its start. That frame is not judged; every
+/// frame whose span is under half a wrap still must be read right, as before.
+#[test]
+fn a_frame_held_past_a_clock_wrap_is_not_judged_and_the_rest_are() {
+    let p = Params {
+        seed: 10_774_922_805_585_206_008,
+        frames_in_flight: 3,
+        max_retired: 3,
+        min_images: 1,
+        steps: 348,
+        faults: Faults {
+            max_gpu_delay: 4,
+            p_out_of_date: 2,
+            p_suboptimal: 4,
+            p_fence_never: 25,
+            p_present_fail: 0,
+            p_present_stale: 0,
+            p_not_ready: 2,
+        },
+        p_resize: 15,
+        p_drop: 0,
+        p_abandon: 0,
+        p_change_n: 0,
+        p_mode: 0,
+        p_create_fail: 2,
+        maintenance1: true,
+        p_token: 10,
+        completion: CompletionBackend::Fences,
+        other_queues: 1,
+        p_queue: 18,
+        present_ids: true,
+        present_timing: Some(4),
+        display: DisplayConfig {
+            refresh_ns: 400_000,
+            phase_ns: 200_000,
+            relative_targets: false,
+            timing_slots: 4,
+            partial_results: false,
+        },
+        gpu_clock: Some(SimGpuClock {
+            period_ns: 0.75,
+            valid_bits: 32,
+            offset: 5_273_452_503_989_000_893,
+        }),
+        pacing: PacingPolicy::LowLatency,
+    };
+    let out = run(p).unwrap();
+    assert!(out.gpu_times_checked > 0, "{out:?}");
+}

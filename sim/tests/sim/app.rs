@@ -523,11 +523,24 @@ impl App {
     /// times read back are the submission's (to within a tick of the device clock, mapped
     /// through the machine's calibration), and no frame is seen displayed before its present
     /// was made.
+    ///
+    /// A timestamp clock of few valid bits wraps: ticks tell a time only within a wrap, and the
+    /// machine places them in the frame's span (submitted to seen complete). A frame whose span
+    /// reaches half a wrap (the GPU held it seconds, as a stalled queue can) is told by no
+    /// reader of the clock, so it is not judged.
     fn check_feedback(&mut self) -> Result<(), String> {
         let period = self.p.gpu_clock.map_or(0.0, |c| c.period_ns);
+        let wrap_ns = self.p.gpu_clock.map_or(f64::INFINITY, |c| {
+            period * 2f64.powi(c.valid_bits.min(64) as i32)
+        });
         let mut checked = 0;
         for t in self.sim.machine.telemetry() {
-            if let (Some(start), Some(end)) = (t.gpu_start, t.gpu_end) {
+            let span = match (t.submitted, t.completion_observed) {
+                (Some(a), Some(b)) => b.saturating_sub(a).as_nanos() as f64,
+                _ => f64::INFINITY,
+            };
+            let told = span < wrap_ns / 2.0;
+            if let (true, Some(start), Some(end)) = (told, t.gpu_start, t.gpu_end) {
                 let truth = self
                     .frame_submissions
                     .get(&t.frame)
