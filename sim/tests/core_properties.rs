@@ -517,9 +517,10 @@ fn a_held_image_counts_in_the_drain() {
 }
 
 /// A schedule CI found: a 32-bit GPU clock of 0.75 ns (a wrap every 3.2 s) and a frame the GPU
-/// held 3.3 s (a fence that never signalled held the queue), so its start and end ticks are a
-/// wrap apart and no reader of the clock can tell its start. That frame is not judged; every
-/// frame whose span is under half a wrap still must be read right, as before.
+/// held 3.3 s (the schedule's faults and other queues delay it; which one, not traced), so its
+/// start and end ticks are a wrap apart and no reader of the clock can tell its start. That
+/// frame is not judged; every frame whose span is under half a wrap still must be read right,
+/// as before.
 #[test]
 fn a_frame_held_past_a_clock_wrap_is_not_judged_and_the_rest_are() {
     let p = Params {
