@@ -162,28 +162,44 @@ fn fifo_keeps_the_compositors_refresh() -> Result<()> {
         / 1e6
         / repaints as f64;
     let refresh = 1000.0 / 60.0;
+    let mut weston_intervals: Vec<f64> = record.repaints[first.repaint..=last.repaint]
+        .windows(2)
+        .map(|w| w[1].saturating_sub(w[0]) as f64 / 1e6)
+        .collect();
+    weston_intervals.sort_by(f64::total_cmp);
+    let quantile = |q: f64| weston_intervals[((weston_intervals.len() - 1) as f64 * q) as usize];
     eprintln!(
         "wayland: FIFO, weston's record: {} of 600 frames shown; {frames} frames in {repaints} \
          repaints, {idle} idle stops; interval mean {mean:.3} ms, weston's repaints \
-         {weston_mean:.3} ms ({:+.2}% from {refresh:.3} ms); allocations per steady frame: 0 in \
-         vkpace and the frame code, {outside:.2} in the event loop",
+         {weston_mean:.3} ms ({:+.2}% from {refresh:.3} ms; shortest {:.3}, median {:.3}, p99 \
+         {:.3}, longest {:.3}); allocations per steady frame: 0 in vkpace and the frame code, \
+         {outside:.2} in the event loop",
         record.shown.len(),
-        (weston_mean / refresh - 1.0) * 100.0
+        (weston_mean / refresh - 1.0) * 100.0,
+        quantile(0.0),
+        quantile(0.5),
+        quantile(0.99),
+        quantile(1.0),
     );
     // What vkpace controls: FIFO's queue never runs dry, so every repaint weston makes shows a
     // new frame (frames and repaints equal within 1%, which puts the mean interval within 1%
-    // of weston's own repaint interval) and weston never idles for lack of a frame. weston's
-    // repaints follow a timer that runs late on a loaded machine (docs/wayland.md has the
-    // figures): the frames follow its pace, and the grid itself is checked loosely.
+    // of weston's own repaint interval) and weston never idles for lack of a frame. A frame
+    // limit below the refresh or a GPU too slow for it makes weston idle (docs/wayland.md).
     ensure!(idle == 0, "weston went idle {idle} times: no frame in time");
     ensure!(
         repaints as f64 <= frames as f64 * 1.01,
         "{frames} frames in {repaints} repaints: FIFO interval mean {mean:.3} ms, not within 1% \
          of weston's repaints ({weston_mean:.3} ms)"
     );
+    // weston's grid is weston's: its headless backend's repaint timer fires late on a loaded
+    // machine and the grid restarts from there, so the mean interval is the machine's luck
+    // (CI once measured +6.5%). A timer is never early, though: the shortest interval is the
+    // refresh weston was started with, which is what this checks (a weston at another rate,
+    // or repaints shown twice per refresh, fails it).
     ensure!(
-        (weston_mean - refresh).abs() <= refresh * 0.05,
-        "weston's repaints ({weston_mean:.3} ms) are not a 60 Hz grid"
+        (quantile(0.0) - refresh).abs() <= refresh * 0.005,
+        "weston's shortest repaint interval ({:.3} ms) is not its 60 Hz refresh",
+        quantile(0.0)
     );
     Ok(())
 }
