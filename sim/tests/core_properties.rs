@@ -10,6 +10,7 @@ mod sim;
 
 use proptest::prelude::*;
 use sim::app::{run, Params};
+use sim::display::{run_display, DisplayParams};
 use vkpace::{CompletionBackend, PacingPolicy};
 use vkpace_sim::driver::SimGpuClock;
 use vkpace_sim::world::{DisplayConfig, Faults};
@@ -164,6 +165,8 @@ proptest! {
 /// check holds (GPU times read back are the world's, checked in `sim/app.rs`).
 #[test]
 fn display_feedback_and_gpu_times_are_answered() {
+    // Presents refused for a full results queue, with absolute and with relative targets.
+    let mut queue_full = [0u64; 2];
     for (seed, relative, policy) in [
         (41, false, PacingPolicy::LowLatency),
         (42, true, PacingPolicy::Display),
@@ -200,11 +203,12 @@ fn display_feedback_and_gpu_times_are_answered() {
         // Relative targets are the engine's to place: no refresh is recorded for them.
         assert!(relative || out.frames_targeted > 100, "{seed}: {out:?}");
         assert!(out.timing_results > 1000, "{seed}: {out:?}");
-        assert!(out.timing_queue_full > 0, "{seed}: {out:?}");
+        queue_full[usize::from(relative)] += out.timing_queue_full;
         assert!(out.refreshes_missed > 0, "{seed}: {out:?}");
         assert!(out.gpu_reads > 1000, "{seed}: {out:?}");
         assert!(out.gpu_times_checked > 1000, "{seed}: {out:?}");
     }
+    assert!(queue_full.iter().all(|&n| n > 0), "{queue_full:?}");
     // Present ids alone: polled and seen shown.
     let out = run(Params {
         present_ids: true,
@@ -212,6 +216,62 @@ fn display_feedback_and_gpu_times_are_answered() {
     })
     .unwrap();
     assert!(out.frames_displayed > 100, "{out:?}");
+}
+
+fn display_params() -> impl Strategy<Value = DisplayParams> {
+    (
+        any::<u64>(),
+        (5u64..=20, 1u32..=3),
+        (0u32..=30, 0u32..=10, 1usize..=3),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(seed, (refresh, interval), (gpu, cpu, n), partial_results)| DisplayParams {
+                seed,
+                refresh_ns: refresh * 100_000,
+                interval,
+                max_gpu_delay: gpu,
+                max_cpu_ticks: cpu,
+                frames_in_flight: n,
+                partial_results,
+                frames: 120,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(proptest_cases::config_scaled(10))]
+
+    /// The display schedule, driven through the machine on a FIFO display with absolute
+    /// targets and a frame limit on the refresh grid, frames sometimes late on the GPU or the
+    /// CPU: no targeted frame is shown less than its swap interval after the one before it (a
+    /// late frame moves the schedule; `late_frame_stays` in `scripts/mutation-check` breaks
+    /// that).
+    #[test]
+    fn a_late_frame_moves_the_display_schedule(p in display_params()) {
+        let described = format!("{p:?}");
+        run_display(&p).map_err(|e| TestCaseError::fail(format!("{e}\n  schedule: {described}")))?;
+    }
+}
+
+/// The display schedule's property is not vacuous: frames miss their refresh, and many
+/// targeted pairs are checked.
+#[test]
+fn display_schedules_miss_refreshes_and_are_checked() {
+    let out = run_display(&DisplayParams {
+        seed: 77,
+        refresh_ns: 1_000_000,
+        interval: 2,
+        max_gpu_delay: 25,
+        max_cpu_ticks: 8,
+        frames_in_flight: 2,
+        partial_results: true,
+        frames: 2_000,
+    })
+    .unwrap();
+    assert!(out.frames_presented >= 1_900, "{out:?}");
+    assert!(out.missed > 20, "{out:?}");
+    assert!(out.pairs_checked > 200, "{out:?}");
 }
 
 /// A long, resize-heavy schedule on the proof-based path: the retired-swapchain cap must be

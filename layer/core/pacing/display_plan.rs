@@ -5,10 +5,13 @@
 //! target (by the nearest-refresh rule), the refresh after the previous frame's, and the moment
 //! its rendering finished. vkpace knows the first of them, the second by the same rule one
 //! frame back, and bounds the third by what it saw of the frame's completion: seen complete by
-//! its refresh, it is shown on time; seen still rendering after its refresh, it is shown later,
-//! at the first refresh after it finished. [`DisplayPlan::predicted`] chains these from the
-//! latest frame whose first pixel the engine reported, so a late frame moves every frame after
-//! it by the refreshes it lost, the way a relative target moves them
+//! its refresh, it is shown on time; seen still rendering after its refresh, or first seen
+//! complete only after it, it is taken as shown at the first refresh after it was seen done (it
+//! may have been shown earlier: the next frame is then shown long, never short). A frame
+//! presented without a target (before the grid's phase was known) is remembered the same way,
+//! meant for the first refresh after its present. [`DisplayPlan::predicted`] chains these from
+//! the latest frame whose first pixel the engine reported, so a late frame moves every frame
+//! after it by the refreshes it lost, the way a relative target moves them
 //! (`VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT` counts "from the previous
 //! presentation's FIRST_PIXEL_VISIBLE stage"): no frame is given a refresh that the frame
 //! before it already took, so none is shown short.
@@ -33,8 +36,11 @@ pub(super) enum Fate {
 #[derive(Debug, Clone, Copy)]
 struct Plan {
     frame: u64,
-    /// The refresh it is meant for.
+    /// The refresh it is meant for; for a frame presented without a target, the time of its
+    /// present (it is meant for the first refresh it can take, and is shown after it).
     goal: u64,
+    /// Its present carried a target (the refresh at `goal`).
+    targeted: bool,
     /// The target given to the engine (the goal less the engine's learned offset).
     given: u64,
     fate: Fate,
@@ -59,6 +65,8 @@ pub(super) struct Newest {
     pub reported: bool,
     /// When vkpace first saw it complete.
     pub seen_done: Option<u64>,
+    /// Its present carried a target.
+    pub targeted: bool,
 }
 
 /// The presented frames of one swapchain object with their refreshes.
@@ -122,12 +130,17 @@ impl DisplayPlan {
 
     /// The refresh `frame` was planned for, and the target it was given.
     pub(super) fn goal(&self, frame: u64) -> Option<(u64, u64)> {
-        self.plan(frame).map(|p| (p.goal, p.given))
+        self.targeted(frame).map(|p| (p.goal, p.given))
     }
 
     /// What is known of planned frame `frame`: its refresh, its target and its fate.
     pub(super) fn planned(&self, frame: u64) -> Option<(u64, u64, Fate)> {
-        self.plan(frame).map(|p| (p.goal, p.given, p.fate))
+        self.targeted(frame).map(|p| (p.goal, p.given, p.fate))
+    }
+
+    /// The plan of `frame` if its present carried a target.
+    fn targeted(&self, frame: u64) -> Option<Plan> {
+        self.plan(frame).filter(|p| p.targeted)
     }
 
     /// When `frame`'s first pixel was reported, if it was and is remembered.
@@ -149,12 +162,24 @@ impl DisplayPlan {
             settled: p.settled,
             reported: p.reported,
             seen_done: p.seen_done,
+            targeted: p.targeted,
         })
     }
 
     /// `frame` is presented for the refresh at `goal`, with `given` as its target; `reported`:
     /// the present asked for stage times.
     pub(super) fn add(&mut self, frame: u64, goal: u64, given: u64, reported: bool) {
+        self.insert(frame, goal, given, reported, true);
+    }
+
+    /// `frame` is presented at `now` without a target (before the grid's phase is known): FIFO
+    /// shows it at the first refresh it can take. It is remembered all the same, since the
+    /// frames planned after it are placed after it: if it is late, they move with it.
+    pub(super) fn add_untargeted(&mut self, frame: u64, now: u64, reported: bool) {
+        self.insert(frame, now, now, reported, false);
+    }
+
+    fn insert(&mut self, frame: u64, goal: u64, given: u64, reported: bool, targeted: bool) {
         let fate = if self.complete_through.is_some_and(|c| c >= frame) {
             Fate::OnTime
         } else {
@@ -163,6 +188,7 @@ impl DisplayPlan {
         self.plans[Self::slot(frame)] = Some(Plan {
             frame,
             goal,
+            targeted,
             given,
             fate,
             settled: false,
@@ -191,6 +217,11 @@ impl DisplayPlan {
             if let Some(p) = self.plan_mut(f).filter(|p| !p.settled) {
                 p.seen_done = Some(at);
                 p.fate = match p.fate {
+                    // First seen done after its refresh: it may have missed it.
+                    Fate::Unknown if at > p.goal => Fate::Late {
+                        pending: p.goal,
+                        done: Some(at),
+                    },
                     Fate::Unknown => Fate::OnTime,
                     Fate::Late { pending, .. } if at > p.goal => Fate::Late {
                         pending,
@@ -277,14 +308,15 @@ impl DisplayPlan {
     pub(super) fn shown(&mut self, frame: u64, shown: u64, refresh: u64) -> Option<(u64, u64)> {
         if self.anchor.map_or(true, |(f, _)| f < frame) {
             self.anchor = Some((frame, shown));
-            for p in self.plans.iter_mut().flatten().filter(|p| p.frame > frame) {
+            let later = |p: &&mut Plan| p.frame > frame && p.targeted;
+            for p in self.plans.iter_mut().flatten().filter(later) {
                 p.goal = nearest_refresh(p.goal, shown, refresh);
             }
         }
         let p = self.plan_mut(frame)?;
         p.fate = Fate::Shown(shown);
         p.settled = true;
-        Some((p.goal, p.given))
+        p.targeted.then_some((p.goal, p.given))
     }
 
     /// When `frame` is expected to be shown: the chain from the anchor through the frames
@@ -317,7 +349,17 @@ impl DisplayPlan {
 
     /// When planned frame `p` is shown if it is not before `floor`.
     fn shown_after(p: Plan, floor: u64, phase: u64, refresh: u64) -> u64 {
-        let on_grid = nearest_refresh(p.goal.max(floor), phase, refresh);
+        let on_grid = if p.targeted {
+            nearest_refresh(p.goal.max(floor), phase, refresh)
+        } else {
+            // Not shown before its present: the first refresh at or after it, or the floor.
+            refresh_at_or_after(p.goal.max(floor), phase, refresh)
+        };
+        if cfg!(vkpace_mutation = "late_frame_stays") && matches!(p.fate, Fate::Late { .. }) {
+            // Deliberately wrong (`scripts/mutation-check`): a frame known late is taken as
+            // shown on its refresh, so it does not move the frames after it.
+            return on_grid;
+        }
         match p.fate {
             Fate::Shown(at) => at,
             Fate::Unknown | Fate::OnTime => on_grid,
@@ -381,5 +423,35 @@ mod tests {
         // The engine's word settles it: ready after its refresh, so late after all.
         p.engine_ready(1, 3 * R + 1);
         assert_eq!(p.predicted(1, R, R, 2 * R), Some(4 * R));
+    }
+
+    #[test]
+    fn first_seen_complete_after_its_refresh_it_may_have_missed_it() {
+        let mut p = DisplayPlan::default();
+        p.shown(0, R, R);
+        p.add(1, 3 * R, 3 * R, true);
+        // Nothing seen before its refresh; complete a little after it: it may have finished
+        // just after, so the frames after it are placed as if it was shown a refresh late.
+        p.complete(1, 3 * R + R / 10);
+        assert_eq!(p.predicted(1, R, R, 2 * R), Some(4 * R));
+        assert_eq!(p.predicted(2, R, R, 2 * R), Some(6 * R));
+    }
+
+    #[test]
+    fn a_late_untargeted_frame_moves_the_first_targeted_one() {
+        let mut p = DisplayPlan::default();
+        // Frame 1 presented at 2R without a target, before frame 0's first pixel came back.
+        p.add_untargeted(1, 2 * R, true);
+        p.shown(0, R, R);
+        assert_eq!(p.goal(1), None);
+        // On time it takes the refresh after frame 0's.
+        assert_eq!(p.predicted(1, R, R, 2 * R), Some(2 * R));
+        // The engine says it was ready at 4.5R: shown at 5R, and frame 2 one interval later.
+        p.engine_ready(1, 4 * R + R / 2);
+        assert_eq!(p.predicted(1, R, R, 2 * R), Some(5 * R));
+        p.add(2, 7 * R, 7 * R, true);
+        assert_eq!(p.predicted(2, R, R, 2 * R), Some(7 * R));
+        // Its first pixel teaches nothing about a target it never had.
+        assert_eq!(p.shown(1, 5 * R, R), None);
     }
 }

@@ -6,10 +6,17 @@ use proptest::test_runner::Config;
 
 /// The property tests' configuration.
 pub fn config() -> Config {
+    config_scaled(1)
+}
+
+/// [`config`] with `1 / divisor` as many cases, for schedules that each run long.
+#[allow(dead_code)]
+pub fn config_scaled(divisor: u32) -> Config {
     let cases = std::env::var("VKPACE_SCHEDULES")
         .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(10_000)
+        / divisor.max(1);
     Config {
         cases,
         failure_persistence: None,

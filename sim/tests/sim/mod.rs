@@ -1,4 +1,5 @@
 //! The property tests' schedules: random public-call sequences through the frame machine.
 
 pub mod app;
+pub mod display;
 pub mod queues;

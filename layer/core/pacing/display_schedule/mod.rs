@@ -267,6 +267,9 @@ impl DisplaySchedule {
             return PresentTarget::Absolute(given);
         }
         let (Some(expected), Some((_, phase))) = (self.expected(frame), self.plan.anchor()) else {
+            // No phase yet: shown as soon as FIFO allows, and remembered, since the frames
+            // targeted once the phase is known are placed after it.
+            self.plan.add_untargeted(frame, now, stages);
             return PresentTarget::None;
         };
         let submitted = self.started(frame).map_or(now, |s| s.submit.min(now));
@@ -314,6 +317,10 @@ impl DisplaySchedule {
         }
         let period = self.frame_period()?;
         let n = self.plan.newest()?;
+        if !n.targeted && self.plan.anchor().is_none() {
+            // The next present has no target either: nothing to place after this frame yet.
+            return None;
+        }
         let (goal, refresh) = (n.goal, self.refresh()?);
         let bound = goal.saturating_add(period.saturating_mul(LATE_WAIT_INTERVALS));
         let until = match n.fate {
