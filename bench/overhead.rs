@@ -510,8 +510,10 @@ impl VkpaceLoop {
         let submitted = unsafe {
             sc.submit(
                 frame,
-                &[cmd],
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vkpace::Submission::command_buffers(
+                    &[cmd],
+                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                ),
             )
         }?;
         sc.present(submitted)?;

@@ -222,8 +222,10 @@ pub(crate) fn vkpace_frames(
         let submitted = unsafe {
             sc.submit(
                 frame,
-                &[cmd],
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vkpace::Submission::command_buffers(
+                    &[cmd],
+                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                ),
             )
         }?;
         sc.present(submitted)?;

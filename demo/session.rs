@@ -383,8 +383,10 @@ impl Session {
                 None => unsafe {
                     sc.submit(
                         frame,
-                        &[cmd],
-                        vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                        vkpace::Submission::command_buffers(
+                            &[cmd],
+                            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                        ),
                     )
                 }
                 .map_err(anyhow::Error::from),
@@ -648,5 +650,5 @@ unsafe fn submit_with_producer(
     let batches = [Batch::new(&commands).waits(&waits), Batch::new(&[])];
     let stage = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
     // SAFETY: caller contract.
-    Ok(unsafe { sc.submit_batches(frame, &batches, stage) }?)
+    Ok(unsafe { sc.submit(frame, vkpace::Submission::batches(&batches, stage)) }?)
 }

@@ -1,4 +1,4 @@
-//! Frames in two batches of one `vkQueueSubmit2` ([`Swapchain::submit_batches`]), the first
+//! Frames in two batches of one `vkQueueSubmit2` ([`vkpace::Submission::batches`]), the first
 //! waiting on the GPU for a producer thread. Each frame the loop hands the producer a job
 //! ("fill this slot's tile, then signal v"), promises v on a [`HostTimeline`] and submits at
 //! once: the GPU, not the frame loop, waits for v before it copies the tile into the image.
@@ -86,7 +86,12 @@ impl Renderer for ProducerBatches {
         // SAFETY: both command buffers are recorded, of the queue's family, reused only when
         // their slot is free again, and leave the image in PRESENT_SRC_KHR; the value waited
         // for is promised, and the producer signals every value it is asked for.
-        let submitted = unsafe { swapchain.submit_batches(frame, &batches, Stage::ALL_TRANSFER) }?;
+        let submitted = unsafe {
+            swapchain.submit(
+                frame,
+                vkpace::Submission::batches(&batches, Stage::ALL_TRANSFER),
+            )
+        }?;
         swapchain.present(submitted)?;
         Ok(())
     }

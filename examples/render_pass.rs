@@ -105,7 +105,8 @@ impl Renderer for RenderPassExample {
         // SAFETY: `cmd` is recorded, of the queue's family, leaves the image in PRESENT_SRC_KHR
         // (the render pass's final layout), and is reused only when its slot comes back, after
         // this frame completed; what it uses is retired with a token at least this frame's.
-        let submitted = unsafe { swapchain.submit(frame, &[cmd], stage) }?;
+        let submitted =
+            unsafe { swapchain.submit(frame, vkpace::Submission::command_buffers(&[cmd], stage)) }?;
         swapchain.present(submitted)?;
         Ok(())
     }

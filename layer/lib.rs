@@ -27,6 +27,7 @@ pub use crate::core::{
 pub use crate::vk::{
     sleep_until, Acquired, Batch, DeviceFeatures, DisplayChoice, DisplayFeedback, Error, Frame,
     HostTimeline, InstanceSupport, Maintenance1Names, PresentTimingInUse, Presented, Rebuild,
-    RefreshCycle, RenderTargets, Result, Setting, SubmittedFrame, Support, Swapchain,
-    SwapchainConfig, SwapchainCreateDesc, SwapchainInfo, MAX_TIMED_COMMAND_BUFFERS,
+    RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission, SubmittedFrame,
+    Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo,
+    MAX_TIMED_COMMAND_BUFFERS,
 };

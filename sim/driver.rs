@@ -152,8 +152,8 @@ impl SimSwapchain {
     }
 
     /// The frame's one submission, also waiting on the GPU for other queues' `waits`, each
-    /// checked by the machine first (as `Swapchain::submit_batches` does): the first refused
-    /// wait is returned and nothing is submitted.
+    /// checked by the machine first (as `Swapchain::submit` does for `Submission::Batches`): the
+    /// first refused wait is returned and nothing is submitted.
     pub fn submit_waiting(
         &mut self,
         frame: &FrameInfo<Sem, Gen, Fence>,

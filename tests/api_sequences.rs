@@ -76,8 +76,10 @@ impl Bench {
         Ok(unsafe {
             sc.submit(
                 frame,
-                &[cmd],
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vkpace::Submission::command_buffers(
+                    &[cmd],
+                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                ),
             )
         }?)
     }

@@ -1,4 +1,4 @@
-//! Frames in several batches (`Swapchain::submit_batches`, `vkQueueSubmit2`) waiting on the GPU
+//! Frames in several batches (`Submission::batches`, `vkQueueSubmit2`) waiting on the GPU
 //! for a producer thread's host timeline, on lavapipe under the validation layer
 //! (synchronization validation on the sid stack), on both sync paths and with vkpace's GPU
 //! timestamps where the device offers them:
@@ -114,10 +114,9 @@ fn submit_in_batches(
     // SAFETY: the command buffers are recorded, of the queue's family, and live until the
     // frame completes; the caller promised the value waited for and has it signalled.
     Ok(unsafe {
-        sc.submit_batches(
+        sc.submit(
             frame,
-            &batches,
-            vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+            vkpace::Submission::batches(&batches, vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT),
         )
     }?)
 }

@@ -349,8 +349,10 @@ impl Run {
         let submitted = unsafe {
             self.swapchain.submit(
                 frame,
-                &[cmd],
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vkpace::Submission::command_buffers(
+                    &[cmd],
+                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                ),
             )
         }?;
         self.swapchain.present(submitted)?;

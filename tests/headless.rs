@@ -9,7 +9,7 @@ use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
 use vkpace::core::semaphore_bound;
-use vkpace::{Acquired, Error, Frame, SwapchainConfig, SwapchainStats};
+use vkpace::{Acquired, Error, Frame, Submission, SwapchainConfig, SwapchainStats};
 
 /// Frames of the resize run (a new extent each).
 const FRAMES: u64 = 300;
@@ -58,8 +58,10 @@ fn submit(h: &mut Harness, frame: Frame) -> Result<vkpace::SubmittedFrame> {
     Ok(unsafe {
         sc.submit(
             frame,
-            &[cmd],
-            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vkpace::Submission::command_buffers(
+                &[cmd],
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            ),
         )
     }?)
 }
@@ -504,8 +506,10 @@ fn scene_renders_upright_and_moves() -> Result<()> {
         let submitted = unsafe {
             sc.submit(
                 frame,
-                &[cmd],
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vkpace::Submission::command_buffers(
+                    &[cmd],
+                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                ),
             )
         }?;
         let token = submitted.token();
@@ -699,8 +703,13 @@ fn a_frame_kept_across_a_recreation_is_refused() -> Result<()> {
         );
         // SAFETY: nothing is submitted: the frame is refused first.
         let refused = unsafe {
-            h.swapchain()
-                .submit(stale, &[], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)
+            h.swapchain().submit(
+                stale,
+                vkpace::Submission::command_buffers(
+                    &[],
+                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                ),
+            )
         };
         ensure!(
             matches!(refused, Err(Error::ForeignFrame)),
@@ -709,6 +718,51 @@ fn a_frame_kept_across_a_recreation_is_refused() -> Result<()> {
         let submitted = submit(&mut h, current)?;
         h.swapchain().present(submitted)?;
         h.check_canary("after the refused stale frame")?;
+        h.finish()?;
+    }
+    Ok(())
+}
+
+/// Submissions the swapchain cannot take are typed errors before any Vulkan call, and the frame
+/// stays held: an empty list of batches, and a declaration with the timing command buffers
+/// on a swapchain without GPU timestamps are `InvalidConfig`; the next acquire hands the same
+/// frame out again, and it renders normally. Both sync paths; zero validation messages.
+#[test]
+fn submissions_the_swapchain_cannot_take_are_refused() -> Result<()> {
+    for m1 in [false, true] {
+        let config = with(|c| c.swapchain_maintenance1 = m1_if(m1));
+        let mut h = Harness::headless_with(config, |c| c.gpu_timestamps = false)?;
+        ensure!(h.frame()?);
+        let frame = acquire(&mut h)?;
+        let number = frame.number();
+        // Were the declaration below believed, nothing would signal the frame's semaphores.
+        ensure!(
+            frame.timing_command_buffers().is_none(),
+            "GPU timestamps on"
+        );
+        let stage = vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT;
+        // SAFETY: nothing is submitted: the empty list is refused first.
+        let refused = unsafe { h.swapchain().submit(frame, Submission::batches(&[], stage)) };
+        ensure!(
+            matches!(&refused, Err(Error::InvalidConfig(why)) if why.contains("at least one")),
+            "an empty list of batches was not refused: {refused:?}"
+        );
+        let frame = acquire(&mut h)?;
+        ensure!(frame.number() == number, "the refused frame was not held");
+        // SAFETY: nothing was submitted, and the declaration is refused before it is believed.
+        let refused = unsafe {
+            h.swapchain()
+                .submitted_by_renderer(frame, vkpace::RendererTiming::Timed)
+        };
+        ensure!(
+            matches!(&refused, Err(Error::InvalidConfig(why)) if why.contains("gpu_timestamps")),
+            "a timed declaration without GPU timestamps was not refused: {refused:?}"
+        );
+        let frame = acquire(&mut h)?;
+        ensure!(frame.number() == number, "the refused frame was not held");
+        let submitted = submit(&mut h, frame)?;
+        h.swapchain().present(submitted)?;
+        h.check_canary("after the refused submissions")?;
         h.finish()?;
     }
     Ok(())
@@ -781,7 +835,7 @@ fn submit_own(h: &mut Harness, frame: Frame) -> Result<vkpace::SubmittedFrame> {
     unsafe { ctx.device.queue_submit(ctx.queue, &[submit], frame.fence()) }?;
     // SAFETY: the submission above waited on the acquire semaphore, signalled the present
     // semaphore and the frame's completion, and included the timing buffers first and last.
-    Ok(unsafe { sc.submitted_by_renderer_with_timing(frame) }?)
+    Ok(unsafe { sc.submitted_by_renderer(frame, vkpace::RendererTiming::Timed) }?)
 }
 
 /// What a frame says about recreation, compared with the last frame submitted: the first frame

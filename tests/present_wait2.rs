@@ -67,8 +67,10 @@ fn frame(h: &mut Harness) -> Result<()> {
     let submitted = unsafe {
         sc.submit(
             frame,
-            &[cmd],
-            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vkpace::Submission::command_buffers(
+                &[cmd],
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            ),
         )
     }?;
     sc.present(submitted)?;

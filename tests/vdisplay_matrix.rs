@@ -117,8 +117,10 @@ fn frame_in_phase(h: &mut Harness, seen: &mut Seen, resizing: bool, gpu_load: f3
     let submitted = unsafe {
         sc.submit(
             frame,
-            &[cmd],
-            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vkpace::Submission::command_buffers(
+                &[cmd],
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            ),
         )
     }?;
     sc.present(submitted)?;

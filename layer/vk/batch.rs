@@ -175,7 +175,7 @@ impl Scratch {
     /// # Safety
     ///
     /// Every handle in the arrays is valid and follows `vkQueueSubmit2`'s rules (as
-    /// `Swapchain::submit_batches` asks of its caller); `queue` belongs to `device`.
+    /// `Submission::Batches` asks of its caller); `queue` belongs to `device`.
     pub(crate) unsafe fn submit(
         &self,
         device: &ash::Device,

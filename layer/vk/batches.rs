@@ -12,26 +12,17 @@ use super::swapchain::Swapchain;
 use crate::core::SyncToken;
 
 impl Swapchain {
-    /// Submits `frame` as several batches in one `vkQueueSubmit2`: the first batch also waits on
-    /// the frame's acquire semaphore (at `acquire_wait_stage`), the last also signals its present
-    /// semaphore and the frame's fence or timeline value, which cover them all. Batches may
-    /// wait for registered [`super::HostTimeline`] tokens and, with the timeline backend, for
-    /// the swapchain's own ([`Batch::waits`]); each is checked first: a value nobody promised
-    /// or submitted is [`Error::TokenNotSubmitted`], an unregistered stream
-    /// [`Error::ForeignToken`], the swapchain's own tokens with the fence backend
-    /// `NotWaitableOnGpu`, and nothing is submitted then (the frame stays held and can be
-    /// submitted again). With GPU timestamps on, vkpace's
-    /// timing command buffers open the first batch and close the last.
-    ///
-    /// Needs [`super::SwapchainConfig::synchronization2`]. No allocation once the batch
-    /// arrays have grown to the frame's size.
+    /// [`super::Submission::Batches`]: the renderer's batches in one `vkQueueSubmit2`, the
+    /// first also waiting on the frame's acquire semaphore, the last also signalling its present
+    /// semaphore and its fence or timeline value (which cover them all), vkpace's timing
+    /// command buffers opening the first and closing the last. Every host-timeline wait is
+    /// checked before anything is submitted. No allocation once the batch arrays have grown to
+    /// the frame's size.
     ///
     /// # Safety
     ///
-    /// As [`Swapchain::submit`] for every command buffer; the further semaphores must be valid
-    /// and follow `vkQueueSubmit2`'s rules (a binary semaphore waited on has a pending signal,
-    /// one signalled has none); every promised host-timeline value waited for must be signalled.
-    pub unsafe fn submit_batches(
+    /// As [`Swapchain::submit`].
+    pub(super) unsafe fn submit_batches(
         &mut self,
         frame: Frame,
         batches: &[Batch<'_>],
@@ -40,12 +31,12 @@ impl Swapchain {
         self.check_frame(&frame)?;
         if !self.shell.sync2() {
             return Err(Error::InvalidConfig(
-                "submit_batches needs SwapchainConfig::synchronization2",
+                "Submission::Batches needs SwapchainConfig::synchronization2",
             ));
         }
         if batches.is_empty() {
             return Err(Error::InvalidConfig(
-                "submit_batches needs at least one batch",
+                "Submission::Batches needs at least one batch",
             ));
         }
         self.check_batch_waits(batches)?;

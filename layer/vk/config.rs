@@ -160,7 +160,7 @@ pub struct SwapchainConfig {
     /// [`super::SwapchainInfo`] says what was taken.
     pub display: DisplayChoice,
     /// The device enabled `synchronization2` (core in Vulkan 1.3): frames may be submitted in
-    /// several batches with [`super::Swapchain::submit_batches`] (`vkQueueSubmit2`). Set only
+    /// several batches with [`super::Submission::Batches`] (`vkQueueSubmit2`). Set only
     /// if the device enabled the feature. Default false.
     pub synchronization2: bool,
     /// What backs the completion of vkpace's tracked submissions and so the swapchain's

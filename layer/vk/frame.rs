@@ -20,8 +20,8 @@
 //! ```compile_fail
 //! # fn f(swapchain: &mut vkpace::Swapchain, frame: vkpace::Frame) {
 //! // Nor submitted twice.
-//! let a = unsafe { swapchain.submitted_by_renderer(frame) };
-//! let b = unsafe { swapchain.submitted_by_renderer(frame) };
+//! let a = unsafe { swapchain.submitted_by_renderer(frame, vkpace::RendererTiming::Untimed) };
+//! let b = unsafe { swapchain.submitted_by_renderer(frame, vkpace::RendererTiming::Untimed) };
 //! # }
 //! ```
 
@@ -137,8 +137,8 @@ impl Frame {
     /// write the frame's GPU start and end, for a renderer that submits the frame itself. Put
     /// the first before all of the frame's work and the second after it, in submissions on
     /// vkpace's queue, then declare the frame with
-    /// [`crate::vk::Swapchain::submitted_by_renderer_with_timing`]. They are recorded already;
-    /// do not record or reset them.
+    /// [`crate::vk::Swapchain::submitted_by_renderer`] and [`crate::vk::RendererTiming::Timed`].
+    /// They are recorded already; do not record or reset them.
     #[must_use]
     pub fn timing_command_buffers(&self) -> Option<(vk::CommandBuffer, vk::CommandBuffer)> {
         self.timing

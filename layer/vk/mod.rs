@@ -21,6 +21,7 @@ pub mod registry;
 mod render_targets;
 mod shell;
 mod sleep;
+mod submission;
 mod support;
 mod swapchain;
 mod swapchain_info;
@@ -52,6 +53,7 @@ pub use present_wait2::{
 };
 pub use render_targets::{Rebuild, RenderTargets};
 pub use sleep::sleep_until;
+pub use submission::{RendererTiming, Submission};
 pub use support::{DeviceFeatures, InstanceSupport, Support};
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};
 pub use swapchain_info::{Setting, SwapchainInfo};

@@ -34,6 +34,15 @@ impl Harness {
     /// `config.swapchain_maintenance1` asks for the maintenance1 path; the test fails if the
     /// driver cannot give it (lavapipe from Mesa 25 can).
     pub fn headless(config: SwapchainConfig) -> Result<Self> {
+        Self::headless_with(config, |_| {})
+    }
+
+    /// As [`Self::headless`], with `adjust` applied to the configuration after the context
+    /// filled in what the device supports (to turn an option it set off again).
+    pub fn headless_with(
+        config: SwapchainConfig,
+        adjust: impl FnOnce(&mut SwapchainConfig),
+    ) -> Result<Self> {
         set_runtime_dir();
         let want_m1 = config.swapchain_maintenance1.is_some();
         let ctx = VulkanContext::new(SurfaceSource::Headless, true, want_m1)?;
@@ -43,7 +52,7 @@ impl Harness {
                 ctx.device_name
             );
         }
-        let swapchain = ctx.swapchain(config)?;
+        let swapchain = ctx.swapchain_with(config, adjust)?;
         if let Some(backend) = vkpace_demo::vulkan_context::completion_override() {
             // The test matrix's backend must really be the one in use.
             ensure!(swapchain.info().completion == backend, "completion backend");
@@ -110,8 +119,10 @@ impl Harness {
         let submitted = unsafe {
             sc.submit(
                 frame,
-                &[cmd],
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vkpace::Submission::command_buffers(
+                    &[cmd],
+                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                ),
             )
         }?;
         let token = submitted.token();

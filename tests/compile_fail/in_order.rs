@@ -3,7 +3,7 @@
 // reason they name and not because the harness cannot build against vkpace.
 fn order(swapchain: &mut vkpace::Swapchain, frame: vkpace::Frame) {
     // SAFETY: never run; only compiled.
-    if let Ok(submitted) = unsafe { swapchain.submitted_by_renderer(frame) } {
+    if let Ok(submitted) = unsafe { swapchain.submitted_by_renderer(frame, vkpace::RendererTiming::Untimed) } {
         let _ = swapchain.present(submitted);
     }
 }

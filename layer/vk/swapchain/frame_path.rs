@@ -35,20 +35,60 @@ impl Swapchain {
         }
     }
 
-    /// Submits `command_buffers` for `frame` in one batch that waits on its acquire semaphore at
-    /// `wait_stage` and signals its present semaphore and its completion (the frame's fence, or
-    /// the timeline value). With
-    /// [`SwapchainConfig::gpu_timestamps`] the batch is framed by two command buffers of vkpace's
-    /// that write the frame's GPU start and end (no allocation up to
-    /// [`MAX_TIMED_COMMAND_BUFFERS`]). If the submission fails the frame's image stays held: the
-    /// next acquire hands the same frame out again.
+    /// Submits `frame`'s work and records its completion: [`Submission::CommandBuffers`] as one
+    /// batch (`vkQueueSubmit`) that waits on the frame's acquire semaphore and signals its
+    /// present semaphore and its completion (the frame's fence, or the timeline value);
+    /// [`Submission::Batches`] as several in one `vkQueueSubmit2` (see
+    /// [`Submission::Batches`]; the batches' host-timeline waits are checked first, and a value
+    /// nobody promised or submitted is [`Error::TokenNotSubmitted`], an unregistered stream
+    /// [`Error::ForeignToken`], the swapchain's own tokens with the fence backend
+    /// [`Error::NotWaitableOnGpu`]). With [`SwapchainConfig::gpu_timestamps`] the work is
+    /// framed by two command buffers of vkpace's that write the frame's GPU start and end (no
+    /// allocation up to [`MAX_TIMED_COMMAND_BUFFERS`] command buffers in one batch). If the
+    /// submission fails or is refused, nothing is submitted and the frame's image stays held:
+    /// the next acquire hands the same frame out again.
+    ///
+    /// A renderer that submits the frame itself declares it with
+    /// [`Self::submitted_by_renderer`] instead.
     ///
     /// # Safety
     ///
     /// The command buffers must be valid, recorded, of a pool of the queue's family, not
     /// pending (unless simultaneous use), and stay valid until the frame's token is reached
-    /// (`vkQueueSubmit`'s rules). They must leave the image in `PRESENT_SRC_KHR`.
+    /// (`vkQueueSubmit`'s rules). They must leave the image in `PRESENT_SRC_KHR`. A batch's
+    /// further semaphores must be valid and follow `vkQueueSubmit2`'s rules (a binary
+    /// semaphore waited on has a pending signal, one signalled has none); every promised
+    /// host-timeline value waited for must be signalled.
     pub unsafe fn submit(
+        &mut self,
+        frame: Frame,
+        submission: Submission<'_>,
+    ) -> Result<SubmittedFrame> {
+        match submission {
+            Submission::CommandBuffers {
+                command_buffers,
+                wait_stage,
+            } => {
+                // SAFETY: the caller's contract.
+                unsafe { self.submit_one_batch(frame, command_buffers, wait_stage) }
+            }
+            Submission::Batches {
+                batches,
+                acquire_wait_stage,
+            } => {
+                // SAFETY: the caller's contract.
+                unsafe { self.submit_batches(frame, batches, acquire_wait_stage) }
+            }
+        }
+    }
+
+    /// [`Submission::CommandBuffers`]: one `vkQueueSubmit`, framed by the timing command
+    /// buffers where GPU timestamps are on.
+    ///
+    /// # Safety
+    ///
+    /// As [`Swapchain::submit`].
+    unsafe fn submit_one_batch(
         &mut self,
         frame: Frame,
         command_buffers: &[vk::CommandBuffer],
@@ -130,39 +170,32 @@ impl Swapchain {
     /// the first that touches the image waits on [`Frame::acquire_semaphore`], and the last,
     /// on this swapchain's queue, signals [`Frame::present_semaphore`] and [`Frame::fence`]
     /// (fence backend) or [`Frame::timeline_signal`] (timeline backend). Call it right after
-    /// that last submission, before any other call to this swapchain.
+    /// that last submission, before any other call to this swapchain. `timing` says whether
+    /// the submissions included [`Frame::timing_command_buffers`] ([`RendererTiming::Timed`]
+    /// without GPU timestamps is [`Error::InvalidConfig`]).
     ///
     /// # Safety
     ///
     /// The submissions described above were made (vkpace reuses the semaphores and fence
-    /// on the strength of this declaration).
-    pub unsafe fn submitted_by_renderer(&mut self, frame: Frame) -> Result<SubmittedFrame> {
-        self.check_frame(&frame)?;
-        let now = self.shell.now_ns();
-        self.record_submission(&frame, now, None)
-    }
-
-    /// As [`Self::submitted_by_renderer`], for a frame whose submissions also included
-    /// [`Frame::timing_command_buffers`], the first before all of its work and the second after
-    /// it: the frame's GPU start and end reach the telemetry. Without GPU timestamps it is
-    /// [`Error::InvalidConfig`].
-    ///
-    /// # Safety
-    ///
-    /// As [`Self::submitted_by_renderer`], and both timing command buffers were submitted, in
-    /// that order, on this swapchain's queue.
-    pub unsafe fn submitted_by_renderer_with_timing(
+    /// on the strength of this declaration); with [`RendererTiming::Timed`], both timing
+    /// command buffers were submitted, in that order, on this swapchain's queue.
+    pub unsafe fn submitted_by_renderer(
         &mut self,
         frame: Frame,
+        timing: RendererTiming,
     ) -> Result<SubmittedFrame> {
         self.check_frame(&frame)?;
-        if frame.timing.is_none() {
-            return Err(Error::InvalidConfig(
-                "submitted_by_renderer_with_timing needs SwapchainConfig::gpu_timestamps",
-            ));
-        }
+        let timed_slot = match timing {
+            RendererTiming::Untimed => None,
+            RendererTiming::Timed if frame.timing.is_none() => {
+                return Err(Error::InvalidConfig(
+                    "RendererTiming::Timed needs SwapchainConfig::gpu_timestamps",
+                ));
+            }
+            RendererTiming::Timed => Some(frame.info.slot),
+        };
         let now = self.shell.now_ns();
-        self.record_submission(&frame, now, Some(frame.info.slot))
+        self.record_submission(&frame, now, timed_slot)
     }
 
     pub(crate) fn record_submission(

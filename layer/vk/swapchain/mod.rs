@@ -16,6 +16,7 @@ use super::frame::{Acquired, Frame, Presented, SubmittedFrame};
 use super::gpu_timer::GpuTimer;
 use super::present_wait2::DisplayFeedback;
 use super::shell::{Shell, SubmitSignals};
+use super::submission::{RendererTiming, Submission};
 use crate::core::{
     Extent, FrameMachine, FrameTimes, MachineConfig, PresentMode, PresentStatus, Request,
     SurfaceFormat, SurfaceWishes, SwapchainStats,
@@ -38,7 +39,7 @@ pub(super) type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fenc
 /// # use ash::vk;
 /// # fn frame_loop(desc: vkpace::SwapchainCreateDesc,
 /// #     record: impl Fn(&vkpace::Frame) -> vk::CommandBuffer) -> Result<(), vkpace::Error> {
-/// use vkpace::{Acquired, Swapchain};
+/// use vkpace::{Acquired, Submission, Swapchain};
 /// // SAFETY: the handles in `desc` are valid, its queue belongs to its family, and they
 /// // outlive the swapchain.
 /// let mut swapchain = unsafe { Swapchain::new(desc)? };
@@ -48,9 +49,10 @@ pub(super) type Machine = FrameMachine<vk::Semaphore, vk::SwapchainKHR, vk::Fenc
 ///             let cmd = record(&frame); // writes frame.image(), leaves it in PRESENT_SRC_KHR
 ///             // SAFETY: `cmd` is a valid, recorded command buffer of the queue's family, not
 ///             // pending, and stays valid until the frame's token is reached.
-///             let submitted = unsafe {
-///                 swapchain.submit(frame, &[cmd], vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)?
-///             };
+///             let work = [cmd];
+///             let stage = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
+///             let submitted =
+///                 unsafe { swapchain.submit(frame, Submission::command_buffers(&work, stage))? };
 ///             swapchain.present(submitted)?;
 ///         }
 ///         Acquired::ZeroExtent => { /* minimized: wait for a window event */ }
