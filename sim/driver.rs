@@ -302,6 +302,11 @@ impl SimSwapchain {
                 self.machine
                     .handle_timeline_value(self.world.timeline, self.now)?;
             }
+            Request::WaitStreamSignal { token, .. } => {
+                let signalled = self.world.signal_promised(token.stream(), token.value())?;
+                let signalled = SyncToken::new(token.stream(), signalled);
+                self.machine.handle_stream_signalled(signalled)?;
+            }
             Request::PollPresentId { swapchain, id } => {
                 let status = if self.world.display.id_shown(swapchain, id)? {
                     VkStatus::SUCCESS

@@ -20,6 +20,13 @@ struct Stream {
     submitted: u64,
     /// The highest value known reached; waits made by submissions up to it are over.
     reached: u64,
+    /// The highest value whose signal is known made (a host producer's signal, a queue's
+    /// submission): a present may depend on values up to it.
+    signalled: u64,
+    /// Unregistered while a submission still waited for it: unknown to new waits and checks,
+    /// kept until no wait on it is left, so the present of that submission still waits for
+    /// its signal.
+    retired: bool,
 }
 
 /// A GPU wait (or a promise's dependency) not yet known over: `waiter` cannot be reached before
@@ -47,22 +54,43 @@ impl SyncGraph {
         Self::default()
     }
 
-    /// Adds stream `id` (nothing submitted, nothing reached); a known one is left as it is.
+    /// Adds stream `id` (nothing submitted, nothing reached); a known one is left as it is, and
+    /// a retired one is known again.
     pub fn add_stream(&mut self, id: u64) {
-        if self.stream(id).is_none() {
-            self.streams.push(Stream {
+        match self.streams.iter_mut().find(|s| s.id == id) {
+            Some(s) => s.retired = false,
+            None => self.streams.push(Stream {
                 id,
                 submitted: 0,
                 reached: 0,
-            });
+                signalled: 0,
+                retired: false,
+            }),
         }
     }
 
-    /// Forgets stream `id` and every wait from or on it.
+    /// Forgets stream `id`: new waits and checks no longer know it, and its own waits are
+    /// dropped. Waits of other streams' submissions on it are kept until they are over (a
+    /// submission already made still waits for it), and the stream with them, retired.
     pub fn remove_stream(&mut self, id: u64) {
-        self.streams.retain(|s| s.id != id);
-        self.waits
-            .retain(|w| w.waiter.stream() != id && w.target.stream() != id);
+        self.waits.retain(|w| w.waiter.stream() != id);
+        if let Some(s) = self.streams.iter_mut().find(|s| s.id == id) {
+            s.retired = true;
+        }
+        self.drop_retired();
+    }
+
+    /// Whether stream `id` is known, or retired with waits on it left.
+    #[must_use]
+    pub fn holds(&self, id: u64) -> bool {
+        self.streams.iter().any(|s| s.id == id)
+    }
+
+    /// Removes the retired streams no wait is left on.
+    fn drop_retired(&mut self) {
+        let waits = &self.waits;
+        self.streams
+            .retain(|s| !s.retired || waits.iter().any(|w| w.target.stream() == s.id));
     }
 
     /// Whether stream `id` is known.
@@ -86,7 +114,31 @@ impl SyncGraph {
         let (id, reached) = (s.id, s.reached);
         self.waits
             .retain(|w| w.waiter.stream() != id || w.waiter.value() > reached);
+        self.drop_retired();
         Ok(())
+    }
+
+    /// The signal of `token`'s value (and of every earlier one) is known made.
+    pub fn signalled(&mut self, token: SyncToken) -> Result<(), CoreError> {
+        let s = self.stream_mut(token)?;
+        s.signalled = s.signalled.max(token.value());
+        Ok(())
+    }
+
+    /// A value of another stream than `own` that the submission `waiter` waits for on the GPU
+    /// and whose signal is not known made (neither signalled nor reached).
+    #[must_use]
+    pub fn unsignalled_wait_of(&self, waiter: SyncToken, own: u64) -> Option<SyncToken> {
+        self.waits
+            .iter()
+            .filter(|w| w.waiter == waiter && w.target.stream() != own)
+            .map(|w| w.target)
+            .find(|t| {
+                self.streams
+                    .iter()
+                    .find(|s| s.id == t.stream())
+                    .is_some_and(|s| t.value() > s.signalled.max(s.reached))
+            })
     }
 
     /// The highest value submitted or promised on `token`'s stream.
@@ -192,8 +244,8 @@ impl SyncGraph {
         for s in &self.streams {
             writeln!(
                 out,
-                "  stream {}: submitted or promised {}, reached {}",
-                s.id, s.submitted, s.reached
+                "  stream {}: submitted or promised {}, signalled {}, reached {}",
+                s.id, s.submitted, s.signalled, s.reached
             )?;
         }
         for w in &self.waits {
@@ -202,8 +254,9 @@ impl SyncGraph {
         Ok(())
     }
 
+    /// A known stream (not retired).
     fn stream(&self, id: u64) -> Option<&Stream> {
-        self.streams.iter().find(|s| s.id == id)
+        self.streams.iter().find(|s| s.id == id && !s.retired)
     }
 
     fn stream_of(&self, token: SyncToken) -> Result<&Stream, CoreError> {
@@ -211,6 +264,7 @@ impl SyncGraph {
             .ok_or(CoreError::UnknownStream { token })
     }
 
+    /// A known or retired stream: what it signalled or reached is still learned.
     fn stream_mut(&mut self, token: SyncToken) -> Result<&mut Stream, CoreError> {
         self.streams
             .iter_mut()
@@ -234,6 +288,42 @@ mod tests {
             g.submitted(t(s, 10)).unwrap();
         }
         g
+    }
+
+    #[test]
+    fn an_unregistered_stream_is_kept_for_the_waits_already_made() {
+        let mut g = graph();
+        g.add_wait(t(1, 5), t(2, 4)).unwrap();
+        g.remove_stream(2);
+        assert_eq!(
+            g.check(t(2, 1)),
+            Err(CoreError::UnknownStream { token: t(2, 1) })
+        );
+        assert!(g.holds(2) && !g.knows(2));
+        assert_eq!(g.unsignalled_wait_of(t(1, 5), 1), Some(t(2, 4)));
+        // The waiting submission completes: the stream is gone.
+        g.reached(t(1, 5)).unwrap();
+        assert!(!g.holds(2));
+        // A stream nobody waits for goes at once.
+        g.remove_stream(3);
+        assert!(!g.holds(3));
+    }
+
+    #[test]
+    fn a_present_waits_for_the_signals_its_submission_depends_on() {
+        let mut g = graph();
+        // Stream 1 is the swapchain's own: its values are submitted GPU work, never waited for.
+        g.add_wait(t(1, 5), t(1, 3)).unwrap();
+        g.add_wait(t(1, 5), t(2, 4)).unwrap();
+        g.add_wait(t(1, 5), t(3, 7)).unwrap();
+        assert_eq!(g.unsignalled_wait_of(t(1, 5), 1), Some(t(2, 4)));
+        g.signalled(t(2, 6)).unwrap();
+        assert_eq!(g.unsignalled_wait_of(t(1, 5), 1), Some(t(3, 7)));
+        // Reached implies signalled.
+        g.reached(t(3, 7)).unwrap();
+        assert_eq!(g.unsignalled_wait_of(t(1, 5), 1), None);
+        // Another submission's waits are its own.
+        assert_eq!(g.unsignalled_wait_of(t(1, 4), 1), None);
     }
 
     #[test]

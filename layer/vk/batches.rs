@@ -50,8 +50,7 @@ impl Swapchain {
         unsafe { sh.batch_scratch().submit(sh.device(), sh.queue(), fence) }?;
         let slot = self.shell.timer().map(|_| frame.info.slot);
         let submitted = self.record_submission(&frame, at, slot)?;
-        // Noted first: whatever happens next, the frame is not presented before its values.
-        self.shell.note_host_waits(batches);
+        // The machine presents the frame only once the host values it waits for are signalled.
         let tokens = batches.iter().flat_map(|b| b.waits.iter().map(|&(t, _)| t));
         self.machine.record_gpu_waits(submitted.token(), tokens)?;
         Ok(submitted)

@@ -58,6 +58,7 @@ impl Swapchain {
             | Request::WaitFence { .. }
             | Request::ReadTimeline
             | Request::WaitTimeline { .. }
+            | Request::WaitStreamSignal { .. }
             | Request::PollPresentId { .. }
             | Request::ReadPresentTimings { .. }
             | Request::Acquire { .. }
@@ -131,6 +132,10 @@ impl Swapchain {
                 let later = sh.now_ns();
                 m.handle_timeline_value(reached, later)?;
                 return Ok(Some(later));
+            }
+            Request::WaitStreamSignal { token, timeout_ns } => {
+                m.handle_stream_signalled(sh.wait_stream_signal(token, timeout_ns))?;
+                return Ok(Some(sh.now_ns()));
             }
             Request::PollPresentId { swapchain, id } => {
                 m.handle_present_id_status(sh.poll_present_id(swapchain, id), now)?;

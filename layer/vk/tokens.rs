@@ -150,8 +150,10 @@ impl Swapchain {
     /// already submitted keep their waits (the timeline must outlive them).
     pub fn unregister_host_timeline(&mut self, timeline: &HostTimeline) {
         let stream = timeline.token(0).stream();
-        self.shell.remove_timeline(stream);
         self.machine.unregister_stream(stream);
+        let machine = &self.machine;
+        self.shell
+            .remove_timeline(stream, |s| machine.holds_stream(s));
     }
 
     /// The registered timeline of `token`'s stream, with what it promised brought into the

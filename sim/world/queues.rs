@@ -16,6 +16,9 @@ pub struct OtherQueue {
     pub reached: u64,
     /// The highest value a submission to it signals.
     pub submitted: u64,
+    /// The highest value its producer promised to signal (submitted when asked, as a producer
+    /// thread would in its own time).
+    pub promised: u64,
     /// Submitted values not yet reached, with the ticks each still runs.
     pending: VecDeque<(u64, u32)>,
 }
@@ -27,6 +30,7 @@ impl World {
             stream,
             reached: 0,
             submitted: 0,
+            promised: 0,
             pending: VecDeque::new(),
         });
     }
@@ -54,6 +58,26 @@ impl World {
         q.submitted = value;
         q.pending.push_back((value, delay));
         Ok(())
+    }
+
+    /// `stream`'s producer promises `value`.
+    pub fn promise_other(&mut self, stream: u64, value: u64) {
+        if let Some(q) = self.others.iter_mut().find(|q| q.stream == stream) {
+            q.promised = q.promised.max(value);
+        }
+    }
+
+    /// Someone waits for the signal of `stream`'s `value`: its producer submits it now if it
+    /// promised it. Returns the highest value submitted then.
+    pub fn signal_promised(&mut self, stream: u64, value: u64) -> Result<u64, String> {
+        let (submitted, promised) = self
+            .queue_of(stream)
+            .map_or((0, 0), |q| (q.submitted, q.promised));
+        if submitted < value && value <= promised {
+            self.submit_other(stream, value)?;
+            return Ok(value);
+        }
+        Ok(submitted)
     }
 
     /// One step of every other queue: its oldest submission runs or completes.

@@ -91,6 +91,7 @@ use super::present_ids::PresentIds;
 use super::presenter::{Action, Presenter, PresenterConfig};
 use super::serial::Serial;
 use super::surface_plan::{SurfaceInfo, SwapchainPlan};
+use super::sync_token::SyncToken;
 use super::telemetry::{FrameTimes, Telemetry};
 use super::vk_values::{Extent, PresentMode, SurfaceFormat};
 
@@ -184,6 +185,8 @@ enum Awaiting<S, F> {
     Present(Option<F>),
     GpuTicks,
     GpuClock,
+    /// A `WaitStreamSignal` for this value.
+    StreamSignal(SyncToken),
 }
 
 /// The swapchain presented to.

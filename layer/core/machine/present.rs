@@ -145,6 +145,9 @@ where
     /// The present of the submitted frame, with a present fence (maintenance1), a present id
     /// (present_wait) and a mode switch as needed.
     fn present_request(&mut self, now: u64) -> Option<Request<S, W, F>> {
+        if let Some(wait) = self.present_dependency_wait() {
+            return Some(wait);
+        }
         let held = self.presenter.frame().filter(|f| f.submitted.is_some())?;
         let semaphore = held.present?;
         let swapchain = self.live.as_ref()?.handle;

@@ -5,6 +5,7 @@ use crate::core::completion::SubmitSignal;
 use crate::core::error::Failure;
 use crate::core::pacing::PresentTarget;
 use crate::core::surface_plan::SwapchainPlan;
+use crate::core::sync_token::SyncToken;
 use crate::core::vk_values::{Extent, PresentMode, SurfaceFormat};
 
 /// What a semaphore the machine asks for is for (the shell uses it for debug names).
@@ -158,6 +159,17 @@ pub enum Request<S, W, F> {
     WaitTimeline {
         /// The value waited for.
         value: u64,
+        /// The bound.
+        timeout_ns: u64,
+    },
+    /// Wait, at most `timeout_ns`, until the signal of `token`'s value on a registered stream
+    /// (a host timeline: the producer's `vkSignalSemaphore` of it, or of a later value) has
+    /// been made: answer [`super::FrameMachine::handle_stream_signalled`] with the highest value
+    /// whose signal is known made (below `token`'s: timed out). The present of a frame whose
+    /// submission waits for that value comes after it.
+    WaitStreamSignal {
+        /// The value waited for.
+        token: SyncToken,
         /// The bound.
         timeout_ns: u64,
     },

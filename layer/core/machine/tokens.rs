@@ -3,9 +3,9 @@
 //! validated waits: a wait on a release that was never submitted fails at the call instead of
 //! hanging).
 
-use super::{FrameMachine, Op, WaitPurpose};
+use super::{Awaiting, FrameMachine, Op, WaitPurpose};
 use crate::core::completion::SubmitSignal;
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, Failure};
 use crate::core::serial::Serial;
 use crate::core::sync_token::SyncToken;
 
@@ -136,11 +136,18 @@ where
         self.sync.add_stream(stream);
     }
 
-    /// Forgets `stream` and the waits on it.
+    /// Forgets `stream` for new waits and checks; submissions already made keep their waits on
+    /// it (their presents still wait for its signals) until they are seen complete.
     pub fn unregister_stream(&mut self, stream: u64) {
         if stream != self.stream {
             self.sync.remove_stream(stream);
         }
+    }
+
+    /// Whether the stream `stream` is registered, or was and a submission still waits for it.
+    #[must_use]
+    pub fn holds_stream(&self, stream: u64) -> bool {
+        self.sync.holds(stream)
     }
 
     /// A registered stream promised (or signalled) `token`'s value: waits up to it may be made.
@@ -186,6 +193,59 @@ where
         targets
             .into_iter()
             .try_for_each(|t| self.sync.add_wait(submitted, t))
+    }
+
+    /// The signal of `token`'s value on a registered stream is known made (a host producer
+    /// signalled it, or a later value): a present may depend on it.
+    pub fn stream_signalled(&mut self, token: SyncToken) -> Result<(), CoreError> {
+        self.foreign(token)?;
+        self.sync.signalled(token)
+    }
+
+    /// VUID-vkQueuePresentKHR-pWaitSemaphores-03268: "all elements of the pWaitSemaphores
+    /// member ... must reference a semaphore signal operation that has been submitted for
+    /// execution and any semaphore signal operations on which it depends must have also been
+    /// submitted for execution". The present semaphore's signal depends on every value its
+    /// submission waits for, so a frame that waits on the GPU for a registered stream's value
+    /// whose signal is not known made is presented only once it is: the shell is asked to wait
+    /// for that signal first (bounded). `None`: nothing to wait for.
+    pub(super) fn present_dependency_wait(&mut self) -> Option<Request<S, W, F>> {
+        if cfg!(vkpace_mutation = "present_before_signal") {
+            // Deliberately wrong (`scripts/mutation-check`): the frame is presented at once.
+            return None;
+        }
+        let serial = self.presenter.frame()?.submitted?;
+        let token = self
+            .sync
+            .unsignalled_wait_of(self.token_of(serial), self.stream)?;
+        self.awaiting = Some(Awaiting::StreamSignal(token));
+        Some(Request::WaitStreamSignal {
+            token,
+            timeout_ns: self.timeout(),
+        })
+    }
+
+    /// Answers [`Request::WaitStreamSignal`]: the signal of `signalled`'s value (and of every
+    /// earlier one) on the stream asked about is known made. Below the value asked for: the
+    /// wait timed out, and so does the operation.
+    pub fn handle_stream_signalled(&mut self, signalled: SyncToken) -> Result<(), CoreError> {
+        let asked = self.answer("a stream signal nobody asked for", |a| match a {
+            Awaiting::StreamSignal(t) => Some(t),
+            _ => None,
+        })?;
+        if signalled.stream() != asked.stream() {
+            return Err(CoreError::OutOfOrder(
+                "a stream signal answered for another stream",
+            ));
+        }
+        self.stream_signalled(signalled)?;
+        if signalled.value() < asked.value() {
+            self.failure = Some(Failure::Timeout {
+                what: "the signal of a host timeline value the frame waits for",
+                timeout_ns: self.timeout(),
+            });
+        }
+        Ok(())
     }
 
     /// GPU waits recorded and not yet known over (the submissions that made them have not been

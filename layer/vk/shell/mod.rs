@@ -47,13 +47,13 @@ pub(crate) struct Shell {
     created: u64,
     /// Host timelines registered with the swapchain (their frames may wait for them).
     timelines: Vec<std::sync::Arc<super::host_timeline::TimelineState>>,
+    /// Host timelines unregistered while a submitted frame may still wait for them: the
+    /// machine may still ask for their signals before that frame's present.
+    retired_timelines: Vec<std::sync::Arc<super::host_timeline::TimelineState>>,
     /// The device enabled synchronization2 (`vkQueueSubmit2`).
     sync2: bool,
     /// Reused by batched submissions, so a steady frame does not allocate.
     batch_scratch: super::batch::Scratch,
-    /// Host-timeline values the submitted, unpresented frame waits for on the GPU: each must be
-    /// signalled before the frame is presented.
-    frame_host_waits: Vec<(std::sync::Arc<super::host_timeline::TimelineState>, u64)>,
     /// The bound of vkpace's waits (`SwapchainConfig::wait_timeout`).
     wait_timeout: std::time::Duration,
     /// `SwapchainConfig::hdr_metadata`, given to every swapchain made.
@@ -132,14 +132,30 @@ impl Shell {
         &mut self,
         state: std::sync::Arc<crate::vk::host_timeline::TimelineState>,
     ) {
+        self.retired_timelines.retain(|t| t.stream != state.stream);
         if !self.timelines.iter().any(|t| t.stream == state.stream) {
             self.timelines.push(state);
         }
     }
 
-    /// Forgets the host timeline of `stream`.
-    pub(crate) fn remove_timeline(&mut self, stream: u64) {
-        self.timelines.retain(|t| t.stream != stream);
+    /// Forgets the host timeline of `stream` for new waits; it is kept for the signals the
+    /// machine may still ask for, until `still_held` says the machine let go of its stream.
+    pub(crate) fn remove_timeline(&mut self, stream: u64, still_held: impl Fn(u64) -> bool) {
+        let (gone, kept) = self.timelines.drain(..).partition(|t| t.stream == stream);
+        self.timelines = kept;
+        self.retired_timelines.extend::<Vec<_>>(gone);
+        self.retired_timelines.retain(|t| still_held(t.stream));
+    }
+
+    /// A registered or retired host timeline of `stream`, not destroyed.
+    pub(crate) fn timeline_for_signal(
+        &self,
+        stream: u64,
+    ) -> Option<&std::sync::Arc<crate::vk::host_timeline::TimelineState>> {
+        self.timelines
+            .iter()
+            .chain(&self.retired_timelines)
+            .find(|t| t.stream == stream && !t.destroyed())
     }
 
     /// The batched-submission arrays and the registered timelines, borrowed together.

@@ -9,8 +9,6 @@ impl Swapchain {
     /// more). A frame dropped before submission is handed out again; one submitted and never
     /// presented is presented first.
     pub fn acquire(&mut self) -> Result<Acquired> {
-        // A submitted frame dropped unpresented is presented by this acquire.
-        self.shell.settle_host_waits()?;
         let now = self.shell.now_ns();
         self.machine.begin_acquire(now);
         match self.drive(now)? {
@@ -218,7 +216,6 @@ impl Swapchain {
     /// next acquire ([`Presented::Recreating`]).
     pub fn present(&mut self, frame: SubmittedFrame) -> Result<Presented> {
         self.check_owner(frame.owner)?;
-        self.shell.settle_host_waits()?;
         let now = self.shell.now_ns();
         self.machine.begin_present(frame.number, now)?;
         match self.drive(now)? {

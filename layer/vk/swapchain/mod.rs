@@ -152,8 +152,6 @@ impl Swapchain {
         if self.destroyed {
             return Ok(());
         }
-        // Teardown presents a submitted frame dropped unpresented: its host values first.
-        self.shell.settle_host_waits()?;
         self.destroyed = true;
         let now = self.shell.now_ns();
         self.machine.begin_shutdown(now);

@@ -302,8 +302,6 @@ impl App {
     }
 
     fn acquire(&mut self) -> Result<(), String> {
-        // The acquire may present a frame dropped after submission.
-        self.queues.settle(&mut self.sim)?;
         let frame = match self.sim.acquire() {
             Ok(Some(f)) => f,
             Ok(None) => return Ok(()),
@@ -387,7 +385,6 @@ impl App {
     }
 
     fn present(&mut self, frame: Info) -> Result<(), String> {
-        self.queues.settle(&mut self.sim)?;
         self.held = Held::Nothing;
         match self.sim.present(frame.number) {
             Ok(_) => Ok(()),

@@ -57,6 +57,7 @@ impl OtherQueues {
                 sim.machine
                     .stream_promised(token)
                     .map_err(|e| e.to_string())?;
+                sim.world.promise_other(stream, self.promised[i]);
             }
             1 if submitted < self.promised[i] => sim.world.submit_other(stream, submitted + 1)?,
             _ => {
