@@ -58,8 +58,8 @@ impl Swapchain {
             | Request::WaitFence { .. }
             | Request::ReadTimeline
             | Request::WaitTimeline { .. }
-            | Request::WaitStreamSignal { .. }
-            | Request::PollPresentId { .. }
+            | Request::WaitStreamSignal { .. }) => self.execute_completion_checks(r, now),
+            r @ (Request::PollPresentId { .. }
             | Request::ReadPresentTimings { .. }
             | Request::Acquire { .. }
             | Request::SubmitWait { .. }
@@ -112,8 +112,8 @@ impl Swapchain {
         Ok(blocking.then(|| self.shell.now_ns()))
     }
 
-    /// Waits, acquires, submissions, presents and timestamp readings.
-    fn execute_queue_work(&mut self, request: VkRequest, now: u64) -> Result<Option<u64>> {
+    /// Looks at and waits for fences, the swapchain's timeline and host timelines' signals.
+    fn execute_completion_checks(&mut self, request: VkRequest, now: u64) -> Result<Option<u64>> {
         let (m, sh) = (&mut self.machine, &mut self.shell);
         match request {
             Request::CheckFence(f) => {
@@ -137,6 +137,15 @@ impl Swapchain {
                 m.handle_stream_signalled(sh.wait_stream_signal(token, timeout_ns))?;
                 return Ok(Some(sh.now_ns()));
             }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// Present-id polls, timing reads, acquires, submissions, presents and timestamp readings.
+    fn execute_queue_work(&mut self, request: VkRequest, now: u64) -> Result<Option<u64>> {
+        let (m, sh) = (&mut self.machine, &mut self.shell);
+        match request {
             Request::PollPresentId { swapchain, id } => {
                 m.handle_present_id_status(sh.poll_present_id(swapchain, id), now)?;
             }
