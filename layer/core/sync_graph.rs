@@ -83,7 +83,7 @@ impl SyncGraph {
     /// Whether stream `id` is known, or retired with waits on it left.
     #[must_use]
     pub fn holds(&self, id: u64) -> bool {
-        self.streams.iter().any(|s| s.id == id)
+        self.held(id).is_some()
     }
 
     /// Removes the retired streams no wait is left on.
@@ -134,9 +134,7 @@ impl SyncGraph {
             .filter(|w| w.waiter == waiter && w.target.stream() != own)
             .map(|w| w.target)
             .find(|t| {
-                self.streams
-                    .iter()
-                    .find(|s| s.id == t.stream())
+                self.held(t.stream())
                     .is_some_and(|s| t.value() > s.signalled.max(s.reached))
             })
     }
@@ -256,7 +254,12 @@ impl SyncGraph {
 
     /// A known stream (not retired).
     fn stream(&self, id: u64) -> Option<&Stream> {
-        self.streams.iter().find(|s| s.id == id && !s.retired)
+        self.held(id).filter(|s| !s.retired)
+    }
+
+    /// A known or retired stream.
+    fn held(&self, id: u64) -> Option<&Stream> {
+        self.streams.iter().find(|s| s.id == id)
     }
 
     fn stream_of(&self, token: SyncToken) -> Result<&Stream, CoreError> {
