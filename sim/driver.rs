@@ -307,13 +307,19 @@ impl SimSwapchain {
                 let signalled = SyncToken::new(token.stream(), signalled);
                 self.machine.handle_stream_signalled(signalled)?;
             }
-            Request::PollPresentId { swapchain, id } => {
-                let status = if self.world.display.id_shown(swapchain, id)? {
+            Request::PollPresentId {
+                swapchain,
+                id,
+                timeout_ns,
+            } => {
+                let until = self.now.saturating_add(timeout_ns);
+                let shown = self.run_until(until, |w| w.display.id_shown(swapchain, id))?;
+                let status = if shown {
                     VkStatus::SUCCESS
                 } else {
                     VkStatus::TIMEOUT
                 };
-                self.machine.handle_present_id_status(status, now)?;
+                self.machine.handle_present_id_status(status, self.now)?;
             }
             Request::ReadPresentTimings { swapchain } => {
                 let reports = self.world.display.read_timings(swapchain, now);

@@ -397,7 +397,7 @@ fn feed(p: &mut Pacing, scenario: &Scenario, frames: &[FrameRecord], r: &mut Rep
         while r.display < frames.len() {
             match frames[r.display].display {
                 Some(d) if d <= now => {
-                    p.frame_displayed(r.display as u64, ns(d));
+                    p.frame_displayed(r.display as u64, ns(d), true);
                     r.display += 1;
                 }
                 // A dropped (mailbox) frame is never displayed: skip it.

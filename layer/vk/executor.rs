@@ -146,8 +146,20 @@ impl Swapchain {
     fn execute_queue_work(&mut self, request: VkRequest, now: u64) -> Result<Option<u64>> {
         let (m, sh) = (&mut self.machine, &mut self.shell);
         match request {
-            Request::PollPresentId { swapchain, id } => {
-                m.handle_present_id_status(sh.poll_present_id(swapchain, id), now)?;
+            Request::PollPresentId {
+                swapchain,
+                id,
+                timeout_ns: 0,
+            } => m.handle_present_id_status(sh.wait_present_id(swapchain, id, 0), now)?,
+            Request::PollPresentId {
+                swapchain,
+                id,
+                timeout_ns,
+            } => {
+                let status = sh.wait_present_id(swapchain, id, timeout_ns);
+                let now = sh.now_ns();
+                m.handle_present_id_status(status, now)?;
+                return Ok(Some(now));
             }
             Request::ReadPresentTimings { swapchain } => {
                 let (reports, refresh) = sh.read_present_timings(swapchain);

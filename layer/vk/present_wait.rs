@@ -106,15 +106,20 @@ impl PresentWaitFns {
         })
     }
 
-    /// Whether present `id` on `swapchain` was shown, without waiting.
+    /// Whether present `id` on `swapchain` was shown, waiting at most `timeout_ns`.
     ///
     /// # Safety
     ///
     /// `swapchain` is not retired (VUID-vkWaitForPresentKHR-swapchain-04997) and `id` was given
     /// to a present on it.
-    pub(crate) unsafe fn poll(&self, swapchain: vk::SwapchainKHR, id: u64) -> vk::Result {
-        // SAFETY: caller contract; a zero timeout never blocks.
-        match unsafe { self.fns.wait_for_present(swapchain, id, 0) } {
+    pub(crate) unsafe fn wait(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        id: u64,
+        timeout_ns: u64,
+    ) -> vk::Result {
+        // SAFETY: caller contract; the wait is bounded.
+        match unsafe { self.fns.wait_for_present(swapchain, id, timeout_ns) } {
             Ok(()) => vk::Result::SUCCESS,
             Err(e) => e,
         }

@@ -219,7 +219,7 @@ impl PresentWait2Fns {
         })
     }
 
-    /// Whether present `id` on `swapchain` was shown, without waiting (timeout 0).
+    /// Whether present `id` on `swapchain` was shown, waiting at most `timeout_ns`.
     ///
     /// # Safety
     ///
@@ -228,11 +228,18 @@ impl PresentWait2Fns {
     /// for a surface that supports present wait2 (VUID-vkWaitForPresent2KHR-None-10815), and
     /// `id` was given to a present on it that returned a non-error value
     /// (VUID-vkWaitForPresent2KHR-presentId-10817).
-    pub(crate) unsafe fn poll(&self, swapchain: vk::SwapchainKHR, id: u64) -> vk::Result {
-        let info = PresentWait2InfoKHR::default().present_id(id).timeout(0);
+    pub(crate) unsafe fn wait(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        id: u64,
+        timeout_ns: u64,
+    ) -> vk::Result {
+        let info = PresentWait2InfoKHR::default()
+            .present_id(id)
+            .timeout(timeout_ns);
         // SAFETY: caller contract; the device enabled the presentWait2 feature with the
-        // extension (VUID-vkWaitForPresent2KHR-presentWait2-10814, the config's contract); a
-        // zero timeout never blocks.
+        // extension (VUID-vkWaitForPresent2KHR-presentWait2-10814, the config's contract); the
+        // wait is bounded.
         unsafe { (self.wait)(self.device, swapchain, &info) }
     }
 }
@@ -290,19 +297,25 @@ impl DisplayFns {
         }
     }
 
-    /// Whether present `id` on `swapchain` was shown, without waiting.
+    /// Whether present `id` on `swapchain` was shown, waiting at most `timeout_ns` (zero: a
+    /// poll).
     ///
     /// # Safety
     ///
-    /// As [`PresentWaitFns::poll`] or [`PresentWait2Fns::poll`]: the swapchain is not retired,
+    /// As [`PresentWaitFns::wait`] or [`PresentWait2Fns::wait`]: the swapchain is not retired,
     /// was made by this swapchain object (with this path's create flags), and `id` was given
     /// to a present on it.
-    pub(crate) unsafe fn poll(&self, swapchain: vk::SwapchainKHR, id: u64) -> vk::Result {
+    pub(crate) unsafe fn wait(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        id: u64,
+        timeout_ns: u64,
+    ) -> vk::Result {
         match self {
             // SAFETY: caller contract.
-            Self::Wait(f) => unsafe { f.poll(swapchain, id) },
+            Self::Wait(f) => unsafe { f.wait(swapchain, id, timeout_ns) },
             // SAFETY: caller contract.
-            Self::Wait2(f) => unsafe { f.poll(swapchain, id) },
+            Self::Wait2(f) => unsafe { f.wait(swapchain, id, timeout_ns) },
         }
     }
 }

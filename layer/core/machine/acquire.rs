@@ -95,6 +95,7 @@ where
         }
         let number = self.telemetry.begin(now);
         self.pacing.frame_started(number, now);
+        self.display_watch_reset();
         self.frame = Some(Frame {
             number,
             acquire_semaphore: None,
@@ -111,13 +112,17 @@ where
     /// yet seen complete, ending a little before `at`: its completion is then seen when it
     /// happens. Seen only at the next acquire, it reads as a longer GPU time, which starts the
     /// next frame later, which sees the next completion later still, until low latency runs at
-    /// a fraction of the fps it could.
+    /// a fraction of the fps it could. Low latency on a queued display watches the display
+    /// the same way first (module `display_watch`).
     /// The rest of the sleep stays a [`Request::SleepUntil`], which the shell ends precisely.
     fn sleep_until(&mut self, at: u64, now: u64) -> Request<S, W, F> {
         if let Some(wait) = self.fate_step(now, Some(at)) {
             return wait;
         }
         let watch_until = at.saturating_sub(PACING_WATCH_MARGIN_NS);
+        if let Some(watch) = self.display_watch_step(watch_until, now) {
+            return watch;
+        }
         if self.pacing.wants_gpu_times() && self.gpu.is_none() && watch_until > now {
             if let Some((_, signal)) = self.fences.oldest_submitted() {
                 return self.wait(signal, WaitPurpose::PacingWatch, Some(watch_until), now);

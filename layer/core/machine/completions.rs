@@ -2,14 +2,13 @@
 //! about, GPU timestamps read. Completion is per queue and in submission order (see
 //! [`crate::core::Serial`]); a present fence proves only its own present.
 
+use super::display_watch::PresentQuery;
 use super::{Awaiting, FrameMachine, Op, WaitPurpose};
 use crate::core::completion::SubmitSignal;
 use crate::core::error::{CoreError, Failure};
 use crate::core::fence_pool::Signalled;
-use crate::core::present_ids::Shown;
 use crate::core::serial::Serial;
 use crate::core::telemetry::Completed;
-use crate::core::vk_values::VkStatus;
 
 use super::request::Request;
 
@@ -52,8 +51,12 @@ where
         }
         if !self.round.display_done {
             if let Some((swapchain, id)) = self.display.as_ref().and_then(|d| d.next_query()) {
-                self.awaiting = Some(Awaiting::PresentId);
-                return Some(Request::PollPresentId { swapchain, id });
+                self.awaiting = Some(Awaiting::PresentId(PresentQuery::Round));
+                return Some(Request::PollPresentId {
+                    swapchain,
+                    id,
+                    timeout_ns: 0,
+                });
             }
         }
         let due = self.gpu.as_ref().is_some_and(|g| {
@@ -259,29 +262,6 @@ where
         if let Some(g) = self.gpu.as_mut() {
             g.clock.anchor(ticks, cpu_ns);
             g.calibrated_at = Some(now);
-        }
-        Ok(())
-    }
-
-    /// The answer to [`Request::PollPresentId`] (`vkWaitForPresentKHR` with a zero timeout).
-    pub fn handle_present_id_status(
-        &mut self,
-        status: VkStatus,
-        now: u64,
-    ) -> Result<(), CoreError> {
-        self.answer("a present id status nobody asked for", |a| {
-            (a == Awaiting::PresentId).then_some(())
-        })?;
-        let Some(display) = self.display.as_mut() else {
-            return Ok(());
-        };
-        match display.answer(status) {
-            Ok(Shown::Frame(frame)) => {
-                self.telemetry.displayed(frame, now);
-                self.pacing.frame_displayed(frame, now);
-            }
-            Ok(Shown::NotYet | Shown::Stopped) => self.round.display_done = true,
-            Err(f) => self.failure = Some(f),
         }
         Ok(())
     }

@@ -66,6 +66,7 @@ mod acquire;
 mod completions;
 mod config;
 mod debug_state;
+mod display_watch;
 mod drain;
 mod getters;
 mod objects;
@@ -174,7 +175,7 @@ enum Awaiting<S, F> {
     Swapchain,
     Check(SubmitSignal<F>),
     Wait(SubmitSignal<F>, WaitPurpose),
-    PresentId,
+    PresentId(display_watch::PresentQuery),
     PresentTimings,
     Drain,
     Acquire(S),
@@ -293,6 +294,8 @@ pub struct FrameMachine<S, W, F> {
     housekeeping: VecDeque<Request<S, W, F>>,
     failure: Option<Failure>,
     round: Round,
+    /// Low latency's watch of the display during a pacing sleep.
+    watch: display_watch::DisplayWatch,
     fallback: Option<Fallback>,
     teardown: Teardown,
     /// The generation, extent and format of the swapchain of the last frame submitted: what a
@@ -360,6 +363,7 @@ where
             housekeeping: VecDeque::with_capacity(16),
             failure: None,
             round: Round::default(),
+            watch: display_watch::DisplayWatch::default(),
             fallback: None,
             teardown: Teardown::default(),
             submitted_shape: None,
@@ -378,6 +382,7 @@ where
     /// before polling again; a request not answered counts as abandoned and is asked again.
     pub fn poll(&mut self, now: u64) -> Request<S, W, F> {
         self.awaiting = None;
+        self.watch.poll_began();
         if let Some(r) = self.housekeeping.pop_front() {
             return r;
         }

@@ -173,13 +173,17 @@ pub enum Request<S, W, F> {
         /// The bound.
         timeout_ns: u64,
     },
-    /// present_wait: `vkWaitForPresentKHR(swapchain, id, 0)`: answer
-    /// [`super::FrameMachine::handle_present_id_status`].
+    /// present_wait: `vkWaitForPresentKHR(swapchain, id, timeout_ns)`: answer
+    /// [`super::FrameMachine::handle_present_id_status`] with the time the call returned.
+    /// A zero timeout is a poll; a longer one is low latency watching the display during its
+    /// pacing sleep, and ends by then at the latest.
     PollPresentId {
         /// The swapchain presented to.
         swapchain: W,
         /// The id.
         id: u64,
+        /// The bound (zero: do not block).
+        timeout_ns: u64,
     },
     /// Present timing: `vkGetPastPresentationTimingEXT` on the swapchain, without blocking:
     /// answer [`super::FrameMachine::handle_present_timings`] with what it returned.

@@ -7,9 +7,10 @@
 //! median, the CPU time a high percentile (starting late costs a GPU bubble, starting early only
 //! a little latency), so one slow frame neither stalls nor rushes the next.
 //!
-//! Where the display's timing is known (VK_KHR_present_wait, or the simulator's display), the
-//! display can be the bottleneck (FIFO): the frame is then also timed to finish just before the
-//! refresh it will be shown at, rather than to wait finished in the present queue.
+//! Where the display's timing is known exactly (present timing, or present ids watched during
+//! the pacing sleep), the display can be the bottleneck (FIFO): the frame is then also timed to
+//! finish just before the refresh it will be shown at, rather than to wait finished in the
+//! present queue.
 
 use super::window_stats::WindowStats;
 
@@ -30,11 +31,14 @@ pub struct LowLatency {
     pending_len: usize,
     /// Frames presented and not yet displayed (for the display bottleneck).
     presented_after_display: u64,
+    /// Frames displayed after the one whose display time is known exactly.
+    displayed_after_anchor: u64,
     /// Frames submitted whose GPU end is not known: (frame id, submit time).
     pending: [(u64, u64); PENDING],
     cpu: WindowStats,
     gpu: WindowStats,
-    /// Display feedback: the last displayed frame (id, time) and the refresh interval.
+    /// Display feedback: the last frame whose display time is known exactly (id, time), and
+    /// the refresh interval learned from such times.
     displayed: Option<(u64, u64)>,
     refresh: WindowStats,
 }
@@ -66,7 +70,8 @@ impl LowLatency {
     fn display_free_at(&self) -> Option<(u64, u64)> {
         let (_, shown) = self.displayed?;
         let period = self.refresh.percentile(0)?;
-        Some((shown + period * (1 + self.presented_after_display), period))
+        let frames = 1 + self.displayed_after_anchor + self.presented_after_display;
+        Some((shown + period * frames, period))
     }
 
     /// The time the next frame should start its CPU work, or None to start at once.
@@ -129,8 +134,18 @@ impl LowLatency {
         self.presented_after_display += 1;
     }
 
-    /// Frame `id` was shown at `at` (present-wait feedback).
-    pub fn frame_displayed(&mut self, id: u64, at: u64) {
+    /// Frame `id` was shown at `at` (`exact`), or by `at`.
+    ///
+    /// Only exact times are planned with. A time that is only a bound is late by however long
+    /// the frame went unnoticed, which depends on when this loop looked: planning the next frame
+    /// from it moves the loop later each frame until it misses refreshes (the module
+    /// `machine::display_watch` has the story). Such a frame still counts as no longer queued.
+    pub fn frame_displayed(&mut self, id: u64, at: u64, exact: bool) {
+        self.presented_after_display = self.presented_after_display.saturating_sub(1);
+        if !exact {
+            self.displayed_after_anchor += 1;
+            return;
+        }
         if let Some((prev_id, prev_at)) = self.displayed {
             if id > prev_id && at > prev_at {
                 // Per-frame spacing of consecutive displayed frames: the refresh interval
@@ -139,7 +154,7 @@ impl LowLatency {
             }
         }
         self.displayed = Some((id, at));
-        self.presented_after_display = self.presented_after_display.saturating_sub(1);
+        self.displayed_after_anchor = 0;
     }
 }
 
@@ -180,7 +195,7 @@ mod tests {
             l.frame_submitted(id, t + MS);
             l.gpu_done(id, t + MS, t + 5 * MS);
             l.frame_presented();
-            l.frame_displayed(id, t + 16 * MS);
+            l.frame_displayed(id, t + 16 * MS, true);
         }
         // Last shown at 160 ms, refresh 16 ms: next slot 176 ms, to be ready one refresh
         // ahead (160 ms); GPU 4 ms (every sample, so also its 95th percentile), CPU 1 ms.
@@ -188,6 +203,26 @@ mod tests {
         // A display that does not queue frames (IMMEDIATE, MAILBOX) is never planned for: the
         // GPU's prediction alone decides (its last frame ended at 149 ms).
         assert_eq!(l.start_at(false), Some(149 * MS - MARGIN_NS - MS));
+    }
+
+    #[test]
+    fn display_times_known_only_as_bounds_are_counted_but_not_planned_with() {
+        let mut l = LowLatency::default();
+        let refresh = 16 * MS;
+        for id in 0..4u64 {
+            l.frame_presented();
+            l.frame_displayed(id, (id + 1) * refresh, true);
+        }
+        assert_eq!(l.display_free_at(), Some((5 * refresh, refresh)));
+        // Frames 4 and 5 are seen shown only by a poll, late by the loop's own phase: they
+        // leave the queue but do not become the anchor; frame 6 is still queued.
+        for _ in 4..7u64 {
+            l.frame_presented();
+        }
+        l.frame_displayed(4, 5 * refresh + 7 * MS, false);
+        l.frame_displayed(5, 6 * refresh + 9 * MS, false);
+        // Frame 3 shown at 64 ms, frames 4 and 5 after it, 6 queued: the next one at 128 ms.
+        assert_eq!(l.display_free_at(), Some((8 * refresh, refresh)));
     }
 
     #[test]
@@ -200,7 +235,7 @@ mod tests {
         for id in 0..30u64 {
             at += if id <= 10 { 2 * refresh } else { 3 * refresh };
             l.frame_presented();
-            l.frame_displayed(id, at);
+            l.frame_displayed(id, at, true);
         }
         // Planned from the smallest spacing, the loop can get back to every second refresh;
         // from the typical one it would keep the 50 ms it slipped to.

@@ -203,7 +203,7 @@ impl Pacing {
     pub fn frame_timed(&mut self, frame: u64, ready: Option<u64>, shown: Option<u64>) {
         self.schedule.frame_timed(frame, ready, shown);
         if let Some(at) = shown {
-            self.frame_displayed(frame, at);
+            self.frame_displayed(frame, at, true);
         }
     }
 
@@ -218,6 +218,14 @@ impl Pacing {
     #[must_use]
     pub fn wants_gpu_times(&self) -> bool {
         self.learning()
+    }
+
+    /// Whether [`Pacing::frame_displayed`] needs exact display times: low latency on a display
+    /// that queues frames plans each frame for its refresh. A shell may then wait for the
+    /// display during the pacing sleep (module `machine::display_watch`) rather than poll it.
+    #[must_use]
+    pub fn wants_display_times(&self) -> bool {
+        self.learning() && self.display_queues
     }
 
     /// Whether the display takes every frame in order at its refresh (FIFO and FIFO_RELAXED;
@@ -306,10 +314,11 @@ impl Pacing {
         }
     }
 
-    /// Frame `id` reached the display at `at` (VK_KHR_present_wait or a simulated display).
-    pub fn frame_displayed(&mut self, id: u64, at: u64) {
+    /// Frame `id` reached the display at `at` (present timing, present ids, or a simulated
+    /// display). `exact`: `at` is when it was shown; otherwise only that it was shown by then.
+    pub fn frame_displayed(&mut self, id: u64, at: u64, exact: bool) {
         if self.learning() {
-            self.low_latency.frame_displayed(id, at);
+            self.low_latency.frame_displayed(id, at, exact);
         }
     }
 }

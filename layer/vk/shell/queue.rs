@@ -158,12 +158,18 @@ impl Shell {
             .present_info(p.swapchain, p.timing.as_ref()?)
     }
 
-    /// present_wait or present_wait2: whether present `id` was shown.
-    pub(crate) fn poll_present_id(&self, swapchain: vk::SwapchainKHR, id: u64) -> VkStatus {
+    /// present_wait or present_wait2: whether present `id` was shown, waiting at most
+    /// `timeout_ns`.
+    pub(crate) fn wait_present_id(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        id: u64,
+        timeout_ns: u64,
+    ) -> VkStatus {
         match &self.display {
             // SAFETY: the core asks only about the live (non-retired) swapchain's presents,
             // which this shell made with the path's create flags.
-            Some(d) => status(unsafe { d.poll(swapchain, id) }),
+            Some(d) => status(unsafe { d.wait(swapchain, id, timeout_ns) }),
             None => VkStatus::TIMEOUT,
         }
     }

@@ -1,0 +1,126 @@
+//! When frames were shown, from present ids (`VK_KHR_present_wait`, or present_wait2).
+//!
+//! The completion round at the start of an acquire asks about the oldest awaited present with a
+//! zero timeout. A "shown" from such a poll says only that the frame was shown *by now*, up to
+//! one loop period earlier. That is enough for telemetry, not for planning: low latency plans
+//! each frame to be ready one refresh after the last one shown, so a display time that is late
+//! by the loop's own phase starts the next frame later, which polls later, which reads the
+//! next display time later still, until a frame misses its refresh (a FIFO 60 Hz loop settled
+//! at 50 fps that way).
+//!
+//! Low latency on a display that queues frames therefore *watches* the display during its
+//! pacing sleep: a zero-timeout poll first, and if that frame is not shown yet, a wait for it
+//! bounded by the sleep's end. A wait that began while the frame was not shown and ended
+//! because it was shown says when it was shown (within the thread's wake-up latency): only such
+//! times reach the pacing as exact. One frame is caught per sleep, so a pacing watch on a
+//! submission fence (low latency without GPU timestamps) still gets the rest of the sleep.
+
+use super::request::Request;
+use super::{Awaiting, FrameMachine};
+use crate::core::error::CoreError;
+use crate::core::present_ids::Shown;
+use crate::core::vk_values::VkStatus;
+
+/// Which question about a present id is awaited.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum PresentQuery {
+    /// The completion round's poll.
+    Round,
+    /// A pacing sleep's poll before it watches this id.
+    BeforeWatch(u64),
+    /// A pacing sleep's bounded wait.
+    Watch,
+}
+
+/// Where the watch of the display during the current frame's pacing sleep stands.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) enum DisplayWatch {
+    #[default]
+    Idle,
+    /// The answer just given found this id not shown.
+    NotShown(u64),
+    /// That answer was the last one before this poll: a wait starting now starts while the
+    /// frame is still not shown.
+    Fresh(u64),
+    /// A watch saw a frame shown in this sleep.
+    Caught,
+}
+
+impl DisplayWatch {
+    /// A new poll of the machine: a "not shown" is fresh for exactly the poll right after it.
+    pub(super) fn poll_began(&mut self) {
+        *self = match *self {
+            Self::NotShown(id) => Self::Fresh(id),
+            Self::Fresh(_) => Self::Idle,
+            other => other,
+        };
+    }
+}
+
+impl<S, W, F> FrameMachine<S, W, F>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+    F: Copy + PartialEq + std::fmt::Debug,
+{
+    /// During a pacing sleep until `until`: look at, then wait for, the oldest awaited present,
+    /// where low latency plans for a queued display and present timing does not give exact
+    /// times already.
+    pub(super) fn display_watch_step(&mut self, until: u64, now: u64) -> Option<Request<S, W, F>> {
+        if !self.pacing.wants_display_times() || self.timing.is_some() || until <= now {
+            return None;
+        }
+        let (swapchain, id) = self.display.as_ref()?.next_query()?;
+        let (query, timeout_ns) = match self.watch {
+            DisplayWatch::Caught => return None,
+            DisplayWatch::Fresh(seen) if seen == id => (PresentQuery::Watch, until - now),
+            _ => (PresentQuery::BeforeWatch(id), 0),
+        };
+        self.awaiting = Some(Awaiting::PresentId(query));
+        Some(Request::PollPresentId {
+            swapchain,
+            id,
+            timeout_ns,
+        })
+    }
+
+    /// The frame being begun gets a watch of its own.
+    pub(super) fn display_watch_reset(&mut self) {
+        self.watch = DisplayWatch::Idle;
+    }
+
+    /// The answer to [`Request::PollPresentId`]: `vkWaitForPresentKHR`'s (or
+    /// `vkWaitForPresent2KHR`'s) result, and the time it returned.
+    pub fn handle_present_id_status(
+        &mut self,
+        status: VkStatus,
+        now: u64,
+    ) -> Result<(), CoreError> {
+        let query = self.answer("a present id status nobody asked for", |a| match a {
+            Awaiting::PresentId(q) => Some(q),
+            _ => None,
+        })?;
+        let Some(display) = self.display.as_mut() else {
+            return Ok(());
+        };
+        match (display.answer(status), query) {
+            (Ok(Shown::Frame(frame)), _) => {
+                let exact = query == PresentQuery::Watch;
+                self.telemetry.displayed(frame, now);
+                self.pacing.frame_displayed(frame, now, exact);
+                if exact {
+                    self.watch = DisplayWatch::Caught;
+                }
+            }
+            (Ok(Shown::NotYet), PresentQuery::BeforeWatch(id)) => {
+                self.watch = DisplayWatch::NotShown(id);
+            }
+            (Ok(Shown::NotYet | Shown::Stopped), PresentQuery::Round) => {
+                self.round.display_done = true;
+            }
+            (Ok(Shown::NotYet | Shown::Stopped), _) => {}
+            (Err(f), _) => self.failure = Some(f),
+        }
+        Ok(())
+    }
+}
