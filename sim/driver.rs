@@ -13,6 +13,7 @@ use vkpace::core::{
 };
 use vkpace::SyncToken;
 
+pub use crate::driver_load::WakeLateness;
 use crate::world::{AcquireResult, Fence, Gen, PresentExtras, PresentResult, Sem, World};
 
 /// The machine as the sim runs it.
@@ -98,6 +99,8 @@ pub struct SimSwapchain {
     gpu_frames: BTreeMap<u64, u64>,
     /// GPU time reads answered with times and without.
     pub gpu_reads: (u64, u64),
+    /// How late each wake-up from a [`Request::SleepUntil`] is (none: exact).
+    pub wake: Option<WakeLateness>,
 }
 
 impl SimSwapchain {
@@ -111,6 +114,7 @@ impl SimSwapchain {
             gpu_clock: None,
             gpu_frames: BTreeMap::new(),
             gpu_reads: (0, 0),
+            wake: None,
         })
     }
 
@@ -242,7 +246,7 @@ impl SimSwapchain {
             Request::DestroySemaphore(s) => self.world.destroy_semaphore(s)?,
             Request::DestroyFence(f) => self.world.destroy_fence(f)?,
             Request::DestroySwapchain(g) => self.world.destroy_swapchain(g)?,
-            Request::SleepUntil(t) => self.advance(t),
+            Request::SleepUntil(t) => self.sleep_until(t)?,
             Request::CreateSemaphore(_) => {
                 let s = self.world.create_semaphore();
                 self.machine.handle_semaphore_created(s)?;
@@ -328,8 +332,9 @@ impl SimSwapchain {
             Request::Acquire {
                 swapchain,
                 semaphore,
-                ..
+                timeout_ns,
             } => {
+                self.wait_for_free_image(swapchain, timeout_ns)?;
                 let result = match self.world.acquire(swapchain, semaphore)? {
                     AcquireResult::Image(i, suboptimal) => Ok((i, suboptimal)),
                     AcquireResult::OutOfDate => Err(VkStatus::OUT_OF_DATE),
@@ -439,11 +444,14 @@ impl SimSwapchain {
 
     /// Runs the world until `done` holds or virtual time reaches `until`, at most
     /// [`WAIT_BOUND`] ticks: `false` on timeout.
-    fn run_until(
+    pub(crate) fn run_until(
         &mut self,
         until: u64,
         mut done: impl FnMut(&mut World) -> Result<bool, String>,
     ) -> Result<bool, SimError> {
+        if self.world.load.is_some() {
+            return self.run_events_until(until, done);
+        }
         for _ in 0..WAIT_BOUND {
             if done(&mut self.world)? {
                 return Ok(true);

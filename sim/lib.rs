@@ -5,6 +5,7 @@
 //! with a display for the pacing policies ([`pacing`], [`scenarios`]).
 
 pub mod driver;
+mod driver_load;
 pub mod pacing;
 pub mod rng;
 pub mod scenarios;

@@ -7,9 +7,11 @@
 //! (`vkGetPastPresentationTimingEXT`, with a results queue per swapchain).
 //!
 //! Simplifications: every mode is shown this FIFO way (the machine gives targets only in FIFO
-//! modes, which the world checks), and the display holds no image back (the engine's image
-//! release stays as in `engine.rs`), so a loop faster than the refresh queues frames up
-//! instead of being slowed down by acquires.
+//! modes, which the world checks), except that the pacing model's mailbox (`replaces`) lets a
+//! newer ready present replace an older waiting one; and in the random world the display holds
+//! no image back (the engine's image release stays as in `engine.rs`), so a loop faster than
+//! the refresh queues frames up instead of being slowed down by acquires. Load mode
+//! (`load.rs`) hands out only images neither queued, unshown nor on screen.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -79,7 +81,7 @@ pub struct ShownPresent {
     pub target: PresentTarget,
     pub stages: bool,
     /// The present's sequence number (the engine's queue).
-    seq: u64,
+    pub seq: u64,
     sem: Sem,
     /// `vkQueuePresentKHR` time.
     pub queued_at: u64,
@@ -98,6 +100,14 @@ const SHOWN_KEPT: usize = 256;
 #[derive(Debug, Default)]
 pub struct Display {
     pub config: DisplayConfig,
+    /// Mailbox (the pacing model's load mode sets it): at each refresh the newest ready
+    /// present replaces the older ready ones, which are never shown. Off, every present is
+    /// shown in order.
+    pub replaces: bool,
+    /// The refresh exactly, where a whole number of nanoseconds (`config.refresh_ns`, what
+    /// the machine is told) cannot say it (60 Hz): the pacing model's grid does not drift
+    /// from its scenario's. None: `config.refresh_ns`.
+    pub exact_refresh_ns: Option<f64>,
     /// Presents not shown yet, or shown with a timing result not read yet, by sequence number.
     presents: BTreeMap<u64, ShownPresent>,
     /// Presents not shown yet, in order.
@@ -134,11 +144,39 @@ impl Display {
         if r == 0 {
             return t;
         }
+        if let Some(g) = self.exact_refresh_ns {
+            return self.exact_refresh_at_or_after(t, g);
+        }
         let phase = self.config.phase_ns % r;
         if t <= phase {
             return phase;
         }
         phase + (t - phase).div_ceil(r) * r
+    }
+
+    /// The first refresh at or after `t` on a grid of `g` ns a refresh, each refresh at the
+    /// first whole nanosecond at or after its exact time.
+    fn exact_refresh_at_or_after(&self, t: u64, g: f64) -> u64 {
+        let phase = self.config.phase_ns;
+        let at = |k: f64| phase + (k * g).ceil() as u64;
+        if t <= phase {
+            return phase;
+        }
+        let n = ((t - phase) as f64 / g).floor();
+        if at(n) >= t {
+            at(n)
+        } else {
+            at(n + 1.0)
+        }
+    }
+
+    /// The refresh after the one at `at` (at itself without a grid).
+    fn refresh_after(&self, at: u64) -> u64 {
+        if self.config.refresh_ns == 0 {
+            at
+        } else {
+            self.refresh_at_or_after(at + 1)
+        }
     }
 
     /// A swapchain was made in `mode`.
@@ -262,10 +300,23 @@ impl Display {
             };
             let at = self.refresh_at_or_after(earliest.max(self.next_refresh));
             if at >= now {
+                // Mailbox: a newer frame ready now replaces the waiting one at once (its image
+                // is free again), not only at the refresh.
+                self.replace_older(head, now);
                 return;
             }
+            let head = self.replace_older(head, at);
             self.show(head, at);
         }
+    }
+
+    /// The first moment after `now` at which the head present is seen shown (the display
+    /// shows a present at a refresh once time passed it); None while nothing is queued or the
+    /// head is not ready.
+    pub fn next_change(&self, now: u64) -> Option<u64> {
+        let head = self.queue.front().and_then(|s| self.presents.get(s))?;
+        let at = self.refresh_at_or_after(self.earliest(head)?.max(self.next_refresh));
+        Some(at.max(now) + 1)
     }
 
     /// The earliest time `p` may be shown: ready, a refresh after the one before, and its
@@ -273,7 +324,7 @@ impl Display {
     fn earliest(&self, p: &ShownPresent) -> Option<u64> {
         let r = self.config.refresh_ns;
         let ready = p.ready?;
-        let after_last = self.last_shown.map_or(0, |(_, at)| at + r);
+        let after_last = self.last_shown.map_or(0, |(_, at)| self.refresh_after(at));
         let target = match p.target {
             PresentTarget::None => 0,
             // Nearest refresh: not one more than half a refresh before the target.
@@ -288,11 +339,34 @@ impl Display {
         Some(ready.max(after_last).max(target))
     }
 
+    /// Mailbox: the newest present ready by refresh `at`, the older ready ones before it
+    /// dropped from the queue (never shown); `head` itself otherwise.
+    fn replace_older(&mut self, head: ShownPresent, at: u64) -> ShownPresent {
+        let mut head = head;
+        while self.replaces {
+            let Some(next) = self
+                .queue
+                .get(1)
+                .and_then(|s| self.presents.get(s))
+                .copied()
+            else {
+                break;
+            };
+            if !next.ready.is_some_and(|r| r <= at) {
+                break;
+            }
+            self.queue.pop_front();
+            self.presents.remove(&head.seq);
+            head = next;
+        }
+        head
+    }
+
     fn show(&mut self, mut p: ShownPresent, at: u64) {
         self.queue.pop_front();
         p.shown = Some(at);
         self.last_shown = Some((p.gen, at));
-        self.next_refresh = at + self.config.refresh_ns;
+        self.next_refresh = self.refresh_after(at);
         if let Some(s) = self.swapchains.get_mut(&p.gen) {
             s.shown_id = s.shown_id.max(p.id);
         }
@@ -374,6 +448,13 @@ impl Display {
             .filter(|p| p.gen == g && p.image == image)
             .map(|p| p.seq)
             .max()
+    }
+
+    /// Whether image `image` of `g` is the one on screen (the latest shown).
+    pub fn on_screen(&self, g: Gen, image: u32) -> bool {
+        self.shown
+            .back()
+            .is_some_and(|p| p.gen == g && p.image == image)
     }
 
     /// Whether every present up to `seq` was shown (or never will be).

@@ -171,6 +171,9 @@ impl World {
         if let Some(scripted) = self.acquire_script.pop_front() {
             return Ok(scripted);
         }
+        if self.load.is_some() {
+            return self.acquire_free(g, sem);
+        }
         // No draw at 0%: the schedules written before this fault keep their random sequences.
         if self.faults.p_not_ready > 0 && self.rng.chance(self.faults.p_not_ready) {
             return Ok(AcquireResult::NotReady);
@@ -248,6 +251,36 @@ impl World {
             }
         }
         Ok(taken)
+    }
+
+    /// Load mode: the lowest image of `g` free now (not held, no present of it queued or
+    /// unshown, not on screen, no early release outstanding), as a driver that blocks in
+    /// acquire hands out: an image being shown is scanned out until another replaces it.
+    pub fn free_image(&self, g: Gen) -> Option<u32> {
+        let sc = self.swapchains.get(&g)?;
+        (0..sc.images.len() as u32).find(|&i| {
+            let img = &sc.images[i as usize];
+            !img.held_by_app
+                && img.releases.is_empty()
+                && !self.presents.iter().any(|p| p.gen == g && p.image == i)
+                && self.display.unshown_of(g, i).is_none()
+                && !self.display.on_screen(g, i)
+        })
+    }
+
+    /// Load mode's acquire: a free image, its semaphore signalled at once; none free is
+    /// "not ready" (the shell waited for one first).
+    fn acquire_free(&mut self, g: Gen, sem: Sem) -> Result<AcquireResult, String> {
+        let Some(image) = self.free_image(g) else {
+            return Ok(AcquireResult::NotReady);
+        };
+        let now = self.now;
+        let t = self.sem(sem)?;
+        t.signaled = true;
+        t.signaled_at = now;
+        self.acquire_sems.insert(sem, g);
+        self.swapchain_mut(g)?.images[image as usize].held_by_app = true;
+        Ok(AcquireResult::Image(image, false))
     }
 
     fn swapchain_mut(&mut self, g: Gen) -> Result<&mut SwapchainTruth, String> {
@@ -352,12 +385,14 @@ impl World {
         self.hand_back_one()
     }
 
-    fn consume_head_present(&mut self) -> Check {
+    pub(super) fn consume_head_present(&mut self) -> Check {
         let Some(head) = self.presents.front() else {
             return Ok(());
         };
         let sem = head.sem;
-        if !self.sems.get(&sem).is_some_and(|t| t.signaled) || !self.rng.chance(50) {
+        // Load mode consumes a wait as soon as it can, drawing nothing.
+        let signaled = self.sems.get(&sem).is_some_and(|t| t.signaled);
+        if !signaled || (self.load.is_none() && !self.rng.chance(50)) {
             return Ok(());
         }
         if let Some(p) = self.presents.pop_front() {
@@ -402,7 +437,7 @@ impl World {
     }
 
     /// The sequence number of the last present queued so far.
-    pub(super) fn last_present_seq(&self) -> u64 {
+    pub fn last_present_seq(&self) -> u64 {
         self.next_present_seq - 1
     }
 

@@ -21,6 +21,10 @@ pub(super) struct Submission {
     /// When it started running (virtual ns).
     started_at: u64,
     remaining: u32,
+    /// When it was submitted (virtual ns).
+    pub(super) submitted_at: u64,
+    /// Load mode: how long it runs once started (ns), instead of `remaining` ticks.
+    pub(super) duration_ns: u64,
     frame: bool,
     /// An empty submission (no waits, no signals) starts only once every present queued before
     /// it consumed its wait: the assumption vkpace's bounded fallback and teardown rest on
@@ -95,7 +99,7 @@ impl World {
         let touches = waits.iter().find_map(|s| self.acquired_from(*s));
         let number = self.next_submission;
         self.next_submission += 1;
-        let remaining = self.rng.below(self.faults.max_gpu_delay + 1);
+        let (remaining, duration_ns) = self.run_length(frame);
         let after_present =
             (waits.is_empty() && signals.is_empty()).then(|| self.last_present_seq());
         self.queue.push_back(Submission {
@@ -109,6 +113,8 @@ impl World {
             started: false,
             started_at: 0,
             remaining,
+            submitted_at: self.now,
+            duration_ns,
             frame,
             after_present,
         });
@@ -116,6 +122,16 @@ impl World {
             self.frames_pending += 1;
         }
         Ok(number)
+    }
+
+    /// How long a new submission runs: random ticks, or in load mode (drawing nothing) the
+    /// duration a frame was given.
+    fn run_length(&mut self, frame: bool) -> (u32, u64) {
+        match self.load.as_mut() {
+            Some(l) if frame => (0, std::mem::take(&mut l.next_frame_gpu_ns)),
+            Some(_) => (0, 0),
+            None => (self.rng.below(self.faults.max_gpu_delay + 1), 0),
+        }
     }
 
     /// A present waiting on `sem`: the submission that signals it may wait only for values
@@ -168,15 +184,20 @@ impl World {
             head.remaining -= 1;
             return Ok(());
         }
+        let now = self.now;
+        self.complete_head(now)
+    }
+
+    /// The head submission completes at `at`: its semaphores, fence and timeline value signal.
+    pub(super) fn complete_head(&mut self, at: u64) -> Check {
         let Some(done) = self.queue.pop_front() else {
             return Ok(());
         };
-        let now = self.now;
         for s in done.signals {
             let t = self.sem(s)?;
             t.pending_signal = false;
             t.signaled = true;
-            t.signaled_at = now;
+            t.signaled_at = at;
         }
         if let Some(f) = done.fence {
             let t = self.fence(f)?;
@@ -189,10 +210,51 @@ impl World {
         self.gpu_completed = done.number;
         if done.frame {
             self.frames_pending -= 1;
-            self.gpu_times.insert(done.number, (done.started_at, now));
+            self.gpu_times.insert(done.number, (done.started_at, at));
             while self.gpu_times.len() > 64 {
                 self.gpu_times.pop_first();
             }
+        }
+        Ok(())
+    }
+
+    /// Load mode: when the head submission starts and ends, once it may start (its waits
+    /// signalled, the presents before an empty one consumed); None while it may not.
+    pub(super) fn head_times(&self) -> Option<(u64, u64)> {
+        let head = self.queue.front()?;
+        if head.started {
+            return Some((head.started_at, head.started_at + head.duration_ns));
+        }
+        let presents_done = head
+            .after_present
+            .map_or(true, |seq| self.presents_done_through(seq));
+        let waits_done = head
+            .waits
+            .iter()
+            .all(|s| self.sems.get(s).is_some_and(|t| t.signaled));
+        if !(presents_done && waits_done && self.stream_waits_reached(&head.stream_waits)) {
+            return None;
+        }
+        let idle_at = self.load.as_ref().map_or(0, |l| l.gpu_idle_at);
+        let start = head.submitted_at.max(idle_at);
+        Some((start, start + head.duration_ns))
+    }
+
+    /// Load mode: the head submission starts at `start` (its waits are consumed).
+    pub(super) fn start_head(&mut self, start: u64) -> Check {
+        let waits = self
+            .queue
+            .front()
+            .map(|h| h.waits.clone())
+            .unwrap_or_default();
+        for s in waits {
+            let t = self.sem(s)?;
+            t.signaled = false;
+            t.pending_waits -= 1;
+        }
+        if let Some(head) = self.queue.front_mut() {
+            head.started = true;
+            head.started_at = start;
         }
         Ok(())
     }

@@ -2,11 +2,14 @@
 //! presentation engine that consumes present waits in order at random moments, hands images
 //! back in any order, and may return an image from acquire before it is free (its semaphore
 //! then signals later). It keeps the ground truth of every semaphore, fence and swapchain, and
-//! every operation on them checks the Vulkan rule it would break.
+//! every operation on them checks the Vulkan rule it would break. In load mode (`load.rs`, the
+//! pacing model's world) nothing is random: submissions run for the durations they were given
+//! and time moves from event to event.
 
 mod display;
 mod engine;
 mod gpu;
+mod load;
 mod queues;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -15,6 +18,7 @@ use crate::rng::Rng;
 
 pub use display::{Display, DisplayConfig, PresentExtras, ShownPresent};
 pub use engine::{AcquireResult, PresentResult};
+pub use load::LoadMode;
 pub use queues::OtherQueue;
 
 /// A semaphore handle.
@@ -110,6 +114,8 @@ pub struct World {
     pub display: Display,
     /// GPU start and end times (virtual ns) of the latest frame submissions, by number.
     pub gpu_times: BTreeMap<u64, (u64, u64)>,
+    /// Load mode (the pacing model's world): none for the property tests' random world.
+    pub load: Option<LoadMode>,
 }
 
 impl World {
@@ -140,6 +146,7 @@ impl World {
             now: 0,
             display: Display::default(),
             gpu_times: BTreeMap::new(),
+            load: None,
         }
     }
 
