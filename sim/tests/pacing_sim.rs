@@ -57,3 +57,37 @@ fn cpu_bound_low_latency_costs_no_fps() {
     let low = summarize(&run(&s, Policy::LowLatency, SEED), WARMUP_MS, s.duration_ms);
     assert!(low.fps >= 0.99 * text.fps, "{low:?} vs {text:?}");
 }
+
+/// Mailbox at 60 Hz with a GPU far faster than the refresh: the display shows one frame per
+/// refresh, on the grid, and drops the frames a newer one replaced before its refresh.
+#[test]
+fn mailbox_shows_one_frame_per_refresh_and_drops_the_rest() {
+    let refresh = 1000.0 / 60.0;
+    let s = vkpace_sim::pacing::Scenario {
+        display: vkpace_sim::pacing::DisplayMode::Mailbox {
+            refresh_ms: refresh,
+        },
+        loads: vec![vkpace_sim::pacing::Load {
+            from_ms: 0.0,
+            cpu_ms: 1.0,
+            gpu_ms: 3.0,
+        }],
+        ..gpu_bound()
+    };
+    for p in [Policy::Frames(2), Policy::LowLatency, Policy::Textbook] {
+        let frames = run(&s, p, SEED);
+        let m = summarize(&frames, WARMUP_MS, s.duration_ms);
+        println!("{}: {m:?}", p.name());
+        let dropped = frames.iter().filter(|f| f.display.is_none()).count();
+        assert!(
+            dropped > frames.len() / 2,
+            "{}: {dropped} dropped",
+            p.name()
+        );
+        assert!((m.fps - 60.0).abs() < 0.01, "{}: {m:?}", p.name());
+        for f in frames.iter().filter_map(|f| f.display) {
+            let off = (f / refresh - (f / refresh).round()).abs() * refresh;
+            assert!(off < 1e-6, "{}: shown at {f} ms, off the grid", p.name());
+        }
+    }
+}
