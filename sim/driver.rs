@@ -241,7 +241,6 @@ impl SimSwapchain {
 
     /// One request, one world operation, its result reported to the machine.
     fn execute(&mut self, request: Request<Sem, Gen, Fence>) -> Result<(), SimError> {
-        let now = self.now;
         match request {
             Request::DestroySemaphore(s) => self.world.destroy_semaphore(s)?,
             Request::DestroyFence(f) => self.world.destroy_fence(f)?,
@@ -282,6 +281,15 @@ impl SimSwapchain {
                 let taken = self.world.take_free_images(swapchain, acquires)?;
                 self.machine.handle_display_queue_drained(taken)?;
             }
+            other => self.execute_completions(other)?,
+        }
+        Ok(())
+    }
+
+    /// Fence and timeline checks and waits, host values, display feedback.
+    fn execute_completions(&mut self, request: Request<Sem, Gen, Fence>) -> Result<(), SimError> {
+        let now = self.now;
+        match request {
             Request::CheckFence(f) => {
                 let signalled = self.world.fence_signaled(f)?;
                 if signalled {
@@ -329,6 +337,15 @@ impl SimSwapchain {
                 let reports = self.world.display.read_timings(swapchain, now);
                 self.machine.handle_present_timings(&reports, now)?;
             }
+            other => self.execute_queue_work(other)?,
+        }
+        Ok(())
+    }
+
+    /// Acquires, submissions, presents and GPU clock readings.
+    fn execute_queue_work(&mut self, request: Request<Sem, Gen, Fence>) -> Result<(), SimError> {
+        let now = self.now;
+        match request {
             Request::Acquire {
                 swapchain,
                 semaphore,

@@ -174,6 +174,12 @@ impl World {
         if self.load.is_some() {
             return self.acquire_free(g, sem);
         }
+        self.acquire_random(g, sem)
+    }
+
+    /// The random world's acquire: faults drawn, then any image the app does not hold, perhaps
+    /// before the engine released it.
+    fn acquire_random(&mut self, g: Gen, sem: Sem) -> Result<AcquireResult, String> {
         // No draw at 0%: the schedules written before this fault keep their random sequences.
         if self.faults.p_not_ready > 0 && self.rng.chance(self.faults.p_not_ready) {
             return Ok(AcquireResult::NotReady);
@@ -182,6 +188,10 @@ impl World {
             return Ok(AcquireResult::OutOfDate);
         }
         let suboptimal = self.rng.chance(self.faults.p_suboptimal);
+        let sc = self
+            .swapchains
+            .get(&g)
+            .ok_or_else(|| format!("acquire from unknown swapchain {g}"))?;
         // Any image the app does not hold; one still queued or not yet handed back may be
         // returned early, its semaphore signalling when the engine releases it.
         let candidates: Vec<u32> = sc
