@@ -36,11 +36,12 @@ pub enum PacingPolicy {
     /// Start each frame as soon as frame F-N completed.
     #[default]
     FramesInFlight,
-    /// Start each frame just in time for the GPU, from recent CPU and GPU durations. With
-    /// present timing: just in time for its refresh, from the measured start-to-ready times;
-    /// like [`PacingPolicy::Display`] it then raises the swap interval when frames miss their
-    /// refresh (a frame that misses is shown a refresh late, a longer hitch than a later
-    /// start), and lowers it when they fit again.
+    /// Start each frame just in time for the GPU, from recent CPU and GPU durations. On a
+    /// display that queues frames (FIFO) with exact display times (present timing, or present
+    /// ids watched during the pacing sleep), just in time for its refresh. With present timing
+    /// the swap interval stays one refresh (or the frame limit's): a frame that misses its
+    /// refresh is shown one refresh late and the frames after it move with it, but the frame
+    /// rate is not halved to avoid that, as [`PacingPolicy::Display`] does.
     LowLatency,
     /// With present timing (`VK_EXT_present_timing`), Swappy's display policy: each frame stays
     /// on screen a whole number of refreshes, the smallest the frames keep up with (raised when
@@ -122,7 +123,7 @@ impl Pacing {
     }
 
     /// Who picks the swap interval: the frame limit where it falls on the refresh grid, the
-    /// display and low-latency policies on top of it.
+    /// display policy on top of it.
     fn interval_choice(&self) -> display_schedule::Interval {
         use display_schedule::Interval;
         let Some(timing) = self.display_timing else {
@@ -137,9 +138,12 @@ impl Pacing {
             None => None,
         };
         match (self.policy, from_limit) {
-            (PacingPolicy::Display | PacingPolicy::LowLatency, k) => Interval::Auto {
+            (PacingPolicy::Display, k) => Interval::Auto {
                 at_least: k.unwrap_or(1),
             },
+            // Low latency trades latency, never frame rate: a frame that misses its refresh
+            // moves the schedule (and widens the lead), it does not double the interval.
+            (PacingPolicy::LowLatency, k) => Interval::Fixed(k.unwrap_or(1)),
             (PacingPolicy::FramesInFlight, Some(k)) => Interval::Fixed(k),
             (PacingPolicy::FramesInFlight, None) => Interval::Off,
         }
@@ -360,5 +364,38 @@ mod tests {
         p.set_policy(PacingPolicy::FramesInFlight);
         p.set_policy(PacingPolicy::LowLatency);
         assert_eq!(p.start_at(0), None);
+    }
+
+    /// Frames on a 10 ms refresh that take 1.5 refreshes each: every one misses its refresh
+    /// and is shown two refreshes after the one before.
+    fn miss_every_refresh(p: &mut Pacing) {
+        let refresh = 10 * MS;
+        p.set_display_timing(Some(DisplayTiming {
+            refresh_ns: refresh,
+            relative_targets: true,
+        }));
+        let mut shown = 0;
+        for f in 0..8u64 {
+            shown += 2 * refresh;
+            p.frame_started(f, shown - 2 * refresh);
+            p.frame_timed(f, Some(shown - refresh / 2), Some(shown));
+        }
+    }
+
+    #[test]
+    fn low_latency_keeps_the_frame_rate_where_the_display_policy_raises_the_interval() {
+        let mut low = Pacing::new(PacingPolicy::LowLatency, None);
+        miss_every_refresh(&mut low);
+        assert_eq!(
+            low.schedule().path(),
+            DisplayPath::RefreshGrid { interval: 1 }
+        );
+        let mut display = Pacing::new(PacingPolicy::Display, None);
+        miss_every_refresh(&mut display);
+        assert!(
+            matches!(display.schedule().path(), DisplayPath::RefreshGrid { interval } if interval > 1),
+            "{:?}",
+            display.schedule().path()
+        );
     }
 }
