@@ -8,6 +8,7 @@
 mod acquire_semaphores;
 mod completion;
 mod deferred_release;
+mod display;
 mod error;
 mod fence_pool;
 mod gpu_clock;
@@ -29,6 +30,11 @@ mod vk_values;
 
 pub use completion::{CompletionBackend, SubmitSignal};
 pub use deferred_release::DeferredRelease;
+pub use display::{
+    calibration_from, calibration_plan, choose_domain, choose_paths, recalibration_due, shift,
+    stage_index, target_stage, Calibrateable, Calibration, DisplayFeedback, DisplayOffer,
+    DisplayPaths, Reading, RefreshCycle, Stages, Targets, TimeDomain, TimingOffer, RECALIBRATE_NS,
+};
 pub use error::{CoreError, Failure};
 pub use gpu_clock::GpuClock;
 pub use machine::{

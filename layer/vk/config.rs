@@ -236,7 +236,8 @@ pub enum DisplayChoice {
     PresentWait2,
     /// Display feedback through present_wait only; no present timing. Needs
     /// [`SwapchainConfig::present_wait`]. For a driver whose present_wait2 misbehaves (DXVK
-    /// moved to this order for NVIDIA's 590 driver in 2026; vkpace only polls, never blocks).
+    /// moved to this order for NVIDIA's 590 driver in 2026, where a blocking wait never
+    /// returned; vkpace's present waits are bounded by the pacing sleep they replace).
     PresentWait,
     /// No display feedback and no present timing: display times stay unknown, frame limits
     /// are kept by the CPU.

@@ -5,6 +5,7 @@ mod batch;
 mod batches;
 mod clock;
 mod config;
+mod display;
 mod error;
 mod executor;
 mod extensions;
@@ -14,9 +15,6 @@ mod host_timeline;
 mod images;
 mod maintenance1;
 mod names;
-mod present_timing;
-mod present_wait;
-mod present_wait2;
 pub mod registry;
 mod render_targets;
 mod shell;
@@ -25,9 +23,6 @@ mod submission;
 mod support;
 mod swapchain;
 mod swapchain_info;
-mod swapchain_timing;
-mod timing_domains;
-mod timing_shell;
 mod tokens;
 
 /// Per-frame resource slots: keep this many copies of anything a frame writes, indexed by
@@ -37,25 +32,21 @@ pub use crate::core::{CompletionBackend, DeferredRelease, SyncToken, TokenSet};
 pub use crate::core::{FrameTimes, SwapchainStats, TELEMETRY_FRAMES};
 pub use batch::Batch;
 pub use config::{DisplayChoice, SwapchainConfig, SwapchainCreateDesc};
+pub use display::{
+    DisplayFeedback, PresentTimingInUse, PresentTimingSupport, PresentTimingSurfaceSupport,
+    PresentWait2Support, PresentWait2SurfaceSupport, PresentWaitSupport, RefreshCycle,
+    TimingResult, PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_TIMING_INSTANCE_EXTENSION,
+    PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT2_INSTANCE_EXTENSION,
+    PRESENT_WAIT_DEVICE_EXTENSIONS,
+};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 pub use host_timeline::{HostTimeline, MAX_TIMELINE_STEP};
 pub use maintenance1::{Maintenance1Names, Maintenance1Support};
-pub use present_timing::{
-    PresentTimingSupport, PresentTimingSurfaceSupport, PRESENT_TIMING_DEVICE_EXTENSIONS,
-    PRESENT_TIMING_INSTANCE_EXTENSION,
-};
-pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
-pub use present_wait2::{
-    DisplayFeedback, PresentWait2Support, PresentWait2SurfaceSupport,
-    PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT2_INSTANCE_EXTENSION,
-};
 pub use render_targets::{Rebuild, RenderTargets};
 pub use sleep::sleep_until;
 pub use submission::{RendererTiming, Submission};
 pub use support::{DeviceFeatures, InstanceSupport, Support};
 pub use swapchain::{Swapchain, MAX_TIMED_COMMAND_BUFFERS};
 pub use swapchain_info::{Setting, SwapchainInfo};
-pub use swapchain_timing::{RefreshCycle, TimingResult};
-pub use timing_shell::PresentTimingInUse;

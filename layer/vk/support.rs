@@ -8,13 +8,15 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::config::SwapchainConfig;
+use super::display::{
+    PresentTimingSupport, PresentWait2Support, PresentWaitSupport,
+    PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_WAIT2_DEVICE_EXTENSIONS,
+    PRESENT_WAIT_DEVICE_EXTENSIONS,
+};
 use super::error::{Result, VkContext};
 use super::extensions::all_listed;
 use super::gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 use super::maintenance1::{Maintenance1Names, Maintenance1Support};
-use super::present_timing::{PresentTimingSupport, PRESENT_TIMING_DEVICE_EXTENSIONS};
-use super::present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
-use super::present_wait2::{PresentWait2Support, PRESENT_WAIT2_DEVICE_EXTENSIONS};
 use super::registry::{
     PhysicalDevicePresentId2FeaturesKHR, PhysicalDevicePresentTimingFeaturesEXT,
     PhysicalDevicePresentWait2FeaturesKHR,

@@ -5,9 +5,8 @@ use std::time::Instant;
 
 use ash::vk;
 
+use super::display::{DisplayFeedback, PresentTimingInUse};
 use super::maintenance1::Maintenance1Names;
-use super::present_wait2::DisplayFeedback;
-use super::timing_shell::PresentTimingInUse;
 use crate::core::{CompletionBackend, DisplayPath, FrameLimit, PacingPolicy};
 
 /// The live swapchain and the settings and paths in use, from

@@ -5,15 +5,13 @@
 use super::display_watch::PresentQuery;
 use super::{Awaiting, FrameMachine, Op, WaitPurpose};
 use crate::core::completion::SubmitSignal;
+use crate::core::display::recalibration_due;
 use crate::core::error::{CoreError, Failure};
 use crate::core::fence_pool::Signalled;
 use crate::core::serial::Serial;
 use crate::core::telemetry::Completed;
 
 use super::request::Request;
-
-/// The GPU clock is anchored to the CPU clock again after this long, so drift never adds up.
-const RECALIBRATE_EVERY_NS: u64 = 1_000_000_000;
 
 impl<S, W, F> FrameMachine<S, W, F>
 where
@@ -59,10 +57,11 @@ where
                 });
             }
         }
-        let due = self.gpu.as_ref().is_some_and(|g| {
-            g.calibrated_at
-                .map_or(true, |at| now.saturating_sub(at) >= RECALIBRATE_EVERY_NS)
-        });
+        // The same rule as present timing's domain (`core::display`).
+        let due = self
+            .gpu
+            .as_ref()
+            .is_some_and(|g| recalibration_due(g.calibrated_at, now));
         self.round.active = false;
         if due {
             self.awaiting = Some(Awaiting::GpuClock);

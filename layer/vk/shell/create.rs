@@ -17,10 +17,9 @@ impl Shell {
         let m1 = config
             .swapchain_maintenance1
             .map(|names| Maintenance1Fns::load(desc.entry, instance, names));
-        // SAFETY: caller contract (handles valid; present_wait2 only where enabled).
-        let display = unsafe { DisplayFns::choose(desc) }?;
-        // SAFETY: as above (present timing only where the device enabled it).
-        let timing = unsafe { crate::vk::timing_shell::TimingShell::choose(desc) }?;
+        // SAFETY: caller contract (handles valid; each display option only where enabled).
+        let crate::vk::display::Paths { display, timing } =
+            unsafe { crate::vk::display::choose(desc) }?;
         let hdr = match &config.hdr_metadata {
             Some(metadata) => Some(HdrMetadata::load(instance, device, metadata)?),
             None => None,

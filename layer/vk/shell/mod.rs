@@ -11,12 +11,12 @@ mod swapchains;
 use ash::vk;
 
 use super::clock::Clock;
+use super::display::{DisplayFeedback, DisplayFns};
 use super::error::{Error, Result, VkContext};
 use super::gpu_timer::GpuTimer;
 use super::images::ImageTable;
 use super::maintenance1::{compatible_present_modes, Maintenance1Fns, Maintenance1Names};
 use super::names::Namer;
-use super::present_wait2::{DisplayFeedback, DisplayFns};
 use super::registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
 use super::sleep;
 use crate::core::{
@@ -61,7 +61,7 @@ pub(crate) struct Shell {
     /// Present timing: the refresh of a swapchain just made, for the core.
     new_display_timing: Option<Option<crate::core::DisplayTiming>>,
     /// Present timing, where asked for and the surface supports it.
-    timing: Option<super::timing_shell::TimingShell>,
+    timing: Option<super::display::TimingShell>,
 }
 
 /// What the rest of the shell reads of it: handles and settings fixed at creation, and the

@@ -43,8 +43,7 @@ impl Swapchain {
             m.wait_timeout_ns = u64::try_from(config.wait_timeout.as_nanos()).unwrap_or(u64::MAX);
             m.maintenance1 = config.swapchain_maintenance1.is_some();
             m.present_ids = present_ids;
-            m.present_timing_slots =
-                present_timing.then_some(crate::vk::timing_shell::TIMING_SLOTS);
+            m.present_timing_slots = present_timing.then_some(crate::vk::display::TIMING_SLOTS);
             m.gpu_clock = timer.map(|t| t.clock);
             m.pacing = config.pacing;
             m.frame_limit = config.frame_limit;

@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ash::vk;
 
 use super::config::{SwapchainConfig, SwapchainCreateDesc};
+use super::display::DisplayFeedback;
 use super::error::{Error, Result, VkContext};
 use super::frame::{Acquired, Frame, Presented, SubmittedFrame};
 use super::gpu_timer::GpuTimer;
-use super::present_wait2::DisplayFeedback;
 use super::shell::{Shell, SubmitSignals};
 use super::submission::{RendererTiming, Submission};
 use crate::core::{

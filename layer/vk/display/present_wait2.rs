@@ -4,10 +4,10 @@
 //! The first pair is a device property only; the second is also asked of each surface
 //! (`VkSurfaceCapabilitiesPresentId2KHR`, `VkSurfaceCapabilitiesPresentWait2KHR` through
 //! `vkGetPhysicalDeviceSurfaceCapabilities2KHR`), since a compositor may be able to tell when
-//! one window's frames were shown and not another's. So vkpace decides per swapchain object, at
-//! [`super::Swapchain::new`]: present_wait2 where asked for and the surface supports both
-//! capabilities, else present_wait where asked for, else none ([`DisplayFeedback`]). The choice
-//! holds for every swapchain it later makes for the surface (the create flags go with it).
+//! one window's frames were shown and not another's. The core picks the path per swapchain
+//! object (`core::display`, from what [`super::choose`] asks the device and the surface); the
+//! choice holds for every swapchain it later makes for the surface (the create flags go with
+//! it).
 //! Ids, the awaited presents and the once-per-frame poll are the same on both paths (the core's
 //! `present_ids`): the registry makes present_id2 share present_id's id namespace.
 
@@ -15,11 +15,11 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use super::config::SwapchainCreateDesc;
-use super::error::{Error, Result, VkContext};
-use super::extensions::device_offers;
 use super::present_wait::PresentWaitFns;
-use super::registry::{
+use crate::core::DisplayFeedback;
+use crate::vk::error::{Error, Result, VkContext};
+use crate::vk::extensions::device_offers;
+use crate::vk::registry::{
     self, PFN_vkWaitForPresent2KHR, PhysicalDevicePresentId2FeaturesKHR,
     PhysicalDevicePresentWait2FeaturesKHR, PresentWait2InfoKHR, SurfaceCapabilitiesPresentId2KHR,
     SurfaceCapabilitiesPresentWait2KHR,
@@ -27,7 +27,7 @@ use super::registry::{
 
 /// The device extensions present_wait2 needs. Enable both with the `presentId2` and
 /// `presentWait2` features, and [`PRESENT_WAIT2_INSTANCE_EXTENSION`] on the instance, then set
-/// [`super::SwapchainConfig::present_wait2`].
+/// [`crate::vk::SwapchainConfig::present_wait2`].
 pub const PRESENT_WAIT2_DEVICE_EXTENSIONS: [&CStr; 2] = [
     registry::KHR_PRESENT_ID_2_NAME,
     registry::KHR_PRESENT_WAIT_2_NAME,
@@ -36,40 +36,6 @@ pub const PRESENT_WAIT2_DEVICE_EXTENSIONS: [&CStr; 2] = [
 /// The instance extension present_wait2 needs: both device extensions require it, and the
 /// per-surface query is `vkGetPhysicalDeviceSurfaceCapabilities2KHR`.
 pub const PRESENT_WAIT2_INSTANCE_EXTENSION: &CStr = ash::khr::get_surface_capabilities2::NAME;
-
-/// Which display feedback a [`super::Swapchain`] uses: when each frame was shown, learnt by a
-/// non-blocking poll once per frame, for the telemetry's `displayed` and the low-latency policy.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DisplayFeedback {
-    /// `VK_KHR_present_id2` + `VK_KHR_present_wait2`: asked for with
-    /// [`super::SwapchainConfig::present_wait2`] and supported by the surface.
-    PresentWait2,
-    /// `VK_KHR_present_id` + `VK_KHR_present_wait`: asked for with
-    /// [`super::SwapchainConfig::present_wait`], and present_wait2 not asked for or not
-    /// supported by the surface.
-    PresentWait,
-    /// No display feedback: display times stay unknown.
-    None,
-}
-
-impl DisplayFeedback {
-    /// Whether display times are learnt at all (either path).
-    #[must_use]
-    pub fn in_use(self) -> bool {
-        self != DisplayFeedback::None
-    }
-
-    /// "present-wait2", "present-wait" or "none", for reports.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            DisplayFeedback::PresentWait2 => "present-wait2",
-            DisplayFeedback::PresentWait => "present-wait",
-            DisplayFeedback::None => "none",
-        }
-    }
-}
 
 /// What a device offers for present_wait2 (the surface is asked separately:
 /// [`PresentWait2Support::query_surface`]).
@@ -165,7 +131,7 @@ impl PresentWait2Support {
     ) -> Result<PresentWait2SurfaceSupport> {
         // SAFETY: valid instance of `entry` (caller contract).
         let caps2 = unsafe {
-            super::extensions::surface_capabilities2(
+            crate::vk::extensions::surface_capabilities2(
                 entry,
                 instance,
                 "present_wait2 needs VK_KHR_get_surface_capabilities2 enabled on the instance",
@@ -253,42 +219,6 @@ pub(crate) enum DisplayFns {
 }
 
 impl DisplayFns {
-    /// Picks the path for `desc`'s surface: present_wait2 where asked for and the surface
-    /// supports both capabilities, else present_wait where asked for, else none. Every entry
-    /// point an option asked for needs is checked ([`Error::InvalidConfig`]) before the
-    /// surface is asked, and before the caller makes any Vulkan object.
-    ///
-    /// # Safety
-    ///
-    /// As [`super::Swapchain::new`]: valid handles; `present_wait2` only with the device
-    /// extensions and features enabled.
-    pub(crate) unsafe fn choose(desc: &SwapchainCreateDesc<'_>) -> Result<Option<Self>> {
-        let config = &desc.config;
-        let wait = if config.present_wait {
-            Some(PresentWaitFns::load(desc.instance, desc.device)?)
-        } else {
-            None
-        };
-        if config.present_wait2 {
-            let wait2 = PresentWait2Fns::load(desc.instance, desc.device)?;
-            // SAFETY: valid handles of `desc`; the device enabled the extensions, so the
-            // physical device offers them (caller contract).
-            let surface = unsafe {
-                PresentWait2Support::query_surface(
-                    desc.entry,
-                    desc.instance,
-                    desc.physical_device,
-                    desc.surface,
-                )
-            }?;
-            if surface.usable() {
-                return Ok(Some(Self::Wait2(wait2)));
-            }
-            log::info!("vkpace: the surface does not support present_wait2 ({surface:?})");
-        }
-        Ok(wait.map(Self::Wait))
-    }
-
     /// Which path this is.
     pub(crate) fn feedback(&self) -> DisplayFeedback {
         match self {

@@ -6,21 +6,24 @@
 //! swapchains too: ids must grow per swapchain (`VUID-VkPresentIdKHR-presentIds-04999`), and one
 //! counter for all of them keeps that true after a recreation. Once per frame vkpace asks
 //! `vkWaitForPresentKHR` with a timeout of zero whether the oldest frame not yet known shown has
-//! been: `VK_SUCCESS` means the swapchain's present id reached it, `VK_TIMEOUT` not yet. The
-//! display time is when vkpace saw it (at most a frame late), never a blocking wait.
+//! been: `VK_SUCCESS` means the swapchain's present id reached it, `VK_TIMEOUT` not yet. That
+//! time is when vkpace saw it (at most a frame late). Low latency on a FIFO display also waits
+//! for it during its pacing sleep, bounded by the sleep's end, for an exact time
+//! (`core/machine/display_watch.rs`).
 //! The ids and the awaited presents are the core's (`core::present_ids`); this file has the
 //! support query and the one Vulkan call. Their per-surface successors, present_id2 and
-//! present_wait2, and the choice between the two paths are in `present_wait2.rs`.
+//! present_wait2, are in `present_wait2.rs`; the choice between the paths is the core's
+//! (`core::display`), made in [`super::choose`].
 
 use std::ffi::CStr;
 
 use ash::vk;
 
-use super::error::{Error, Result};
-use super::extensions::device_offers;
+use crate::vk::error::{Error, Result};
+use crate::vk::extensions::device_offers;
 
 /// The device extensions display feedback needs. Enable both, with the `presentId` and
-/// `presentWait` features, then set [`super::SwapchainConfig::present_wait`].
+/// `presentWait` features, then set [`crate::vk::SwapchainConfig::present_wait`].
 pub const PRESENT_WAIT_DEVICE_EXTENSIONS: [&CStr; 2] =
     [ash::khr::present_id::NAME, ash::khr::present_wait::NAME];
 

@@ -1,33 +1,26 @@
-//! Present timing in the shell: the choice at [`super::Swapchain::new`], one
-//! [`SwapchainTiming`] per swapchain handle, and the translation between the core's requests
-//! and `VK_EXT_present_timing`'s structures.
-//!
-//! The choice: present timing is used where [`super::SwapchainConfig::present_timing`] asks for
-//! it, the surface reports `presentTimingSupported` and `presentId2Supported` (results name
-//! presents by id), and the host clock is calibrateable. Otherwise vkpace falls back to the CPU
-//! limiter and says so ([`super::Swapchain::present_timing`] is `None`). Targets are relative
-//! where the surface takes them (a late frame then moves the schedule instead of making the
-//! next one short), absolute where only those are supported, absent where neither is.
+//! Present timing in the shell: one [`SwapchainTiming`] per swapchain handle, and the
+//! translation between the core's requests and `VK_EXT_present_timing`'s structures. Whether
+//! present timing is used, and with which targets, is the core's choice (`core::display`); where
+//! it is not, vkpace falls back to the CPU limiter and says so
+//! ([`crate::vk::SwapchainInfo::present_timing`] is `None`).
 
 use ash::vk;
 
-use super::clock::Clock;
-use super::config::SwapchainCreateDesc;
-use super::error::Result;
-use super::present_timing::Calibrateable;
-use super::present_timing::{PresentTimingFns, PresentTimingSupport, PresentTimingSurfaceSupport};
-use super::present_wait2::PresentWait2Support;
-use super::registry::PresentTimingInfoEXT;
-use super::swapchain_timing::{PresentTarget, RefreshCycle, SwapchainTiming, TimingResult};
+use super::present_timing::{PresentTimingFns, PresentTimingSurfaceSupport};
+use super::swapchain_timing::{PresentTarget, SwapchainTiming, TimingResult};
+use crate::core::{Calibrateable, RefreshCycle, Targets};
 use crate::core::{
     DisplayTiming, PresentStages, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport,
 };
+use crate::vk::clock::Clock;
+use crate::vk::error::Result;
+use crate::vk::registry::PresentTimingInfoEXT;
 
 /// Results-queue slots per swapchain: two frames' worth at 4 in flight and the display's queue,
 /// read once per frame.
 pub(crate) const TIMING_SLOTS: u32 = 8;
 
-/// What present timing a [`super::Swapchain`] uses, once chosen.
+/// What present timing a [`crate::vk::Swapchain`] uses, once chosen.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PresentTimingInUse {
@@ -47,6 +40,8 @@ pub(crate) struct TimingShell {
     surface: PresentTimingSurfaceSupport,
     /// The time domains the device can calibrate.
     calibrateable: Calibrateable,
+    /// How presents aim at a time (the core's choice).
+    targets: Targets,
     /// The live swapchain's timing, with its handle.
     live: Option<(vk::SwapchainKHR, SwapchainTiming)>,
     /// Reused for each read, so a steady frame does not allocate.
@@ -54,44 +49,22 @@ pub(crate) struct TimingShell {
 }
 
 impl TimingShell {
-    /// Present timing for `desc`'s surface, if asked for and usable there; `InvalidConfig` if
-    /// asked for without the device extensions.
-    ///
-    /// # Safety
-    /// As [`super::Swapchain::new`].
-    pub(crate) unsafe fn choose(desc: &SwapchainCreateDesc<'_>) -> Result<Option<Self>> {
-        if !desc.config.present_timing {
-            return Ok(None);
-        }
-        // SAFETY: the device enabled the extensions (caller contract), else this fails typed.
-        let fns = unsafe { PresentTimingFns::load(desc.instance, desc.device) }?;
-        let (entry, instance, physical) = (desc.entry, desc.instance, desc.physical_device);
-        // SAFETY: valid handles; the device enabled the extensions, so the physical device
-        // offers them.
-        let surface = unsafe {
-            PresentTimingSupport::query_surface(entry, instance, physical, desc.surface)
-        }?;
-        // SAFETY: as above.
-        let ids =
-            unsafe { PresentWait2Support::query_surface(entry, instance, physical, desc.surface) }?;
-        // SAFETY: as above (VK_KHR_calibrated_timestamps is one of the extensions).
-        let calibrateable =
-            unsafe { PresentTimingSupport::calibrateable_domains(entry, instance, physical) }?;
-        let host = calibrateable.host;
-        if !(surface.present_timing && ids.present_id2 && host) {
-            log::info!(
-                "vkpace: present timing not usable on this surface ({surface:?}, presentId2 {}, host clock calibrateable {host}): the CPU limiter paces",
-                ids.present_id2
-            );
-            return Ok(None);
-        }
-        Ok(Some(Self {
+    /// Present timing as [`super::choose`] found it usable, with the surface's support, the
+    /// domains the device can calibrate, and the kind of targets the core chose.
+    pub(crate) fn new(
+        fns: PresentTimingFns,
+        surface: PresentTimingSurfaceSupport,
+        calibrateable: Calibrateable,
+        targets: Targets,
+    ) -> Self {
+        Self {
             fns,
             surface,
             calibrateable,
+            targets,
             live: None,
             reports: Vec::with_capacity(TIMING_SLOTS as usize * 2),
-        }))
+        }
     }
 
     /// Sets up the timing of a swapchain just made (with `PRESENT_TIMING_EXT`); returns what
@@ -122,17 +95,10 @@ impl TimingShell {
         Ok(self.display_timing())
     }
 
-    /// The refresh as the core sees it: a fixed refresh with a way to target it, else None.
+    /// The refresh as the core sees it (`core::Targets::display_timing`).
     fn display_timing(&self) -> Option<DisplayTiming> {
         let (_, t) = self.live.as_ref()?;
-        let RefreshCycle::Fixed { duration_ns } = t.refresh() else {
-            return None;
-        };
-        let relative = self.surface.relative;
-        (relative || self.surface.absolute).then_some(DisplayTiming {
-            refresh_ns: duration_ns,
-            relative_targets: relative,
-        })
+        self.targets.display_timing(t.refresh())
     }
 
     /// A swapchain was destroyed: forget its timing if it was the live one.
@@ -187,8 +153,8 @@ impl TimingShell {
     pub(crate) fn in_use(&self) -> PresentTimingInUse {
         let live = self.live.as_ref().map(|(_, t)| t);
         PresentTimingInUse {
-            relative_targets: self.surface.relative,
-            targets: self.surface.relative || self.surface.absolute,
+            relative_targets: self.targets == Targets::Relative,
+            targets: self.targets != Targets::None,
             refresh: live.map_or(RefreshCycle::Unknown, SwapchainTiming::refresh),
             time_domain: live.map(|t| t.time_domain().0),
         }

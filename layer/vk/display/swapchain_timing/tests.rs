@@ -1,52 +1,25 @@
-//! Unit tests of a swapchain's present timing: refresh classification, time conversion and
-//! the results read back.
+//! Unit tests of a swapchain's present timing: time conversion and the results read back (the
+//! refresh classification and the calibration math are the core's, tested there).
 
 use super::*;
-use crate::vk::registry::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT;
-use crate::vk::timing_domains::{calibration_from, Reading};
+use crate::core::{calibration_from, Reading};
+use crate::vk::registry::{TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT, TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT};
+
+/// The core's name of a Vulkan time domain.
+fn core(domain: vk::TimeDomainKHR) -> TimeDomain {
+    TimeDomain(domain.as_raw())
+}
+
+/// The core's name of stages.
+fn st(stages: PresentStageFlagsEXT) -> Stages {
+    Stages(stages.0)
+}
 
 const QOE: PresentStageFlagsEXT = PresentStageFlagsEXT::QUEUE_OPERATIONS_END;
 const DEQ: PresentStageFlagsEXT = PresentStageFlagsEXT::REQUEST_DEQUEUED;
 const OUT: PresentStageFlagsEXT = PresentStageFlagsEXT::IMAGE_FIRST_PIXEL_OUT;
 const VIS: PresentStageFlagsEXT = PresentStageFlagsEXT::IMAGE_FIRST_PIXEL_VISIBLE;
 const MONO: vk::TimeDomainKHR = vk::TimeDomainKHR::CLOCK_MONOTONIC;
-
-#[test]
-fn refresh_cycles_follow_the_spec() {
-    assert_eq!(classify_refresh(0, 0), RefreshCycle::Unknown);
-    assert_eq!(classify_refresh(0, u64::MAX), RefreshCycle::Unknown);
-    assert_eq!(
-        classify_refresh(16_666_667, 16_666_667),
-        RefreshCycle::Fixed {
-            duration_ns: 16_666_667
-        }
-    );
-    assert_eq!(
-        classify_refresh(6_944_444, u64::MAX),
-        RefreshCycle::Variable {
-            min_duration_ns: 6_944_444
-        }
-    );
-    // A fixed visible duration on a faster vblank grid.
-    assert_eq!(
-        classify_refresh(16_666_666, 8_333_333),
-        RefreshCycle::Fixed {
-            duration_ns: 16_666_666
-        }
-    );
-    // VRR state unknown: the duration still holds.
-    assert_eq!(
-        classify_refresh(16_666_667, 0),
-        RefreshCycle::Fixed {
-            duration_ns: 16_666_667
-        }
-    );
-    // The interval must be a factor of the duration.
-    assert_eq!(
-        classify_refresh(8_000_000, 16_000_000),
-        RefreshCycle::Unknown
-    );
-}
 
 fn entry(domain: vk::TimeDomainKHR, id: u64) -> PastPresentationTimingEXT<'static> {
     PastPresentationTimingEXT {
@@ -88,7 +61,7 @@ fn results_are_shifted_to_the_shell_clock() {
         monotonic: 50_000,
         locals: [20_000, 0, 0, 0],
     };
-    let cal = calibration_from((TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT, 2), &[], &reading);
+    let cal = calibration_from((core(TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT), 2), &[], &reading);
     let (r, foreign) = convert(
         &entry(TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT, 2),
         &stages(),
@@ -133,12 +106,12 @@ fn stage_local_results_use_their_own_offsets_and_clamp() {
         locals: [1_000, 5_000, 0, 0],
     };
     let cal = calibration_from(
-        (TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT, 1),
-        &[QOE, VIS],
+        (core(TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT), 1),
+        &[st(QOE), st(VIS)],
         &reading,
     );
     let e = entry(TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT, 1);
-    let target = stage_index(target_stage(QOE | VIS)).and_then(|i| cal.stage_offsets[i]);
+    let target = stage_index(target_stage(st(QOE | VIS))).and_then(|i| cal.stage_offsets[i]);
     let (r, _) = convert(&e, &stages(), &cal, target);
     assert_eq!(r.queue_operations_end, Some(50_100));
     assert_eq!(r.first_pixel_out, None, "stage not calibrated");

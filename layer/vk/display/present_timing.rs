@@ -14,24 +14,25 @@
 //! results without blocking, with no heap allocation per frame (the read buffers live on the
 //! stack).
 //!
-//! The per-swapchain state lives in [`super::swapchain_timing`], the choice of time domain and
-//! its calibration in [`super::timing_domains`].
+//! The per-swapchain state lives in [`super::swapchain_timing`], the calls that read and
+//! calibrate time domains in [`super::timing_domains`]; which domain, and the mapping, are the
+//! core's (`core::display`).
 //!
-//! [`Clock`]: super::clock::Clock
+//! [`Clock`]: crate::vk::clock::Clock
 //! [`SwapchainTiming`]: super::swapchain_timing::SwapchainTiming
 
 use std::ffi::CStr;
 
 use ash::vk;
 
-use super::error::{Error, Result, VkContext};
-use super::extensions::device_offers;
-use super::registry::{
+use crate::core::{Calibrateable, TimeDomain};
+use crate::vk::error::{Error, Result, VkContext};
+use crate::vk::extensions::device_offers;
+use crate::vk::registry::{
     self, PFN_vkGetPastPresentationTimingEXT, PFN_vkGetSwapchainTimeDomainPropertiesEXT,
     PFN_vkGetSwapchainTimingPropertiesEXT, PFN_vkSetSwapchainPresentTimingQueueSizeEXT,
     PhysicalDevicePresentId2FeaturesKHR, PhysicalDevicePresentTimingFeaturesEXT,
-    PresentStageFlagsEXT, PresentTimingSurfaceCapabilitiesEXT, TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
-    TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT,
+    PresentStageFlagsEXT, PresentTimingSurfaceCapabilitiesEXT,
 };
 
 /// The device extensions present timing needs: `VK_EXT_present_timing` and two of its
@@ -49,14 +50,6 @@ pub const PRESENT_TIMING_DEVICE_EXTENSIONS: [&CStr; 3] = [
 /// per-surface query is `vkGetPhysicalDeviceSurfaceCapabilities2KHR`.
 pub const PRESENT_TIMING_INSTANCE_EXTENSION: &CStr = ash::khr::get_surface_capabilities2::NAME;
 
-/// The four present stages, in the order a present goes through them.
-pub(super) const ALL_STAGES: [PresentStageFlagsEXT; 4] = [
-    PresentStageFlagsEXT::QUEUE_OPERATIONS_END,
-    PresentStageFlagsEXT::REQUEST_DEQUEUED,
-    PresentStageFlagsEXT::IMAGE_FIRST_PIXEL_OUT,
-    PresentStageFlagsEXT::IMAGE_FIRST_PIXEL_VISIBLE,
-];
-
 /// The shell's reference clock domain: `Instant` is `CLOCK_MONOTONIC` on Linux; elsewhere the
 /// midpoint calibration still maps it, as long as both clocks tick at the same rate.
 pub(super) const HOST_DOMAIN: vk::TimeDomainKHR = vk::TimeDomainKHR::CLOCK_MONOTONIC;
@@ -66,10 +59,6 @@ pub(super) const READ_BATCH: usize = 16;
 
 /// Time domains read per `vkGetSwapchainTimeDomainPropertiesEXT` call (stack buffers).
 pub(super) const MAX_DOMAINS: usize = 16;
-
-/// Swapchain-local domains drift against `CLOCK_MONOTONIC`; the spec expects applications "to
-/// re-calibrate the timestamps on a regular basis". Once a second costs three calls a second.
-pub(super) const RECALIBRATE_NS: u64 = 1_000_000_000;
 
 /// What a device offers for present timing (each surface is asked separately:
 /// [`PresentTimingSupport::query_surface`]).
@@ -159,7 +148,7 @@ impl PresentTimingSupport {
     ) -> Result<PresentTimingSurfaceSupport> {
         // SAFETY: valid instance of `entry` (caller contract).
         let caps2 = unsafe {
-            super::extensions::surface_capabilities2(
+            crate::vk::extensions::surface_capabilities2(
                 entry,
                 instance,
                 "present timing needs VK_KHR_get_surface_capabilities2 enabled on the instance",
@@ -242,7 +231,14 @@ impl PresentTimingSupport {
             ));
         }
         let n = (count as usize).min(MAX_DOMAINS);
-        Ok(Calibrateable::of(&domains[..n]))
+        let mut listed = [TimeDomain(0); MAX_DOMAINS];
+        for (core, d) in listed.iter_mut().zip(&domains[..n]) {
+            *core = TimeDomain(d.as_raw());
+        }
+        // A domain is calibrated only if listed ("timeDomain must be one of the VkTimeDomainKHR
+        // values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
+        // VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354).
+        Ok(Calibrateable::of(&listed[..n]))
     }
 }
 
@@ -328,37 +324,5 @@ impl PresentTimingFns {
             past_presentation_timing: typed_proc!(past, PFN_vkGetPastPresentationTimingEXT),
             calibrated_timestamps: typed_proc!(cal, vk::PFN_vkGetCalibratedTimestampsKHR),
         })
-    }
-}
-
-/// The time domains the physical device can calibrate
-/// (`vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`), of the three present timing uses: a
-/// domain is calibrated only if listed there ("timeDomain must be one of the VkTimeDomainKHR
-/// values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
-/// VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Calibrateable {
-    /// `CLOCK_MONOTONIC`, the shell's clock (every calibration reads it).
-    pub(crate) host: bool,
-    /// `SWAPCHAIN_LOCAL_EXT`.
-    pub(crate) swapchain_local: bool,
-    /// `PRESENT_STAGE_LOCAL_EXT`.
-    pub(crate) stage_local: bool,
-}
-
-impl Calibrateable {
-    /// From the device's list.
-    pub(crate) fn of(list: &[vk::TimeDomainKHR]) -> Self {
-        Self {
-            host: list.contains(&HOST_DOMAIN),
-            swapchain_local: list.contains(&TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT),
-            stage_local: list.contains(&TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT),
-        }
-    }
-
-    pub(super) fn allows(&self, d: vk::TimeDomainKHR) -> bool {
-        (d == HOST_DOMAIN && self.host)
-            || (d == TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT && self.swapchain_local)
-            || (d == TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT && self.stage_local)
     }
 }

@@ -7,55 +7,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ash::vk;
 
-use super::clock::Clock;
-use super::error::{Error, Result};
-use super::present_timing::Calibrateable;
-use super::present_timing::{PresentTimingFns, HOST_DOMAIN, READ_BATCH, RECALIBRATE_NS};
-use super::registry::{
+use super::present_timing::{PresentTimingFns, READ_BATCH};
+use super::timing_domains::{calibrate, read_domains};
+use crate::core::{
+    recalibration_due, shift, stage_index, target_stage, Calibrateable, Calibration, RefreshCycle,
+    Stages, TimeDomain,
+};
+use crate::vk::clock::Clock;
+use crate::vk::error::{Error, Result};
+use crate::vk::registry::{
     PastPresentationTimingEXT, PastPresentationTimingFlagsEXT, PastPresentationTimingInfoEXT,
     PastPresentationTimingPropertiesEXT, PresentStageFlagsEXT, PresentStageTimeEXT,
     PresentTimingInfoEXT, PresentTimingInfoFlagsEXT, SwapchainTimingPropertiesEXT,
-    TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
 };
-use super::timing_domains::{
-    calibrate, read_domains, shift, stage_index, target_stage, Calibration,
-};
-
-/// The refresh cycle a swapchain reports (`VkSwapchainTimingPropertiesEXT`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum RefreshCycle {
-    /// Fixed refresh rate: each image stays visible a multiple of `duration_ns`
-    /// (`refreshDuration`). Also used when `refreshInterval` is a smaller factor of it (the
-    /// spec's note: a fixed visible duration on a faster vblank grid, so multiples of
-    /// `duration_ns` are valid image present durations) and when `refreshInterval` is zero
-    /// (the engine cannot tell whether it runs VRR; a multiple of the duration is valid on
-    /// both kinds).
-    Fixed {
-        /// Nanoseconds from the start of one refresh cycle to the start of the next.
-        duration_ns: u64,
-    },
-    /// Variable refresh rate (`refreshInterval` is `UINT64_MAX`): "refreshDuration is the
-    /// minimum number of nanoseconds from the start of one refresh cycle to the start of the
-    /// next".
-    Variable {
-        /// The shortest refresh cycle.
-        min_duration_ns: u64,
-    },
-    /// `refreshDuration` is zero ("not able to determine the duration"), the query returned
-    /// `VK_NOT_READY` (some platforms answer only after a present), or `refreshInterval` is
-    /// larger than `refreshDuration` (it cannot be a factor of it, as the spec requires).
-    Unknown,
-}
-
-/// Classifies `VkSwapchainTimingPropertiesEXT` values (see [`RefreshCycle`]'s variants).
-fn classify_refresh(duration: u64, interval: u64) -> RefreshCycle {
-    match (duration, interval) {
-        (0, _) => RefreshCycle::Unknown,
-        (d, u64::MAX) => RefreshCycle::Variable { min_duration_ns: d },
-        (d, i) if i <= d => RefreshCycle::Fixed { duration_ns: d },
-        _ => RefreshCycle::Unknown,
-    }
-}
 
 /// One result of `vkGetPastPresentationTimingEXT`, times in nanoseconds since
 /// [`crate::SwapchainInfo::telemetry_epoch`] (`None` where the stage has no time: not asked for,
@@ -105,8 +69,9 @@ fn convert(
     cal: &Calibration,
     target_offset: Option<i128>,
 ) -> (TimingResult, bool) {
-    let same = entry.time_domain == cal.domain && entry.time_domain_id == cal.domain_id;
-    let host = entry.time_domain == HOST_DOMAIN;
+    let domain = TimeDomain(entry.time_domain.as_raw());
+    let same = domain == cal.domain && entry.time_domain_id == cal.domain_id;
+    let host = domain == TimeDomain::CLOCK_MONOTONIC;
     let mut out = TimingResult {
         present_id: entry.present_id,
         target_ns: target_offset.and_then(|o| shift(entry.target_time, o)),
@@ -114,7 +79,7 @@ fn convert(
         ..TimingResult::default()
     };
     for st in stages {
-        let Some(i) = stage_index(st.stage) else {
+        let Some(i) = stage_index(Stages(st.stage.0)) else {
             continue;
         };
         let offset = if same {
@@ -143,7 +108,7 @@ pub(crate) struct SwapchainTiming {
     calibrateable: Calibrateable,
     stages: PresentStageFlagsEXT,
     /// The stage an absolute target is given in, for a stage-local domain.
-    target_stage: PresentStageFlagsEXT,
+    target_stage: Stages,
     /// The chosen domain and its mapping to the shell clock.
     cal: Calibration,
     /// The refresh cycle last read.
@@ -177,10 +142,10 @@ impl SwapchainTiming {
     /// feature enabled; the physical device lists `CLOCK_MONOTONIC` as calibrateable
     /// ([`PresentTimingSupport::host_clock_calibrateable`], VUID-02354).
     ///
-    /// [`choose_domain`]: super::timing_domains::choose_domain
-    /// [`PresentTimingSurfaceSupport::stages`]: super::PresentTimingSurfaceSupport::stages
+    /// [`choose_domain`]: crate::core::choose_domain
+    /// [`PresentTimingSurfaceSupport::stages`]: crate::vk::PresentTimingSurfaceSupport::stages
     /// [`PresentTimingSupport::host_clock_calibrateable`]:
-    ///     super::PresentTimingSupport::host_clock_calibrateable
+    ///     crate::vk::PresentTimingSupport::host_clock_calibrateable
     pub(crate) unsafe fn new(
         fns: &PresentTimingFns,
         device: vk::Device,
@@ -201,9 +166,9 @@ impl SwapchainTiming {
         let mut timing = Self {
             calibrateable,
             stages,
-            target_stage: target_stage(stages),
+            target_stage: target_stage(Stages(stages.0)),
             cal: Calibration {
-                domain: HOST_DOMAIN,
+                domain: TimeDomain::CLOCK_MONOTONIC,
                 domain_id: 0,
                 stage_offsets: [None; 4],
                 monotonic_offset: 0,
@@ -229,7 +194,10 @@ impl SwapchainTiming {
 
     /// The chosen time domain and its id.
     pub(crate) fn time_domain(&self) -> (vk::TimeDomainKHR, u64) {
-        (self.cal.domain, self.cal.domain_id)
+        (
+            vk::TimeDomainKHR::from_raw(self.cal.domain.0),
+            self.cal.domain_id,
+        )
     }
 
     /// A shell-clock time (ns since the [`Clock`] epoch) in the chosen domain (for a stage-local
@@ -308,8 +276,11 @@ impl SwapchainTiming {
         }
         // A stale domain is retried at the same pace, not every frame: a counter change (the
         // spec's signal that the domains changed) re-reads at once in `read_round`.
-        let due = clock.now_ns().saturating_sub(self.cal.at_ns) >= RECALIBRATE_NS;
-        if due && (self.domains_stale || self.cal.domain != HOST_DOMAIN) {
+        // Swapchain-local domains drift against `CLOCK_MONOTONIC`; the spec expects
+        // applications "to re-calibrate the timestamps on a regular basis": the core's rule,
+        // the GPU clock's too.
+        let due = recalibration_due(Some(self.cal.at_ns), clock.now_ns());
+        if due && (self.domains_stale || self.cal.domain != TimeDomain::CLOCK_MONOTONIC) {
             // SAFETY: caller contract.
             unsafe { self.choose_and_calibrate(fns, device, swapchain, clock) }?;
         }
@@ -440,7 +411,7 @@ impl SwapchainTiming {
         }
         // VUID-VkPresentTimingInfoEXT-timeDomainId-12238: a single stage for a stage-local
         // domain with a target; ignored otherwise.
-        let stage_local = self.cal.domain == TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT;
+        let stage_local = self.cal.domain == TimeDomain::PRESENT_STAGE_LOCAL;
         PresentTimingInfoEXT {
             flags,
             target_time,
@@ -451,7 +422,7 @@ impl SwapchainTiming {
                 PresentStageFlagsEXT::empty()
             },
             target_time_domain_present_stage: if stage_local && target_time != 0 {
-                self.target_stage
+                PresentStageFlagsEXT(self.target_stage.0)
             } else {
                 PresentStageFlagsEXT::empty()
             },
@@ -477,7 +448,7 @@ unsafe fn read_refresh(
     let r = unsafe { (fns.timing_properties)(device, swapchain, &mut props, &mut counter) };
     match r {
         vk::Result::SUCCESS => Ok((
-            Some(classify_refresh(
+            Some(RefreshCycle::classify(
                 props.refresh_duration,
                 props.refresh_interval,
             )),

@@ -1,0 +1,24 @@
+//! The display as one concept, decided here and carried out by the shell (`vk/display/`):
+//!
+//! - **which path** a swapchain object takes ([`choose_paths`]): display feedback through
+//!   present_wait2, present_wait or none, and present timing (`VK_EXT_present_timing`) on top
+//!   where the surface supports it and the host clock can be calibrated;
+//! - **time domains** ([`choose_domain`] and the calibration that maps a domain's times to the
+//!   shell's clock, [`calibration_from`]), and **when any clock is calibrated again**
+//!   ([`recalibration_due`]: the GPU's timestamps and present timing's domain alike);
+//! - **the refresh cycle** a swapchain reports ([`RefreshCycle`]).
+//!
+//! When frames were shown and what that means for pacing are the machine's
+//! (`machine::display_watch`, `pacing::display_schedule`). Nothing here calls Vulkan: the shell
+//! asks the device and the surface, hands the answers in, and does what comes back.
+
+mod domains;
+mod path;
+mod refresh;
+
+pub use domains::{
+    calibration_from, calibration_plan, choose_domain, recalibration_due, shift, stage_index,
+    target_stage, Calibrateable, Calibration, Reading, Stages, TimeDomain, RECALIBRATE_NS,
+};
+pub use path::{choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, Targets, TimingOffer};
+pub use refresh::RefreshCycle;

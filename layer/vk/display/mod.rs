@@ -1,0 +1,152 @@
+//! The display, as the shell carries it out: the Vulkan calls of display feedback
+//! (present_wait, present_wait2), present timing, its time domains and their calibration. What
+//! to use and when is decided in the core (`core::display`, the machine's display watch and the
+//! pacing's display schedule); [`choose`] asks the device and the surface what the core needs to
+//! choose, and loads what it chose.
+
+mod present_timing;
+mod present_wait;
+mod present_wait2;
+mod swapchain_timing;
+mod timing_domains;
+mod timing_shell;
+
+pub use crate::core::{DisplayFeedback, RefreshCycle};
+pub use present_timing::{
+    PresentTimingSupport, PresentTimingSurfaceSupport, PRESENT_TIMING_DEVICE_EXTENSIONS,
+    PRESENT_TIMING_INSTANCE_EXTENSION,
+};
+pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
+pub(crate) use present_wait2::DisplayFns;
+pub use present_wait2::{
+    PresentWait2Support, PresentWait2SurfaceSupport, PRESENT_WAIT2_DEVICE_EXTENSIONS,
+    PRESENT_WAIT2_INSTANCE_EXTENSION,
+};
+pub use swapchain_timing::TimingResult;
+pub use timing_shell::PresentTimingInUse;
+pub(crate) use timing_shell::{TimingShell, TIMING_SLOTS};
+
+use crate::core::{choose_paths, Calibrateable, DisplayOffer, DisplayPaths, TimingOffer};
+use crate::vk::config::SwapchainCreateDesc;
+use crate::vk::error::Result;
+use present_timing::PresentTimingFns;
+use present_wait::PresentWaitFns;
+use present_wait2::PresentWait2Fns;
+
+/// The display paths of one swapchain object.
+pub(crate) struct Paths {
+    /// Display feedback, if any.
+    pub(crate) display: Option<DisplayFns>,
+    /// Present timing, if used.
+    pub(crate) timing: Option<TimingShell>,
+}
+
+/// The paths for `desc`'s surface. Every entry point an option asked for needs is loaded first
+/// ([`crate::Error::InvalidConfig`] where the device did not enable it), before the surface is
+/// asked and before the caller makes any Vulkan object; then the surface and the device are
+/// asked what the core needs ([`DisplayOffer`]), and the core chooses.
+///
+/// # Safety
+///
+/// As [`crate::Swapchain::new`]: valid handles; each option only with the device extensions
+/// and features it needs enabled.
+pub(crate) unsafe fn choose(desc: &SwapchainCreateDesc<'_>) -> Result<Paths> {
+    let config = &desc.config;
+    let wait = match config.present_wait {
+        true => Some(PresentWaitFns::load(desc.instance, desc.device)?),
+        false => None,
+    };
+    let wait2 = match config.present_wait2 {
+        true => Some(PresentWait2Fns::load(desc.instance, desc.device)?),
+        false => None,
+    };
+    let timing_fns = match config.present_timing {
+        // SAFETY: caller contract (the device enabled the extensions, else this fails typed).
+        true => Some(unsafe { PresentTimingFns::load(desc.instance, desc.device) }?),
+        false => None,
+    };
+    // SAFETY: caller contract.
+    let asked = unsafe { ask_surface(desc, wait2.is_some(), timing_fns.is_some()) }?;
+    let offer = DisplayOffer {
+        present_wait: wait.is_some(),
+        present_wait2: wait2.as_ref().map(|_| asked.wait2_usable),
+        timing: asked.timing.map(|(offer, _, _)| offer),
+    };
+    let paths = choose_paths(&offer);
+    log_fallbacks(&offer, &paths);
+    let display = match paths.feedback {
+        DisplayFeedback::PresentWait2 => wait2.map(DisplayFns::Wait2),
+        DisplayFeedback::PresentWait => wait.map(DisplayFns::Wait),
+        _ => None,
+    };
+    let timing = match (paths.timing, timing_fns, asked.timing) {
+        (Some(targets), Some(fns), Some((_, surface, calibrateable))) => {
+            Some(TimingShell::new(fns, surface, calibrateable, targets))
+        }
+        _ => None,
+    };
+    Ok(Paths { display, timing })
+}
+
+/// What the surface and the device say about the paths asked for.
+struct Asked {
+    /// The surface supports present id2 and present wait2.
+    wait2_usable: bool,
+    /// Present timing asked for: the core's view, the surface's support, the calibrateable
+    /// domains.
+    timing: Option<(TimingOffer, PresentTimingSurfaceSupport, Calibrateable)>,
+}
+
+/// Asks the surface about present_wait2 (`wait2`) and present timing (`timing`), and the device
+/// which time domains it can calibrate (present timing only).
+///
+/// # Safety
+///
+/// As [`choose`].
+unsafe fn ask_surface(desc: &SwapchainCreateDesc<'_>, wait2: bool, timing: bool) -> Result<Asked> {
+    let (entry, instance, physical) = (desc.entry, desc.instance, desc.physical_device);
+    let ids = match wait2 || timing {
+        // SAFETY: valid handles; the device enabled the extensions, so the physical device
+        // offers them (caller contract). Present timing's results name presents by id2.
+        true => Some(unsafe {
+            PresentWait2Support::query_surface(entry, instance, physical, desc.surface)
+        }?),
+        false => None,
+    };
+    let timing = match timing {
+        true => {
+            // SAFETY: as above.
+            let surface = unsafe {
+                PresentTimingSupport::query_surface(entry, instance, physical, desc.surface)
+            }?;
+            // SAFETY: as above (VK_KHR_calibrated_timestamps is one of the extensions).
+            let calibrateable =
+                unsafe { PresentTimingSupport::calibrateable_domains(entry, instance, physical) }?;
+            let offer = TimingOffer {
+                surface_timing: surface.present_timing,
+                surface_present_id2: ids.is_some_and(|i| i.present_id2),
+                host_clock_calibrateable: calibrateable.host,
+                relative_targets: surface.relative,
+                absolute_targets: surface.absolute,
+            };
+            Some((offer, surface, calibrateable))
+        }
+        false => None,
+    };
+    Ok(Asked {
+        wait2_usable: ids.is_some_and(|i| i.usable()),
+        timing,
+    })
+}
+
+/// Says in the log where a path asked for is not taken, and why.
+fn log_fallbacks(offer: &DisplayOffer, paths: &DisplayPaths) {
+    if offer.present_wait2 == Some(false) {
+        log::info!("vkpace: the surface does not support present_wait2");
+    }
+    if let (Some(t), None) = (offer.timing, paths.timing) {
+        log::info!(
+            "vkpace: present timing not usable on this surface ({t:?}): the CPU limiter paces"
+        );
+    }
+}
