@@ -98,6 +98,8 @@ pub struct Report {
     pub not_ready_skips: u64,
     /// Images taken back from FIFO swapchains before their retirement (vkpace's drain).
     pub images_drained_before_retire: u64,
+    /// Display times vkpace learnt exactly by waiting for a present in a pacing sleep.
+    pub display_times_watched: u64,
     /// The renderer's framebuffer and depth sets made (one per swapchain generation drawn).
     pub render_target_sets_made: u64,
     /// Of those, the sets destroyed while running, once proven unused.
@@ -150,7 +152,7 @@ impl Report {
              \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
              \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
              \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
-             \"window_system\": \"{}\",\n  \"not_ready_skips\": {},\n  \"images_drained_before_retire\": {},\n  \
+             \"window_system\": \"{}\",\n  \"not_ready_skips\": {},\n  \"images_drained_before_retire\": {},\n  \"display_times_watched\": {},\n  \
              \"render_target_sets\": {{\"made\": {}, \"retired\": {}}},\n  \"present_timing\": {}\n}}\n",
             self.frames,
             self.validation_messages,
@@ -195,6 +197,7 @@ impl Report {
             self.window_system,
             self.not_ready_skips,
             self.images_drained_before_retire,
+            self.display_times_watched,
             self.render_target_sets_made,
             self.render_target_sets_retired,
             self.present_timing.to_json(),

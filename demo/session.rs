@@ -545,6 +545,7 @@ impl Session {
             fallback_waits: stats.fallback_waits,
             not_ready_skips: stats.not_ready_skips,
             images_drained_before_retire: stats.images_drained_before_retire,
+            display_times_watched: stats.display_times_watched,
             hidden_ms: 0.0,
             hidden_episodes: 0,
             policy,

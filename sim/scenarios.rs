@@ -34,6 +34,7 @@ fn scenario(name: &'static str, display: DisplayMode, loads: Vec<Load>, ms: f64)
         wake_late_ms: 0.0,
         absolute_targets: false,
         partial_results: false,
+        gpu_timestamps: true,
     }
 }
 

@@ -56,6 +56,41 @@ fn the_demo_runs_on_the_virtual_display() -> Result<()> {
     Ok(())
 }
 
+/// Low latency on the virtual display's FIFO without present timing learns when frames were
+/// shown by waiting for their presents (bounded, during its pacing sleeps, and before a frame
+/// while it has no display time yet): validation-clean on both sync paths, and at least two
+/// exact display times (the refresh is learnt from two). Polls alone give none.
+#[test]
+fn low_latency_watches_the_display_for_exact_times() -> Result<()> {
+    let frames = run_length::frames(120, 240).to_string();
+    for (path, extra) in PATHS {
+        let args = [
+            "--virtual-display",
+            "--present-mode",
+            "fifo",
+            "--policy",
+            "low-latency",
+            "--no-present-timing",
+            "--frames",
+            &frames,
+        ];
+        let r = run_checked(None, path, extra, &args)?;
+        let watched = json_number(&r.report, "display_times_watched")?;
+        ensure!(
+            r.report.contains("\"display_feedback\": \"present-wait2\""),
+            "{path}: {}",
+            r.summary
+        );
+        ensure!(
+            watched >= 2.0,
+            "{path}: {watched} display times watched: {}",
+            r.report
+        );
+        println!("{path}: {watched} display times watched of {frames} frames");
+    }
+    Ok(())
+}
+
 /// A failing run prints vkpace's state dump after its error line: the virtual display reports the
 /// surface lost after 40 presents (`VDISPLAY_FAULT_SURFACE_LOST_AFTER`), and the demo exits
 /// with the error and the dump naming the stream and each image's present semaphores.

@@ -4,7 +4,8 @@
 //! Ids grow by one per present across swapchains too: ids must grow per swapchain
 //! (`VUID-VkPresentIdKHR-presentIds-04999`), and one counter for all of them keeps that true
 //! after a recreation. Once per frame the machine asks about the oldest awaited present with a
-//! zero-timeout `vkWaitForPresentKHR`; a retired swapchain is never asked
+//! zero-timeout `vkWaitForPresentKHR` (low latency also waits for it, bounded, during its pacing
+//! sleep: `machine::display_watch`); a retired swapchain is never asked
 //! (`VUID-vkWaitForPresentKHR-swapchain-04997`).
 
 use std::collections::VecDeque;
@@ -52,22 +53,26 @@ impl<W: Copy + PartialEq> PresentIds<W> {
         self.next_id
     }
 
-    /// A present of `frame` to `swapchain` carried [`Self::next_id`]; `queued` says whether the
-    /// engine took it. The id is used up either way (a failed present's is not given again).
-    pub(crate) fn presented(&mut self, swapchain: W, frame: u64, queued: bool) {
+    /// A present of `frame` to `swapchain` carried [`Self::next_id`]; `awaited`: it returned a
+    /// success code, so its display may be waited for (VUID-vkWaitForPresent2KHR-presentId-10817).
+    /// The id is used up either way (a failed present's is not given again). Returns the frame
+    /// given up to make room, if [`MAX_AWAITED`] were awaited.
+    pub(crate) fn presented(&mut self, swapchain: W, frame: u64, awaited: bool) -> Option<u64> {
         let id = self.next_id;
         self.next_id += 1;
-        if !queued {
-            return;
+        if !awaited {
+            return None;
         }
         if self.swapchain != Some(swapchain) {
             self.awaited.clear();
             self.swapchain = Some(swapchain);
         }
-        if self.awaited.len() == MAX_AWAITED {
-            self.awaited.pop_front();
-        }
+        let given_up = match self.awaited.len() == MAX_AWAITED {
+            true => self.awaited.pop_front().map(|(f, _)| f),
+            false => None,
+        };
         self.awaited.push_back((frame, id));
+        given_up
     }
 
     /// The swapchain is being retired: its presents are not asked about any more.
@@ -93,7 +98,7 @@ impl<W: Copy + PartialEq> PresentIds<W> {
         self.awaited.remove(at).map(|(frame, _)| frame)
     }
 
-    /// The answer (`vkWaitForPresentKHR` with a zero timeout) about [`Self::next_query`].
+    /// The answer (`vkWaitForPresentKHR`) about [`Self::next_query`].
     pub(crate) fn answer(&mut self, status: VkStatus) -> Result<Shown, Failure> {
         match status {
             // SUBOPTIMAL is a success code here: shown, on a swapchain due for recreation.

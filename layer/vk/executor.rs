@@ -149,13 +149,9 @@ impl Swapchain {
             Request::PollPresentId {
                 swapchain,
                 id,
-                timeout_ns: 0,
-            } => m.handle_present_id_status(sh.wait_present_id(swapchain, id, 0), now)?,
-            Request::PollPresentId {
-                swapchain,
-                id,
                 timeout_ns,
             } => {
+                // The time it answered: "shown by then" (a poll), or when it was (a watch).
                 let status = sh.wait_present_id(swapchain, id, timeout_ns);
                 let now = sh.now_ns();
                 m.handle_present_id_status(status, now)?;

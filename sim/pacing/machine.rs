@@ -36,7 +36,7 @@ const TIMING_SLOTS: u32 = 16;
 /// Runs vkpace's `policy` on `scenario` (not the textbook loop).
 pub(super) fn run(s: &Scenario, policy: Policy, seed: u64) -> Result<Vec<FrameRecord>, SimError> {
     let mut sim = SimSwapchain::new(config(s, policy)?, world(s, seed), surface(s))?;
-    sim.gpu_clock = Some(CLOCK);
+    sim.gpu_clock = s.gpu_timestamps.then_some(CLOCK);
     sim.wake = (s.wake_late_ms > 0.0).then(|| WakeLateness {
         rng: Rng::new(seed ^ WAKE_STREAM),
         max_ns: s.wake_late_ms * 1e6,
@@ -58,7 +58,7 @@ pub(super) fn run(s: &Scenario, policy: Policy, seed: u64) -> Result<Vec<FrameRe
     Ok(r.frames)
 }
 
-/// The machine's configuration for `policy`: GPU timestamps always; present ids with present
+/// The machine's configuration for `policy`: GPU timestamps where the scenario has them; present ids with present
 /// wait or present timing; present timing (targets) only on FIFO, the one mode with a
 /// refresh grid to target.
 fn config(s: &Scenario, policy: Policy) -> Result<MachineConfig, SimError> {
@@ -79,7 +79,10 @@ fn config(s: &Scenario, policy: Policy) -> Result<MachineConfig, SimError> {
     let timed = s.timed_refresh().is_some();
     c.present_ids = s.present_wait || timed;
     c.present_timing_slots = timed.then_some(TIMING_SLOTS);
-    c.gpu_clock = Some(CLOCK.config()?);
+    c.gpu_clock = match s.gpu_timestamps {
+        true => Some(CLOCK.config()?),
+        false => None,
+    };
     Ok(c)
 }
 

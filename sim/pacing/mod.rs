@@ -56,8 +56,8 @@ pub struct Scenario {
     pub spike_chance: f64,
     pub duration_ms: f64,
     /// Present-wait feedback (present ids): the machine polls, at each acquire, which frames
-    /// were displayed, and takes the poll's time as their display time (a present wait says
-    /// whether, not when).
+    /// were displayed (a poll says "by now", not when), and low latency on FIFO waits for the
+    /// next one during its pacing sleep (which says when).
     pub present_wait: bool,
     /// Present timing (`VK_EXT_present_timing`, relative targets): the machine is told
     /// the refresh and learns each frame's ready and first-pixel times, and the display
@@ -76,6 +76,9 @@ pub struct Scenario {
     /// partial results, read before each present and again after each wait there), as the
     /// virtual display does; without, the pacing code knows only what it saw complete.
     pub partial_results: bool,
+    /// The machine reads GPU timestamps (exact GPU start and end); without, it learns GPU
+    /// times from when it sees submissions complete.
+    pub gpu_timestamps: bool,
 }
 
 /// Which loop runs.

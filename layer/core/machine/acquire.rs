@@ -27,6 +27,7 @@ where
     /// presented first.
     pub fn begin_acquire(&mut self, now: u64) {
         self.op = Op::Acquire(now);
+        self.display_watch_reset();
         self.failure = None;
         self.round = super::Round {
             active: true,
@@ -93,6 +94,9 @@ where
         if let Some(at) = self.pacing.start_at(now) {
             return Some(self.sleep_until(at, now));
         }
+        if let Some(watch) = self.first_display_watch(now) {
+            return Some(watch);
+        }
         let number = self.telemetry.begin(now);
         self.pacing.frame_started(number, now);
         self.display_watch_reset();
@@ -112,14 +116,18 @@ where
     /// yet seen complete, ending a little before `at`: its completion is then seen when it
     /// happens. Seen only at the next acquire, it reads as a longer GPU time, which starts the
     /// next frame later, which sees the next completion later still, until low latency runs at
-    /// a fraction of the fps it could. Low latency on a queued display watches the display
-    /// the same way first (module `display_watch`).
+    /// a fraction of the fps it could. Low latency on a queued display then watches the
+    /// display the same way (module `display_watch`).
     /// The rest of the sleep stays a [`Request::SleepUntil`], which the shell ends precisely.
     fn sleep_until(&mut self, at: u64, now: u64) -> Request<S, W, F> {
         if let Some(wait) = self.fate_step(now, Some(at)) {
             return wait;
         }
         let watch_until = at.saturating_sub(PACING_WATCH_MARGIN_NS);
+        // The display first (one frame per sleep), then the oldest submission. The other order
+        // never catches a display time on a FIFO display without GPU timestamps: a submission
+        // is always pending there, so low latency lost its display plan (the simulator's FIFO
+        // 60 Hz: 50 ms from start to display, as frames in flight, against 35.6 ms).
         if let Some(watch) = self.display_watch_step(watch_until, now) {
             return watch;
         }
@@ -280,6 +288,7 @@ where
         };
         frame.handed_out = true;
         self.telemetry.acquired(frame.number, now);
+        self.pacing.frame_acquired(frame.number, now);
         let (generation, extent, format) = (live.generation, live.plan.extent, live.plan.format);
         // Compared with the last frame submitted, not handed out: a renderer that drops a frame
         // without recording it still sees the change on the frame it renders.

@@ -12,8 +12,10 @@
 //! pacing sleep: a zero-timeout poll first, and if that frame is not shown yet, a wait for it
 //! bounded by the sleep's end. A wait that began while the frame was not shown and ended
 //! because it was shown says when it was shown (within the thread's wake-up latency): only such
-//! times reach the pacing as exact. One frame is caught per sleep, so a pacing watch on a
-//! submission fence (low latency without GPU timestamps) still gets the rest of the sleep.
+//! times reach the pacing as exact. One frame is caught per sleep, so without GPU timestamps
+//! the rest of the sleep watches the oldest submission (`acquire.rs`, `sleep_until`). Until
+//! low latency has display times to plan with it may not sleep at all (the acquire blocks
+//! instead), so it then watches once before each frame starts ([`FIRST_WATCH_NS`]).
 
 use super::request::Request;
 use super::{Awaiting, FrameMachine};
@@ -32,9 +34,18 @@ pub(super) enum PresentQuery {
     Watch,
 }
 
+/// How long a watch before a frame's start may wait where low latency has no display time to
+/// plan with yet: about a refresh of a slow display. The acquire that follows would mostly wait
+/// for the same refresh (the display frees an image when it shows a new one).
+const FIRST_WATCH_NS: u64 = 40_000_000;
+
+/// Watches before a frame's start that may time out in a row before vkpace stops asking a
+/// display that does not report (each costs up to [`FIRST_WATCH_NS`] once).
+const FIRST_WATCH_TRIES: u32 = 8;
+
 /// Where the watch of the display during the current frame's pacing sleep stands.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(super) enum DisplayWatch {
+enum WatchState {
     #[default]
     Idle,
     /// The answer just given found this id not shown.
@@ -42,16 +53,25 @@ pub(super) enum DisplayWatch {
     /// That answer was the last one before this poll: a wait starting now starts while the
     /// frame is still not shown.
     Fresh(u64),
-    /// A watch saw a frame shown in this sleep.
+    /// A watch saw a frame shown before this frame's start.
     Caught,
+}
+
+/// The display watch of one swapchain object.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct DisplayWatch {
+    state: WatchState,
+    /// Watches in a row that ended without the frame shown while low latency had no display
+    /// time to plan with.
+    first_timeouts: u32,
 }
 
 impl DisplayWatch {
     /// A new poll of the machine: a "not shown" is fresh for exactly the poll right after it.
     pub(super) fn poll_began(&mut self) {
-        *self = match *self {
-            Self::NotShown(id) => Self::Fresh(id),
-            Self::Fresh(_) => Self::Idle,
+        self.state = match self.state {
+            WatchState::NotShown(id) => WatchState::Fresh(id),
+            WatchState::Fresh(_) => WatchState::Idle,
             other => other,
         };
     }
@@ -71,9 +91,9 @@ where
             return None;
         }
         let (swapchain, id) = self.display.as_ref()?.next_query()?;
-        let (query, timeout_ns) = match self.watch {
-            DisplayWatch::Caught => return None,
-            DisplayWatch::Fresh(seen) if seen == id => (PresentQuery::Watch, until - now),
+        let (query, timeout_ns) = match self.watch.state {
+            WatchState::Caught => return None,
+            WatchState::Fresh(seen) if seen == id => (PresentQuery::Watch, until - now),
             _ => (PresentQuery::BeforeWatch(id), 0),
         };
         self.awaiting = Some(Awaiting::PresentId(query));
@@ -84,9 +104,21 @@ where
         })
     }
 
+    /// A frame about to start with no pacing sleep, where low latency has no display time to
+    /// plan with yet (it learns them only in its sleeps, and does not sleep before it has
+    /// some): watch the display once before the frame starts, bounded by [`FIRST_WATCH_NS`].
+    /// A display that never answers in time is not asked this way again.
+    pub(super) fn first_display_watch(&mut self, now: u64) -> Option<Request<S, W, F>> {
+        if self.pacing.plans_with_display_times() || self.watch.first_timeouts >= FIRST_WATCH_TRIES
+        {
+            return None;
+        }
+        self.display_watch_step(now.saturating_add(FIRST_WATCH_NS), now)
+    }
+
     /// The frame being begun gets a watch of its own.
     pub(super) fn display_watch_reset(&mut self) {
-        self.watch = DisplayWatch::Idle;
+        self.watch.state = WatchState::Idle;
     }
 
     /// The answer to [`Request::PollPresentId`]: `vkWaitForPresentKHR`'s (or
@@ -109,16 +141,23 @@ where
                 self.telemetry.displayed(frame, now);
                 self.pacing.frame_displayed(frame, now, exact);
                 if exact {
-                    self.watch = DisplayWatch::Caught;
+                    self.stats.display_times_watched += 1;
+                    self.watch.state = WatchState::Caught;
+                    self.watch.first_timeouts = 0;
                 }
             }
             (Ok(Shown::NotYet), PresentQuery::BeforeWatch(id)) => {
-                self.watch = DisplayWatch::NotShown(id);
+                self.watch.state = WatchState::NotShown(id);
             }
-            (Ok(Shown::NotYet | Shown::Stopped), PresentQuery::Round) => {
-                self.round.display_done = true;
+            (Ok(Shown::NotYet), PresentQuery::Watch) if !self.pacing.plans_with_display_times() => {
+                self.watch.first_timeouts += 1;
             }
-            (Ok(Shown::NotYet | Shown::Stopped), _) => {}
+            (Ok(Shown::Stopped), query) => {
+                self.pacing.display_restarted();
+                self.round.display_done |= query == PresentQuery::Round;
+            }
+            (Ok(Shown::NotYet), PresentQuery::Round) => self.round.display_done = true,
+            (Ok(Shown::NotYet), _) => {}
             (Err(f), _) => self.failure = Some(f),
         }
         Ok(())

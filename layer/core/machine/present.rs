@@ -197,6 +197,9 @@ where
         };
         let failed = outcome == PresentOutcome::Failed;
         let queue_full = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
+        // Only a present that returned a success code may be waited for
+        // (VUID-vkWaitForPresent2KHR-presentId-10817) or counted as queued for display.
+        let may_show = matches!(status, VkStatus::SUCCESS | VkStatus::SUBOPTIMAL);
         self.present_timing_outcome(!failed, queue_full);
         let tracked = fence.and_then(|f| {
             self.fences.take_this(f);
@@ -212,7 +215,7 @@ where
         self.presenter
             .frame_presented_with_fence(outcome, tracked)?;
         let abandoned = self.presenting_abandoned;
-        self.after_present(outcome, queue_full, now);
+        self.after_present(outcome, queue_full, may_show, now);
         if outcome != PresentOutcome::Queued && !queue_full {
             self.needs_recreate = true;
             self.stats.out_of_date_or_suboptimal += u64::from(failure.is_none());
@@ -234,19 +237,26 @@ where
 
     /// Telemetry, pacing, display ids and the mode switch after a present. A present refused
     /// with a full timing results queue is never shown: it awaits no display time, and a mode
-    /// switch it carried goes with the next present instead.
-    fn after_present(&mut self, outcome: PresentOutcome, refused: bool, now: u64) {
+    /// switch it carried goes with the next present instead. `may_show`: the present returned
+    /// a success code, so its display is awaited.
+    fn after_present(&mut self, outcome: PresentOutcome, refused: bool, may_show: bool, now: u64) {
         let queued = outcome != PresentOutcome::Failed && !refused;
         let Some(frame) = self.frame.take() else {
             return;
         };
         self.telemetry.presented(frame.number, now);
-        self.pacing.frame_presented(frame.number);
+        let awaited = may_show && !refused;
+        if awaited {
+            self.pacing.frame_presented(frame.number);
+        }
         if refused {
             self.pacing.present_refused(frame.number);
         }
         if let (Some(d), Some(live)) = (self.display.as_mut(), self.live.as_ref()) {
-            d.presented(live.handle, frame.number, queued);
+            if let Some(given_up) = d.presented(live.handle, frame.number, awaited) {
+                // Too many awaited: that frame is no longer counted as queued.
+                self.pacing.frame_displayed(given_up, now, false);
+            }
         }
         if refused {
             // The switch is still to be made.

@@ -70,6 +70,7 @@ where
             // not asked about any more (VUID-vkWaitForPresentKHR-swapchain-04997).
             d.retired();
         }
+        self.pacing.display_restarted();
         self.present_timing_swapchain_changed();
         self.awaiting = Some(Awaiting::Swapchain);
         Some(Request::CreateSwapchain(Box::new(CreateSwapchain {

@@ -44,6 +44,9 @@ pub struct SwapchainStats {
     /// Of those, the ones that needed a new swapchain (legacy path, or modes the driver does
     /// not report compatible).
     pub present_mode_recreations: u64,
+    /// Display times learnt exactly by waiting for a present during a pacing sleep (low
+    /// latency on a FIFO display without present timing; polls only bound a display time).
+    pub display_times_watched: u64,
     /// Whether the maintenance1 path is in use.
     pub maintenance1: bool,
     /// Present timing: complete timing results read.

@@ -7,6 +7,11 @@
 //! median, the CPU time a high percentile (starting late costs a GPU bubble, starting early only
 //! a little latency), so one slow frame neither stalls nor rushes the next.
 //!
+//! The CPU time is the frame's work, from its image in hand to its submission: an acquire that
+//! waits for the display to free an image is not work, and counted as work it started frames
+//! earlier, so the next acquire waited again (on a FIFO virtual display, low latency then kept
+//! the display's queue as full as frames in flight did).
+//!
 //! Where the display's timing is known exactly (present timing, or present ids watched during
 //! the pacing sleep), the display can be the bottleneck (FIFO): the frame is then also timed to
 //! finish just before the refresh it will be shown at, rather than to wait finished in the
@@ -33,6 +38,9 @@ pub struct LowLatency {
     presented_after_display: u64,
     /// Frames displayed after the one whose display time is known exactly.
     displayed_after_anchor: u64,
+    /// The newest frame reported displayed, exactly or not (a later report of it or of an
+    /// older one, e.g. a partial then a complete timing result, is not counted again).
+    last_displayed: Option<u64>,
     /// Frames submitted whose GPU end is not known: (frame id, submit time).
     pending: [(u64, u64); PENDING],
     cpu: WindowStats,
@@ -47,6 +55,16 @@ impl LowLatency {
     /// Forgets everything learned (a new policy run starts fresh).
     pub fn reset(&mut self) {
         *self = Self::default();
+    }
+
+    /// The display's queue starts over (a new swapchain, or the old one stopped reporting):
+    /// frames presented before are no longer awaited, and the anchor's refresh grid may be gone.
+    /// The refresh learned stays (the same display).
+    pub fn display_restarted(&mut self) {
+        self.displayed = None;
+        self.last_displayed = None;
+        self.presented_after_display = 0;
+        self.displayed_after_anchor = 0;
     }
 
     /// When the GPU will have finished everything submitted so far, predicted; None until a
@@ -72,6 +90,13 @@ impl LowLatency {
         let period = self.refresh.percentile(0)?;
         let frames = 1 + self.displayed_after_anchor + self.presented_after_display;
         Some((shown + period * frames, period))
+    }
+
+    /// Whether display times are known well enough to plan with (an exact one, and the
+    /// refresh from two).
+    #[must_use]
+    pub fn display_known(&self) -> bool {
+        self.display_free_at().is_some()
     }
 
     /// The time the next frame should start its CPU work, or None to start at once.
@@ -141,6 +166,10 @@ impl LowLatency {
     /// from it moves the loop later each frame until it misses refreshes (the module
     /// `machine::display_watch` has the story). Such a frame still counts as no longer queued.
     pub fn frame_displayed(&mut self, id: u64, at: u64, exact: bool) {
+        if self.last_displayed.is_some_and(|last| id <= last) {
+            return;
+        }
+        self.last_displayed = Some(id);
         self.presented_after_display = self.presented_after_display.saturating_sub(1);
         if !exact {
             self.displayed_after_anchor += 1;
@@ -223,6 +252,28 @@ mod tests {
         l.frame_displayed(5, 6 * refresh + 9 * MS, false);
         // Frame 3 shown at 64 ms, frames 4 and 5 after it, 6 queued: the next one at 128 ms.
         assert_eq!(l.display_free_at(), Some((8 * refresh, refresh)));
+    }
+
+    #[test]
+    fn a_frame_reported_twice_counts_once_and_a_new_display_queue_starts_empty() {
+        let mut l = LowLatency::default();
+        let refresh = 16 * MS;
+        for id in 0..3u64 {
+            l.frame_presented();
+            l.frame_displayed(id, (id + 1) * refresh, true);
+        }
+        l.frame_presented();
+        l.frame_presented();
+        // Frame 2 again (a complete result after a partial one), and an older frame: ignored.
+        l.frame_displayed(2, 3 * refresh, true);
+        l.frame_displayed(1, 2 * refresh, true);
+        assert_eq!(l.display_free_at(), Some((6 * refresh, refresh)));
+        // A new swapchain: the two queued frames will never be reported; nothing to plan from.
+        l.display_restarted();
+        assert_eq!(l.display_free_at(), None);
+        l.frame_presented();
+        l.frame_displayed(5, 10 * refresh, true);
+        assert_eq!(l.display_free_at(), Some((11 * refresh, refresh)));
     }
 
     #[test]

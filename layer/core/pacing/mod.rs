@@ -232,6 +232,13 @@ impl Pacing {
         self.learning() && self.display_queues
     }
 
+    /// Whether low latency plans with display times already (it has an exact one and the
+    /// refresh): until then a shell's display watch is worth a wait before a frame starts.
+    #[must_use]
+    pub fn plans_with_display_times(&self) -> bool {
+        self.low_latency.display_known()
+    }
+
     /// Whether the display takes every frame in order at its refresh (FIFO and FIFO_RELAXED;
     /// the default): only then can it be the bottleneck that low latency plans for with
     /// display times. MAILBOX replaces frames and IMMEDIATE shows them at once; planning for a
@@ -296,6 +303,14 @@ impl Pacing {
         }
     }
 
+    /// Frame `id`'s image was acquired at `now`: its CPU work begins (for low latency, which
+    /// does not count the acquire's wait as work).
+    pub fn frame_acquired(&mut self, id: u64, now: u64) {
+        if self.learning() {
+            self.low_latency.frame_started(id, now);
+        }
+    }
+
     /// Frame `id` was submitted at `now`.
     pub fn frame_submitted(&mut self, id: u64, now: u64) {
         self.schedule.frame_submitted(id, now);
@@ -316,6 +331,12 @@ impl Pacing {
         if self.learning() {
             self.low_latency.frame_presented();
         }
+    }
+
+    /// The display's queue starts over: a new swapchain, or the old one stopped reporting
+    /// (frames presented before will never be reported shown).
+    pub fn display_restarted(&mut self) {
+        self.low_latency.display_restarted();
     }
 
     /// Frame `id` reached the display at `at` (present timing, present ids, or a simulated
