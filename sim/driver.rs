@@ -314,6 +314,10 @@ impl SimSwapchain {
                 self.machine
                     .handle_timeline_value(self.world.timeline, self.now)?;
             }
+            Request::ReadStreamValue { token } => self.stream_value(token, 0)?,
+            Request::WaitStreamValue { token, timeout_ns } => {
+                self.stream_value(token, timeout_ns)?
+            }
             Request::WaitStreamSignal { token, .. } => {
                 let signalled = self.world.signal_promised(token.stream(), token.value())?;
                 let signalled = SyncToken::new(token.stream(), signalled);
@@ -339,6 +343,18 @@ impl SimSwapchain {
             }
             other => self.execute_queue_work(other)?,
         }
+        Ok(())
+    }
+
+    /// `Request::ReadStreamValue` (`timeout_ns` 0) and `Request::WaitStreamValue`: another
+    /// queue's timeline value, after waiting up to `timeout_ns` for `token`'s.
+    fn stream_value(&mut self, token: SyncToken, timeout_ns: u64) -> Result<(), SimError> {
+        let until = self.now.saturating_add(timeout_ns);
+        let reached = |w: &World| w.queue_of(token.stream()).map_or(0, |q| q.reached);
+        self.run_until(until, |w| Ok(reached(w) >= token.value()))?;
+        let value = reached(&self.world);
+        self.machine
+            .handle_stream_value(SyncToken::new(token.stream(), value))?;
         Ok(())
     }
 

@@ -118,6 +118,12 @@ impl SyncGraph {
         Ok(())
     }
 
+    /// The highest value of stream `id` known reached (`None`: not a known stream).
+    #[must_use]
+    pub fn reached_value(&self, id: u64) -> Option<u64> {
+        self.stream(id).map(|s| s.reached)
+    }
+
     /// The signal of `token`'s value (and of every earlier one) is known made.
     pub fn signalled(&mut self, token: SyncToken) -> Result<(), CoreError> {
         let s = self.stream_mut(token)?;

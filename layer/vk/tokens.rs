@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::error::{Error, Result, VkContext};
+use super::error::{Error, Result};
 use super::frame::SubmittedFrame;
-use super::host_timeline::{wait_value, HostTimeline, TimelineState};
+use super::host_timeline::{HostTimeline, TimelineState};
 use super::swapchain::Swapchain;
 use crate::core::{SyncToken, TokenSet};
 
@@ -68,15 +68,10 @@ impl Swapchain {
         Ok(())
     }
 
+    /// The machine looks (its own fences or timeline, or a registered timeline's counter).
     fn token_completed(&mut self, token: SyncToken) -> Result<bool> {
-        if let Some(t) = self.timeline_of(token)? {
-            // SAFETY: a registered timeline not destroyed (checked) is a live semaphore.
-            let value = unsafe { self.shell.device().get_semaphore_counter_value(t.semaphore) }
-                .during("vkGetSemaphoreCounterValue")?;
-            self.machine
-                .stream_reached(SyncToken::new(token.stream(), value))?;
-            return Ok(value >= token.value());
-        }
+        // Brings what a registered timeline promised into the machine's view.
+        self.timeline_of(token)?;
         if self.machine.token_reached(token) {
             return Ok(true);
         }
@@ -110,11 +105,9 @@ impl Swapchain {
         Ok(())
     }
 
+    /// The machine waits (bounded), as for its own tokens.
     fn wait_token(&mut self, token: SyncToken, timeout: Duration) -> Result<()> {
-        if let Some(t) = self.timeline_of(token)? {
-            wait_value(self.shell.device(), t.semaphore, token.value(), timeout)?;
-            return Ok(self.machine.stream_reached(token)?);
-        }
+        self.timeline_of(token)?;
         let bound = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
         self.machine.begin_token_wait(token, bound)?;
         let now = self.shell.now_ns();

@@ -188,6 +188,8 @@ enum Awaiting<S, F> {
     GpuClock,
     /// A `WaitStreamSignal` for this value.
     StreamSignal(SyncToken),
+    /// A `ReadStreamValue` or `WaitStreamValue` for this token.
+    StreamValue(SyncToken),
 }
 
 /// The swapchain presented to.

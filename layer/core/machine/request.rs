@@ -173,6 +173,21 @@ pub enum Request<S, W, F> {
         /// The bound.
         timeout_ns: u64,
     },
+    /// A registered host timeline's counter (`vkGetSemaphoreCounterValue`), for a token of
+    /// its stream: answer [`super::FrameMachine::handle_stream_value`] with the value read.
+    ReadStreamValue {
+        /// The token asked about (its stream names the timeline).
+        token: SyncToken,
+    },
+    /// Wait, at most `timeout_ns`, until a registered host timeline reaches `token`'s value
+    /// (`vkWaitSemaphores`): answer [`super::FrameMachine::handle_stream_value`] with the
+    /// counter's value afterwards (below `token`'s: timed out).
+    WaitStreamValue {
+        /// The value waited for.
+        token: SyncToken,
+        /// The bound.
+        timeout_ns: u64,
+    },
     /// present_wait: `vkWaitForPresentKHR(swapchain, id, timeout_ns)`: answer
     /// [`super::FrameMachine::handle_present_id_status`] with the time the call returned.
     /// A zero timeout is a poll; a longer one is low latency watching the display during its

@@ -14,6 +14,8 @@ use super::request::Request;
 /// A token operation in progress.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct TokenOp {
+    /// The token's stream: this machine's, or a registered host timeline's.
+    stream: u64,
     serial: Serial,
     /// `Some(bound)`: wait up to `bound` ns; `None`: look without blocking.
     wait_ns: Option<u64>,
@@ -42,10 +44,17 @@ where
     }
 
     /// Whether `token` is known reached, without asking the shell anything: every submission up
-    /// to it has been seen complete. `false` for a token of another stream.
+    /// to it has been seen complete, or (a registered stream's token) its counter was read at or
+    /// past its value. `false` for a token of an unknown stream.
     #[must_use]
     pub fn token_reached(&self, token: SyncToken) -> bool {
-        token.stream() == self.stream && self.covering_signal(token.serial()).is_none()
+        if token.stream() != self.stream {
+            return self
+                .sync
+                .reached_value(token.stream())
+                .is_some_and(|v| v >= token.value());
+        }
+        self.covering_signal(token.serial()).is_none()
     }
 
     /// Starts looking, without blocking, whether `token` is reached: poll until
@@ -82,13 +91,23 @@ where
     }
 
     fn begin_token(&mut self, token: SyncToken, wait_ns: Option<u64>) -> Result<(), CoreError> {
-        self.check_token(token)?;
+        if token.stream() == self.stream {
+            self.check_token(token)?;
+        } else if self.sync.knows(token.stream()) {
+            self.check_stream_wait(token)?;
+        } else {
+            return Err(CoreError::ForeignToken {
+                token,
+                stream: self.stream,
+            });
+        }
         if self.op != Op::Idle {
             return Err(CoreError::OutOfOrder(
                 "a token asked about during another operation",
             ));
         }
         self.op = Op::Token(TokenOp {
+            stream: token.stream(),
             serial: token.serial(),
             wait_ns,
             seen_pending: false,
@@ -98,6 +117,9 @@ where
     }
 
     pub(super) fn poll_token(&mut self, t: TokenOp, now: u64) -> Request<S, W, F> {
+        if t.stream != self.stream {
+            return self.poll_stream_token(t);
+        }
         let Some(signal) = self.covering_signal(t.serial) else {
             return Request::Done;
         };
@@ -109,6 +131,50 @@ where
                 self.wait(signal, WaitPurpose::Token, Some(deadline), now)
             }
         }
+    }
+
+    /// A registered host timeline's token: read its counter, or wait for its value (bounded).
+    fn poll_stream_token(&mut self, t: TokenOp) -> Request<S, W, F> {
+        let token = SyncToken::new(t.stream, t.serial.0);
+        if t.seen_pending || self.token_reached(token) {
+            return Request::Done;
+        }
+        self.awaiting = Some(Awaiting::StreamValue(token));
+        match t.wait_ns {
+            None => Request::ReadStreamValue { token },
+            Some(timeout_ns) => Request::WaitStreamValue { token, timeout_ns },
+        }
+    }
+
+    /// The answer to [`Request::ReadStreamValue`] or [`Request::WaitStreamValue`]: the host
+    /// timeline's counter read `read`'s value. Below the token's value: not reached (after a
+    /// wait, the wait timed out).
+    pub fn handle_stream_value(&mut self, read: SyncToken) -> Result<(), CoreError> {
+        let asked = self.answer("a stream value nobody asked for", |a| match a {
+            Awaiting::StreamValue(t) => Some(t),
+            _ => None,
+        })?;
+        if read.stream() != asked.stream() {
+            return Err(CoreError::OutOfOrder(
+                "a stream value answered for another stream",
+            ));
+        }
+        self.stream_reached(read)?;
+        if read.value() >= asked.value() {
+            return Ok(());
+        }
+        match self.op {
+            Op::Token(TokenOp {
+                wait_ns: Some(_), ..
+            }) => {
+                self.failure = Some(Failure::Timeout {
+                    what: WaitPurpose::Token.what(),
+                    timeout_ns: self.token_bound(),
+                });
+            }
+            _ => self.token_seen_pending(),
+        }
+        Ok(())
     }
 
     /// A look at the covering fence or timeline value found it not reached.

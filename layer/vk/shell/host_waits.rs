@@ -1,10 +1,14 @@
-//! Waiting for a host timeline's signal, which the machine asks for before presenting a frame
-//! whose submission waits for it on the GPU (`Request::WaitStreamSignal`).
+//! Host timelines as the machine asks about them: waiting for a signal before presenting a
+//! frame whose submission waits for it on the GPU (`Request::WaitStreamSignal`), and reading or
+//! waiting for a counter value for a token of a registered timeline (`Request::ReadStreamValue`,
+//! `Request::WaitStreamValue`).
 
 use std::time::{Duration, Instant};
 
 use super::Shell;
 use crate::core::SyncToken;
+use crate::vk::error::{Error, Result, VkContext};
+use crate::vk::host_timeline::wait_value;
 
 impl Shell {
     /// Waits, at most `timeout_ns`, until the producer of `token`'s registered timeline has
@@ -22,5 +26,33 @@ impl Shell {
         let deadline = Instant::now() + bound;
         let value = timeline.wait_signalled(token.value(), deadline);
         SyncToken::new(token.stream(), value)
+    }
+
+    /// The counter of `token`'s registered timeline, read after waiting at most `timeout_ns`
+    /// for `token`'s value (0: read at once). A timeline destroyed meanwhile (against its
+    /// contract) is [`Error::ForeignToken`].
+    pub(crate) fn stream_value(&self, token: SyncToken, timeout_ns: u64) -> Result<SyncToken> {
+        let Some(timeline) = self
+            .timelines()
+            .iter()
+            .find(|t| t.stream == token.stream() && !t.destroyed())
+        else {
+            return Err(Error::ForeignToken(token));
+        };
+        if timeout_ns > 0 {
+            let bound = Duration::from_nanos(timeout_ns);
+            match wait_value(self.device(), timeline.semaphore, token.value(), bound) {
+                Ok(()) | Err(Error::Timeout { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        // SAFETY: a registered timeline not destroyed (checked) is a live timeline semaphore of
+        // this device.
+        let value = unsafe {
+            self.device()
+                .get_semaphore_counter_value(timeline.semaphore)
+        }
+        .during("vkGetSemaphoreCounterValue")?;
+        Ok(SyncToken::new(token.stream(), value))
     }
 }
