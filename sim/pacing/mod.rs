@@ -65,8 +65,7 @@ pub struct Scenario {
     /// other display modes ignore it.
     pub present_timing: bool,
     /// Each wake-up from a pacing sleep is late by a uniform 0..`wake_late_ms`: two busy CPU
-    /// threads competing (measured here, that gives a CPU limiter 1-2.5 ms of interval
-    /// standard deviation). 0: wake-ups are exact.
+    /// threads competing. 0: wake-ups are exact.
     pub wake_late_ms: f64,
     /// Present timing takes absolute target times only (no
     /// `VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT`): the pacing code gives each

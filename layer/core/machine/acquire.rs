@@ -126,8 +126,8 @@ where
         let watch_until = at.saturating_sub(PACING_WATCH_MARGIN_NS);
         // The display first (one frame per sleep), then the oldest submission. The other order
         // never catches a display time on a FIFO display without GPU timestamps: a submission
-        // is always pending there, so low latency lost its display plan (the simulator's FIFO
-        // 60 Hz: 50 ms from start to display, as frames in flight, against 35.6 ms).
+        // is always pending there, so low latency would lose its display plan
+        // (`pacing_sim::fifo_60hz_low_latency_without_gpu_timestamps`).
         if let Some(watch) = self.display_watch_step(watch_until, now) {
             return watch;
         }

@@ -5,8 +5,8 @@
 //! one loop period earlier. That is enough for telemetry, not for planning: low latency plans
 //! each frame to be ready one refresh after the last one shown, so a display time that is late
 //! by the loop's own phase starts the next frame later, which polls later, which reads the
-//! next display time later still, until a frame misses its refresh (a FIFO 60 Hz loop settled
-//! at 50 fps that way).
+//! next display time later still, until a frame misses its refresh (docs/performance.md
+//! has the figures).
 //!
 //! Low latency on a display that queues frames therefore *watches* the display during its
 //! pacing sleep: a zero-timeout poll first, and if that frame is not shown yet, a wait for it

@@ -150,15 +150,10 @@ where
     /// timeline's counter read `read`'s value. Below the token's value: not reached (after a
     /// wait, the wait timed out).
     pub fn handle_stream_value(&mut self, read: SyncToken) -> Result<(), CoreError> {
-        let asked = self.answer("a stream value nobody asked for", |a| match a {
+        let asked = self.answer_stream("a stream value nobody asked for", read, |a| match a {
             Awaiting::StreamValue(t) => Some(t),
             _ => None,
         })?;
-        if read.stream() != asked.stream() {
-            return Err(CoreError::OutOfOrder(
-                "a stream value answered for another stream",
-            ));
-        }
         self.stream_reached(read)?;
         if read.value() >= asked.value() {
             return Ok(());
@@ -295,15 +290,11 @@ where
     /// earlier one) on the stream asked about is known made. Below the value asked for: the
     /// wait timed out, and so does the operation.
     pub fn handle_stream_signalled(&mut self, signalled: SyncToken) -> Result<(), CoreError> {
-        let asked = self.answer("a stream signal nobody asked for", |a| match a {
-            Awaiting::StreamSignal(t) => Some(t),
-            _ => None,
-        })?;
-        if signalled.stream() != asked.stream() {
-            return Err(CoreError::OutOfOrder(
-                "a stream signal answered for another stream",
-            ));
-        }
+        let asked =
+            self.answer_stream("a stream signal nobody asked for", signalled, |a| match a {
+                Awaiting::StreamSignal(t) => Some(t),
+                _ => None,
+            })?;
         self.stream_signalled(signalled)?;
         if signalled.value() < asked.value() {
             self.failure = Some(Failure::Timeout {
@@ -312,6 +303,23 @@ where
             });
         }
         Ok(())
+    }
+
+    /// Takes the awaited stream request `pick` accepts and checks that `answered` is about the
+    /// same stream; returns the token asked about.
+    fn answer_stream(
+        &mut self,
+        what: &'static str,
+        answered: SyncToken,
+        pick: impl FnOnce(Awaiting<S, F>) -> Option<SyncToken>,
+    ) -> Result<SyncToken, CoreError> {
+        let asked = self.answer(what, pick)?;
+        if answered.stream() != asked.stream() {
+            return Err(CoreError::OutOfOrder(
+                "a stream request answered for another stream",
+            ));
+        }
+        Ok(asked)
     }
 
     /// GPU waits recorded and not yet known over (the submissions that made them have not been

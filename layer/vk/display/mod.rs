@@ -70,7 +70,13 @@ pub(crate) unsafe fn choose(desc: &SwapchainCreateDesc<'_>) -> Result<Paths> {
     let offer = DisplayOffer {
         present_wait: wait.is_some(),
         present_wait2: wait2.as_ref().map(|_| asked.wait2_usable),
-        timing: asked.timing.map(|(offer, _, _)| offer),
+        timing: asked.timing.map(|(surface, calibrateable)| TimingOffer {
+            surface_timing: surface.present_timing,
+            surface_present_id2: asked.present_id2,
+            host_clock_calibrateable: calibrateable.host,
+            relative_targets: surface.relative,
+            absolute_targets: surface.absolute,
+        }),
     };
     let paths = choose_paths(&offer);
     log_fallbacks(&offer, &paths);
@@ -80,7 +86,7 @@ pub(crate) unsafe fn choose(desc: &SwapchainCreateDesc<'_>) -> Result<Paths> {
         _ => None,
     };
     let timing = match (paths.timing, timing_fns, asked.timing) {
-        (Some(targets), Some(fns), Some((_, surface, calibrateable))) => {
+        (Some(targets), Some(fns), Some((surface, calibrateable))) => {
             Some(TimingShell::new(fns, surface, calibrateable, targets))
         }
         _ => None,
@@ -92,9 +98,10 @@ pub(crate) unsafe fn choose(desc: &SwapchainCreateDesc<'_>) -> Result<Paths> {
 struct Asked {
     /// The surface supports present id2 and present wait2.
     wait2_usable: bool,
-    /// Present timing asked for: the core's view, the surface's support, the calibrateable
-    /// domains.
-    timing: Option<(TimingOffer, PresentTimingSurfaceSupport, Calibrateable)>,
+    /// The surface supports present id2 (present timing's results name presents by it).
+    present_id2: bool,
+    /// Present timing asked for: the surface's support and the calibrateable domains.
+    timing: Option<(PresentTimingSurfaceSupport, Calibrateable)>,
 }
 
 /// Asks the surface about present_wait2 (`wait2`) and present timing (`timing`), and the device
@@ -122,19 +129,13 @@ unsafe fn ask_surface(desc: &SwapchainCreateDesc<'_>, wait2: bool, timing: bool)
             // SAFETY: as above (VK_KHR_calibrated_timestamps is one of the extensions).
             let calibrateable =
                 unsafe { PresentTimingSupport::calibrateable_domains(entry, instance, physical) }?;
-            let offer = TimingOffer {
-                surface_timing: surface.present_timing,
-                surface_present_id2: ids.is_some_and(|i| i.present_id2),
-                host_clock_calibrateable: calibrateable.host,
-                relative_targets: surface.relative,
-                absolute_targets: surface.absolute,
-            };
-            Some((offer, surface, calibrateable))
+            Some((surface, calibrateable))
         }
         false => None,
     };
     Ok(Asked {
         wait2_usable: ids.is_some_and(|i| i.usable()),
+        present_id2: ids.is_some_and(|i| i.present_id2),
         timing,
     })
 }
