@@ -341,11 +341,13 @@ fn stddev(frames: &[FrameRecord], from_ms: f64, to_ms: f64) -> f64 {
 }
 
 /// 60 fps on 60 Hz with wake-ups up to 2.5 ms late, fixed seed: present timing shows every
-/// frame for exactly one refresh from the start, with less latency; the CPU limiter
-/// (the same run without present timing) repeats a frame once a late wake-up makes one miss
-/// its refresh, and from then on keeps a frame queued.
+/// frame for exactly one refresh from the start; the CPU limiter (the same run without present
+/// timing) repeats a frame once a late wake-up makes one miss its refresh. Under frames in
+/// flight (2 here) present timing starts each frame two refreshes ahead of its refresh, the
+/// slack FIFO's queue gives the CPU limiter, so its start to shown is two refreshes (less a
+/// wake-up's lateness, which delays the start and not the refresh).
 #[test]
-fn at_sixty_fps_present_timing_is_steadier_and_shorter_than_the_cpu_limiter() {
+fn at_sixty_fps_present_timing_is_steadier_than_the_cpu_limiter() {
     let grid = timed_fifo(60.0, 4.0, 8.0, 2.5);
     let cpu = Scenario {
         present_timing: false,
@@ -358,13 +360,11 @@ fn at_sixty_fps_present_timing_is_steadier_and_shorter_than_the_cpu_limiter() {
     let (sg, sc) = (stddev(&g, 0.0, 5_000.0), stddev(&c, 0.0, 5_000.0));
     assert!(sg <= EXACT_MS, "present timing: interval stddev {sg} ms");
     assert!(sc > 0.1, "CPU limiter: interval stddev {sc} ms");
-    let (lg, lc) = (
-        summarize(&g, 1_000.0, 5_000.0).display_latency_ms_p50,
-        summarize(&c, 1_000.0, 5_000.0).display_latency_ms_p50,
-    );
+    let lg = summarize(&g, 1_000.0, 5_000.0).display_latency_ms_p50;
+    let two_refreshes = 2000.0 / 60.0;
     assert!(
-        lg < lc,
-        "start-to-shown p50: present timing {lg} ms, CPU limiter {lc} ms"
+        lg <= two_refreshes + EXACT_MS && lg >= two_refreshes - 2.5,
+        "start-to-shown p50: present timing {lg} ms, not two refreshes"
     );
 }
 

@@ -337,7 +337,7 @@ where
         Ok(Self {
             presenter,
             fences: FencePool::new(),
-            pacing: Pacing::new(config.pacing, config.frame_limit),
+            pacing: pacing_for(&config),
             telemetry: Telemetry::new(),
             display: config.present_ids.then(PresentIds::new),
             timing: config
@@ -435,4 +435,11 @@ where
             .and_then(matches)
             .ok_or(CoreError::OutOfOrder(what))
     }
+}
+
+/// The pacing decisions `config` asks for.
+fn pacing_for(config: &MachineConfig) -> Pacing {
+    let mut pacing = Pacing::new(config.pacing, config.frame_limit);
+    pacing.set_frames_in_flight(config.frames_in_flight);
+    pacing
 }

@@ -21,9 +21,9 @@ mod low_latency;
 mod window_stats;
 
 pub use display_schedule::{
-    interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, PresentTarget, GRID_TOLERANCE,
-    LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL, MIN_MARGIN_NS,
-    MISSES_TO_RAISE, MISS_WINDOW,
+    interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, Lead, PresentTarget,
+    GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL,
+    MIN_MARGIN_NS, MISSES_TO_RAISE, MISS_WINDOW,
 };
 pub use frame_limiter::{FrameLimit, FrameLimiter, CATCH_UP_AT_ONCE, CATCH_UP_SHARE};
 pub use low_latency::LowLatency;
@@ -73,6 +73,8 @@ pub struct Pacing {
     display_timing: Option<DisplayTiming>,
     /// The frame that starts next (one after the last started).
     next_frame: u64,
+    /// The frames-in-flight gate's N (the lead of a frame limit on the refresh grid).
+    frames_in_flight: u32,
 }
 
 impl Pacing {
@@ -87,7 +89,15 @@ impl Pacing {
             schedule: DisplaySchedule::new(),
             display_timing: None,
             next_frame: 0,
+            frames_in_flight: 2,
         }
+    }
+
+    /// The frames-in-flight gate's N (2 unless set): a frame limit paced on the refresh grid
+    /// under [`PacingPolicy::FramesInFlight`] starts each frame at least N refreshes before
+    /// its refresh ([`Lead::Refreshes`]).
+    pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) {
+        self.frames_in_flight = u32::try_from(frames_in_flight).unwrap_or(u32::MAX);
     }
 
     /// The policy in use.
@@ -265,8 +275,12 @@ impl Pacing {
     /// fraction for precision).
     #[must_use]
     pub fn start_at(&self, now: u64) -> Option<u64> {
-        let low_latency = self.policy == PacingPolicy::LowLatency;
-        if let Some(at) = self.schedule.start_at(self.next_frame, low_latency) {
+        let lead = match self.policy {
+            PacingPolicy::LowLatency => Lead::JustInTime,
+            PacingPolicy::Display => Lead::OneInterval,
+            PacingPolicy::FramesInFlight => Lead::Refreshes(self.frames_in_flight),
+        };
+        if let Some(at) = self.schedule.start_at(self.next_frame, lead) {
             return Some(at).filter(|&t| t > now);
         }
         let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);

@@ -25,9 +25,11 @@
 //!
 //! The schedule is anchored on the latest frame whose first-pixel time came back; the frames
 //! after it are expected each on its refresh, one interval apart. The CPU starts a frame one
-//! *lead* before its expected refresh: `k` refreshes (the frame-limit and display policies;
-//! where frames take longer than that from start to ready, that time and half a refresh), or
-//! the measured start-to-ready time plus a margin (low latency). Frames queued ahead push the
+//! *lead* before its expected refresh ([`Lead`]): `k` refreshes for the display policy (where
+//! frames take longer than that from start to ready, that time and half a refresh); for a frame
+//! limit under frames in flight, also at least as many refreshes as frames in flight, the
+//! slack FIFO's queue gives the CPU limiter; or the measured start-to-ready time plus a margin
+//! (low latency). Frames queued ahead push the
 //! expected refresh of the next one back, so the start waits for them: a queue stuffed by
 //! earlier frames drains by itself instead of adding latency for good.
 //!
@@ -95,6 +97,23 @@ pub enum DisplayPath {
     },
     /// No target times: the CPU limiter or the frames-in-flight gate alone.
     Cpu,
+}
+
+/// How long before its expected refresh a frame starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lead {
+    /// Low latency: the recent frames' start-to-ready time (90th percentile) and a margin
+    /// ([`MARGIN_SHARE`] of a refresh, at least [`MIN_MARGIN_NS`]).
+    JustInTime,
+    /// The display policy (Swappy's): one frame interval, or where frames take longer than
+    /// that from start to ready, that time and half a refresh. A frame that still misses
+    /// raises the swap interval.
+    OneInterval,
+    /// Frames in flight with a frame limit on the grid: as [`Lead::OneInterval`], and at least
+    /// this many refreshes (the frames in flight). The swap interval is fixed here, so a miss
+    /// can only be prevented by slack; this is the slack the CPU limiter gets from FIFO's
+    /// queue with as many frames in flight, so the grid adds no misses to the limit.
+    Refreshes(u32),
 }
 
 /// Who chooses the swap interval.
@@ -347,28 +366,36 @@ impl DisplaySchedule {
         self.engine_reports_ready
     }
 
-    /// When `frame` should start: its expected refresh less the lead; None while the schedule
-    /// is inactive or has no anchor yet (the CPU limiter paces those frames).
+    /// When `frame` should start: its expected refresh less the lead ([`Lead`]); None while
+    /// the schedule is inactive or has no anchor yet (the CPU limiter paces those frames).
     #[must_use]
-    pub fn start_at(&self, frame: u64, low_latency: bool) -> Option<u64> {
+    pub fn start_at(&self, frame: u64, lead: Lead) -> Option<u64> {
         let expected = self.expected(frame)?;
         let period = self.frame_period()?;
         let refresh = self.refresh()?;
-        let lead = if low_latency {
-            let margin = MIN_MARGIN_NS.max((refresh as f64 * MARGIN_SHARE) as u64);
-            self.work
-                .percentile(90)
-                .map_or(period, |w| w.saturating_add(margin))
-        } else {
-            // A frame interval ahead, or, where frames take longer than that from start to
-            // ready, that time and half a refresh: frames overlap, as with two in flight.
-            let slow = self
-                .work
-                .percentile(90)
-                .map_or(0, |w| w.saturating_add(refresh / 2));
-            period.max(slow)
+        let lead = match lead {
+            Lead::JustInTime => {
+                let margin = MIN_MARGIN_NS.max((refresh as f64 * MARGIN_SHARE) as u64);
+                self.work
+                    .percentile(90)
+                    .map_or(period, |w| w.saturating_add(margin))
+            }
+            Lead::OneInterval => self.interval_lead(period, refresh),
+            Lead::Refreshes(n) => self
+                .interval_lead(period, refresh)
+                .max(refresh.saturating_mul(u64::from(n))),
         };
         Some(expected.saturating_sub(lead))
+    }
+
+    /// A frame interval ahead, or, where frames take longer than that from start to ready,
+    /// that time and half a refresh: frames overlap, as with two in flight.
+    fn interval_lead(&self, period: u64, refresh: u64) -> u64 {
+        let slow = self
+            .work
+            .percentile(90)
+            .map_or(0, |w| w.saturating_add(refresh / 2));
+        period.max(slow)
     }
 
     /// Frame `frame` began its CPU work at `now`.

@@ -39,10 +39,10 @@ fn a_thirty_fps_schedule_targets_two_refreshes_and_starts_one_interval_ahead() {
     let mut s = schedule(Interval::Fixed(2), true);
     assert_eq!(s.path(), DisplayPath::RefreshGrid { interval: 2 });
     assert_eq!(present(&mut s, 0, 0), PresentTarget::Relative(2 * R));
-    assert_eq!(s.start_at(1, false), None, "no anchor yet");
+    assert_eq!(s.start_at(1, Lead::OneInterval), None, "no anchor yet");
     s.frame_timed(0, Some(3_000_000), Some(R));
     assert_eq!(s.expected(3), Some(R + 6 * R));
-    assert_eq!(s.start_at(3, false), Some(R + 4 * R));
+    assert_eq!(s.start_at(3, Lead::OneInterval), Some(R + 4 * R));
     let mut abs = schedule(Interval::Fixed(2), false);
     assert_eq!(
         present(&mut abs, 0, 0),
@@ -161,8 +161,11 @@ fn low_latency_leads_by_the_measured_work_and_a_margin() {
         s.frame_timed(f, Some(f * R + 5_000_000), Some((f + 1) * R));
     }
     let margin = (R as f64 * MARGIN_SHARE) as u64;
-    assert_eq!(s.start_at(8, true), Some(9 * R - 5_000_000 - margin));
-    assert_eq!(s.start_at(8, false), Some(8 * R));
+    assert_eq!(
+        s.start_at(8, Lead::JustInTime),
+        Some(9 * R - 5_000_000 - margin)
+    );
+    assert_eq!(s.start_at(8, Lead::OneInterval), Some(8 * R));
 }
 
 #[test]
@@ -171,8 +174,26 @@ fn without_a_refresh_or_a_choice_nothing_is_scheduled() {
     s.frame_timed(0, None, Some(R));
     assert_eq!(s.path(), DisplayPath::Cpu);
     assert_eq!(s.plan_present(1, R, true), PresentTarget::None);
-    assert_eq!(s.start_at(1, false), None);
+    assert_eq!(s.start_at(1, Lead::OneInterval), None);
     let mut none = DisplaySchedule::new();
     none.set_timing(None, Interval::Fixed(2));
     assert_eq!(none.path(), DisplayPath::Cpu);
+}
+
+#[test]
+fn a_frame_limit_under_frames_in_flight_leads_by_as_many_refreshes() {
+    let mut s = schedule(Interval::Fixed(1), true);
+    for f in 0..8u64 {
+        s.frame_started(f, f * R);
+        s.frame_timed(f, Some(f * R + 5_000_000), Some((f + 1) * R));
+    }
+    // 60 fps on 60 Hz: one refresh for the display policy and one frame in flight, two for
+    // two (the slack FIFO's queue gives the CPU limiter), never less than the interval.
+    assert_eq!(s.start_at(8, Lead::OneInterval), Some(8 * R));
+    assert_eq!(s.start_at(8, Lead::Refreshes(1)), Some(8 * R));
+    assert_eq!(s.start_at(8, Lead::Refreshes(2)), Some(7 * R));
+    let mut thirty = schedule(Interval::Fixed(2), true);
+    thirty.frame_timed(0, Some(5_000_000), Some(R));
+    assert_eq!(thirty.start_at(1, Lead::Refreshes(2)), Some(R));
+    assert_eq!(thirty.start_at(1, Lead::Refreshes(3)), Some(0));
 }
