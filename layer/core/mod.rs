@@ -33,7 +33,8 @@ pub use deferred_release::DeferredRelease;
 pub use display::{
     calibration_from, calibration_plan, choose_domain, choose_paths, recalibration_due, shift,
     stage_index, target_stage, Calibrateable, Calibration, DisplayFeedback, DisplayOffer,
-    DisplayPaths, Reading, RefreshCycle, Stages, Targets, TimeDomain, TimingOffer, RECALIBRATE_NS,
+    DisplayPaths, RawTiming, Reading, RefreshCycle, Rereads, Stages, Targets, TimeDomain,
+    TimingBook, TimingOffer, RECALIBRATE_NS,
 };
 pub use error::{CoreError, Failure};
 pub use gpu_clock::GpuClock;

@@ -35,7 +35,7 @@ pub use config::{DisplayChoice, SwapchainConfig, SwapchainCreateDesc};
 pub use display::{
     DisplayFeedback, PresentTimingInUse, PresentTimingSupport, PresentTimingSurfaceSupport,
     PresentWait2Support, PresentWait2SurfaceSupport, PresentWaitSupport, RefreshCycle,
-    TimingResult, PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_TIMING_INSTANCE_EXTENSION,
+    PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_TIMING_INSTANCE_EXTENSION,
     PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT2_INSTANCE_EXTENSION,
     PRESENT_WAIT_DEVICE_EXTENSIONS,
 };

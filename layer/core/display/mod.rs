@@ -6,7 +6,9 @@
 //! - **time domains** ([`choose_domain`] and the calibration that maps a domain's times to the
 //!   shell's clock, [`calibration_from`]), and **when any clock is calibrated again**
 //!   ([`recalibration_due`]: the GPU's timestamps and present timing's domain alike);
-//! - **the refresh cycle** a swapchain reports ([`RefreshCycle`]).
+//! - **the refresh cycle** a swapchain reports ([`RefreshCycle`]);
+//! - **one swapchain's present timing** ([`TimingBook`]): when its refresh and its domains are
+//!   read again, and each result's stage times on the shell's clock.
 //!
 //! When frames were shown and what that means for pacing are the machine's
 //! (`machine::display_watch`, `pacing::display_schedule`). Nothing here calls Vulkan: the shell
@@ -15,6 +17,7 @@
 mod domains;
 mod path;
 mod refresh;
+mod timing_book;
 
 pub use domains::{
     calibration_from, calibration_plan, choose_domain, recalibration_due, shift, stage_index,
@@ -22,3 +25,4 @@ pub use domains::{
 };
 pub use path::{choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, Targets, TimingOffer};
 pub use refresh::RefreshCycle;
+pub use timing_book::{RawTiming, Rereads, TimingBook};

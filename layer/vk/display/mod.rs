@@ -22,7 +22,6 @@ pub use present_wait2::{
     PresentWait2Support, PresentWait2SurfaceSupport, PRESENT_WAIT2_DEVICE_EXTENSIONS,
     PRESENT_WAIT2_INSTANCE_EXTENSION,
 };
-pub use swapchain_timing::TimingResult;
 pub use timing_shell::PresentTimingInUse;
 pub(crate) use timing_shell::{TimingShell, TIMING_SLOTS};
 

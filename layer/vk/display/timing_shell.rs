@@ -7,11 +7,9 @@
 use ash::vk;
 
 use super::present_timing::{PresentTimingFns, PresentTimingSurfaceSupport};
-use super::swapchain_timing::{PresentTarget, SwapchainTiming, TimingResult};
+use super::swapchain_timing::{PresentTarget, SwapchainTiming};
 use crate::core::{Calibrateable, RefreshCycle, Targets};
-use crate::core::{
-    DisplayTiming, PresentStages, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport,
-};
+use crate::core::{DisplayTiming, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport};
 use crate::vk::clock::Clock;
 use crate::vk::error::Result;
 use crate::vk::registry::PresentTimingInfoEXT;
@@ -144,7 +142,7 @@ impl TimingShell {
         };
         let reports = &mut self.reports;
         // SAFETY: caller contract; `t` was made for `h`.
-        let changed = unsafe { t.read(&self.fns, device, *h, clock, |r| reports.push(report(&r))) };
+        let changed = unsafe { t.read(&self.fns, device, *h, clock, |r| reports.push(r)) };
         let refresh = changed.map(|c| c.then(|| self.display_timing()));
         (&self.reports, refresh)
     }
@@ -159,15 +157,4 @@ impl TimingShell {
             time_domain: live.map(|t| t.time_domain().0),
         }
     }
-}
-
-/// The core's view of one result.
-fn report(r: &TimingResult) -> TimingReport {
-    let stages = PresentStages::new(
-        r.queue_operations_end,
-        r.request_dequeued,
-        r.first_pixel_out,
-        r.first_pixel_visible,
-    );
-    TimingReport::new(r.present_id, stages, r.complete)
 }

@@ -1,17 +1,15 @@
-//! Present timing per swapchain: [`SwapchainTiming`] sizes the results queue, keeps the
-//! refresh cycle ([`RefreshCycle`]) and the time domain's calibration up to date, builds each
-//! present's `VkPresentTimingInfoEXT` ([`PresentTarget`]) and reads results
-//! ([`TimingResult`]). Everything here belongs to one swapchain handle.
-
-use std::sync::atomic::{AtomicBool, Ordering};
+//! Present timing per swapchain, the Vulkan side: [`SwapchainTiming`] sizes the results
+//! queue, reads the refresh cycle, the domains and the results, calibrates, and builds each
+//! present's `VkPresentTimingInfoEXT` ([`PresentTarget`]). When to read again and what each
+//! result means on the shell's clock are the core's ([`TimingBook`]). Everything here belongs
+//! to one swapchain handle.
 
 use ash::vk;
 
 use super::present_timing::{PresentTimingFns, READ_BATCH};
 use super::timing_domains::{calibrate, read_domains};
 use crate::core::{
-    recalibration_due, shift, stage_index, target_stage, Calibrateable, Calibration, RefreshCycle,
-    Stages, TimeDomain,
+    Calibrateable, RawTiming, RefreshCycle, Rereads, Stages, TimeDomain, TimingBook, TimingReport,
 };
 use crate::vk::clock::Clock;
 use crate::vk::error::{Error, Result};
@@ -20,30 +18,6 @@ use crate::vk::registry::{
     PastPresentationTimingPropertiesEXT, PresentStageFlagsEXT, PresentStageTimeEXT,
     PresentTimingInfoEXT, PresentTimingInfoFlagsEXT, SwapchainTimingPropertiesEXT,
 };
-
-/// One result of `vkGetPastPresentationTimingEXT`, times in nanoseconds since
-/// [`crate::SwapchainInfo::telemetry_epoch`] (`None` where the stage has no time: not asked for,
-/// never reached, e.g. an image
-/// replaced in the queue, or reported in a time domain this object has no calibration for).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct TimingResult {
-    /// The present's id (`VkPresentId2KHR`), or 0.
-    pub present_id: u64,
-    /// The present's absolute target on the shell clock; `None` without a target, or once
-    /// this swapchain was given a relative target (the result does not say whether its
-    /// `targetTime` is a time or a duration).
-    pub target_ns: Option<u64>,
-    /// `QUEUE_OPERATIONS_END`: the present's semaphore waits finished.
-    pub queue_operations_end: Option<u64>,
-    /// `REQUEST_DEQUEUED`: the request left the swapchain's present queue.
-    pub request_dequeued: Option<u64>,
-    /// `IMAGE_FIRST_PIXEL_OUT`: the first pixel left the presentation engine.
-    pub first_pixel_out: Option<u64>,
-    /// `IMAGE_FIRST_PIXEL_VISIBLE`: the display showed the first pixel.
-    pub first_pixel_visible: Option<u64>,
-    /// `reportComplete`: every stage asked for was reported.
-    pub complete: bool,
-}
 
 /// The target of one present (`VkPresentTimingInfoEXT::targetTime`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -56,73 +30,28 @@ pub(crate) enum PresentTarget {
     Relative(u64),
 }
 
-/// Converts one result. Stage times are in the result's own `timeDomain`/`timeDomainId`, which
-/// the engine may switch to when the one asked for could not be used: times in the chosen
-/// domain use its calibration, times in `CLOCK_MONOTONIC` the host mapping; any other domain
-/// has no calibration here, so its times are dropped (`None`) and the second value is true
-/// (re-read the domains). `target_offset`: the offset of absolute targets (they were given in
-/// the chosen domain, for a stage-local one in the target stage's), `None` if `targetTime`
-/// cannot be read as a time.
-fn convert(
+/// The core's view of one result as the engine wrote it.
+fn raw_timing<'a>(
     entry: &PastPresentationTimingEXT<'_>,
-    stages: &[PresentStageTimeEXT],
-    cal: &Calibration,
-    target_offset: Option<i128>,
-) -> (TimingResult, bool) {
-    let domain = TimeDomain(entry.time_domain.as_raw());
-    let same = domain == cal.domain && entry.time_domain_id == cal.domain_id;
-    let host = domain == TimeDomain::CLOCK_MONOTONIC;
-    let mut out = TimingResult {
+    stages: &'a [(Stages, u64)],
+) -> RawTiming<'a> {
+    RawTiming {
         present_id: entry.present_id,
-        target_ns: target_offset.and_then(|o| shift(entry.target_time, o)),
+        domain: (TimeDomain(entry.time_domain.as_raw()), entry.time_domain_id),
         complete: entry.report_complete == vk::TRUE,
-        ..TimingResult::default()
-    };
-    for st in stages {
-        let Some(i) = stage_index(Stages(st.stage.0)) else {
-            continue;
-        };
-        let offset = if same {
-            cal.stage_offsets[i]
-        } else if host {
-            Some(cal.monotonic_offset)
-        } else {
-            None
-        };
-        let time = offset.and_then(|o| shift(st.time, o));
-        match i {
-            0 => out.queue_operations_end = time,
-            1 => out.request_dequeued = time,
-            2 => out.first_pixel_out = time,
-            _ => out.first_pixel_visible = time,
-        }
+        stages,
     }
-    (out, !same && !host)
 }
 
 /// Per-swapchain present timing state. Created once per swapchain handle (the results queue,
 /// the domains and their ids belong to it).
 pub(crate) struct SwapchainTiming {
-    /// The stages each present asks for (the surface's, among the four known).
     /// The domains the device can calibrate (only those are chosen).
     calibrateable: Calibrateable,
+    /// The stages each present asks for (the surface's, among the four known).
     stages: PresentStageFlagsEXT,
-    /// The stage an absolute target is given in, for a stage-local domain.
-    target_stage: Stages,
-    /// The chosen domain and its mapping to the shell clock.
-    cal: Calibration,
-    /// The refresh cycle last read.
-    refresh: RefreshCycle,
-    /// The last refresh read returned `VK_NOT_READY`: ask again after presents.
-    refresh_pending: bool,
-    /// `timingPropertiesCounter` the refresh was read at.
-    timing_counter: u64,
-    /// `timeDomainsCounter` the domain was chosen at.
-    domains_counter: u64,
-    /// A result came in a domain with no calibration, or a calibration read 0: re-read.
-    domains_stale: bool,
-    /// A relative target was handed out: `targetTime` of results is no longer a time.
-    relative_used: AtomicBool,
+    /// The core's account: refresh, calibration, what to read again.
+    book: TimingBook,
     /// Rounds of [`READ_BATCH`] a read may take to drain the queue.
     max_rounds: usize,
 }
@@ -161,71 +90,54 @@ impl SwapchainTiming {
             return Err(Error::vk("vkSetSwapchainPresentTimingQueueSizeEXT", r));
         }
         let stages = stages & PresentStageFlagsEXT(0xF);
-        // SAFETY: caller contract.
-        let (refresh, timing_counter) = unsafe { read_refresh(fns, device, swapchain) }?;
         let mut timing = Self {
             calibrateable,
             stages,
-            target_stage: target_stage(Stages(stages.0)),
-            cal: Calibration {
-                domain: TimeDomain::CLOCK_MONOTONIC,
-                domain_id: 0,
-                stage_offsets: [None; 4],
-                monotonic_offset: 0,
-                at_ns: 0,
-            },
-            refresh: refresh.unwrap_or(RefreshCycle::Unknown),
-            refresh_pending: refresh.is_none(),
-            timing_counter,
-            domains_counter: 0,
-            domains_stale: false,
-            relative_used: AtomicBool::new(false),
+            book: TimingBook::new(Stages(stages.0)),
             max_rounds: queue_size as usize / READ_BATCH + 2,
         };
+        let both = Rereads {
+            refresh: true,
+            domains: true,
+        };
         // SAFETY: caller contract.
-        unsafe { timing.choose_and_calibrate(fns, device, swapchain, clock) }?;
+        unsafe { timing.reread(fns, device, swapchain, clock, both) }?;
         Ok(timing)
     }
 
     /// The refresh cycle last read.
     pub(crate) fn refresh(&self) -> RefreshCycle {
-        self.refresh
+        self.book.refresh()
     }
 
     /// The chosen time domain and its id.
     pub(crate) fn time_domain(&self) -> (vk::TimeDomainKHR, u64) {
-        (
-            vk::TimeDomainKHR::from_raw(self.cal.domain.0),
-            self.cal.domain_id,
-        )
+        let (domain, id) = self.book.domain();
+        (vk::TimeDomainKHR::from_raw(domain.0), id)
     }
 
-    /// A shell-clock time (ns since the [`Clock`] epoch) in the chosen domain (for a stage-local
-    /// domain, the target stage's), saturating at 0 and `u64::MAX`; `None` if the domain is not
-    /// calibrated.
-    fn domain_time(&self, shell_ns: u64) -> Option<u64> {
-        let offset = self.target_offset()?;
-        let t = (i128::from(shell_ns) - offset).clamp(0, i128::from(u64::MAX));
-        u64::try_from(t).ok()
-    }
-
-    /// The offset of the domain targets are given in.
-    fn target_offset(&self) -> Option<i128> {
-        stage_index(self.target_stage).and_then(|i| self.cal.stage_offsets[i])
-    }
-
-    /// Re-reads the domain list, picks one and calibrates it.
+    /// Reads again what the core asked for: the refresh cycle, and the domain list with a new
+    /// choice and calibration.
     ///
     /// # Safety
     ///
     /// As [`Self::new`].
-    unsafe fn choose_and_calibrate(
+    unsafe fn reread(
         &mut self,
         fns: &PresentTimingFns,
         device: vk::Device,
         swapchain: vk::SwapchainKHR,
         clock: &Clock,
+        what: Rereads,
     ) -> Result<()> {
+        if what.refresh {
+            // SAFETY: caller contract.
+            let (refresh, counter) = unsafe { read_refresh(fns, device, swapchain) }?;
+            self.book.refresh_read(refresh, counter);
+        }
+        if !what.domains {
+            return Ok(());
+        }
         // SAFETY: caller contract.
         let (chosen, counter) =
             unsafe { read_domains(fns, device, swapchain, self.calibrateable) }?;
@@ -234,10 +146,9 @@ impl SwapchainTiming {
                 "present timing: the swapchain offers none of CLOCK_MONOTONIC, SWAPCHAIN_LOCAL and PRESENT_STAGE_LOCAL",
             ));
         };
-        self.domains_counter = counter;
         // SAFETY: caller contract; the domain and id were just reported for `swapchain`.
-        self.cal = unsafe { calibrate(fns, device, swapchain, chosen, self.stages, clock) }?;
-        self.domains_stale = self.cal.stage_offsets.iter().all(Option::is_none);
+        let cal = unsafe { calibrate(fns, device, swapchain, chosen, self.stages, clock) }?;
+        self.book.calibrated(cal, counter);
         Ok(())
     }
 
@@ -245,9 +156,9 @@ impl SwapchainTiming {
     /// possibly out of present order (`ALLOW_OUT_OF_ORDER_RESULTS`; each carries its present
     /// id) and possibly partial (`ALLOW_PARTIAL_RESULTS`: a present whose queue operations
     /// ended and that is not shown yet, so vkpace learns when a frame was ready before it gives
-    /// the next one its target; such a result is read again once complete). Re-reads the refresh cycle
-    /// and the domains when the engine's counters moved, and recalibrates a swapchain-local
-    /// domain once a second. Returns whether the refresh cycle changed.
+    /// the next one its target; such a result is read again once complete). Then reads again
+    /// what the core asks for ([`TimingBook::after_read`]). Returns whether the refresh cycle
+    /// changed.
     ///
     /// # Safety
     ///
@@ -260,9 +171,9 @@ impl SwapchainTiming {
         device: vk::Device,
         swapchain: vk::SwapchainKHR,
         clock: &Clock,
-        mut sink: impl FnMut(TimingResult),
+        mut sink: impl FnMut(TimingReport),
     ) -> Result<bool> {
-        let before = self.refresh;
+        let before = self.book.refresh();
         for _ in 0..self.max_rounds {
             // SAFETY: caller contract.
             let more = unsafe { self.read_round(fns, device, swapchain, clock, &mut sink) }?;
@@ -270,40 +181,10 @@ impl SwapchainTiming {
                 break;
             }
         }
-        if self.refresh_pending {
-            // SAFETY: caller contract.
-            unsafe { self.reread_refresh(fns, device, swapchain) }?;
-        }
-        // A stale domain is retried at the same pace, not every frame: a counter change (the
-        // spec's signal that the domains changed) re-reads at once in `read_round`.
-        // Swapchain-local domains drift against `CLOCK_MONOTONIC`; the spec expects
-        // applications "to re-calibrate the timestamps on a regular basis": the core's rule,
-        // the GPU clock's too.
-        let due = recalibration_due(Some(self.cal.at_ns), clock.now_ns());
-        if due && (self.domains_stale || self.cal.domain != TimeDomain::CLOCK_MONOTONIC) {
-            // SAFETY: caller contract.
-            unsafe { self.choose_and_calibrate(fns, device, swapchain, clock) }?;
-        }
-        Ok(self.refresh != before)
-    }
-
-    /// Re-reads the refresh cycle.
-    ///
-    /// # Safety
-    ///
-    /// As [`Self::new`].
-    unsafe fn reread_refresh(
-        &mut self,
-        fns: &PresentTimingFns,
-        device: vk::Device,
-        swapchain: vk::SwapchainKHR,
-    ) -> Result<()> {
+        let what = self.book.after_read(clock.now_ns());
         // SAFETY: caller contract.
-        let (refresh, counter) = unsafe { read_refresh(fns, device, swapchain) }?;
-        self.refresh_pending = refresh.is_none();
-        self.refresh = refresh.unwrap_or(RefreshCycle::Unknown);
-        self.timing_counter = counter;
-        Ok(())
+        unsafe { self.reread(fns, device, swapchain, clock, what) }?;
+        Ok(self.book.refresh() != before)
     }
 
     /// One `vkGetPastPresentationTimingEXT` call into stack buffers; true if more results
@@ -318,7 +199,7 @@ impl SwapchainTiming {
         device: vk::Device,
         swapchain: vk::SwapchainKHR,
         clock: &Clock,
-        sink: &mut impl FnMut(TimingResult),
+        sink: &mut impl FnMut(TimingReport),
     ) -> Result<bool> {
         let mut stage_times = [[PresentStageTimeEXT::default(); 4]; READ_BATCH];
         let mut timings = [PastPresentationTimingEXT::default(); READ_BATCH];
@@ -350,24 +231,19 @@ impl SwapchainTiming {
         if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
             return Err(Error::vk("vkGetPastPresentationTimingEXT", r));
         }
-        if props.timing_properties_counter != self.timing_counter {
-            // SAFETY: caller contract.
-            unsafe { self.reread_refresh(fns, device, swapchain) }?;
-        }
-        if props.time_domains_counter != self.domains_counter {
-            // Before converting: the batch may already be in the new domain.
-            // SAFETY: caller contract.
-            unsafe { self.choose_and_calibrate(fns, device, swapchain, clock) }?;
-        }
-        let target_offset = self
-            .target_offset()
-            .filter(|_| !self.relative_used.load(Ordering::Relaxed));
+        let what = self
+            .book
+            .counters_seen(props.timing_properties_counter, props.time_domains_counter);
+        // SAFETY: caller contract.
+        unsafe { self.reread(fns, device, swapchain, clock, what) }?;
         let n = (props.presentation_timing_count as usize).min(READ_BATCH);
         for (t, s) in timings.iter().zip(stage_times.iter()).take(n) {
+            let mut stages = [(Stages::empty(), 0u64); 4];
             let count = (t.present_stage_count as usize).min(4);
-            let (result, foreign) = convert(t, &s[..count], &self.cal, target_offset);
-            self.domains_stale |= foreign;
-            sink(result);
+            for (out, st) in stages.iter_mut().zip(&s[..count]) {
+                *out = (Stages(st.stage.0), st.time);
+            }
+            sink(self.book.convert(&raw_timing(t, &stages[..count])));
         }
         Ok(r == vk::Result::INCOMPLETE)
     }
@@ -391,16 +267,12 @@ impl SwapchainTiming {
     ) -> PresentTimingInfoEXT<'static> {
         let (target_time, mut flags) = match target {
             PresentTarget::None => (0, PresentTimingInfoFlagsEXT::empty()),
-            // A time before the domain's zero is in the past: 1, as soon as possible (0 would
-            // mean no target). Uncalibrated: no target.
+            // Uncalibrated: no target.
             PresentTarget::Absolute(ns) => (
-                self.domain_time(ns).map_or(0, |t| t.max(1)),
+                self.book.target_time(ns).unwrap_or(0),
                 PresentTimingInfoFlagsEXT::empty(),
             ),
             PresentTarget::Relative(ns) => {
-                if ns != 0 {
-                    self.relative_used.store(true, Ordering::Relaxed);
-                }
                 (ns, PresentTimingInfoFlagsEXT::PRESENT_AT_RELATIVE_TIME)
             }
         };
@@ -411,21 +283,21 @@ impl SwapchainTiming {
         }
         // VUID-VkPresentTimingInfoEXT-timeDomainId-12238: a single stage for a stage-local
         // domain with a target; ignored otherwise.
-        let stage_local = self.cal.domain == TimeDomain::PRESENT_STAGE_LOCAL;
+        let target_stage = self
+            .book
+            .target_stage_local()
+            .filter(|_| target_time != 0)
+            .unwrap_or(Stages::empty());
         PresentTimingInfoEXT {
             flags,
             target_time,
-            time_domain_id: self.cal.domain_id,
+            time_domain_id: self.book.domain().1,
             present_stage_queries: if query {
                 self.stages
             } else {
                 PresentStageFlagsEXT::empty()
             },
-            target_time_domain_present_stage: if stage_local && target_time != 0 {
-                PresentStageFlagsEXT(self.target_stage.0)
-            } else {
-                PresentStageFlagsEXT::empty()
-            },
+            target_time_domain_present_stage: PresentStageFlagsEXT(target_stage.0),
             ..Default::default()
         }
     }
@@ -458,6 +330,3 @@ unsafe fn read_refresh(
         e => Err(Error::vk("vkGetSwapchainTimingPropertiesEXT", e)),
     }
 }
-
-#[cfg(test)]
-mod tests;
