@@ -478,22 +478,7 @@ impl App {
         if depth > depth_limit {
             return Err(format!("present history {depth} deep, limit {depth_limit}"));
         }
-        let alive = self.sim.world.semaphores_alive();
-        if alive != m.semaphores_held() {
-            return Err(format!(
-                "the machine holds {} semaphores, {alive} alive: one is lost or freed twice",
-                m.semaphores_held()
-            ));
-        }
-        // min_images + the request's extra image + up to 2 more from the "driver".
-        let n_bound = if self.p.p_change_n > 0 { 3 } else { n };
-        let images = self.p.min_images as usize + 3;
-        let bound = vkpace::core::semaphore_bound(n_bound, images, self.p.max_retired);
-        if alive > bound {
-            return Err(format!(
-                "{alive} semaphores alive, documented bound {bound}"
-            ));
-        }
+        let alive = self.check_semaphores(n)?;
         let stats = m.stats();
         self.out.max_retired_pending = self.out.max_retired_pending.max(retired);
         self.out.max_semaphores_alive = self.out.max_semaphores_alive.max(alive);
@@ -514,6 +499,29 @@ impl App {
         self.out.not_ready_skips = stats.not_ready_skips;
         self.out.abandoned_presented = stats.abandoned_frames_presented;
         Ok(())
+    }
+
+    /// Checks that the semaphores alive are those the machine holds and within the documented
+    /// bound for a frame limit of `n`; returns how many are alive.
+    fn check_semaphores(&self, n: usize) -> Result<usize, String> {
+        let m = &self.sim.machine;
+        let alive = self.sim.world.semaphores_alive();
+        if alive != m.semaphores_held() {
+            return Err(format!(
+                "the machine holds {} semaphores, {alive} alive: one is lost or freed twice",
+                m.semaphores_held()
+            ));
+        }
+        // min_images + the request's extra image + up to 2 more from the "driver".
+        let n_bound = if self.p.p_change_n > 0 { 3 } else { n };
+        let images = self.p.min_images as usize + 3;
+        let bound = vkpace::core::semaphore_bound(n_bound, images, self.p.max_retired);
+        if alive > bound {
+            return Err(format!(
+                "{alive} semaphores alive, documented bound {bound}"
+            ));
+        }
+        Ok(alive)
     }
 
     /// What the machine learned from the display and the GPU clock is the world's truth: GPU
