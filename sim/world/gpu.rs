@@ -58,27 +58,9 @@ impl World {
         signal: Option<SubmitSignal<Fence>>,
         frame: bool,
     ) -> Result<u64, String> {
-        for &(s, _) in stream_waits {
-            if self.timeline_of(s).is_none() {
-                return Err(format!("a wait on stream {s}, which no queue has"));
-            }
-        }
         let fence = signal.and_then(SubmitSignal::fence);
         let timeline = signal.and_then(SubmitSignal::timeline_value);
-        for &s in signals {
-            self.check_signalable(s, "submit signal")?;
-        }
-        for &s in waits {
-            let t = self.sem(s)?;
-            if !(t.signaled || t.pending_signal) || t.pending_waits > 0 {
-                return Err(format!(
-                    "submit waits on semaphore {s} with no signal to wait for (VUID-vkQueueSubmit-pWaitSemaphores-03238)"
-                ));
-            }
-        }
-        if let Some(f) = fence {
-            self.check_fence_free(f, "submit")?;
-        }
+        self.check_submit(waits, stream_waits, signals, fence)?;
         if let Some(v) = timeline {
             // VUID-VkSubmitInfo-pSignalSemaphores-03242: above the current value and every
             // pending signal's.
@@ -122,6 +104,38 @@ impl World {
             self.frames_pending += 1;
         }
         Ok(number)
+    }
+
+    /// Checks a submission's streams, semaphores and fence before it is queued: every stream
+    /// waited on has a queue, every signal can be signaled, every wait has a signal to wait
+    /// for, and the fence is free.
+    fn check_submit(
+        &mut self,
+        waits: &[Sem],
+        stream_waits: &[(u64, u64)],
+        signals: &[Sem],
+        fence: Option<Fence>,
+    ) -> Result<(), String> {
+        for &(s, _) in stream_waits {
+            if self.timeline_of(s).is_none() {
+                return Err(format!("a wait on stream {s}, which no queue has"));
+            }
+        }
+        for &s in signals {
+            self.check_signalable(s, "submit signal")?;
+        }
+        for &s in waits {
+            let t = self.sem(s)?;
+            if !(t.signaled || t.pending_signal) || t.pending_waits > 0 {
+                return Err(format!(
+                    "submit waits on semaphore {s} with no signal to wait for (VUID-vkQueueSubmit-pWaitSemaphores-03238)"
+                ));
+            }
+        }
+        if let Some(f) = fence {
+            self.check_fence_free(f, "submit")?;
+        }
+        Ok(())
     }
 
     /// How long a new submission runs: random ticks, or in load mode (drawing nothing) the
