@@ -375,6 +375,8 @@ fn lookup_surface(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
     })
 }
 
+/// The device-level commands the layer intercepts: the device's and queues' own, then the
+/// swapchain, extension and debug-utils commands.
 fn lookup_device(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
     use Level::*;
     Some(match b {
@@ -401,6 +403,19 @@ fn lookup_device(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
             DeviceIfNext,
             pfn!(queue_insert_label, vk::PFN_vkQueueInsertDebugUtilsLabelEXT),
         ),
+        _ => {
+            return lookup_swapchain(b)
+                .or_else(|| lookup_device_ext(b))
+                .or_else(|| lookup_debug_utils(b))
+        }
+    })
+}
+
+/// The swapchain commands of `VK_KHR_swapchain` (and its device-group query), which the
+/// layer implements for its virtual displays.
+fn lookup_swapchain(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+    use Level::DeviceIfNext;
+    Some(match b {
         b"vkCreateSwapchainKHR" => (
             DeviceIfNext,
             pfn!(create_swapchain, vk::PFN_vkCreateSwapchainKHR),
@@ -433,7 +448,7 @@ fn lookup_device(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
                 vk::PFN_vkGetDeviceGroupSurfacePresentModesKHR
             ),
         ),
-        _ => return lookup_device_ext(b).or_else(|| lookup_debug_utils(b)),
+        _ => return None,
     })
 }
 
