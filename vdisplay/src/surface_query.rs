@@ -119,23 +119,7 @@ fn fill_caps2(
                 let _ = write_array(&list, &mut c.present_mode_count, c.p_present_modes);
             }
             vk::StructureType::SURFACE_PRESENT_SCALING_CAPABILITIES_EXT => {
-                let c = &mut *p.cast::<vk::SurfacePresentScalingCapabilitiesEXT>();
-                c.supported_present_scaling = vk::PresentScalingFlagsEXT::ONE_TO_ONE
-                    | vk::PresentScalingFlagsEXT::ASPECT_RATIO_STRETCH
-                    | vk::PresentScalingFlagsEXT::STRETCH;
-                let g = vk::PresentGravityFlagsEXT::MIN
-                    | vk::PresentGravityFlagsEXT::MAX
-                    | vk::PresentGravityFlagsEXT::CENTERED;
-                c.supported_present_gravity_x = g;
-                c.supported_present_gravity_y = g;
-                c.min_scaled_image_extent = vk::Extent2D {
-                    width: 1,
-                    height: 1,
-                };
-                c.max_scaled_image_extent = vk::Extent2D {
-                    width: 16384,
-                    height: 16384,
-                };
+                fill_scaling_caps(&mut *p.cast::<vk::SurfacePresentScalingCapabilitiesEXT>());
             }
             vk::StructureType::SURFACE_PROTECTED_CAPABILITIES_KHR => {
                 (*p.cast::<vk::SurfaceProtectedCapabilitiesKHR>()).supports_protected = vk::FALSE;
@@ -151,21 +135,49 @@ fn fill_caps2(
                     .present_wait2_supported = vk::Bool32::from(s.settings.surface_present_wait2);
             }
             st::PRESENT_TIMING_SURFACE_CAPABILITIES_EXT => {
-                // The `surface_present_timing` setting: what this surface takes.
-                let c = &mut *p.cast::<registry::PresentTimingSurfaceCapabilitiesEXT>();
-                let offer = s.settings.surface_present_timing;
-                c.present_timing_supported = offer.supported.into();
-                c.present_at_absolute_time_supported = (offer.supported && offer.absolute).into();
-                c.present_at_relative_time_supported = (offer.supported && offer.relative).into();
-                c.present_stage_queries = if offer.supported {
-                    crate::timing::STAGES
-                } else {
-                    registry::PresentStageFlagsEXT::empty()
-                };
+                fill_timing_caps(
+                    s,
+                    &mut *p.cast::<registry::PresentTimingSurfaceCapabilitiesEXT>(),
+                );
             }
             _ => {}
         }
     }
+}
+
+/// Fills `VkSurfacePresentScalingCapabilitiesEXT`: every scaling and gravity, scaled extents
+/// from 1x1 to 16384x16384.
+fn fill_scaling_caps(c: &mut vk::SurfacePresentScalingCapabilitiesEXT) {
+    c.supported_present_scaling = vk::PresentScalingFlagsEXT::ONE_TO_ONE
+        | vk::PresentScalingFlagsEXT::ASPECT_RATIO_STRETCH
+        | vk::PresentScalingFlagsEXT::STRETCH;
+    let g = vk::PresentGravityFlagsEXT::MIN
+        | vk::PresentGravityFlagsEXT::MAX
+        | vk::PresentGravityFlagsEXT::CENTERED;
+    c.supported_present_gravity_x = g;
+    c.supported_present_gravity_y = g;
+    c.min_scaled_image_extent = vk::Extent2D {
+        width: 1,
+        height: 1,
+    };
+    c.max_scaled_image_extent = vk::Extent2D {
+        width: 16384,
+        height: 16384,
+    };
+}
+
+/// Fills `VkPresentTimingSurfaceCapabilitiesEXT` from the `surface_present_timing` setting:
+/// what this surface takes.
+fn fill_timing_caps(s: &Surface, c: &mut registry::PresentTimingSurfaceCapabilitiesEXT) {
+    let offer = s.settings.surface_present_timing;
+    c.present_timing_supported = offer.supported.into();
+    c.present_at_absolute_time_supported = (offer.supported && offer.absolute).into();
+    c.present_at_relative_time_supported = (offer.supported && offer.relative).into();
+    c.present_stage_queries = if offer.supported {
+        crate::timing::STAGES
+    } else {
+        registry::PresentStageFlagsEXT::empty()
+    };
 }
 
 /// `vkGetPhysicalDeviceSurfaceFormatsKHR`.
