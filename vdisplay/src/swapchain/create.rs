@@ -130,19 +130,25 @@ unsafe fn build(
         readback,
         faults: Faults::new(&dev.settings, ordinal),
         hdr_metadata: Mutex::new(None),
-        state: Mutex::new(State {
-            images: vec![ImageState::Free; count as usize],
-            free: (0..count).collect::<VecDeque<u32>>(),
-            retired: false,
-            out_of_date: false,
-            reached_id: 0,
-            queued_id: 0,
-            presents: 0,
-            mode: ci.present_mode,
-            timing: TimingQueue::default(),
-        }),
+        state: Mutex::new(initial_state(count, ci.present_mode)),
         cond: Condvar::new(),
     })
+}
+
+/// A new swapchain's state: `count` images, all free, in present mode `mode`, nothing
+/// presented or queued yet.
+fn initial_state(count: u32, mode: vk::PresentModeKHR) -> State {
+    State {
+        images: vec![ImageState::Free; count as usize],
+        free: (0..count).collect::<VecDeque<u32>>(),
+        retired: false,
+        out_of_date: false,
+        reached_id: 0,
+        queued_id: 0,
+        presents: 0,
+        mode,
+        timing: TimingQueue::default(),
+    }
 }
 
 /// The VkImageCreateInfo a swapchain implies (VkSwapchainCreateInfoKHR's "implied image
