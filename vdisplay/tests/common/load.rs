@@ -100,43 +100,19 @@ impl DrawLoad {
     pub fn record(&self, vk: &Vk, cmd: vk::CommandBuffer, slot: usize) {
         let d = &vk.device;
         let (image, _, view) = self.images[slot];
-        let range = vk::ImageSubresourceRange::default()
-            .aspect_mask(vk::ImageAspectFlags::COLOR)
-            .level_count(1)
-            .layer_count(1);
-        let barrier = vk::ImageMemoryBarrier::default()
-            .old_layout(vk::ImageLayout::UNDEFINED)
-            .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
-            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .image(image)
-            .subresource_range(range);
+        let barrier = to_attachment_barrier(image);
         let out = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
         let attachment = [vk::RenderingAttachmentInfo::default()
             .image_view(view)
             .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
             .load_op(vk::AttachmentLoadOp::DONT_CARE)
             .store_op(vk::AttachmentStoreOp::STORE)];
-        let area = vk::Rect2D {
-            offset: vk::Offset2D::default(),
-            extent: vk::Extent2D {
-                width: SIZE,
-                height: SIZE,
-            },
-        };
+        let area = target_area();
         let info = vk::RenderingInfo::default()
             .render_area(area)
             .layer_count(1)
             .color_attachments(&attachment);
-        let viewport = [vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: SIZE as f32,
-            height: SIZE as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        }];
+        let viewport = [target_viewport()];
         // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
         unsafe {
             d.cmd_pipeline_barrier(
@@ -177,6 +153,45 @@ impl DrawLoad {
             d.destroy_pipeline(self.pipeline, None);
             d.destroy_pipeline_layout(self.layout, None);
         }
+    }
+}
+
+/// The barrier that takes a target image from undefined to a colour attachment, before the draw.
+fn to_attachment_barrier(image: vk::Image) -> vk::ImageMemoryBarrier<'static> {
+    let range = vk::ImageSubresourceRange::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .level_count(1)
+        .layer_count(1);
+    vk::ImageMemoryBarrier::default()
+        .old_layout(vk::ImageLayout::UNDEFINED)
+        .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+        .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(image)
+        .subresource_range(range)
+}
+
+/// The whole target, `SIZE` by `SIZE`, as the render area and scissor.
+fn target_area() -> vk::Rect2D {
+    vk::Rect2D {
+        offset: vk::Offset2D::default(),
+        extent: vk::Extent2D {
+            width: SIZE,
+            height: SIZE,
+        },
+    }
+}
+
+/// The viewport covering the whole target.
+fn target_viewport() -> vk::Viewport {
+    vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: SIZE as f32,
+        height: SIZE as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
     }
 }
 

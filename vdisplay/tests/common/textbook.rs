@@ -231,36 +231,8 @@ fn record(
     sc: &Swap,
 ) {
     let dev = &vk.device;
-    let range = vk::ImageSubresourceRange::default()
-        .aspect_mask(vk::ImageAspectFlags::COLOR)
-        .level_count(1)
-        .layer_count(1);
-    let to_dst = vk::ImageMemoryBarrier::default()
-        .old_layout(vk::ImageLayout::UNDEFINED)
-        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        .image(image)
-        .subresource_range(range);
-    let to_present = vk::ImageMemoryBarrier {
-        old_layout: vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-        new_layout: vk::ImageLayout::PRESENT_SRC_KHR,
-        src_access_mask: vk::AccessFlags::TRANSFER_WRITE,
-        dst_access_mask: vk::AccessFlags::empty(),
-        ..to_dst
-    };
-    let region = vk::BufferImageCopy::default()
-        .image_subresource(
-            vk::ImageSubresourceLayers::default()
-                .aspect_mask(vk::ImageAspectFlags::COLOR)
-                .layer_count(1),
-        )
-        .image_extent(vk::Extent3D {
-            width: sc.extent.width,
-            height: sc.extent.height,
-            depth: 1,
-        });
+    let (to_dst, to_present) = copy_barriers(image);
+    let region = whole_image_copy(sc);
     let t = vk::PipelineStageFlags::TRANSFER;
     // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe {
@@ -292,6 +264,51 @@ fn record(
         );
         dev.end_command_buffer(cmd).unwrap();
     }
+}
+
+/// The barriers around the copy into a swapchain image: undefined to transfer destination
+/// before it, transfer destination to present source after it.
+fn copy_barriers(
+    image: vk::Image,
+) -> (
+    vk::ImageMemoryBarrier<'static>,
+    vk::ImageMemoryBarrier<'static>,
+) {
+    let range = vk::ImageSubresourceRange::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .level_count(1)
+        .layer_count(1);
+    let to_dst = vk::ImageMemoryBarrier::default()
+        .old_layout(vk::ImageLayout::UNDEFINED)
+        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(image)
+        .subresource_range(range);
+    let to_present = vk::ImageMemoryBarrier {
+        old_layout: vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+        new_layout: vk::ImageLayout::PRESENT_SRC_KHR,
+        src_access_mask: vk::AccessFlags::TRANSFER_WRITE,
+        dst_access_mask: vk::AccessFlags::empty(),
+        ..to_dst
+    };
+    (to_dst, to_present)
+}
+
+/// The buffer-to-image copy of a whole swapchain image of `sc`.
+fn whole_image_copy(sc: &Swap) -> vk::BufferImageCopy {
+    vk::BufferImageCopy::default()
+        .image_subresource(
+            vk::ImageSubresourceLayers::default()
+                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .layer_count(1),
+        )
+        .image_extent(vk::Extent3D {
+            width: sc.extent.width,
+            height: sc.extent.height,
+            depth: 1,
+        })
 }
 
 /// Waits until present `id` of `sc` was shown (so that a test can destroy the swapchain with
@@ -332,18 +349,7 @@ fn frame(
     slot: usize,
     size: u64,
 ) -> bool {
-    let dev = &vk.device;
-    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
-    unsafe {
-        dev.wait_for_fences(&[o.fences[slot]], true, u64::MAX)
-            .unwrap();
-        dev.reset_fences(&[o.fences[slot]]).unwrap();
-        if o.present_fence_used[slot] {
-            dev.wait_for_fences(&[o.present_fences[slot]], true, 5_000_000_000)
-                .expect("present fence");
-            dev.reset_fences(&[o.present_fences[slot]]).unwrap();
-        }
-    }
+    wait_slot_fences(vk, o, slot);
     let t0 = now_ns();
     stats.frame_start_ns.push(t0);
     // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
@@ -374,6 +380,50 @@ fn frame(
         staging.buffer,
         sc,
     );
+    let (t2, t3) = submit_frame(vk, o, slot, index, cmd);
+    stats.pending.push(frames_pending(vk, o));
+    let r = present(vk, sc, d, o, f, slot, index);
+    let ms = |a: u64, b: u64| (b - a) as f64 / 1e6;
+    stats
+        .call_ms
+        .push((ms(t0, t1), ms(t2, t3), ms(t3, now_ns())));
+    stats.results.push(r);
+    if let Some(b) = early {
+        free_buffer(vk, &b); // WRONG on purpose: the frame is still pending.
+    }
+    if d.wait_each && r.as_raw() >= 0 {
+        wait_present_returned(vk, sc, f as u64 + 1, stats);
+    }
+    r.as_raw() >= 0
+}
+
+/// Waits for slot `slot`'s frame fence, and its present fence if it was used, and resets them.
+fn wait_slot_fences(vk: &Vk, o: &Objects, slot: usize) {
+    let dev = &vk.device;
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    unsafe {
+        dev.wait_for_fences(&[o.fences[slot]], true, u64::MAX)
+            .unwrap();
+        dev.reset_fences(&[o.fences[slot]]).unwrap();
+        if o.present_fence_used[slot] {
+            dev.wait_for_fences(&[o.present_fences[slot]], true, 5_000_000_000)
+                .expect("present fence");
+            dev.reset_fences(&[o.present_fences[slot]]).unwrap();
+        }
+    }
+}
+
+/// Submits the frame's command buffer (waiting for slot `slot`'s acquire, signalling image
+/// `index`'s render semaphore and the slot's fence); returns the times before and after the
+/// submit call.
+fn submit_frame(
+    vk: &Vk,
+    o: &Objects,
+    slot: usize,
+    index: u32,
+    cmd: vk::CommandBuffer,
+) -> (u64, u64) {
+    let dev = &vk.device;
     let waits = [o.acquire[slot]];
     let stages = [vk::PipelineStageFlags::TRANSFER];
     let signals = [o.render[index as usize]];
@@ -387,32 +437,28 @@ fn frame(
     // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
     unsafe { dev.queue_submit(vk.queue, &[submit], o.fences[slot]) }.unwrap();
     let t3 = now_ns();
-    stats.pending.push(
-        o.fences
-            .iter()
-            // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
-            .filter(|f| !unsafe { dev.get_fence_status(**f) }.unwrap())
-            .count(),
-    );
-    let r = present(vk, sc, d, o, f, slot, index);
-    let ms = |a: u64, b: u64| (b - a) as f64 / 1e6;
-    stats
-        .call_ms
-        .push((ms(t0, t1), ms(t2, t3), ms(t3, now_ns())));
-    stats.results.push(r);
-    if let Some(b) = early {
-        free_buffer(vk, &b); // WRONG on purpose: the frame is still pending.
-    }
-    if d.wait_each && r.as_raw() >= 0 {
+    (t2, t3)
+}
+
+/// How many of the slots' frame fences are not signaled yet (frames still pending).
+fn frames_pending(vk: &Vk, o: &Objects) -> usize {
+    let dev = &vk.device;
+    o.fences
+        .iter()
         // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
-        let w = unsafe {
-            vk.present_wait_fn
-                .wait_for_present(sc.handle, f as u64 + 1, 2_000_000_000)
-        };
-        assert!(w.is_ok(), "vkWaitForPresentKHR: {w:?}");
-        stats.wait_return.push((f as u64 + 1, now_ns()));
-    }
-    r.as_raw() >= 0
+        .filter(|f| !unsafe { dev.get_fence_status(**f) }.unwrap())
+        .count()
+}
+
+/// Calls vkWaitForPresentKHR(`id`) and records when it returned (`LoopDesc::wait_each`).
+fn wait_present_returned(vk: &Vk, sc: &Swap, id: u64, stats: &mut LoopStats) {
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    let w = unsafe {
+        vk.present_wait_fn
+            .wait_for_present(sc.handle, id, 2_000_000_000)
+    };
+    assert!(w.is_ok(), "vkWaitForPresentKHR: {w:?}");
+    stats.wait_return.push((id, now_ns()));
 }
 
 fn present(
