@@ -87,22 +87,7 @@ fn present_id2_and_wait2() {
     env::run(|| {
         let path = env::scratch("id2").join("present.jsonl");
         let vk = Vk::new(&options(&path));
-        let mut id2 = r::SurfaceCapabilitiesPresentId2KHR::default();
-        let mut wait2 = r::SurfaceCapabilitiesPresentWait2KHR::default();
-        let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(vk.surface);
-        let mut caps = vk::SurfaceCapabilities2KHR::default()
-            .push_next(&mut id2)
-            .push_next(&mut wait2);
-        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
-        unsafe {
-            vk.surface2_fn
-                .get_physical_device_surface_capabilities2(vk.pd, &info, &mut caps)
-        }
-        .unwrap();
-        assert_eq!(
-            (id2.present_id2_supported, wait2.present_wait2_supported),
-            (vk::TRUE, vk::TRUE)
-        );
+        assert_surface_offers_id2_and_wait2(&vk);
         let flags = r::swapchain_create::PRESENT_ID_2_KHR | r::swapchain_create::PRESENT_WAIT_2_KHR;
         let sc = swap::create(
             &vk,
@@ -146,20 +131,46 @@ fn present_id2_and_wait2() {
         swap::destroy(&vk, &sc);
         assert_clean(&vk);
         drop(vk);
-        let entries = log::read(&path);
-        for (id, t) in returned {
-            let shown = entries
-                .iter()
-                .find(|e| e.present_id == id)
-                .and_then(|e| e.shown_ns)
-                .expect("shown");
-            assert!(
-                t >= shown && t - shown < 5_000_000,
-                "present {id}: wait returned {} ns after display",
-                t as i64 - shown as i64
-            );
-        }
+        assert_waits_returned_on_display(&path, returned);
     })
+}
+
+/// The surface's capabilities say yes to VK_KHR_present_id2 and VK_KHR_present_wait2.
+fn assert_surface_offers_id2_and_wait2(vk: &Vk) {
+    let mut id2 = r::SurfaceCapabilitiesPresentId2KHR::default();
+    let mut wait2 = r::SurfaceCapabilitiesPresentWait2KHR::default();
+    let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(vk.surface);
+    let mut caps = vk::SurfaceCapabilities2KHR::default()
+        .push_next(&mut id2)
+        .push_next(&mut wait2);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    unsafe {
+        vk.surface2_fn
+            .get_physical_device_surface_capabilities2(vk.pd, &info, &mut caps)
+    }
+    .unwrap();
+    assert_eq!(
+        (id2.present_id2_supported, wait2.present_wait2_supported),
+        (vk::TRUE, vk::TRUE)
+    );
+}
+
+/// Each wait (present id, when it returned) returned after its present's logged display time,
+/// and less than 5 ms after it.
+fn assert_waits_returned_on_display(path: &std::path::Path, returned: Vec<(u64, u64)>) {
+    let entries = log::read(path);
+    for (id, t) in returned {
+        let shown = entries
+            .iter()
+            .find(|e| e.present_id == id)
+            .and_then(|e| e.shown_ns)
+            .expect("shown");
+        assert!(
+            t >= shown && t - shown < 5_000_000,
+            "present {id}: wait returned {} ns after display",
+            t as i64 - shown as i64
+        );
+    }
 }
 
 fn timing_info(
@@ -226,35 +237,7 @@ fn present_timing_local_domains() {
         opts.settings
             .push(("timing_local_offset_ms", "1000000".into()));
         let vk = Vk::new(&opts);
-        let khr = ash::khr::calibrated_timestamps::Instance::new(&vk.entry, &vk.instance);
-        let ext = ash::ext::calibrated_timestamps::Instance::new(&vk.entry, &vk.instance);
-        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
-        let listed = unsafe { khr.get_physical_device_calibrateable_time_domains(vk.pd) }.unwrap();
-        // SAFETY: as above.
-        let listed_ext =
-            unsafe { ext.get_physical_device_calibrateable_time_domains(vk.pd) }.unwrap();
-        assert_eq!(listed, listed_ext);
-        for d in [
-            vk::TimeDomainKHR::CLOCK_MONOTONIC,
-            r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT,
-            r::TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
-        ] {
-            assert!(listed.contains(&d), "{listed:?}");
-        }
-        let mut short = [vk::TimeDomainKHR::DEVICE; 1];
-        let mut n = 1u32;
-        assert_eq!(
-            // SAFETY: as above; `short` holds `n` elements.
-            unsafe {
-                (khr.fp().get_physical_device_calibrateable_time_domains_khr)(
-                    vk.pd,
-                    &mut n,
-                    short.as_mut_ptr(),
-                )
-            },
-            vk::Result::INCOMPLETE
-        );
-        assert_eq!(n, 1);
+        check_calibrateable_local_domains(&vk);
         let flags = r::swapchain_create::PRESENT_TIMING_EXT | r::swapchain_create::PRESENT_ID_2_KHR;
         let sc = swap::create(
             &vk,
@@ -264,49 +247,9 @@ fn present_timing_local_domains() {
             },
         )
         .unwrap();
-        assert_eq!(
-            swapchain_domains(&vk, &sc),
-            vec![
-                (r::TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT, 1),
-                (r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT, 2)
-            ]
-        );
-        let (local, mono, dev) = read_swapchain_local(&vk, &sc);
-        let diff = local.abs_diff(mono + LOCAL_OFFSET);
-        assert!(
-            diff <= dev.max(1_000_000),
-            "local {local}, monotonic {mono}"
-        );
-
-        let size_fn: r::PFN_vkSetSwapchainPresentTimingQueueSizeEXT =
-            device_fn(&vk, c"vkSetSwapchainPresentTimingQueueSizeEXT");
-        assert_eq!(
-            // SAFETY: objects this test created and owns.
-            unsafe { size_fn(vk.device.handle(), sc.handle, 4) },
-            vk::Result::SUCCESS
-        );
-        let all = PresentStageFlagsEXT(0xF);
-        let none = r::PresentTimingInfoFlagsEXT::empty();
-        let in_domain = |target, id| r::PresentTimingInfoEXT {
-            time_domain_id: id,
-            ..timing_info(target, all, none)
-        };
-        let mut m = Micro::new(&vk);
-        let target = textbook::now_ns() + 6 * PERIOD + LOCAL_OFFSET;
-        assert_eq!(
-            present_timed(&mut m, &sc, 1, in_domain(0, 2)),
-            vk::Result::SUCCESS
-        );
-        assert_eq!(
-            present_timed(&mut m, &sc, 2, in_domain(target, 2)),
-            vk::Result::SUCCESS
-        );
-        assert_eq!(
-            present_timed(&mut m, &sc, 3, in_domain(0, 1)),
-            vk::Result::SUCCESS
-        );
-        std::thread::sleep(std::time::Duration::from_millis(250));
-        let results = past_timings_in(&vk, &sc, &[2, 2, 1]);
+        check_swapchain_local_domains(&vk, &sc);
+        // The presenter lives to the end of the test, past the swapchain's destruction.
+        let (_m, target, results) = present_in_local_domains(&vk, &sc);
         assert_eq!(
             results.iter().map(|r| r.0).collect::<Vec<_>>(),
             vec![1, 2, 3]
@@ -328,6 +271,96 @@ fn present_timing_local_domains() {
         }
         assert_clean(&vk);
     })
+}
+
+/// The device lists CLOCK_MONOTONIC and both local domains as calibrateable, the same through
+/// the KHR and EXT command names, and a too-short array gets INCOMPLETE.
+fn check_calibrateable_local_domains(vk: &Vk) {
+    let khr = ash::khr::calibrated_timestamps::Instance::new(&vk.entry, &vk.instance);
+    let ext = ash::ext::calibrated_timestamps::Instance::new(&vk.entry, &vk.instance);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    let listed = unsafe { khr.get_physical_device_calibrateable_time_domains(vk.pd) }.unwrap();
+    // SAFETY: as above.
+    let listed_ext = unsafe { ext.get_physical_device_calibrateable_time_domains(vk.pd) }.unwrap();
+    assert_eq!(listed, listed_ext);
+    for d in [
+        vk::TimeDomainKHR::CLOCK_MONOTONIC,
+        r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT,
+        r::TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
+    ] {
+        assert!(listed.contains(&d), "{listed:?}");
+    }
+    let mut short = [vk::TimeDomainKHR::DEVICE; 1];
+    let mut n = 1u32;
+    assert_eq!(
+        // SAFETY: as above; `short` holds `n` elements.
+        unsafe {
+            (khr.fp().get_physical_device_calibrateable_time_domains_khr)(
+                vk.pd,
+                &mut n,
+                short.as_mut_ptr(),
+            )
+        },
+        vk::Result::INCOMPLETE
+    );
+    assert_eq!(n, 1);
+}
+
+/// The swapchain offers only the local domains, ids 1 and 2, and SWAPCHAIN_LOCAL reads
+/// `LOCAL_OFFSET` ahead of CLOCK_MONOTONIC.
+fn check_swapchain_local_domains(vk: &Vk, sc: &swap::Swap) {
+    assert_eq!(
+        swapchain_domains(vk, sc),
+        vec![
+            (r::TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT, 1),
+            (r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT, 2)
+        ]
+    );
+    let (local, mono, dev) = read_swapchain_local(vk, sc);
+    let diff = local.abs_diff(mono + LOCAL_OFFSET);
+    assert!(
+        diff <= dev.max(1_000_000),
+        "local {local}, monotonic {mono}"
+    );
+}
+
+/// Sizes the results queue, makes presents 1 to 3 with times in domains 2, 2 (an absolute
+/// target in the local domain) and 1, and reads their results after 250 ms; returns the
+/// presenter, the target and the results.
+fn present_in_local_domains<'a>(
+    vk: &'a Vk,
+    sc: &swap::Swap,
+) -> (Micro<'a>, u64, Vec<(u64, [u64; 4])>) {
+    let size_fn: r::PFN_vkSetSwapchainPresentTimingQueueSizeEXT =
+        device_fn(vk, c"vkSetSwapchainPresentTimingQueueSizeEXT");
+    assert_eq!(
+        // SAFETY: objects this test created and owns.
+        unsafe { size_fn(vk.device.handle(), sc.handle, 4) },
+        vk::Result::SUCCESS
+    );
+    let all = PresentStageFlagsEXT(0xF);
+    let none = r::PresentTimingInfoFlagsEXT::empty();
+    let in_domain = |target, id| r::PresentTimingInfoEXT {
+        time_domain_id: id,
+        ..timing_info(target, all, none)
+    };
+    let mut m = Micro::new(vk);
+    let target = textbook::now_ns() + 6 * PERIOD + LOCAL_OFFSET;
+    assert_eq!(
+        present_timed(&mut m, sc, 1, in_domain(0, 2)),
+        vk::Result::SUCCESS
+    );
+    assert_eq!(
+        present_timed(&mut m, sc, 2, in_domain(target, 2)),
+        vk::Result::SUCCESS
+    );
+    assert_eq!(
+        present_timed(&mut m, sc, 3, in_domain(0, 1)),
+        vk::Result::SUCCESS
+    );
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    let results = past_timings_in(vk, sc, &[2, 2, 1]);
+    (m, target, results)
 }
 
 /// The swapchain's time domains with their ids.
@@ -485,6 +518,17 @@ fn run_timed_presents(vk: &Vk, sc: &swap::Swap) {
         "3 slots in use"
     );
     std::thread::sleep(std::time::Duration::from_millis(250));
+    check_timed_results(vk, sc, target);
+    // The slots were released by reading complete results.
+    assert_eq!(
+        present_timed(&mut m, sc, 6, timing_info(0, all, none)),
+        vk::Result::SUCCESS
+    );
+}
+
+/// Reads the results of `run_timed_presents`' presents 2 to 4: present 3 is visible on the
+/// refresh of its absolute target, present 4 three refreshes after it (its relative target).
+fn check_timed_results(vk: &Vk, sc: &swap::Swap, target: u64) {
     let results = past_timings(vk, sc);
     assert_eq!(
         results.iter().map(|r| r.0).collect::<Vec<_>>(),
@@ -503,11 +547,6 @@ fn run_timed_presents(vk: &Vk, sc: &swap::Swap) {
     assert!(
         (3 * PERIOD - 1000..4 * PERIOD).contains(&rel_gap),
         "relative target: {rel_gap} ns"
-    );
-    // The slots were released by reading complete results.
-    assert_eq!(
-        present_timed(&mut m, sc, 6, timing_info(0, all, none)),
-        vk::Result::SUCCESS
     );
 }
 
