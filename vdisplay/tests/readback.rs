@@ -48,27 +48,32 @@ fn shown_frames_are_read_back_exactly() {
             entries.iter().filter(|e| e.shown_ns.is_some()).count()
         );
         for f in &files {
-            let name = f.file_name().unwrap().to_string_lossy().into_owned();
-            let seq: usize = name.split("_p").nth(1).unwrap()[..6].parse().unwrap();
-            let frame = seq - 1;
-            let decoder =
-                png::Decoder::new(std::io::BufReader::new(std::fs::File::open(f).unwrap()));
-            let mut reader = decoder.read_info().unwrap();
-            let mut buf = vec![0; reader.output_buffer_size()];
-            let info = reader.next_frame(&mut buf).unwrap();
-            assert_eq!((info.width, info.height), (320, 200));
-            for y in 0..200u32 {
-                for x in 0..320u32 {
-                    let p = textbook::pattern(frame, x, y); // B, G, R, A in the image
-                    let i = ((y * 320 + x) * 4) as usize;
-                    assert_eq!(
-                        &buf[i..i + 4],
-                        &[p[2], p[1], p[0], 255],
-                        "{name} at ({x}, {y})"
-                    );
-                }
-            }
+            assert_png_holds_its_frame(f);
         }
         println!("{} PNGs, e.g. {}", files.len(), files[0].display());
     })
+}
+
+/// The read-back PNG `f` (named for its present's sequence number) holds exactly the pattern
+/// the loop copied into that frame, 320x200.
+fn assert_png_holds_its_frame(f: &std::path::Path) {
+    let name = f.file_name().unwrap().to_string_lossy().into_owned();
+    let seq: usize = name.split("_p").nth(1).unwrap()[..6].parse().unwrap();
+    let frame = seq - 1;
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(f).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (320, 200));
+    for y in 0..200u32 {
+        for x in 0..320u32 {
+            let p = textbook::pattern(frame, x, y); // B, G, R, A in the image
+            let i = ((y * 320 + x) * 4) as usize;
+            assert_eq!(
+                &buf[i..i + 4],
+                &[p[2], p[1], p[0], 255],
+                "{name} at ({x}, {y})"
+            );
+        }
+    }
 }

@@ -155,37 +155,47 @@ fn mailbox_replaces_and_immediate_does_not_wait() {
         let entries = log::read(&path);
         let (mailbox, immediate): (Vec<_>, Vec<_>) =
             entries.iter().partition(|e| e.mode == "MAILBOX");
-        let replaced = mailbox
-            .iter()
-            .filter(|e| e.reason.as_deref() == Some("replaced"))
-            .count();
-        let shown: Vec<u64> = mailbox.iter().filter_map(|e| e.shown_ns).collect();
-        let worst = shown
-            .iter()
-            .map(|t| off_grid(*t, shown[0]))
-            .fold(0.0, f64::max);
-        println!(
-            "MAILBOX: {} presents, {replaced} replaced, {} shown, worst off-grid {worst:.0} ns",
-            mailbox.len(),
-            shown.len()
-        );
-        assert!(replaced > 0, "MAILBOX dropped nothing");
-        assert!(worst < 1000.0, "MAILBOX shows off the grid by {worst} ns");
-        let ishown: Vec<u64> = immediate.iter().filter_map(|e| e.shown_ns).collect();
-        let off = ishown
-            .iter()
-            .filter(|t| off_grid(**t, ishown[0]) > 100_000.0)
-            .count();
-        let mean = common::mean_interval(&ishown);
-        println!(
-            "IMMEDIATE: {} shown, {off} off the grid, mean interval {:.3} ms",
-            ishown.len(),
-            mean / 1e6
-        );
-        assert_eq!(ishown.len(), immediate.len(), "IMMEDIATE dropped images");
-        assert!(mean < PERIOD * 0.9, "IMMEDIATE waited for the refresh");
-        assert!(off > ishown.len() / 2, "IMMEDIATE shows on the grid");
+        check_mailbox_log(&mailbox);
+        check_immediate_log(&immediate);
     })
+}
+
+/// MAILBOX's presents: some were replaced, and every shown one is on the refresh grid.
+fn check_mailbox_log(mailbox: &[&log::Entry]) {
+    let replaced = mailbox
+        .iter()
+        .filter(|e| e.reason.as_deref() == Some("replaced"))
+        .count();
+    let shown: Vec<u64> = mailbox.iter().filter_map(|e| e.shown_ns).collect();
+    let worst = shown
+        .iter()
+        .map(|t| off_grid(*t, shown[0]))
+        .fold(0.0, f64::max);
+    println!(
+        "MAILBOX: {} presents, {replaced} replaced, {} shown, worst off-grid {worst:.0} ns",
+        mailbox.len(),
+        shown.len()
+    );
+    assert!(replaced > 0, "MAILBOX dropped nothing");
+    assert!(worst < 1000.0, "MAILBOX shows off the grid by {worst} ns");
+}
+
+/// IMMEDIATE's presents: all shown, faster than the refresh, most of them off the grid.
+fn check_immediate_log(immediate: &[&log::Entry]) {
+    let ishown: Vec<u64> = immediate.iter().filter_map(|e| e.shown_ns).collect();
+    let off = ishown
+        .iter()
+        .filter(|t| off_grid(**t, ishown[0]) > 100_000.0)
+        .count();
+    let mean = common::mean_interval(&ishown);
+    println!(
+        "IMMEDIATE: {} shown, {off} off the grid, mean interval {:.3} ms",
+        ishown.len(),
+        mean / 1e6
+    );
+    assert_eq!(ishown.len(), immediate.len(), "IMMEDIATE dropped images");
+    assert!(mean < PERIOD * 0.9, "IMMEDIATE waited for the refresh");
+    assert!(off > ishown.len() / 2, "IMMEDIATE shows on the grid");
 }
 
 /// FIFO_RELAXED with frames that take longer than a refresh: late images are shown at once
@@ -309,16 +319,7 @@ fn acquire_waits_in_timeline_and_submit2_batches() {
         let vk = Vk::new(&Options::default());
         let sc = swap::create(&vk, &swap::SwapDesc::default()).unwrap();
         let d = &vk.device;
-        let mut type_info =
-            vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE);
-        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
-        let timeline = unsafe {
-            d.create_semaphore(
-                &vk::SemaphoreCreateInfo::default().push_next(&mut type_info),
-                None,
-            )
-        }
-        .unwrap();
+        let timeline = create_timeline_semaphore(&vk);
         let acquire = |s| {
             // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
             unsafe {
@@ -333,33 +334,9 @@ fn acquire_waits_in_timeline_and_submit2_batches() {
             || unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }.unwrap();
         let (s1, s2) = (sem(), sem());
         acquire(s1);
-        let waits = [s1, timeline];
-        let stages = [vk::PipelineStageFlags::ALL_COMMANDS; 2];
-        let (wait_values, signal_values) = ([0u64, 0], [1u64]);
-        let signals = [timeline];
-        let mut tl = vk::TimelineSemaphoreSubmitInfo::default()
-            .wait_semaphore_values(&wait_values)
-            .signal_semaphore_values(&signal_values);
-        let submit = vk::SubmitInfo::default()
-            .wait_semaphores(&waits)
-            .wait_dst_stage_mask(&stages)
-            .signal_semaphores(&signals)
-            .push_next(&mut tl);
-        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
-        unsafe { d.queue_submit(vk.queue, &[submit], vk::Fence::null()) }.unwrap();
+        submit_with_timeline_values(&vk, s1, timeline);
         acquire(s2);
-        let w = [vk::SemaphoreSubmitInfo::default()
-            .semaphore(s2)
-            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        let sig = [vk::SemaphoreSubmitInfo::default()
-            .semaphore(timeline)
-            .value(2)
-            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        let submit2 = vk::SubmitInfo2::default()
-            .wait_semaphore_infos(&w)
-            .signal_semaphore_infos(&sig);
-        // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
-        unsafe { d.queue_submit2(vk.queue, &[submit2], vk::Fence::null()) }.unwrap();
+        submit2_signalling_timeline(&vk, s2, timeline);
         let values = [2u64];
         let sems = [timeline];
         // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
@@ -383,6 +360,64 @@ fn acquire_waits_in_timeline_and_submit2_batches() {
         // Two images stay acquired (never presented): not an error.
         assert!(vk.all_messages().is_empty(), "{:#?}", vk.all_messages());
     })
+}
+
+/// Creates a timeline semaphore (initial value 0).
+fn create_timeline_semaphore(vk: &Vk) -> vk::Semaphore {
+    let mut type_info =
+        vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    unsafe {
+        vk.device.create_semaphore(
+            &vk::SemaphoreCreateInfo::default().push_next(&mut type_info),
+            None,
+        )
+    }
+    .unwrap()
+}
+
+/// A vkQueueSubmit batch that waits for the acquire semaphore `acquired` and `timeline` (value
+/// 0) and signals `timeline` to 1, the values in a VkTimelineSemaphoreSubmitInfo.
+fn submit_with_timeline_values(vk: &Vk, acquired: vk::Semaphore, timeline: vk::Semaphore) {
+    let waits = [acquired, timeline];
+    let stages = [vk::PipelineStageFlags::ALL_COMMANDS; 2];
+    let (wait_values, signal_values) = ([0u64, 0], [1u64]);
+    let signals = [timeline];
+    let mut tl = vk::TimelineSemaphoreSubmitInfo::default()
+        .wait_semaphore_values(&wait_values)
+        .signal_semaphore_values(&signal_values);
+    let submit = vk::SubmitInfo::default()
+        .wait_semaphores(&waits)
+        .wait_dst_stage_mask(&stages)
+        .signal_semaphores(&signals)
+        .push_next(&mut tl);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    unsafe {
+        vk.device
+            .queue_submit(vk.queue, &[submit], vk::Fence::null())
+    }
+    .unwrap();
+}
+
+/// A vkQueueSubmit2 batch that waits for the acquire semaphore `acquired` and signals
+/// `timeline` to 2.
+fn submit2_signalling_timeline(vk: &Vk, acquired: vk::Semaphore, timeline: vk::Semaphore) {
+    let w = [vk::SemaphoreSubmitInfo::default()
+        .semaphore(acquired)
+        .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+    let sig = [vk::SemaphoreSubmitInfo::default()
+        .semaphore(timeline)
+        .value(2)
+        .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+    let submit2 = vk::SubmitInfo2::default()
+        .wait_semaphore_infos(&w)
+        .signal_semaphore_infos(&sig);
+    // SAFETY: objects this test created and owns; the validation layer above checks the call's valid usage.
+    unsafe {
+        vk.device
+            .queue_submit2(vk.queue, &[submit2], vk::Fence::null())
+    }
+    .unwrap();
 }
 
 /// Debug names and tags of the layer's own swapchains and surfaces stay in the layer (the
