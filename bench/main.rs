@@ -8,6 +8,7 @@
 mod cpu_guard;
 mod cpu_time;
 mod driver_meter;
+mod full_run;
 mod instructions;
 mod overhead;
 mod pacing_display;
@@ -27,8 +28,6 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
-
-use real_driver::{median_intervals, Intervals};
 
 #[derive(Parser, Debug)]
 #[command(about = "vkpace pacing benchmark: simulation matrix, frame limiter and CPU overhead")]
@@ -100,14 +99,6 @@ impl Verdicts {
             self.failed += 1;
         }
     }
-}
-
-fn intervals_json(i: &Intervals, runs: usize) -> String {
-    format!(
-        "{{\"interval_ms_mean\": {:.4}, \"interval_ms_stddev\": {:.4}, \"interval_ms_p99\": {:.4}, \
-         \"fps\": {:.2}, \"runs\": {runs}}}",
-        i.mean, i.stddev, i.p99, i.fps
-    )
 }
 
 /// `--only-display`: the pacing-to-display comparison alone, its report
@@ -187,29 +178,12 @@ fn main() -> Result<()> {
         let frames = args.frames.unwrap_or(instructions::FRAMES);
         return overhead::run_alone(which == "vkpace", frames);
     }
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        let dir = std::env::temp_dir().join(format!("vkpace-bench-xdg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        std::env::set_var("XDG_RUNTIME_DIR", &dir);
-    }
+    ensure_runtime_dir()?;
     let json_path = args.json.clone().context("--json is required")?;
     let reps = args.reps.max(1);
-    let out_dir = json_path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let out_dir = report_dir(&json_path);
     std::fs::create_dir_all(&out_dir)?;
-    let demo = match &args.demo {
-        Some(d) => d.clone(),
-        None => std::env::current_exe()?
-            .parent()
-            .context("bench binary has no directory")?
-            .join("vkpace-demo"),
-    };
-    let mut verdicts = Verdicts {
-        lines: String::new(),
-        failed: 0,
-    };
+    let demo = demo_binary(&args)?;
     if args.only_display {
         let frames = args.frames.unwrap_or(DISPLAY_FRAMES);
         return display_only(reps, frames, &out_dir, &json_path, args.check);
@@ -224,207 +198,57 @@ fn main() -> Result<()> {
         );
     }
     let frames = args.frames.unwrap_or(FRAMES);
-
-    // --- simulation -----------------------------------------------------------------------
-    eprintln!(
-        "vkpace-bench: simulation (4 scenarios x 5 policies, seed {:#x})",
-        scenarios::SEED
-    );
-    let sim = sim_matrix::run_all();
-    let table = sim_matrix::markdown(&sim);
-    let find = |scenario: &str, policy: &str| {
-        sim.iter()
-            .find(|r| r.name == scenario)
-            .and_then(|r| r.rows.iter().find(|(p, _)| p == policy))
-            .map(|(_, s)| *s)
+    let mut verdicts = Verdicts {
+        lines: String::new(),
+        failed: 0,
     };
-    if let (Some(t), Some(l)) = (
-        find("gpu-bound", "textbook"),
-        find("gpu-bound", "low-latency"),
-    ) {
-        let (lat, fps) = (l.latency_ms_p50 / t.latency_ms_p50, l.fps / t.fps);
-        verdicts.check(
-            lat <= 0.5,
-            format!("gpu-bound: low-latency latency p50 {lat:.3}x textbook (at most 0.5x)"),
-        );
-        verdicts.check(
-            fps >= 0.95,
-            format!("gpu-bound: low-latency fps {fps:.3}x textbook (at least 0.95x)"),
-        );
-    }
-    let load_step = sim.iter().find(|r| r.name == "load-step");
-    if let Some(r) = load_step {
-        if let Some((_, frames)) = r.frames.iter().find(|(p, _)| *p == sim::Policy::LowLatency) {
-            for (i, c) in scenarios::convergence_ms(frames).iter().enumerate() {
-                verdicts.check(
-                    c.is_some_and(|ms| ms <= 1_000.0),
-                    format!(
-                        "load-step: low-latency settles {c:?} ms after step {} (within 1000)",
-                        i + 1
-                    ),
-                );
-            }
-        }
-    }
-    if let Some(r) = sim.iter().find(|r| r.name == "fifo-60hz") {
-        for (p, s) in &r.rows {
-            verdicts.check(
-                s.fps >= 59.9,
-                format!("fifo-60hz: {p} at {:.2} fps (no drop below 60)", s.fps),
-            );
-        }
-    }
-    let mut plot_paths = Vec::new();
-    if let (Some(r), Some(s)) = (
-        load_step,
-        scenarios::scenarios()
-            .iter()
-            .find(|s| s.name == "load-step"),
-    ) {
-        plot_paths = plots::load_step(&out_dir, &r.frames, s.duration_ms)?;
-    }
-
-    // --- real driver: the frame limiter ----------------------------------------------------
-    eprintln!(
-        "vkpace-bench: real driver, demo headless {} frames x {reps}, with and without --fps 60",
-        frames
-    );
-    let report = out_dir.join("demo-report.json");
-    let mut limited = Vec::new();
-    let mut unlimited = Vec::new();
-    let mut floor = Vec::new();
-    for _ in 0..reps {
-        limited.push(real_driver::demo_run(&demo, frames, Some(60.0), &report)?);
-        floor.push(timer_baseline::run(frames, 60.0)?);
-        unlimited.push(real_driver::demo_run(&demo, frames, None, &report)?);
-    }
-    let _ = std::fs::remove_file(&report);
-    let lim = median_intervals(&limited);
-    let unl = median_intervals(&unlimited);
-    let base = median_intervals(&floor.iter().map(|f| f.limiter).collect::<Vec<_>>());
-    let grid = median_intervals(&floor.iter().map(|f| f.plain_grid).collect::<Vec<_>>());
-    let runs_sd: Vec<String> = limited.iter().map(|r| format!("{:.4}", r.stddev)).collect();
-    let floor_sd: Vec<String> = floor
-        .iter()
-        .map(|r| format!("{:.4}", r.limiter.stddev))
-        .collect();
-    let grid_sd: Vec<String> = floor
-        .iter()
-        .map(|r| format!("{:.4}", r.plain_grid.stddev))
-        .collect();
-    let target = 1000.0 / 60.0;
-    verdicts.check(
-        ((lim.mean - target) / target).abs() <= 0.005,
-        format!(
-            "limit-60: mean interval {:.4} ms (within 0.5% of {target:.3})",
-            lim.mean
-        ),
-    );
-    verdicts.check(
-        lim.stddev <= 0.05,
-        format!("limit-60: interval sd {:.4} ms (at most 0.05)", lim.stddev),
-    );
-    verdicts.check(
-        lim.p99 <= 16.8,
-        format!("limit-60: interval p99 {:.4} ms (at most 16.8)", lim.p99),
-    );
-
-    // --- real driver: the CPU guard -------------------------------------------------------
-    let guard = cpu_guard::measure(reps, frames, &out_dir, args.check || args.instructions)?;
-    verdicts.record(guard.checks());
-
-    // --- real driver: pacing over the virtual display --------------------------------------
-    eprintln!(
-        "vkpace-bench: pacing over the virtual display (gpu-bound), {} loops x {reps} runs of {} frames",
-        pacing_loops::Loop::ALL.len(),
-        frames
-    );
-    let pacing = pacing_vdisplay::compare(reps, frames, &out_dir)?;
-    let (lat_x, fps_x) = pacing.ratios_to_textbook(pacing_loops::Loop::LOW_LATENCY);
-    verdicts.check(
-        lat_x <= 0.6,
-        format!("vdisplay gpu-bound: low-latency start-to-shown p50 {lat_x:.3}x textbook (at most 0.6x)"),
-    );
-    verdicts.check(
-        fps_x >= 0.95,
-        format!("vdisplay gpu-bound: low-latency fps {fps_x:.3}x textbook (at least 0.95x)"),
-    );
-    for l in [
-        pacing_loops::Loop::LOW_LATENCY_TIMED,
-        pacing_loops::Loop::LOW_LATENCY_TIMED_BLIND,
-    ] {
-        let (lat, fps) = pacing.ratios_to_textbook(l);
-        let _ = writeln!(
-            verdicts.lines,
-            "  [info] vdisplay gpu-bound: {}: start-to-shown p50 {lat:.3}x textbook, fps {fps:.3}x",
-            l.name()
-        );
-    }
-
-    // --- real driver: pacing to the display (present timing) -------------------------------
-    let display_frames = args.frames.unwrap_or(DISPLAY_FRAMES);
-    let display = pacing_display::compare(reps, display_frames, &out_dir)?;
-    for (ok, what) in display.checks() {
-        verdicts.check(ok, what);
-    }
-    let sim_gpu_bound = sim
-        .iter()
-        .find(|r| r.name == "gpu-bound")
-        .map(|r| r.rows.clone())
-        .unwrap_or_default();
+    let all = full_run::measure_all(&args, &demo, reps, frames, &out_dir, &mut verdicts)?;
 
     // --- outputs ---------------------------------------------------------------------------
-    let json = format!(
-        "{{\n  \"sim\": {},\n  \"real\": {{\n    \"limit-60\": {},\n    \"timer-floor-60\": {},\n    \"timer-floor-60-plain-grid\": {},\n    \
-         \"unlimited\": {},\n    \
-         \"overhead\": {},\n    \
-         \"pacing_over_vdisplay\": {},\n    \"pacing_to_display\": {}\n  }}\n}}\n",
-        sim_matrix::json(&sim),
-        intervals_json(&lim, reps),
-        intervals_json(&base, reps),
-        intervals_json(&grid, reps),
-        intervals_json(&unl, reps),
-        guard.json(),
-        pacing.json(),
-        display.json(),
-    );
-    std::fs::write(&json_path, &json)
+    std::fs::write(&json_path, full_run::json(&all, reps))
         .with_context(|| format!("writing {}", json_path.display()))?;
     let md_path = out_dir.join("bench.md");
-    let mut md =
-        String::from("### Simulation (virtual time, seeded; ratios to the textbook loop)\n\n");
-    md.push_str(&table);
-    let _ = write!(
-        md,
-        "\n### Real driver (lavapipe, medians of {reps} runs of {} frames)\n\n\
-         | measure | value |\n|---|---|\n\
-         | `--fps 60` interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
-         | `--fps 60` interval sd of each run | {} ms |\n\
-         | timer floor (the limiter's grid and sleep, no Vulkan): mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
-         | timer floor sd of each run | {} ms |\n\
-         | the floor's stalls replayed on a plain grid (catching up at once): mean / sd / p99 | {:.4} / {:.4} / {:.4} ms |\n\
-         | plain-grid replay sd of each run | {} ms |\n\
-         | unlimited interval mean / sd / p99 | {:.4} / {:.4} / {:.4} ms ({:.0} fps) |\n{}",
-        frames,
-        lim.mean, lim.stddev, lim.p99,
-        runs_sd.join(", "),
-        base.mean, base.stddev, base.p99,
-        floor_sd.join(", "),
-        grid.mean, grid.stddev, grid.p99,
-        grid_sd.join(", "),
-        unl.mean, unl.stddev, unl.p99, unl.fps,
-        guard.markdown_rows(),
-    );
-    md.push_str(&pacing.markdown(&sim_gpu_bound));
-    md.push_str(&display.markdown());
+    let md = full_run::markdown(&all, reps, frames);
     std::fs::write(&md_path, &md)?;
     println!("{md}\nAcceptance thresholds:\n{}", verdicts.lines);
     println!("wrote {}, {}", json_path.display(), md_path.display());
-    for p in &plot_paths {
+    for p in &all.sim.plot_paths {
         println!("wrote {}", p.display());
     }
     if args.check && verdicts.failed > 0 {
         anyhow::bail!("{} threshold(s) missed", verdicts.failed);
     }
     Ok(())
+}
+
+/// Gives Mesa's WSI the `XDG_RUNTIME_DIR` it wants when the environment has none: a private
+/// directory under the temporary one.
+fn ensure_runtime_dir() -> Result<()> {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join(format!("vkpace-bench-xdg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
+    Ok(())
+}
+
+/// The directory of the JSON report, where the markdown table and plots go too (`.` when
+/// the path names no directory).
+fn report_dir(json_path: &std::path::Path) -> PathBuf {
+    json_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), PathBuf::from)
+}
+
+/// The demo binary that the frame limiter runs use: `--demo`, or `vkpace-demo` beside this
+/// binary.
+fn demo_binary(args: &Args) -> Result<PathBuf> {
+    Ok(match &args.demo {
+        Some(d) => d.clone(),
+        None => std::env::current_exe()?
+            .parent()
+            .context("bench binary has no directory")?
+            .join("vkpace-demo"),
+    })
 }
