@@ -9,18 +9,21 @@
 //! (the driver's worker threads, the hypervisor) hits both alike, so the difference is
 //! vkpace's. Measured run to run instead, the noise was larger than the whole effect.
 
+mod alternating;
+
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use ash::vk;
 use vkpace::{Acquired, Swapchain, SwapchainConfig, SwapchainCreateDesc};
 
-use crate::cpu_time::thread_cpu;
 use crate::driver_meter::{self, Meter};
 use crate::frame_history::FrameHistory;
 use crate::renderer::{RenderTarget, Renderer};
 use crate::textbook_objects::TextbookObjects;
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
+
+use alternating::{alternate_frames, Totals};
 
 /// Frames before the measurement starts (pipeline first use, swapchain creation).
 const WARMUP: u64 = 60;
@@ -167,57 +170,25 @@ fn interleaved_on(
     variant: VkpaceVariant,
 ) -> Result<Pair> {
     let (mut text, mut vkp) = loops(text_ctx, vk_ctx, variant)?;
-    let history = FrameHistory::default();
-    let (mut text_cpu, mut vk_cpu) = (Duration::ZERO, Duration::ZERO);
     let capacity = usize::try_from(frames).unwrap_or(0);
     let mut pair = Pair {
         textbook_own_ns: Vec::with_capacity(capacity),
         vkpace_own_ns: Vec::with_capacity(capacity),
         ..Pair::default()
     };
-    let (mut text_calls, mut vk_calls) = (0u64, 0u64);
-    let mut outcome = Ok(());
-    for f in 0..WARMUP + frames {
-        let t = f as f32 / 60.0;
-        let mut one = |which: bool| -> Result<(Duration, Steps)> {
-            let before = thread_cpu();
-            let steps = if which {
-                vkp.frame(t, &history)?
-            } else {
-                text.frame(t, &history)?
-            };
-            Ok((thread_cpu().saturating_sub(before), steps))
-        };
-        let vk_first = f % 2 == 0;
-        let step = one(vk_first).and_then(|a| Ok((a, one(!vk_first)?)));
-        match step {
-            Ok((a, b)) if f >= WARMUP => {
-                let ((v, vs), (x, xs)) = if vk_first { (a, b) } else { (b, a) };
-                vk_cpu += v;
-                text_cpu += x;
-                pair.vkpace_own_ns.push(vs.own_ns());
-                pair.textbook_own_ns.push(xs.own_ns());
-                vk_calls += vs.driver.calls;
-                text_calls += xs.driver.calls;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                outcome = Err(e);
-                break;
-            }
-        }
-    }
+    let mut totals = Totals::default();
+    let outcome = alternate_frames(&mut text, &mut vkp, frames, &mut pair, &mut totals);
     let closed = vkp.destroy().and(text.destroy());
     outcome?;
     closed?;
     let per = |d: Duration| d.as_secs_f64() * 1e6 / frames as f64;
-    pair.textbook_us = per(text_cpu);
-    pair.vkpace_us = per(vk_cpu);
-    pair.textbook_calls = text_calls as f64 / frames as f64;
-    pair.vkpace_calls = vk_calls as f64 / frames as f64;
+    pair.textbook_us = per(totals.text_cpu);
+    pair.vkpace_us = per(totals.vk_cpu);
+    pair.textbook_calls = totals.text_calls as f64 / frames as f64;
+    pair.vkpace_calls = totals.vk_calls as f64 / frames as f64;
     // The textbook frame makes exactly five metered calls (wait, acquire, reset, submit,
     // present): anything else means the metering missed calls and the own times are wrong.
-    if text_calls != TEXTBOOK_CALLS_PER_FRAME * frames {
+    if totals.text_calls != TEXTBOOK_CALLS_PER_FRAME * frames {
         anyhow::bail!(
             "driver metering saw {} calls per textbook frame, not {TEXTBOOK_CALLS_PER_FRAME}",
             pair.textbook_calls
