@@ -48,7 +48,43 @@ impl GraphBuffers {
         device: &ash::Device,
         slots: usize,
     ) -> Result<Self> {
-        let mut allocator = Allocator::new(&AllocatorCreateDesc {
+        let mut allocator = Self::make_allocator(instance, physical, device)?;
+        let (set_layout, pool, sets) = Self::make_descriptor_sets(device, slots)?;
+        let mut this = Self {
+            device: device.clone(),
+            allocator: None,
+            buffers: Vec::with_capacity(slots),
+            set_layout,
+            pool,
+            sets,
+        };
+        for i in 0..slots {
+            let made = Self::make_buffer(device, &mut allocator, i);
+            match made {
+                Ok(b) => this.buffers.push(b),
+                Err(e) => {
+                    this.allocator = Some(allocator);
+                    this.destroy();
+                    return Err(e);
+                }
+            }
+        }
+        this.allocator = Some(allocator);
+        if let Err(e) = this.write_font() {
+            this.destroy();
+            return Err(e);
+        }
+        this.point_sets_at_buffers();
+        Ok(this)
+    }
+
+    /// The gpu-allocator instance that the buffers' memory comes from.
+    fn make_allocator(
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+        device: &ash::Device,
+    ) -> Result<Allocator> {
+        Allocator::new(&AllocatorCreateDesc {
             instance: instance.clone(),
             device: device.clone(),
             physical_device: physical,
@@ -56,7 +92,19 @@ impl GraphBuffers {
             buffer_device_address: false,
             allocation_sizes: Default::default(),
         })
-        .context("gpu-allocator")?;
+        .context("gpu-allocator")
+    }
+
+    /// The set layout (one fragment-stage storage buffer), a pool for `slots` sets and the
+    /// `slots` sets allocated from it.
+    fn make_descriptor_sets(
+        device: &ash::Device,
+        slots: usize,
+    ) -> Result<(
+        vk::DescriptorSetLayout,
+        vk::DescriptorPool,
+        Vec<vk::DescriptorSet>,
+    )> {
         let bindings = [vk::DescriptorSetLayoutBinding::default()
             .binding(0)
             .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
@@ -92,36 +140,21 @@ impl GraphBuffers {
                     .set_layouts(&layouts),
             )
         }?;
-        let mut this = Self {
-            device: device.clone(),
-            allocator: None,
-            buffers: Vec::with_capacity(slots),
-            set_layout,
-            pool,
-            sets,
-        };
-        for i in 0..slots {
-            let made = Self::make_buffer(device, &mut allocator, i);
-            match made {
-                Ok(b) => this.buffers.push(b),
-                Err(e) => {
-                    this.allocator = Some(allocator);
-                    this.destroy();
-                    return Err(e);
-                }
-            }
-        }
-        this.allocator = Some(allocator);
+        Ok((set_layout, pool, sets))
+    }
+
+    /// Writes the HUD's font into every buffer, once: the frames rewrite only the samples and
+    /// the text cells.
+    fn write_font(&mut self) -> Result<()> {
         let font = font_words();
-        let font_written: Result<()> = this
-            .buffers
+        self.buffers
             .iter_mut()
-            .try_for_each(|b| Self::mapped(b).map(|bytes| put_words(bytes, FONT_AT, &font)));
-        if let Err(e) = font_written {
-            this.destroy();
-            return Err(e);
-        }
-        for (set, (buffer, _)) in this.sets.iter().zip(&this.buffers) {
+            .try_for_each(|b| Self::mapped(b).map(|bytes| put_words(bytes, FONT_AT, &font)))
+    }
+
+    /// Points each slot's descriptor set at that slot's buffer (the whole buffer).
+    fn point_sets_at_buffers(&self) {
+        for (set, (buffer, _)) in self.sets.iter().zip(&self.buffers) {
             let info = [vk::DescriptorBufferInfo {
                 buffer: *buffer,
                 offset: 0,
@@ -133,9 +166,8 @@ impl GraphBuffers {
                 .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                 .buffer_info(&info);
             // SAFETY: the set and buffer are alive and not in use by any submission yet.
-            unsafe { device.update_descriptor_sets(&[write], &[]) };
+            unsafe { self.device.update_descriptor_sets(&[write], &[]) };
         }
-        Ok(this)
     }
 
     fn make_buffer(

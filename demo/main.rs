@@ -30,13 +30,7 @@ use clap::Parser;
 static ALLOCATOR: alloc_counter::CountingAllocator = alloc_counter::CountingAllocator;
 
 fn main() -> ExitCode {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        // Mesa's WSI wants it; a private directory under /tmp is enough for the demo.
-        let dir = std::env::temp_dir().join(format!("vkpace-xdg-{}", std::process::id()));
-        if std::fs::create_dir_all(&dir).is_ok() {
-            std::env::set_var("XDG_RUNTIME_DIR", &dir);
-        }
-    }
+    ensure_runtime_dir();
     let args = cli::Args::parse();
     // A report path that cannot be written is refused now, not after the run: the file is
     // opened (created or truncated) here and written at the end.
@@ -61,35 +55,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let result = if args.headless || args.virtual_display {
-        let name = if args.virtual_display {
-            "virtual display"
-        } else {
-            "headless"
-        };
-        headless::run(&args, None).map(|mut report| {
-            report.window_system = name;
-            report
-        })
-    } else {
-        match window::event_loop() {
-            Ok(event_loop) => window::run(&args, event_loop),
-            Err(e) if args.window || window::display_named() => Err(e.context(
-                "no window system answered (--window, DISPLAY or WAYLAND_DISPLAY asked for one): \
-                 start an X server or a Wayland compositor, or run with --headless",
-            )),
-            Err(e) => {
-                println!("vkpace demo: no display ({e}); running headless for 3 seconds instead");
-                let duration = if args.frames.is_some() {
-                    None
-                } else {
-                    Some(Duration::from_secs(3))
-                };
-                headless::run(&args, duration)
-            }
-        }
-    };
-    let report = match result {
+    let report = match run(&args) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("vkpace demo: error: {e:#}");
@@ -110,6 +76,50 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// Sets `XDG_RUNTIME_DIR` to a private directory when the environment has none.
+fn ensure_runtime_dir() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        // Mesa's WSI wants it; a private directory under /tmp is enough for the demo.
+        let dir = std::env::temp_dir().join(format!("vkpace-xdg-{}", std::process::id()));
+        if std::fs::create_dir_all(&dir).is_ok() {
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    }
+}
+
+/// Runs the demo where `args` asks: headless or on the virtual display, else in a window,
+/// falling back to a short headless run when no display answers and none was asked for.
+fn run(args: &cli::Args) -> anyhow::Result<report::Report> {
+    if args.headless || args.virtual_display {
+        let name = if args.virtual_display {
+            "virtual display"
+        } else {
+            "headless"
+        };
+        headless::run(args, None).map(|mut report| {
+            report.window_system = name;
+            report
+        })
+    } else {
+        match window::event_loop() {
+            Ok(event_loop) => window::run(args, event_loop),
+            Err(e) if args.window || window::display_named() => Err(e.context(
+                "no window system answered (--window, DISPLAY or WAYLAND_DISPLAY asked for one): \
+                 start an X server or a Wayland compositor, or run with --headless",
+            )),
+            Err(e) => {
+                println!("vkpace demo: no display ({e}); running headless for 3 seconds instead");
+                let duration = if args.frames.is_some() {
+                    None
+                } else {
+                    Some(Duration::from_secs(3))
+                };
+                headless::run(args, duration)
+            }
+        }
+    }
 }
 
 /// Opens the report file for writing (created, or emptied if it exists).
