@@ -8,6 +8,12 @@ use ash::vk;
 
 use super::frame_history::FrameHistory;
 
+mod pipeline_state;
+mod readback;
+
+use pipeline_state::create_pipeline;
+use readback::record_readback;
+
 /// What the renderer draws into: a vkpace frame's image, or any image (the benchmark's
 /// textbook loop has its own swapchain).
 #[derive(Debug)]
@@ -356,46 +362,15 @@ fn finish_image(
     let color_write = vk::AccessFlags2::COLOR_ATTACHMENT_WRITE;
     let mut last = (attachment, color_stage, color_write);
     if let Some(buffer) = readback {
-        let to_transfer = [barrier(
+        let to_transfer = barrier(
             attachment,
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             color_stage,
             color_write,
             vk::PipelineStageFlags2::COPY,
             vk::AccessFlags2::TRANSFER_READ,
-        )];
-        let copy = [vk::BufferImageCopy::default()
-            .image_subresource(vk::ImageSubresourceLayers {
-                aspect_mask: vk::ImageAspectFlags::COLOR,
-                mip_level: 0,
-                base_array_layer: 0,
-                layer_count: 1,
-            })
-            .image_extent(vk::Extent3D {
-                width: frame.extent.width,
-                height: frame.extent.height,
-                depth: 1,
-            })];
-        // Make the copy visible to the host once the frame's completion is seen.
-        let to_host = [vk::MemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::COPY)
-            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::HOST)
-            .dst_access_mask(vk::AccessFlags2::HOST_READ)];
-        let src = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
-        // SAFETY: `cmd` is recording; the image and buffer are alive.
-        unsafe {
-            d.cmd_pipeline_barrier2(
-                cmd,
-                &vk::DependencyInfo::default().image_memory_barriers(&to_transfer),
-            );
-            d.cmd_copy_image_to_buffer(cmd, frame.image, src, buffer, &copy);
-            d.cmd_pipeline_barrier2(
-                cmd,
-                &vk::DependencyInfo::default().memory_barriers(&to_host),
-            );
-        }
-        last = (src, vk::PipelineStageFlags2::COPY, vk::AccessFlags2::NONE);
+        );
+        last = record_readback(d, cmd, frame, buffer, to_transfer);
     }
     let to_present = [barrier(
         last.0,
@@ -498,43 +473,7 @@ fn make_pipeline(
             .module(frag)
             .name(c"main"),
     ];
-    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-        .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-    let viewport = vk::PipelineViewportStateCreateInfo::default()
-        .viewport_count(1)
-        .scissor_count(1);
-    let raster = vk::PipelineRasterizationStateCreateInfo::default()
-        .polygon_mode(vk::PolygonMode::FILL)
-        .cull_mode(vk::CullModeFlags::NONE)
-        .line_width(1.0);
-    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-    let depth = vk::PipelineDepthStencilStateCreateInfo::default()
-        .depth_test_enable(true)
-        .depth_write_enable(true)
-        .depth_compare_op(vk::CompareOp::LESS_OR_EQUAL);
-    let attachments = [vk::PipelineColorBlendAttachmentState::default()
-        .color_write_mask(vk::ColorComponentFlags::RGBA)];
-    let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&attachments);
-    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-    let info = vk::GraphicsPipelineCreateInfo::default()
-        .stages(&stages)
-        .vertex_input_state(&vertex_input)
-        .input_assembly_state(&assembly)
-        .viewport_state(&viewport)
-        .rasterization_state(&raster)
-        .multisample_state(&multisample)
-        .depth_stencil_state(&depth)
-        .color_blend_state(&blend)
-        .dynamic_state(&dynamic)
-        .layout(layout)
-        .render_pass(render_pass)
-        .subpass(0);
-    // SAFETY: valid device; the create infos reference locals alive for the call.
-    let made =
-        unsafe { device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) };
+    let made = create_pipeline(device, &stages, layout, render_pass);
     // SAFETY: the modules are no longer needed once the pipeline is made (or failed).
     unsafe {
         device.destroy_shader_module(vert, None);
