@@ -136,6 +136,14 @@ impl Report {
     /// The JSON document: the fields issue 2 fixes, then those later issues add.
     pub fn to_json(&self) -> String {
         let mut j = String::new();
+        self.write_json_counts_and_times(&mut j);
+        self.write_json_pacing_and_presentation(&mut j);
+        j
+    }
+
+    /// The JSON's opening and its first fields: object counts, frame and wait times,
+    /// allocations, path.
+    fn write_json_counts_and_times(&self, j: &mut String) {
         let _ = write!(
             j,
             "{{\n  \"frames\": {},\n  \"validation_messages\": {},\n  \"present_mode\": \"{}\",\n  \
@@ -144,16 +152,7 @@ impl Report {
              \"semaphores_max_alive\": {},\n  \"fences_created\": {},\n  \"fences_max_alive\": {},\n  \
              \"frame_time_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}, \"max\": {:.4}}},\n  \
              \"cpu_wait_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
-             \"allocations_per_frame_steady\": {:.4},\n  \"frame_thread_allocations_per_frame_steady\": {:.4},\n  \"frame_code_allocations_per_frame_steady\": {:.4},\n  \"vkpace_allocations_per_frame_steady\": {:.4},\n  \"path\": \"{}\",\n  \
-             \"present_mode_switches\": {},\n  \"hidden_ms\": {:.1},\n  \"hidden_episodes\": {},\n  \
-             \"policy\": \"{}\",\n  \"fps_limit\": {},\n  \
-             \"latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
-             \"interval_ms\": {{\"mean\": {:.4}, \"stddev\": {:.4}, \"p99\": {:.4}}},\n  \
-             \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
-             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
-             \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
-             \"window_system\": \"{}\",\n  \"not_ready_skips\": {},\n  \"images_drained_before_retire\": {},\n  \"display_times_watched\": {},\n  \
-             \"render_target_sets\": {{\"made\": {}, \"retired\": {}}},\n  \"present_timing\": {}\n}}\n",
+             \"allocations_per_frame_steady\": {:.4},\n  \"frame_thread_allocations_per_frame_steady\": {:.4},\n  \"frame_code_allocations_per_frame_steady\": {:.4},\n  \"vkpace_allocations_per_frame_steady\": {:.4},\n  \"path\": \"{}\",\n  ",
             self.frames,
             self.validation_messages,
             self.present_mode,
@@ -175,6 +174,23 @@ impl Report {
             self.frame_code_allocations_per_frame_steady,
             self.vkpace_allocations_per_frame_steady,
             self.path,
+        );
+    }
+
+    /// The JSON's remaining fields (pacing, latency, intervals, presentation, present timing)
+    /// and its close.
+    fn write_json_pacing_and_presentation(&self, j: &mut String) {
+        let _ = write!(
+            j,
+            "\"present_mode_switches\": {},\n  \"hidden_ms\": {:.1},\n  \"hidden_episodes\": {},\n  \
+             \"policy\": \"{}\",\n  \"fps_limit\": {},\n  \
+             \"latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \
+             \"interval_ms\": {{\"mean\": {:.4}, \"stddev\": {:.4}, \"p99\": {:.4}}},\n  \
+             \"fps\": {:.3},\n  \"latency_source\": \"{}\",\n  \
+             \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
+             \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
+             \"window_system\": \"{}\",\n  \"not_ready_skips\": {},\n  \"images_drained_before_retire\": {},\n  \"display_times_watched\": {},\n  \
+             \"render_target_sets\": {{\"made\": {}, \"retired\": {}}},\n  \"present_timing\": {}\n}}\n",
             self.present_mode_switches,
             self.hidden_ms,
             self.hidden_episodes,
@@ -202,7 +218,6 @@ impl Report {
             self.render_target_sets_retired,
             self.present_timing.to_json(),
         );
-        j
     }
 
     /// The one-line summary printed at the end of every run.
