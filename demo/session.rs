@@ -5,19 +5,26 @@ use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use ash::vk;
-use vkpace::{Acquired, Batch, Frame, SubmittedFrame, Swapchain, SwapchainConfig};
+use vkpace::{Acquired, Batch, Frame, SubmittedFrame, Swapchain};
 use vkpace::{FrameLimit, PacingPolicy};
 
-use crate::alloc_counter::{allocations, counted, thread_allocations, AllocCounts, AllocRates};
+use crate::alloc_counter::{counted, thread_allocations, AllocCounts, AllocRates};
 use crate::cli::{policy_name, present_mode_name, Args};
 use crate::display_time::DisplayTimeEstimate;
-use crate::frame_history::{FrameHistory, Sample};
+use crate::frame_history::FrameHistory;
 use crate::hud_view::{HudFacts, HudView};
 use crate::producer::Producer;
 use crate::renderer::{RenderTarget, Renderer, Scene};
 use crate::report::{IntervalStats, Percentiles, Report};
 use crate::resize_log::ResizeLog;
 use crate::vulkan_context::VulkanContext;
+
+mod frame_figures;
+mod swapchain;
+
+use swapchain::{
+    note_present_mode_fallback, offered_mode_cycle, swapchain_config, swapchain_report,
+};
 
 /// The `n`-th extent `--resize-every` (and the R key) asks for: 4:3 sizes from 320x240 up to
 /// 828x621, none repeated within 128 resizes, so every resize of a storm is a new size (a
@@ -101,14 +108,7 @@ pub fn take_state_at_failure() -> Option<String> {
 impl Session {
     /// Makes the swapchain and renderer on `ctx`.
     pub fn new(ctx: &VulkanContext, args: &Args, initial: vk::Extent2D) -> Result<Self> {
-        let frame_limit = args.fps.map(FrameLimit::fps).transpose()?;
-        let mut config = SwapchainConfig::default();
-        config.frames_in_flight = usize::from(args.frames_in_flight);
-        config.present_mode = args.present_mode.to_vk();
-        config.extent = initial;
-        config.pacing = args.policy.to_core();
-        config.frame_limit = frame_limit;
-        config.completion = args.completion.to_vk();
+        let config = swapchain_config(args, initial)?;
         let no_timing = args.no_present_timing;
         let mut swapchain = ctx.swapchain_with(config, |c| c.present_timing &= !no_timing)?;
         let producer = if args.single_submit {
@@ -120,22 +120,8 @@ impl Session {
             Some(unsafe { Producer::start(&ctx.device, &mut swapchain, work) }?)
         };
         let format = swapchain.info().format().context("no swapchain format")?;
-        let wanted = args.present_mode.to_vk();
-        if let Some(got) = swapchain.info().present_mode.filter(|m| *m != wanted) {
-            eprintln!(
-                "vkpace demo: the surface does not offer {}; using {}",
-                present_mode_name(wanted),
-                present_mode_name(got)
-            );
-        }
-        let order = [
-            vk::PresentModeKHR::FIFO,
-            vk::PresentModeKHR::MAILBOX,
-            vk::PresentModeKHR::IMMEDIATE,
-            vk::PresentModeKHR::FIFO_RELAXED,
-        ];
-        let offered = ctx.present_modes()?;
-        let mode_cycle: Vec<_> = order.into_iter().filter(|m| offered.contains(m)).collect();
+        note_present_mode_fallback(args, &swapchain);
+        let mode_cycle = offered_mode_cycle(ctx)?;
         // On error the swapchain is dropped here, and its Drop tears it down.
         let renderer = ctx.renderer(format)?;
         let expected = args.frames.unwrap_or(10_000).min(1_000_000) as usize;
@@ -337,21 +323,7 @@ impl Session {
     fn render_frame(&mut self) -> Result<Step> {
         let now = Instant::now();
         let allocs_at_start = thread_allocations();
-        if let Some(extent) = self.resize_target(self.frames) {
-            if let Some(log) = self.resize_log.as_mut() {
-                log.requested(extent);
-            }
-            if self.args.virtual_display {
-                // The virtual display decides its extent, as a window system does.
-                crate::virtual_display::set_extent(0, extent.width, extent.height)?;
-            } else if let Some(sc) = self.swapchain.as_mut() {
-                sc.resize(extent);
-            }
-        }
-        let k = self.args.switch_present_mode_every;
-        if k > 0 && self.frames > 0 && self.frames % k == 0 {
-            self.next_present_mode();
-        }
+        self.apply_scheduled_changes()?;
         let (Some(sc), Some(renderer)) = (self.swapchain.as_mut(), self.renderer.as_mut()) else {
             anyhow::bail!("session already finished");
         };
@@ -398,36 +370,29 @@ impl Session {
         if let Some(log) = self.resize_log.as_mut() {
             log.presented(extent);
         }
-        let latency = now.elapsed().as_secs_f64();
-        let interval = self.last_frame_start.map(|prev| (now - prev).as_secs_f64());
-        if let Some(i) = interval {
-            self.frame_times_ms.push(i * 1e3);
-        }
-        self.display.observe(latency, interval);
-        self.history.push(Sample {
-            interval_ms: interval.map_or(0.0, |i| (i * 1e3) as f32),
-            cpu_wait_ms: (cpu_wait.as_secs_f64() * 1e3) as f32,
-            latency_ms: (latency * 1e3) as f32,
-        });
-        self.cpu_waits_ms.push(cpu_wait.as_secs_f64() * 1e3);
-        self.read_telemetry();
-        self.last_frame_start = Some(now);
-        self.frames += 1;
-        self.frame_allocations += thread_allocations() - allocs_at_start;
-        let counts = AllocCounts {
-            frames: self.frames,
-            process: allocations(),
-            frame_thread: thread_allocations(),
-            frame_code: self.frame_allocations,
-            vkpace: self.vkpace_allocations,
-        };
-        if self.frames == self.warmup {
-            self.alloc_mark = Some(counts);
-        }
-        if self.alloc_mark.is_some() {
-            self.alloc_end = Some(counts);
-        }
+        self.record_frame_figures(now, cpu_wait, allocs_at_start);
         Ok(Step::Rendered)
+    }
+
+    /// The changes the command line schedules for this frame: a resize (`--resize-every`, the
+    /// R key's storm) and a present mode switch (`--switch-present-mode-every`).
+    fn apply_scheduled_changes(&mut self) -> Result<()> {
+        if let Some(extent) = self.resize_target(self.frames) {
+            if let Some(log) = self.resize_log.as_mut() {
+                log.requested(extent);
+            }
+            if self.args.virtual_display {
+                // The virtual display decides its extent, as a window system does.
+                crate::virtual_display::set_extent(0, extent.width, extent.height)?;
+            } else if let Some(sc) = self.swapchain.as_mut() {
+                sc.resize(extent);
+            }
+        }
+        let k = self.args.switch_present_mode_every;
+        if k > 0 && self.frames > 0 && self.frames % k == 0 {
+            self.next_present_mode();
+        }
+        Ok(())
     }
 
     /// Reads the newest frames' times from vkpace's telemetry: the interval since the previous
@@ -481,41 +446,15 @@ impl Session {
             log.write()?;
         }
         let sc = self.swapchain.take().context("session already finished")?;
-        let stats = sc.stats();
-        let present_mode =
-            present_mode_name(sc.info().present_mode.unwrap_or(vk::PresentModeKHR::FIFO))
-                .to_string();
-        let frames_in_flight = sc.info().frames_in_flight;
-        let policy = policy_name(sc.info().pacing).to_string();
-        let fps_limit = sc
-            .info()
-            .frame_limit
-            .map(|l| (1e9 / l.period_ns() as f64 * 1000.0).round() / 1000.0);
+        let of_swapchain = swapchain_report(&sc);
         let interval_ms = IntervalStats::of(&self.intervals_ms);
         let fps = if interval_ms.mean > 0.0 {
             1e3 / interval_ms.mean
         } else {
             0.0
         };
-        let display_feedback = sc.info().display_feedback.label();
-        let path = if sc.info().maintenance1.is_some() {
-            "maintenance1"
-        } else {
-            "legacy"
-        }
-        .to_string();
-        let maintenance1_names = sc.info().maintenance1.map_or("none", |n| n.label());
-        let completion = sc.info().completion.name();
-        let present_timing = crate::present_timing_report::PresentTimingReport::of(&sc);
         sc.destroy().context("destroying the swapchain")?;
-        let submission = match self.producer.take() {
-            Some(p) => {
-                // The swapchain is gone: nothing waits for the timeline any more.
-                p.stop(None)?;
-                "batches+producer"
-            }
-            None => "single",
-        };
+        let submission = self.stop_producer()?;
         let (sets_made, sets_retired) = self.renderer.as_ref().map_or((0, 0), |r| r.target_sets());
         if let Some(r) = self.renderer.take() {
             r.destroy();
@@ -523,33 +462,14 @@ impl Session {
         Ok(Report {
             frames: self.frames,
             validation_messages: 0,
-            present_mode,
-            frames_in_flight,
-            swapchain_images: stats.image_count,
-            swapchains_created: stats.swapchains_created,
-            old_swapchains_max_pending: stats.old_swapchains_max_pending,
-            semaphores_created: stats.semaphores_created,
-            semaphores_max_alive: stats.semaphores_max_alive,
-            fences_created: stats.fences_created,
-            fences_max_alive: stats.fences_max_alive,
             frame_time_ms: Percentiles::of(&self.frame_times_ms),
             cpu_wait_ms: Percentiles::of(&self.cpu_waits_ms),
             allocations_per_frame_steady: steady.process,
             frame_thread_allocations_per_frame_steady: steady.frame_thread,
             frame_code_allocations_per_frame_steady: steady.frame_code,
             vkpace_allocations_per_frame_steady: steady.vkpace,
-            path,
-            present_mode_switches: stats.present_mode_switches,
-            present_mode_recreations: stats.present_mode_recreations,
-            distinct_images_acquired: stats.distinct_images_acquired(),
-            fallback_waits: stats.fallback_waits,
-            not_ready_skips: stats.not_ready_skips,
-            images_drained_before_retire: stats.images_drained_before_retire,
-            display_times_watched: stats.display_times_watched,
             hidden_ms: 0.0,
             hidden_episodes: 0,
-            policy,
-            fps_limit,
             latency_ms: Percentiles::of(&self.latencies_ms),
             gpu_ms: Percentiles::of(&self.gpu_ms),
             latency_source: if self.gpu_ms.is_empty() {
@@ -559,9 +479,6 @@ impl Session {
             },
             interval_ms,
             fps,
-            display_feedback,
-            maintenance1_names,
-            completion,
             submission,
             ended_by: if crate::stop_signal::requested() {
                 "signal"
@@ -572,7 +489,20 @@ impl Session {
             window_system: "headless",
             render_target_sets_made: sets_made,
             render_target_sets_retired: sets_retired,
-            present_timing,
+            ..of_swapchain
+        })
+    }
+
+    /// Stops the producer thread, if the session has one, once the swapchain is gone; returns
+    /// how frames were submitted, for the report.
+    fn stop_producer(&mut self) -> Result<&'static str> {
+        Ok(match self.producer.take() {
+            Some(p) => {
+                // The swapchain is gone: nothing waits for the timeline any more.
+                p.stop(None)?;
+                "batches+producer"
+            }
+            None => "single",
         })
     }
 }
