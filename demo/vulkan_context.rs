@@ -5,8 +5,10 @@ use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context as _, Result};
+use anyhow::{anyhow, Context as _, Result};
 use ash::vk;
+
+mod instance;
 
 /// Counts validation messages (warnings and errors) and prints each one.
 #[derive(Debug, Default)]
@@ -193,6 +195,25 @@ const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 /// The first header version with VK_KHR_present_id2 and VK_KHR_present_wait2 (1.4.317).
 const PRESENT_WAIT2_LAYER_VERSION: u32 = vk::make_api_version(0, 1, 4, 317);
 
+/// The instance-level objects made before the device (destroyed again if it cannot be made).
+struct InstanceParts {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    surface_fn: ash::khr::surface::Instance,
+    surface: vk::SurfaceKHR,
+}
+
+/// What `make_device` made and found: the device, its queue and what vkpace can use on it.
+struct DeviceParts {
+    physical: vk::PhysicalDevice,
+    device: ash::Device,
+    queue: vk::Queue,
+    queue_family: u32,
+    device_name: String,
+    support: vkpace::Support,
+}
+
 impl VulkanContext {
     /// Creates instance, surface and device. `validation` enables the Khronos layer with
     /// synchronization validation; `maintenance1` enables VK_EXT_swapchain_maintenance1 where
@@ -201,186 +222,109 @@ impl VulkanContext {
         // SAFETY: loads the system Vulkan loader; no other precondition.
         let entry =
             unsafe { ash::Entry::load() }.context("loading the Vulkan loader (libvulkan.so.1)")?;
-        // SAFETY: plain enumeration.
-        let available = unsafe { entry.enumerate_instance_extension_properties(None) }?;
-        let has_ext = |name: &CStr| {
-            available
-                .iter()
-                .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
-        };
-        let mut extensions: Vec<*const std::ffi::c_char> = vec![ash::khr::surface::NAME.as_ptr()];
-        match &source {
-            SurfaceSource::Headless => {
-                if !has_ext(ash::ext::headless_surface::NAME) {
-                    bail!("the Vulkan driver lacks VK_EXT_headless_surface (needs Mesa >= 23; run scripts/install-deps)");
-                }
-                extensions.push(ash::ext::headless_surface::NAME.as_ptr());
-            }
-            SurfaceSource::Window { display, .. } => {
-                extensions.extend_from_slice(ash_window::enumerate_required_extensions(*display)?);
-            }
-        }
-        // What vkpace can use, asked before the instance exists (maintenance1's instance
-        // extensions only when asked for).
-        let mut instance_support = vkpace::InstanceSupport::query(&entry)?;
-        if !maintenance1 {
-            instance_support.maintenance1 = None;
-        }
-        extensions.extend(instance_support.extensions().iter().map(|e| e.as_ptr()));
-        let debug_utils = has_ext(ash::ext::debug_utils::NAME) || validation;
-        if debug_utils {
-            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
-        }
-        let mut layers = vec![];
-        let mut layer_version = 0;
-        if validation {
-            // SAFETY: plain enumeration.
-            let found = unsafe { entry.enumerate_instance_layer_properties() }?
-                .into_iter()
-                .find(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
-            layer_version = found.map_or(0, |l| l.spec_version);
-            if found.is_none() {
-                bail!("--validation needs the Khronos validation layer (vulkan-validationlayers; run scripts/install-deps)");
-            }
-            layers.push(VALIDATION_LAYER.as_ptr());
-            extensions.push(ash::ext::validation_features::NAME.as_ptr());
-        }
+        let (mut extensions, instance_support, debug_utils) =
+            instance::instance_extensions(&entry, &source, validation, maintenance1)?;
+        let (layers, layer_version) =
+            instance::validation_layers(&entry, validation, &mut extensions)?;
         let messages = Arc::new(MessageLog::default());
-        let app = vk::ApplicationInfo::default()
-            .application_name(c"vkpace")
-            .api_version(vk::API_VERSION_1_3);
-        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-        let mut features =
-            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
-        // A validation layer older than VK_KHR_present_id2/present_wait2 (1.4.317; bookworm's
-        // is 1.3.239) must not wrap handles: it would pass its wrapped swapchain handle to
-        // vkWaitForPresent2KHR, a command it does not know and so forwards unchanged, and its
-        // copy of VkPresentInfoKHR for unwrapping drops VkPresentId2KHR, a structure it does
-        // not know. Everything else it validates as before; it reports what it does not know
-        // (filtered exactly: `is_unknown_to_old_layer`).
-        let old_layer = validation && layer_version < PRESENT_WAIT2_LAYER_VERSION;
-        let disables = [vk::ValidationFeatureDisableEXT::UNIQUE_HANDLES];
-        if old_layer {
-            features = features.disabled_validation_features(&disables);
-        }
-        messages.old_layer.store(old_layer, Ordering::SeqCst);
-        let messenger_info = || {
-            vk::DebugUtilsMessengerCreateInfoEXT::default()
-                .message_severity(
-                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-                )
-                .message_type(
-                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-                )
-                .pfn_user_callback(Some(on_message))
-                .user_data(Arc::as_ptr(&messages) as *mut c_void)
-        };
-        let mut chained_messenger = messenger_info();
-        let mut info = vk::InstanceCreateInfo::default()
-            .application_info(&app)
-            .enabled_extension_names(&extensions)
-            .enabled_layer_names(&layers);
-        if validation {
-            // Chained so instance creation and destruction are covered too.
-            info = info
-                .push_next(&mut features)
-                .push_next(&mut chained_messenger);
-        }
-        // SAFETY: every pointer in `info` refers to locals alive for the call.
-        let instance = unsafe { entry.create_instance(&info, None) }.context("vkCreateInstance")?;
-        let messenger = if validation {
-            let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            // SAFETY: valid instance with VK_EXT_debug_utils enabled.
-            // A fresh create info: the chained one now has a pNext (VUID-VkDebugUtilsMessengerCreateInfoEXT-pNext-pNext).
-            let m = unsafe { du.create_debug_utils_messenger(&messenger_info(), None) }?;
-            Some((du, m))
-        } else {
-            None
-        };
+        let instance = instance::create_instance(
+            &entry,
+            &extensions,
+            &layers,
+            layer_version,
+            validation,
+            &messages,
+        )?;
+        let messenger = instance::create_messenger(&entry, &instance, validation, &messages)?;
         let surface_fn = ash::khr::surface::Instance::new(&entry, &instance);
-        let surface = match source {
-            SurfaceSource::Headless => {
-                let hs = ash::ext::headless_surface::Instance::new(&entry, &instance);
-                // SAFETY: instance with VK_EXT_headless_surface enabled.
-                unsafe {
-                    hs.create_headless_surface(&vk::HeadlessSurfaceCreateInfoEXT::default(), None)
-                }?
-            }
-            SurfaceSource::Window {
-                display, window, ..
-            } => {
-                // SAFETY: the handles come from a live window that outlives the surface (the
-                // caller destroys the context before the window).
-                unsafe { ash_window::create_surface(&entry, &instance, display, window, None) }?
-            }
+        let surface = instance::create_surface(&entry, &instance, source)?;
+        let mut ctx_partial = InstanceParts {
+            entry,
+            instance,
+            messenger,
+            surface_fn,
+            surface,
         };
-        let mut ctx_partial = (entry, instance, messenger, surface_fn, surface);
         match Self::make_device(
-            &ctx_partial.0,
-            &ctx_partial.1,
-            &ctx_partial.3,
-            ctx_partial.4,
+            &ctx_partial.entry,
+            &ctx_partial.instance,
+            &ctx_partial.surface_fn,
+            ctx_partial.surface,
             &instance_support,
         ) {
-            Ok((physical, device, queue, queue_family, device_name, support)) => {
-                let (entry, instance, messenger, surface_fn, surface) = ctx_partial;
-                messages
-                    .present_wait2
-                    .store(support.present_wait2, Ordering::SeqCst);
-                Ok(Self {
-                    entry,
-                    instance,
-                    messenger,
-                    messages,
-                    surface_fn,
-                    surface,
-                    physical,
-                    device,
-                    queue,
-                    queue_family,
-                    debug_utils,
-                    maintenance1: support.maintenance1.is_some(),
-                    maintenance1_names: support.maintenance1,
-                    gpu_timing: support.gpu_timestamps,
-                    present_wait: support.present_wait,
-                    present_wait2: support.present_wait2,
-                    present_timing: support.present_timing.is_some(),
-                    support,
-                    device_name,
-                })
-            }
+            Ok(parts) => Ok(Self::assemble(ctx_partial, parts, messages, debug_utils)),
             Err(e) => {
                 // SAFETY: nothing else was created from them.
                 unsafe {
-                    ctx_partial.3.destroy_surface(ctx_partial.4, None);
-                    if let Some((du, m)) = ctx_partial.2.take() {
+                    ctx_partial
+                        .surface_fn
+                        .destroy_surface(ctx_partial.surface, None);
+                    if let Some((du, m)) = ctx_partial.messenger.take() {
                         du.destroy_debug_utils_messenger(m, None);
                     }
-                    ctx_partial.1.destroy_instance(None);
+                    ctx_partial.instance.destroy_instance(None);
                 }
                 Err(e)
             }
         }
     }
 
-    #[allow(clippy::type_complexity)] // A private constructor step; the tuple is unpacked at once.
-    fn make_device(
-        entry: &ash::Entry,
+    /// The context from its instance and device parts; tells `messages` whether present_wait2
+    /// is on (the messenger filters by it).
+    fn assemble(
+        instance_parts: InstanceParts,
+        device_parts: DeviceParts,
+        messages: Arc<MessageLog>,
+        debug_utils: bool,
+    ) -> Self {
+        let InstanceParts {
+            entry,
+            instance,
+            messenger,
+            surface_fn,
+            surface,
+        } = instance_parts;
+        let DeviceParts {
+            physical,
+            device,
+            queue,
+            queue_family,
+            device_name,
+            support,
+        } = device_parts;
+        messages
+            .present_wait2
+            .store(support.present_wait2, Ordering::SeqCst);
+        Self {
+            entry,
+            instance,
+            messenger,
+            messages,
+            surface_fn,
+            surface,
+            physical,
+            device,
+            queue,
+            queue_family,
+            debug_utils,
+            maintenance1: support.maintenance1.is_some(),
+            maintenance1_names: support.maintenance1,
+            gpu_timing: support.gpu_timestamps,
+            present_wait: support.present_wait,
+            present_wait2: support.present_wait2,
+            present_timing: support.present_timing.is_some(),
+            support,
+            device_name,
+        }
+    }
+
+    /// The first physical device with Vulkan 1.3 and a queue family that draws (graphics) and
+    /// presents to `surface`: the device, the family and the device's name.
+    fn choose_physical_device(
         instance: &ash::Instance,
         surface_fn: &ash::khr::surface::Instance,
         surface: vk::SurfaceKHR,
-        instance_support: &vkpace::InstanceSupport,
-    ) -> Result<(
-        vk::PhysicalDevice,
-        ash::Device,
-        vk::Queue,
-        u32,
-        String,
-        vkpace::Support,
-    )> {
+    ) -> Result<(vk::PhysicalDevice, u32, String)> {
         // SAFETY: valid instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }?;
         let mut chosen = None;
@@ -410,9 +354,21 @@ impl VulkanContext {
                 break;
             }
         }
-        let (physical, family, name) = chosen.ok_or_else(|| {
+        chosen.ok_or_else(|| {
             anyhow!("no Vulkan 1.3 device with a graphics queue that can present here")
-        })?;
+        })
+    }
+
+    /// The device with vkpace's extensions and features, on the chosen physical device, and
+    /// its queue.
+    fn make_device(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        surface_fn: &ash::khr::surface::Instance,
+        surface: vk::SurfaceKHR,
+        instance_support: &vkpace::InstanceSupport,
+    ) -> Result<DeviceParts> {
+        let (physical, family, name) = Self::choose_physical_device(instance, surface_fn, surface)?;
         let priorities = [1.0];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -442,7 +398,14 @@ impl VulkanContext {
             unsafe { instance.create_device(physical, &info, None) }.context("vkCreateDevice")?;
         // SAFETY: queue 0 of the family was requested above.
         let queue = unsafe { device.get_device_queue(family, 0) };
-        Ok((physical, device, queue, family, name, support))
+        Ok(DeviceParts {
+            physical,
+            device,
+            queue,
+            queue_family: family,
+            device_name: name,
+            support,
+        })
     }
 
     /// The present modes the surface offers.
