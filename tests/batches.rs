@@ -161,38 +161,9 @@ fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
     let submitted_up_to = AtomicU64::new(0);
     let result = std::thread::scope(|s| -> Result<()> {
         let (submitted_up_to, producer_timeline) = (&submitted_up_to, &timeline);
-        let producer = s.spawn(move || -> vkpace::Result<()> {
-            for v in 1..=FRAMES {
-                if v % LATE_EVERY == 0 {
-                    // Late whatever the machine's speed: value v comes only after frame v was
-                    // submitted (so its batches wait on the GPU), and LATE after that.
-                    let deadline = Instant::now() + Duration::from_secs(10);
-                    while submitted_up_to.load(Ordering::Acquire) < v && Instant::now() < deadline {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    std::thread::sleep(LATE);
-                }
-                producer_timeline.signal(v)?;
-            }
-            Ok(())
-        });
-        let mut frames = Ok(());
-        let mut before_signal = 0;
-        for v in 1..=FRAMES {
-            before_signal += u64::from(timeline.value()? < v);
-            frames = acquire(&mut h)
-                .and_then(|f| submit_in_batches(&mut h, &extra, f, timeline.token(v)))
-                .and_then(|submitted| {
-                    submitted_up_to.store(v, Ordering::Release);
-                    // The present waits (bounded) until the producer signalled value v.
-                    h.swapchain().present(submitted)?;
-                    h.frames += 1;
-                    h.check_canary("after presenting")
-                });
-            if frames.is_err() {
-                break;
-            }
-        }
+        let producer = s.spawn(move || produce(producer_timeline, submitted_up_to));
+        let (frames, before_signal) =
+            present_frames_waiting_for(&mut h, &extra, &timeline, submitted_up_to)?;
         let produced = producer
             .join()
             .map_err(|_| anyhow::anyhow!("producer panicked"))?;
@@ -206,6 +177,65 @@ fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
         );
         Ok(())
     });
+    check_stream_dump_and_merged_wait(&mut h, &timeline)?;
+    // SAFETY: every frame that waited for it completed (just waited); the producer ended.
+    unsafe { timeline.destroy() };
+    extra.destroy();
+    result?;
+    let stats = h.finish()?;
+    ensure!(stats.frames_presented == FRAMES, "{stats:?}");
+    Ok(())
+}
+
+/// The producer thread: signals values 1 to `FRAMES`, every `LATE_EVERY`-th one late.
+fn produce(timeline: &HostTimeline, submitted_up_to: &AtomicU64) -> vkpace::Result<()> {
+    for v in 1..=FRAMES {
+        if v % LATE_EVERY == 0 {
+            // Late whatever the machine's speed: value v comes only after frame v was
+            // submitted (so its batches wait on the GPU), and LATE after that.
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while submitted_up_to.load(Ordering::Acquire) < v && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(LATE);
+        }
+        timeline.signal(v)?;
+    }
+    Ok(())
+}
+
+/// Presents `FRAMES` frames in batches, frame `v` waiting for value `v`, until the first
+/// failure; returns the frames' result and how many were submitted before their value was
+/// signalled.
+fn present_frames_waiting_for(
+    h: &mut Harness,
+    extra: &ExtraCommands,
+    timeline: &HostTimeline,
+    submitted_up_to: &AtomicU64,
+) -> Result<(Result<()>, u64)> {
+    let mut frames = Ok(());
+    let mut before_signal = 0;
+    for v in 1..=FRAMES {
+        before_signal += u64::from(timeline.value()? < v);
+        frames = acquire(h)
+            .and_then(|f| submit_in_batches(h, extra, f, timeline.token(v)))
+            .and_then(|submitted| {
+                submitted_up_to.store(v, Ordering::Release);
+                // The present waits (bounded) until the producer signalled value v.
+                h.swapchain().present(submitted)?;
+                h.frames += 1;
+                h.check_canary("after presenting")
+            });
+        if frames.is_err() {
+            break;
+        }
+    }
+    Ok((frames, before_signal))
+}
+
+/// The state dump shows the producer's stream; a merged set (the last frame and the
+/// producer's last value) is waited for and reached.
+fn check_stream_dump_and_merged_wait(h: &mut Harness, timeline: &HostTimeline) -> Result<()> {
     let dump = format!("{:?}", h.swapchain());
     let line = format!(
         "stream {}: submitted or promised {FRAMES}",
@@ -223,12 +253,6 @@ fn frames_wait_for_the_producer(m1: bool) -> Result<()> {
         h.swapchain().completed(both)?,
         "{both} not reached after its wait"
     );
-    // SAFETY: every frame that waited for it completed (just waited); the producer ended.
-    unsafe { timeline.destroy() };
-    extra.destroy();
-    result?;
-    let stats = h.finish()?;
-    ensure!(stats.frames_presented == FRAMES, "{stats:?}");
     Ok(())
 }
 
