@@ -448,7 +448,34 @@ fn scene_renders_upright_and_moves() -> Result<()> {
         .ok_or_else(|| anyhow::anyhow!("no context"))?;
     let device = ctx.device.clone();
     let size = u64::from(w * h_px * 4);
-    // SAFETY: valid device; plain host-visible buffer, destroyed below.
+    let (buffer, memory, ptr) = create_readback_buffer(ctx, size)?;
+    let mut rows = Vec::new();
+    for t in [0.0f32, 0.5] {
+        let bgra = render_and_read_back(&mut h, t, (w, h_px), buffer)?;
+        // SAFETY: the copy completed (the frame's token) and was made host-visible (HOST
+        // barrier); the mapping covers `size` bytes.
+        let pixels = unsafe { std::slice::from_raw_parts(ptr, size as usize) };
+        rows.push(check_marker_and_bars(pixels, bgra, (w, h_px))?);
+    }
+    ensure!(rows[0] != rows[1], "the bars did not move in half a second");
+    // SAFETY: no submission uses the buffer any more (both fences waited).
+    unsafe {
+        device.unmap_memory(memory);
+        device.destroy_buffer(buffer, None);
+        device.free_memory(memory, None);
+    }
+    h.finish()?;
+    Ok(())
+}
+
+/// A host-visible, coherent transfer destination of `size` bytes, bound and mapped; the
+/// caller unmaps, destroys and frees it.
+fn create_readback_buffer(
+    ctx: &common::VulkanContext,
+    size: u64,
+) -> Result<(vk::Buffer, vk::DeviceMemory, *const u8)> {
+    let device = &ctx.device;
+    // SAFETY: valid device; plain host-visible buffer, destroyed by the caller.
     let (buffer, memory, ptr) = unsafe {
         let buffer = device.create_buffer(
             &vk::BufferCreateInfo::default()
@@ -477,82 +504,84 @@ fn scene_renders_upright_and_moves() -> Result<()> {
         let ptr = device.map_memory(memory, 0, size, vk::MemoryMapFlags::empty())? as *const u8;
         (buffer, memory, ptr)
     };
-    let mut rows = Vec::new();
-    for t in [0.0f32, 0.5] {
-        let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
-            anyhow::bail!("harness");
-        };
-        let frame = match sc.acquire()? {
-            Acquired::Frame(f) => f,
-            _ => anyhow::bail!("zero extent"),
-        };
-        let want = vk::Extent2D {
-            width: w,
-            height: h_px,
-        };
-        ensure!(frame.extent() == want, "{:?}", frame.extent());
-        let bgra = matches!(
-            frame.format(),
-            vk::Format::B8G8R8A8_UNORM | vk::Format::B8G8R8A8_SRGB
-        );
-        let cmd = r.record_with_readback(
-            RenderTarget::of(sc, &frame),
-            t,
-            0.0,
-            &h.history,
-            Some(buffer),
-        )?;
-        // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
-        let submitted = unsafe {
-            sc.submit(
-                frame,
-                vkpace::Submission::command_buffers(
-                    &[cmd],
-                    vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-                ),
-            )
-        }?;
-        let token = submitted.token();
-        sc.present(submitted)?;
-        sc.wait(token, std::time::Duration::from_secs(2))?;
-        // SAFETY: the copy completed (the frame's token) and was made host-visible (HOST
-        // barrier); the mapping covers `size` bytes.
-        let pixels = unsafe { std::slice::from_raw_parts(ptr, size as usize) };
-        let rgb = |x: u32, y: u32| {
-            let i = ((y * w + x) * 4) as usize;
-            let p = &pixels[i..i + 3];
-            if bgra {
-                [p[2], p[1], p[0]]
-            } else {
-                [p[0], p[1], p[2]]
-            }
-        };
-        let top_left = rgb(2, 2);
-        let bottom_left = rgb(2, h_px - 3);
-        ensure!(
-            top_left[0] > 200 && top_left[1] < 40 && top_left[2] < 40,
-            "top-left {top_left:?}"
-        );
-        ensure!(
-            bottom_left != top_left,
-            "marker at the bottom too: flipped? {bottom_left:?}"
-        );
-        let row: Vec<[u8; 3]> = (0..w).map(|x| rgb(x, h_px / 2)).collect();
-        let mut distinct = row.clone();
-        distinct.sort();
-        distinct.dedup();
-        ensure!(distinct.len() >= 2, "middle row is uniform: {:?}", row[0]);
-        rows.push(row);
-    }
-    ensure!(rows[0] != rows[1], "the bars did not move in half a second");
-    // SAFETY: no submission uses the buffer any more (both fences waited).
-    unsafe {
-        device.unmap_memory(memory);
-        device.destroy_buffer(buffer, None);
-        device.free_memory(memory, None);
-    }
-    h.finish()?;
-    Ok(())
+    Ok((buffer, memory, ptr))
+}
+
+/// Renders the scene at time `t` into a frame of the extent `(w, h_px)`, copies it into
+/// `buffer`, presents it and waits for it; returns whether the image is BGRA.
+fn render_and_read_back(
+    h: &mut Harness,
+    t: f32,
+    (w, h_px): (u32, u32),
+    buffer: vk::Buffer,
+) -> Result<bool> {
+    let (Some(sc), Some(r)) = (h.swapchain.as_mut(), h.renderer.as_mut()) else {
+        anyhow::bail!("harness");
+    };
+    let frame = match sc.acquire()? {
+        Acquired::Frame(f) => f,
+        _ => anyhow::bail!("zero extent"),
+    };
+    let want = vk::Extent2D {
+        width: w,
+        height: h_px,
+    };
+    ensure!(frame.extent() == want, "{:?}", frame.extent());
+    let bgra = matches!(
+        frame.format(),
+        vk::Format::B8G8R8A8_UNORM | vk::Format::B8G8R8A8_SRGB
+    );
+    let cmd = r.record_with_readback(
+        RenderTarget::of(sc, &frame),
+        t,
+        0.0,
+        &h.history,
+        Some(buffer),
+    )?;
+    // SAFETY: `cmd` was recorded for this frame's free slot and outlives its submission.
+    let submitted = unsafe {
+        sc.submit(
+            frame,
+            vkpace::Submission::command_buffers(
+                &[cmd],
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            ),
+        )
+    }?;
+    let token = submitted.token();
+    sc.present(submitted)?;
+    sc.wait(token, std::time::Duration::from_secs(2))?;
+    Ok(bgra)
+}
+
+/// Checks the read-back `pixels` of a `(w, h_px)` image: the red marker top-left and not
+/// bottom-left, and bars across the middle row; returns that row.
+fn check_marker_and_bars(pixels: &[u8], bgra: bool, (w, h_px): (u32, u32)) -> Result<Vec<[u8; 3]>> {
+    let rgb = |x: u32, y: u32| {
+        let i = ((y * w + x) * 4) as usize;
+        let p = &pixels[i..i + 3];
+        if bgra {
+            [p[2], p[1], p[0]]
+        } else {
+            [p[0], p[1], p[2]]
+        }
+    };
+    let top_left = rgb(2, 2);
+    let bottom_left = rgb(2, h_px - 3);
+    ensure!(
+        top_left[0] > 200 && top_left[1] < 40 && top_left[2] < 40,
+        "top-left {top_left:?}"
+    );
+    ensure!(
+        bottom_left != top_left,
+        "marker at the bottom too: flipped? {bottom_left:?}"
+    );
+    let row: Vec<[u8; 3]> = (0..w).map(|x| rgb(x, h_px / 2)).collect();
+    let mut distinct = row.clone();
+    distinct.sort();
+    distinct.dedup();
+    ensure!(distinct.len() >= 2, "middle row is uniform: {:?}", row[0]);
+    Ok(row)
 }
 
 /// Frames in flight change at run time on both paths: pacing follows the new value, slots stay
