@@ -273,34 +273,41 @@ fn every_fallback_is_validation_clean_and_says_which_path() -> Result<()> {
         ),
     ];
     let args = ["--virtual-display", "--frames", "90", "--fps", "30"];
-    for (name, settings, targets, path) in cases {
-        let (report, intervals) = run_with_settings(name, &args, 2.0, settings)?;
-        let t = timing_section(&report)?;
-        ensure!(
-            t.contains(&format!("\"targets\": \"{targets}\"")),
-            "{name}: {t}"
-        );
-        ensure!(t.contains(&format!("\"path\": \"{path}\"")), "{name}: {t}");
-        let results = json_number(t, "results")?;
-        ensure!((results > 0.0) == (targets != "none"), "{name}: {t}");
-        // Never shown for less than the interval, with either kind of target: a frame not
-        // ready for its refresh moves the schedule, it is not caught up with short frames. A
-        // frame ready for the refresh one interval after the one before is shown there.
-        let short = intervals.iter().filter(|i| i.refreshes < 2.0).count();
-        let held = intervals
-            .iter()
-            .filter(|i| i.ready_in_time && i.refreshes != 2.0)
-            .count();
-        let late = intervals.iter().filter(|i| !i.ready_in_time).count();
-        if path == "refresh-grid" {
-            ensure!(short == 0 && held == 0, "{name}: {intervals:?}");
-            check_target_errors(name, targets, t, &intervals)?;
-        }
-        println!(
-            "{name}: {} intervals, {late} frames not ready in time, {short} short; {t}",
-            intervals.len()
-        );
+    for case in cases {
+        run_fallback_case(case, &args)?;
     }
+    Ok(())
+}
+
+/// Runs one fallback case on the virtual display and checks that its report says the
+/// expected targets and path, and that it kept the refresh grid where it says so.
+fn run_fallback_case((name, settings, targets, path): FallbackCase, args: &[&str]) -> Result<()> {
+    let (report, intervals) = run_with_settings(name, args, 2.0, settings)?;
+    let t = timing_section(&report)?;
+    ensure!(
+        t.contains(&format!("\"targets\": \"{targets}\"")),
+        "{name}: {t}"
+    );
+    ensure!(t.contains(&format!("\"path\": \"{path}\"")), "{name}: {t}");
+    let results = json_number(t, "results")?;
+    ensure!((results > 0.0) == (targets != "none"), "{name}: {t}");
+    // Never shown for less than the interval, with either kind of target: a frame not
+    // ready for its refresh moves the schedule, it is not caught up with short frames. A
+    // frame ready for the refresh one interval after the one before is shown there.
+    let short = intervals.iter().filter(|i| i.refreshes < 2.0).count();
+    let held = intervals
+        .iter()
+        .filter(|i| i.ready_in_time && i.refreshes != 2.0)
+        .count();
+    let late = intervals.iter().filter(|i| !i.ready_in_time).count();
+    if path == "refresh-grid" {
+        ensure!(short == 0 && held == 0, "{name}: {intervals:?}");
+        check_target_errors(name, targets, t, &intervals)?;
+    }
+    println!(
+        "{name}: {} intervals, {late} frames not ready in time, {short} short; {t}",
+        intervals.len()
+    );
     Ok(())
 }
 
