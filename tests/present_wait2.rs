@@ -107,6 +107,34 @@ fn phases(h: &mut Harness) -> Result<Vec<(usize, u64)>> {
     Ok(seen)
 }
 
+/// On the virtual display: present_wait2 is enabled and in use on the `m1` sync path before
+/// and after the phases; returns [`phases`]'s figures and the final stats.
+fn phases_with_present_wait2(m1: bool) -> Result<(Vec<(usize, u64)>, vkpace::SwapchainStats)> {
+    let mut h = Harness::headless(config(m1))?;
+    ensure!(
+        h.ctx.as_ref().is_some_and(|c| c.present_wait2),
+        "the context did not enable present_wait2 over vdisplay"
+    );
+    ensure!(
+        h.swapchain().info().maintenance1.is_some() == m1,
+        "sync path"
+    );
+    let feedback = h.swapchain().info().display_feedback;
+    ensure!(feedback == DisplayFeedback::PresentWait2, "{feedback:?}");
+    ensure!(
+        h.swapchain().info().display_feedback.in_use(),
+        "uses_present_wait"
+    );
+    let seen = phases(&mut h)?;
+    let feedback = h.swapchain().info().display_feedback;
+    ensure!(
+        feedback == DisplayFeedback::PresentWait2,
+        "after: {feedback:?}"
+    );
+    let stats = h.finish()?;
+    Ok((seen, stats))
+}
+
 /// A surface with present_wait2: it is in use, and display times arrive on every swapchain.
 fn run_present_wait2(m1: bool) -> Result<String> {
     let name = if m1 { "m1" } else { "legacy" };
@@ -119,32 +147,8 @@ fn run_present_wait2(m1: bool) -> Result<String> {
         ("log", log.display().to_string()),
     ];
     let log_path = log.clone();
-    let (seen, stats) = vdisplay_support::run(&settings, move || -> Result<_> {
-        let mut h = Harness::headless(config(m1))?;
-        ensure!(
-            h.ctx.as_ref().is_some_and(|c| c.present_wait2),
-            "the context did not enable present_wait2 over vdisplay"
-        );
-        ensure!(
-            h.swapchain().info().maintenance1.is_some() == m1,
-            "sync path"
-        );
-        let feedback = h.swapchain().info().display_feedback;
-        ensure!(feedback == DisplayFeedback::PresentWait2, "{feedback:?}");
-        ensure!(
-            h.swapchain().info().display_feedback.in_use(),
-            "uses_present_wait"
-        );
-        let seen = phases(&mut h)?;
-        let feedback = h.swapchain().info().display_feedback;
-        ensure!(
-            feedback == DisplayFeedback::PresentWait2,
-            "after: {feedback:?}"
-        );
-        let stats = h.finish()?;
-        Ok((seen, stats))
-    })
-    .with_context(|| name.to_string())?;
+    let (seen, stats) = vdisplay_support::run(&settings, move || phases_with_present_wait2(m1))
+        .with_context(|| name.to_string())?;
     let per_phase = PHASE_FRAMES - 4;
     for (i, (shown, _)) in seen.iter().enumerate() {
         // FIFO, display-bound: nearly every frame is shown and learnt; a few around the
