@@ -258,52 +258,57 @@ fn tokens_are_reached_in_order_and_foreign_ones_refused() -> Result<()> {
     );
     let settings = vec![("extent", "320x240".to_string())];
     let foreign = *seen.tokens.last().context("no frame")?;
-    vdisplay_support::run(&settings, move || -> Result<()> {
-        let mut h = Harness::headless(config(false))?;
+    vdisplay_support::run(&settings, move || tokens_in_order_and_refusals(foreign))
+}
+
+/// On a swapchain of its own: five frames' tokens reached in order after a wait, the state
+/// dump showing the stream complete, and `foreign` (another swapchain's token) and a zero
+/// bound refused, typed.
+fn tokens_in_order_and_refusals(foreign: SyncToken) -> Result<()> {
+    let mut h = Harness::headless(config(false))?;
+    h.frame()?;
+    let first = h.swapchain().last_submitted();
+    for _ in 0..4 {
         h.frame()?;
-        let first = h.swapchain().last_submitted();
-        for _ in 0..4 {
-            h.frame()?;
-        }
-        let sc = h.swapchain();
-        let last = sc.last_submitted();
-        ensure!(last.value() > first.value(), "{first} then {last}");
-        sc.wait(last, Duration::from_secs(5))?;
-        ensure!(sc.completed(last)?, "{last} not reached after its wait");
+    }
+    let sc = h.swapchain();
+    let last = sc.last_submitted();
+    ensure!(last.value() > first.value(), "{first} then {last}");
+    sc.wait(last, Duration::from_secs(5))?;
+    ensure!(sc.completed(last)?, "{last} not reached after its wait");
+    ensure!(
+        sc.completed(first)?,
+        "{first} not reached with the later {last}"
+    );
+    let dump = format!("{sc:?}");
+    println!("{dump}");
+    for line in [
+        format!(
+            "stream {}, submitted #{}, completed #{}",
+            last.stream(),
+            last.value(),
+            last.value()
+        ),
+        "submissions pending: none".to_string(),
+        "acquire semaphores:".to_string(),
+        "  image 0: ".to_string(),
+    ] {
         ensure!(
-            sc.completed(first)?,
-            "{first} not reached with the later {last}"
+            dump.contains(&line),
+            "the state dump lacks {line:?}:\n{dump}"
         );
-        let dump = format!("{sc:?}");
-        println!("{dump}");
-        for line in [
-            format!(
-                "stream {}, submitted #{}, completed #{}",
-                last.stream(),
-                last.value(),
-                last.value()
-            ),
-            "submissions pending: none".to_string(),
-            "acquire semaphores:".to_string(),
-            "  image 0: ".to_string(),
-        ] {
-            ensure!(
-                dump.contains(&line),
-                "the state dump lacks {line:?}:\n{dump}"
-            );
-        }
-        match sc.completed(foreign) {
-            Err(Error::ForeignToken(t)) if t == foreign => {}
-            other => anyhow::bail!("a foreign token was not refused: {other:?}"),
-        }
-        match sc.wait(foreign, Duration::from_secs(1)) {
-            Err(Error::ForeignToken(_)) => {}
-            other => anyhow::bail!("a wait on a foreign token was not refused: {other:?}"),
-        }
-        match sc.wait(last, Duration::ZERO) {
-            Err(Error::ZeroTimeout) => {}
-            other => anyhow::bail!("a zero bound was not refused: {other:?}"),
-        }
-        h.finish().map(|_| ())
-    })
+    }
+    match sc.completed(foreign) {
+        Err(Error::ForeignToken(t)) if t == foreign => {}
+        other => anyhow::bail!("a foreign token was not refused: {other:?}"),
+    }
+    match sc.wait(foreign, Duration::from_secs(1)) {
+        Err(Error::ForeignToken(_)) => {}
+        other => anyhow::bail!("a wait on a foreign token was not refused: {other:?}"),
+    }
+    match sc.wait(last, Duration::ZERO) {
+        Err(Error::ZeroTimeout) => {}
+        other => anyhow::bail!("a zero bound was not refused: {other:?}"),
+    }
+    h.finish().map(|_| ())
 }
