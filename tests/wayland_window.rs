@@ -20,7 +20,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _, Result};
-use demo_process::{json_number, quantile, read_resize_log, report_name, PATHS};
+use demo_process::{json_number, quantile, read_resize_log, report_name, Resize, PATHS};
+use weston::record::Record;
 use weston::{Options, Shell, Weston};
 
 /// One demo run on `weston` with validation and a report; the report must say Wayland.
@@ -134,6 +135,13 @@ fn fifo_keeps_the_compositors_refresh() -> Result<()> {
     }
     let outside = json_number(&json, "allocations_per_frame_steady")?;
     let record = weston.record()?;
+    check_every_frame_committed_and_shown(&record)?;
+    check_fifo_pace(&FifoPace::of(&record), record.shown.len(), outside)
+}
+
+/// weston's record has all 600 frames committed at the configured 320x240, and at least 590
+/// of them shown.
+fn check_every_frame_committed_and_shown(record: &Record) -> Result<()> {
     ensure!(
         record.frames.len() == 600,
         "{} frames committed",
@@ -148,33 +156,83 @@ fn fifo_keeps_the_compositors_refresh() -> Result<()> {
         "{} of 600 frames shown",
         record.shown.len()
     );
-    // The first frames include the pipeline's and the swapchain's first use.
-    let (first, last) = (&record.shown[10], &record.shown[record.shown.len() - 1]);
-    let frames = record.shown.len() - 11;
-    let repaints = last.repaint - first.repaint;
-    let idle = record
-        .idle_after_repaints
-        .iter()
-        .filter(|&&r| r > first.repaint && r <= last.repaint)
-        .count();
-    let mean = (last.at_ns - first.at_ns) as f64 / 1e6 / frames as f64;
-    let weston_mean = (record.repaints[last.repaint] - record.repaints[first.repaint]) as f64
-        / 1e6
-        / repaints as f64;
+    Ok(())
+}
+
+/// FIFO's pace in weston's record, from the 11th frame shown to the last (the first frames
+/// include the pipeline's and the swapchain's first use).
+struct FifoPace {
+    /// Frames shown in the span (after the first).
+    frames: usize,
+    /// weston's repaints in the span.
+    repaints: usize,
+    /// How often weston's repaint loop went idle in the span.
+    idle: usize,
+    /// The mean interval between frames shown, ms.
+    mean: f64,
+    /// The mean interval between weston's repaints, ms.
+    weston_mean: f64,
+    /// weston's repaint intervals in the span, ms, sorted.
+    weston_intervals: Vec<f64>,
+}
+
+impl FifoPace {
+    /// Measures the pace in `record` (which has at least 11 frames shown).
+    fn of(record: &Record) -> Self {
+        // The first frames include the pipeline's and the swapchain's first use.
+        let (first, last) = (&record.shown[10], &record.shown[record.shown.len() - 1]);
+        let frames = record.shown.len() - 11;
+        let repaints = last.repaint - first.repaint;
+        let idle = record
+            .idle_after_repaints
+            .iter()
+            .filter(|&&r| r > first.repaint && r <= last.repaint)
+            .count();
+        let mean = (last.at_ns - first.at_ns) as f64 / 1e6 / frames as f64;
+        let weston_mean = (record.repaints[last.repaint] - record.repaints[first.repaint]) as f64
+            / 1e6
+            / repaints as f64;
+        let mut weston_intervals: Vec<f64> = record.repaints[first.repaint..=last.repaint]
+            .windows(2)
+            .map(|w| w[1].saturating_sub(w[0]) as f64 / 1e6)
+            .collect();
+        weston_intervals.sort_by(f64::total_cmp);
+        Self {
+            frames,
+            repaints,
+            idle,
+            mean,
+            weston_mean,
+            weston_intervals,
+        }
+    }
+
+    /// The `q` quantile of weston's repaint intervals, ms.
+    fn quantile(&self, q: f64) -> f64 {
+        self.weston_intervals[((self.weston_intervals.len() - 1) as f64 * q) as usize]
+    }
+}
+
+/// Prints the pace (`shown` frames in the record, `outside` allocations per steady frame in
+/// the event loop) and checks that FIFO kept weston's 60 Hz repaints busy.
+fn check_fifo_pace(pace: &FifoPace, shown: usize, outside: f64) -> Result<()> {
+    let FifoPace {
+        frames,
+        repaints,
+        idle,
+        mean,
+        weston_mean,
+        ..
+    } = *pace;
     let refresh = 1000.0 / 60.0;
-    let mut weston_intervals: Vec<f64> = record.repaints[first.repaint..=last.repaint]
-        .windows(2)
-        .map(|w| w[1].saturating_sub(w[0]) as f64 / 1e6)
-        .collect();
-    weston_intervals.sort_by(f64::total_cmp);
-    let quantile = |q: f64| weston_intervals[((weston_intervals.len() - 1) as f64 * q) as usize];
+    let quantile = |q: f64| pace.quantile(q);
     eprintln!(
         "wayland: FIFO, weston's record: {} of 600 frames shown; {frames} frames in {repaints} \
          repaints, {idle} idle stops; interval mean {mean:.3} ms, weston's repaints \
          {weston_mean:.3} ms ({:+.2}% from {refresh:.3} ms; shortest {:.3}, median {:.3}, p99 \
          {:.3}, longest {:.3}); allocations per steady frame: 0 in vkpace and the frame code, \
          {outside:.2} in the event loop",
-        record.shown.len(),
+        shown,
         (weston_mean / refresh - 1.0) * 100.0,
         quantile(0.0),
         quantile(0.5),
@@ -270,13 +328,7 @@ fn resize_storm(shell: Shell, name: &str, storm: &[&str]) -> Result<()> {
         json_number(&json, "images_drained_before_retire")? >= changes as f64,
         "{json}"
     );
-    let mut to_shown = Vec::new();
-    for r in &resizes {
-        let shown = record
-            .first_shown(r.size, r.requested_ns)
-            .with_context(|| format!("size {:?} never shown", r.size))?;
-        to_shown.push((shown - r.requested_ns) as f64 / 1e6);
-    }
+    let to_shown = ms_to_shown(&resizes, &record)?;
     let to_presented: Vec<f64> = resizes.iter().filter_map(|r| r.ms_to_present()).collect();
     eprintln!(
         "wayland {name}: {created} swapchains, at most {most} older frame waiting; resize to \
@@ -295,6 +347,19 @@ fn resize_storm(shell: Shell, name: &str, storm: &[&str]) -> Result<()> {
         quantile(&to_shown, 1.0)
     );
     Ok(())
+}
+
+/// For each resize, the time from its request to the first frame of its size weston showed,
+/// ms; a size never shown fails.
+fn ms_to_shown(resizes: &[Resize], record: &Record) -> Result<Vec<f64>> {
+    let mut to_shown = Vec::new();
+    for r in resizes {
+        let shown = record
+            .first_shown(r.size, r.requested_ns)
+            .with_context(|| format!("size {:?} never shown", r.size))?;
+        to_shown.push((shown - r.requested_ns) as f64 / 1e6);
+    }
+    Ok(to_shown)
 }
 
 /// A compositor that stops serving the window (here weston stopped with SIGSTOP for 5 s: no
