@@ -57,13 +57,7 @@ impl Weston {
 
     /// Starts weston with `options` and waits (at most 10 s) for its socket.
     pub fn start_with(name: &str, options: Options) -> Result<Self> {
-        let runtime_dir = std::env::temp_dir().join(format!("vkpace-wl-{}", std::process::id()));
-        std::fs::create_dir_all(&runtime_dir)?;
-        // Wayland requires the runtime directory to be private.
-        std::fs::set_permissions(
-            &runtime_dir,
-            std::os::unix::fs::PermissionsExt::from_mode(0o700),
-        )?;
+        let runtime_dir = private_runtime_dir()?;
         let socket = format!("vkpace-{name}-{}", std::process::id());
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
         let log = dir.join(format!("weston-{name}.log"));
@@ -79,26 +73,7 @@ impl Weston {
             // `--log` appends: a run's record starts empty.
             let _ = std::fs::remove_file(&log);
         }
-        let mut cmd = Command::new("weston");
-        cmd.args([
-            "--backend=headless",
-            "--renderer=noop",
-            "--refresh-rate=60000",
-            "--idle-time=0",
-            "--no-config",
-        ])
-        .arg(match options.shell {
-            Shell::Kiosk => "--shell=kiosk",
-            Shell::Desktop => "--shell=desktop",
-        })
-        .arg(format!("--socket={socket}"));
-        if let Some((w, h)) = options.size {
-            cmd.arg(format!("--width={w}")).arg(format!("--height={h}"));
-        }
-        if options.record {
-            cmd.args(["--debug", "--logger-scopes=log,timeline,proto"])
-                .arg(format!("--log={}", log.display()));
-        }
+        let mut cmd = weston_command(&options, &socket, &log);
         let child = cmd
             .env("XDG_RUNTIME_DIR", &runtime_dir)
             .stdin(Stdio::null())
@@ -185,6 +160,44 @@ impl Weston {
         anyhow::ensure!(status.success(), "kill {signal}: {status}");
         Ok(())
     }
+}
+
+/// The process's private Wayland runtime directory (made if missing, mode 0700).
+fn private_runtime_dir() -> Result<PathBuf> {
+    let runtime_dir = std::env::temp_dir().join(format!("vkpace-wl-{}", std::process::id()));
+    std::fs::create_dir_all(&runtime_dir)?;
+    // Wayland requires the runtime directory to be private.
+    std::fs::set_permissions(
+        &runtime_dir,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )?;
+    Ok(runtime_dir)
+}
+
+/// weston's command line: headless at 60 Hz on `socket`, with `options`'s shell and size,
+/// logging its record to `log` where `options.record` asks.
+fn weston_command(options: &Options, socket: &str, log: &std::path::Path) -> Command {
+    let mut cmd = Command::new("weston");
+    cmd.args([
+        "--backend=headless",
+        "--renderer=noop",
+        "--refresh-rate=60000",
+        "--idle-time=0",
+        "--no-config",
+    ])
+    .arg(match options.shell {
+        Shell::Kiosk => "--shell=kiosk",
+        Shell::Desktop => "--shell=desktop",
+    })
+    .arg(format!("--socket={socket}"));
+    if let Some((w, h)) = options.size {
+        cmd.arg(format!("--width={w}")).arg(format!("--height={h}"));
+    }
+    if options.record {
+        cmd.args(["--debug", "--logger-scopes=log,timeline,proto"])
+            .arg(format!("--log={}", log.display()));
+    }
+    cmd
 }
 
 impl Drop for Weston {
