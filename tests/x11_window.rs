@@ -48,122 +48,154 @@ fn main() -> Result<()> {
     for (path, extra) in PATHS {
         for mode in ["fifo", "mailbox", "immediate", "fifo-relaxed"] {
             for n in ["1", "2", "3"] {
-                let completion = completion_for(n);
-                let args = [
-                    "--frames",
-                    &case_frames,
-                    "--present-mode",
-                    mode,
-                    "--frames-in-flight",
-                    n,
-                    "--completion",
-                    completion,
-                ];
-                let r = run(&display, path, extra, &args)?;
-                ensure!(
-                    json_number(&r.report, "frames")? == case_frames.parse::<f64>()?,
-                    "{}",
-                    r.summary
-                );
-                let want = format!("\"completion\": \"{completion}\"");
-                ensure!(r.report.contains(&want), "{want} not in {}", r.report);
-                // X11 under Mesa offers all four modes: the window must run the one asked for.
-                let want = format!("\"present_mode\": \"{mode}\"");
-                ensure!(
-                    r.report.contains(&want),
-                    "{path} {mode} x {n}: {}",
-                    r.summary
-                );
-                let images = distinct_images(&r.summary)?;
-                ensure!(
-                    images > 1,
-                    "{path} {mode} x {n}: one image index only: {}",
-                    r.summary
-                );
-                println!(
-                    "test x11 {path} {mode} x {n} {completion} ... ok ({images} images rotated)"
-                );
+                matrix_case(&display, path, extra, mode, n, &case_frames)?;
                 passed += 1;
             }
         }
-        let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("x11-resizes-{path}.jsonl"));
-        let log_arg = log.to_string_lossy().into_owned();
-        let args = [
-            "--frames",
-            "600",
-            "--resize-every",
-            "1",
-            "--resize-log",
-            &log_arg,
-        ];
-        let r = run(&display, path, extra, &args)?;
-        let to_presented: Vec<f64> = read_resize_log(&log)?
-            .iter()
-            .filter_map(|r| r.ms_to_present())
-            .collect();
-        ensure!(
-            to_presented.len() >= 300,
-            "{path}: only {} of 600 asked-for sizes presented",
-            to_presented.len()
-        );
-        println!(
-            "x11 {path}: {} of 600 asked-for sizes presented; resize to first frame presented \
-             p50 {:.1} ms, max {:.1} ms (Xvfb: no compositor record)",
-            to_presented.len(),
-            quantile(&to_presented, 0.5),
-            quantile(&to_presented, 1.0)
-        );
-        ensure!(json_number(&r.report, "frames")? == 600.0, "{}", r.summary);
-        let created = json_number(&r.report, "swapchains_created")?;
-        ensure!(
-            created >= 300.0,
-            "{path}: only {created} swapchains: {}",
-            r.summary
-        );
-        let pending = json_number(&r.report, "old_swapchains_max_pending")?;
-        ensure!(pending <= 6.0, "{path}: {}", r.summary);
-        if path == "maintenance1" {
-            ensure!(pending <= 2.0, "maintenance1: {}", r.summary);
-        }
-        // The demo's framebuffers and per-slot depth images follow every new swapchain and the
-        // old sets are destroyed while running (at most one per slot left besides the current).
-        let (made, retired) = (
-            json_number(&r.report, "made")?,
-            json_number(&r.report, "retired")?,
-        );
-        ensure!(
-            made >= 300.0 && made - retired <= 4.0,
-            "{path}: {made} framebuffer sets made, {retired} retired"
-        );
-        println!("test x11 {path} resize every frame ... ok ({created} swapchains, {pending} max retired pending)");
+        resize_every_frame(&display, path, extra)?;
         passed += 1;
 
-        // Switching: the window surface reports all four modes compatible, so maintenance1
-        // switches per present on one swapchain; the legacy path recreates for each switch.
-        let frames = switching_frames();
-        let frames_arg = frames.to_string();
-        let args = ["--frames", &frames_arg, "--switch-present-mode-every", "10"];
-        let r = run(&display, path, extra, &args)?;
-        let switches = json_number(&r.report, "present_mode_switches")?;
-        let created = json_number(&r.report, "swapchains_created")?;
-        ensure!(
-            switches >= (frames / 10 - 10) as f64,
-            "{path}: {}",
-            r.summary
-        );
-        if path == "maintenance1" {
-            ensure!(
-                created == 1.0,
-                "maintenance1 recreated for compatible modes: {}",
-                r.summary
-            );
-        } else {
-            ensure!(created >= switches, "legacy: {}", r.summary);
-        }
-        println!("test x11 {path} switch present mode every 10 ... ok ({switches} switches, {created} swapchains)");
+        switch_present_modes(&display, path, extra)?;
         passed += 1;
     }
     println!("{passed} passed, 0 failed");
+    Ok(())
+}
+
+/// One matrix case: `mode` with `n` frames in flight for `case_frames` frames, every frame
+/// presented in the mode asked for, on the case's completion backend, more than one image
+/// index acquired.
+fn matrix_case(
+    display: &Display,
+    path: &str,
+    extra: &[&str],
+    mode: &str,
+    n: &str,
+    case_frames: &str,
+) -> Result<()> {
+    let completion = completion_for(n);
+    let args = [
+        "--frames",
+        case_frames,
+        "--present-mode",
+        mode,
+        "--frames-in-flight",
+        n,
+        "--completion",
+        completion,
+    ];
+    let r = run(display, path, extra, &args)?;
+    ensure!(
+        json_number(&r.report, "frames")? == case_frames.parse::<f64>()?,
+        "{}",
+        r.summary
+    );
+    let want = format!("\"completion\": \"{completion}\"");
+    ensure!(r.report.contains(&want), "{want} not in {}", r.report);
+    // X11 under Mesa offers all four modes: the window must run the one asked for.
+    let want = format!("\"present_mode\": \"{mode}\"");
+    ensure!(
+        r.report.contains(&want),
+        "{path} {mode} x {n}: {}",
+        r.summary
+    );
+    let images = distinct_images(&r.summary)?;
+    ensure!(
+        images > 1,
+        "{path} {mode} x {n}: one image index only: {}",
+        r.summary
+    );
+    println!("test x11 {path} {mode} x {n} {completion} ... ok ({images} images rotated)");
+    Ok(())
+}
+
+/// A resize every frame for 600 frames: most sizes presented, a swapchain for most, few old
+/// swapchains pending, and the demo's framebuffer sets retired as it goes.
+fn resize_every_frame(display: &Display, path: &str, extra: &[&str]) -> Result<()> {
+    let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("x11-resizes-{path}.jsonl"));
+    let log_arg = log.to_string_lossy().into_owned();
+    let args = [
+        "--frames",
+        "600",
+        "--resize-every",
+        "1",
+        "--resize-log",
+        &log_arg,
+    ];
+    let r = run(display, path, extra, &args)?;
+    check_sizes_presented(path, &log)?;
+    ensure!(json_number(&r.report, "frames")? == 600.0, "{}", r.summary);
+    let created = json_number(&r.report, "swapchains_created")?;
+    ensure!(
+        created >= 300.0,
+        "{path}: only {created} swapchains: {}",
+        r.summary
+    );
+    let pending = json_number(&r.report, "old_swapchains_max_pending")?;
+    ensure!(pending <= 6.0, "{path}: {}", r.summary);
+    if path == "maintenance1" {
+        ensure!(pending <= 2.0, "maintenance1: {}", r.summary);
+    }
+    // The demo's framebuffers and per-slot depth images follow every new swapchain and the
+    // old sets are destroyed while running (at most one per slot left besides the current).
+    let (made, retired) = (
+        json_number(&r.report, "made")?,
+        json_number(&r.report, "retired")?,
+    );
+    ensure!(
+        made >= 300.0 && made - retired <= 4.0,
+        "{path}: {made} framebuffer sets made, {retired} retired"
+    );
+    println!("test x11 {path} resize every frame ... ok ({created} swapchains, {pending} max retired pending)");
+    Ok(())
+}
+
+/// The resize log at `log`: at least half of the 600 sizes asked for were presented; prints
+/// how long the first frame of a size took to be presented.
+fn check_sizes_presented(path: &str, log: &std::path::Path) -> Result<()> {
+    let to_presented: Vec<f64> = read_resize_log(log)?
+        .iter()
+        .filter_map(|r| r.ms_to_present())
+        .collect();
+    ensure!(
+        to_presented.len() >= 300,
+        "{path}: only {} of 600 asked-for sizes presented",
+        to_presented.len()
+    );
+    println!(
+        "x11 {path}: {} of 600 asked-for sizes presented; resize to first frame presented \
+         p50 {:.1} ms, max {:.1} ms (Xvfb: no compositor record)",
+        to_presented.len(),
+        quantile(&to_presented, 0.5),
+        quantile(&to_presented, 1.0)
+    );
+    Ok(())
+}
+
+/// Switching: the window surface reports all four modes compatible, so maintenance1
+/// switches per present on one swapchain; the legacy path recreates for each switch.
+fn switch_present_modes(display: &Display, path: &str, extra: &[&str]) -> Result<()> {
+    let frames = switching_frames();
+    let frames_arg = frames.to_string();
+    let args = ["--frames", &frames_arg, "--switch-present-mode-every", "10"];
+    let r = run(display, path, extra, &args)?;
+    let switches = json_number(&r.report, "present_mode_switches")?;
+    let created = json_number(&r.report, "swapchains_created")?;
+    ensure!(
+        switches >= (frames / 10 - 10) as f64,
+        "{path}: {}",
+        r.summary
+    );
+    if path == "maintenance1" {
+        ensure!(
+            created == 1.0,
+            "maintenance1 recreated for compatible modes: {}",
+            r.summary
+        );
+    } else {
+        ensure!(created >= switches, "legacy: {}", r.summary);
+    }
+    println!("test x11 {path} switch present mode every 10 ... ok ({switches} switches, {created} swapchains)");
     Ok(())
 }
