@@ -3,8 +3,12 @@
 //! thread's CPU time per frame of vkpace's loop over the textbook loop's, at most
 //! [`MAX_LOOP_RATIO`]. Beside it, for information: each loop's own code outside the driver and
 //! the renderer, the options' costs, driver calls per frame, and (with `--check` or
-//! `--instructions`) callgrind's instructions per steady frame of each loop, the deterministic
-//! figure that a busy machine does not move (`instructions.rs`).
+//! `--instructions`) callgrind's instructions and level-1 cache misses per steady frame of each
+//! loop, the deterministic figures that a busy machine does not move (`instructions.rs`).
+//!
+//! Each repeat also runs the textbook loop against a second copy of itself, interleaved the
+//! same way: that ratio is 1 but for the machine, so its spread says how finely a run can
+//! judge the verdict's ratio (the measurement's noise, measured in the same run).
 
 use std::path::Path;
 
@@ -65,6 +69,8 @@ pub struct CpuGuard {
     textbook_own_us: Vec<f64>,
     textbook_calls: Vec<f64>,
     variants: Vec<Runs>,
+    /// The textbook loop against a copy of itself, per run (see the module's docs).
+    noise_ratios: Vec<f64>,
     instructions: Option<PerFrame>,
 }
 
@@ -82,9 +88,12 @@ pub fn measure(reps: usize, frames: u64, out_dir: &Path, instructions: bool) -> 
         textbook_own_us: Vec::new(),
         textbook_calls: Vec::new(),
         variants: vec![Runs::default(); VARIANTS.len()],
+        noise_ratios: Vec::new(),
         instructions: None,
     };
     for _ in 0..reps {
+        g.noise_ratios
+            .push(overhead::textbook_against_itself(frames)?);
         for (i, v) in VARIANTS.iter().enumerate() {
             let pair = overhead::interleaved(frames, *v)?;
             let (vk_own, tx_own) = (
@@ -105,7 +114,9 @@ pub fn measure(reps: usize, frames: u64, out_dir: &Path, instructions: bool) -> 
         }
     }
     if instructions {
-        eprintln!("vkpace-bench: instructions per frame under callgrind (each loop alone)");
+        eprintln!(
+            "vkpace-bench: instructions and L1 misses per frame under callgrind (each loop alone)"
+        );
         g.instructions = instructions::per_frame(out_dir)?;
     }
     eprintln!("  {}", g.summary());
@@ -121,7 +132,7 @@ impl CpuGuard {
     fn summary(&self) -> String {
         format!(
             "whole-loop CPU per frame: textbook {:.1} us, vkpace {:.1} us, ratio {:.4} (runs {:?}); \
-             own code: textbook {:.2} us, vkpace {:.2} us",
+             textbook against itself {:.4} (runs {:?}); own code: textbook {:.2} us, vkpace {:.2} us",
             median(&self.textbook_us),
             median(&self.variants[0].loop_us),
             self.loop_ratio(),
@@ -130,9 +141,34 @@ impl CpuGuard {
                 .iter()
                 .map(|r| (r * 1000.0).round() / 1000.0)
                 .collect::<Vec<_>>(),
+            self.noise_ratio(),
+            self.noise_ratios
+                .iter()
+                .map(|r| (r * 1000.0).round() / 1000.0)
+                .collect::<Vec<_>>(),
             median(&self.textbook_own_us),
             median(&self.variants[0].own_us),
         )
+    }
+
+    /// The median ratio of the textbook loop against a copy of itself.
+    pub fn noise_ratio(&self) -> f64 {
+        median(&self.noise_ratios)
+    }
+
+    /// The lowest and highest per-run ratio of the textbook loop against itself.
+    fn noise_range(&self) -> (f64, f64) {
+        let lo = self
+            .noise_ratios
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        let hi = self
+            .noise_ratios
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        (lo, hi)
     }
 
     /// The verdicts (the ratio; driver calls not more than the textbook loop's) and the
@@ -157,20 +193,31 @@ impl CpuGuard {
                 ),
             ),
         ];
-        out.push((
-            None,
-            match self.instructions {
-                Some(i) => format!(
-                    "CPU guard: instructions per steady frame (callgrind, render thread): textbook {:.0}, vkpace {:.0} ({:+.0}, ratio {:.4})",
-                    i.textbook,
-                    i.vkpace,
-                    i.vkpace - i.textbook,
-                    i.vkpace / i.textbook
-                ),
-                None => "CPU guard: instructions per frame not counted (--check or --instructions, and valgrind)".into(),
-            },
-        ));
+        out.extend(self.information());
         out
+    }
+
+    /// The report's lines that judge nothing: the measurement's noise and callgrind's counts.
+    fn information(&self) -> Vec<(Option<bool>, String)> {
+        let (lo, hi) = self.noise_range();
+        let noise = format!(
+            "CPU guard: the textbook loop against a copy of itself (the measurement's noise): median {:.4}, runs {lo:.3} to {hi:.3}",
+            self.noise_ratio()
+        );
+        let counted = match self.instructions {
+            Some(i) => format!(
+                "CPU guard: per steady frame (callgrind, render thread): instructions textbook {:.0}, vkpace {:.0} ({:+.0}, ratio {:.4}); L1 lines missed textbook {:.0}, vkpace {:.0} ({:+.0})",
+                i.textbook,
+                i.vkpace,
+                i.vkpace - i.textbook,
+                i.vkpace / i.textbook,
+                i.textbook_l1_misses,
+                i.vkpace_l1_misses,
+                i.vkpace_l1_misses - i.textbook_l1_misses,
+            ),
+            None => "CPU guard: instructions per frame not counted (--check or --instructions, and valgrind)".into(),
+        };
+        vec![(None, noise), (None, counted)]
     }
 
     /// The `"overhead"` object of the report.
@@ -180,14 +227,17 @@ impl CpuGuard {
         let calls = |i: usize| median(&v[i].calls);
         let instructions = self.instructions.map_or("null".into(), |i| {
             format!(
-                "{{\"textbook\": {:.0}, \"vkpace\": {:.0}, \"ratio\": {:.5}}}",
+                "{{\"textbook\": {:.0}, \"vkpace\": {:.0}, \"ratio\": {:.5}, \"textbook_l1_misses\": {:.0}, \"vkpace_l1_misses\": {:.0}}}",
                 i.textbook,
                 i.vkpace,
-                i.vkpace / i.textbook
+                i.vkpace / i.textbook,
+                i.textbook_l1_misses,
+                i.vkpace_l1_misses
             )
         });
         format!(
             "{{\"loop_cpu_ratio\": {:.5}, \"loop_cpu_ratio_max\": {MAX_LOOP_RATIO}, \"loop_cpu_ratios\": {:?}, \
+             \"textbook_self_ratio\": {:.5}, \"textbook_self_ratios\": {:?}, \
              \"instructions_per_frame\": {instructions}, \
              \"vkpace_cpu_us_per_frame\": {:.3}, \"textbook_cpu_us_per_frame\": {:.3}, \
              \"vkpace_own_code_us_per_frame\": {:.3}, \"textbook_own_code_us_per_frame\": {:.3}, \
@@ -198,6 +248,8 @@ impl CpuGuard {
              \"clock_read_ns\": {:.1}, \"runs\": {}, \"frames_per_run\": {}}}",
             self.loop_ratio(),
             v[0].ratios,
+            self.noise_ratio(),
+            self.noise_ratios,
             added(0),
             median(&self.textbook_us),
             median(&v[0].own_us),
@@ -226,11 +278,17 @@ impl CpuGuard {
         let instructions = self.instructions.map_or("not counted".into(), |i| {
             format!("{:.0} / {:.0}", i.textbook, i.vkpace)
         });
+        let misses = self.instructions.map_or("not counted".into(), |i| {
+            format!("{:.0} / {:.0}", i.textbook_l1_misses, i.vkpace_l1_misses)
+        });
+        let (lo, hi) = self.noise_range();
         format!(
             "| **CPU guard: vkpace loop / textbook loop, render-thread CPU per frame (at most {MAX_LOOP_RATIO})** | **{:.4}** (per run: {}) |\n\
+             | the same measurement, textbook loop against a copy of itself (noise) | {:.4} (runs {lo:.3} to {hi:.3}) |\n\
              | textbook loop thread CPU per frame | {tx:.1} us |\n\
              | vkpace loop thread CPU per frame (defaults), frames interleaved | {:.1} us |\n\
              | instructions per steady frame (callgrind): textbook / vkpace | {instructions} |\n\
+             | L1 cache lines missed per steady frame (callgrind): textbook / vkpace | {misses} |\n\
              | own code per frame, outside driver and renderer: textbook glue / vkpace | {:.2} / {:.2} us |\n\
              | vkpace's own code less the textbook's glue (defaults) | {:.2} us ({:.2}% of textbook) |\n\
              | + maintenance1 present fences | {:.2} us ({:.2}%) |\n\
@@ -243,6 +301,7 @@ impl CpuGuard {
                 .map(|r| format!("{r:.3}"))
                 .collect::<Vec<_>>()
                 .join(", "),
+            self.noise_ratio(),
             median(&v[0].loop_us),
             median(&self.textbook_own_us),
             median(&v[0].own_us),

@@ -10,6 +10,7 @@
 //! vkpace's. Measured run to run instead, the noise was larger than the whole effect.
 
 mod alternating;
+mod noise;
 
 use std::time::{Duration, Instant};
 
@@ -23,7 +24,8 @@ use crate::renderer::{RenderTarget, Renderer};
 use crate::textbook_objects::TextbookObjects;
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
 
-use alternating::{alternate_frames, Totals};
+use alternating::alternate_frames;
+pub use noise::textbook_against_itself;
 
 /// Frames before the measurement starts (pipeline first use, swapchain creation).
 const WARMUP: u64 = 60;
@@ -170,25 +172,22 @@ fn interleaved_on(
     variant: VkpaceVariant,
 ) -> Result<Pair> {
     let (mut text, mut vkp) = loops(text_ctx, vk_ctx, variant)?;
-    let capacity = usize::try_from(frames).unwrap_or(0);
-    let mut pair = Pair {
-        textbook_own_ns: Vec::with_capacity(capacity),
-        vkpace_own_ns: Vec::with_capacity(capacity),
-        ..Pair::default()
-    };
-    let mut totals = Totals::default();
-    let outcome = alternate_frames(&mut text, &mut vkp, frames, &mut pair, &mut totals);
+    let outcome = alternate_frames(&mut text, &mut vkp, frames);
     let closed = vkp.destroy().and(text.destroy());
-    outcome?;
+    let [text_sums, vk_sums] = outcome?;
     closed?;
     let per = |d: Duration| d.as_secs_f64() * 1e6 / frames as f64;
-    pair.textbook_us = per(totals.text_cpu);
-    pair.vkpace_us = per(totals.vk_cpu);
-    pair.textbook_calls = totals.text_calls as f64 / frames as f64;
-    pair.vkpace_calls = totals.vk_calls as f64 / frames as f64;
+    let pair = Pair {
+        textbook_us: per(text_sums.cpu),
+        vkpace_us: per(vk_sums.cpu),
+        textbook_calls: text_sums.calls as f64 / frames as f64,
+        vkpace_calls: vk_sums.calls as f64 / frames as f64,
+        textbook_own_ns: text_sums.own_ns,
+        vkpace_own_ns: vk_sums.own_ns,
+    };
     // The textbook frame makes exactly five metered calls (wait, acquire, reset, submit,
     // present): anything else means the metering missed calls and the own times are wrong.
-    if totals.text_calls != TEXTBOOK_CALLS_PER_FRAME * frames {
+    if text_sums.calls != TEXTBOOK_CALLS_PER_FRAME * frames {
         anyhow::bail!(
             "driver metering saw {} calls per textbook frame, not {TEXTBOOK_CALLS_PER_FRAME}",
             pair.textbook_calls

@@ -12,7 +12,7 @@ use std::process::Command;
 use anyhow::{ensure, Context as _, Result};
 
 /// Keys of bench.json a reader relies on.
-const KEYS: [&str; 32] = [
+const KEYS: [&str; 34] = [
     "sim",
     "gpu-bound",
     "cpu-bound",
@@ -33,6 +33,8 @@ const KEYS: [&str; 32] = [
     "overhead",
     "vkpace_cpu_us_per_frame",
     "textbook_cpu_us_per_frame",
+    "loop_cpu_ratio",
+    "textbook_self_ratio",
     "pacing_to_display",
     "idle",
     "busy",
