@@ -158,6 +158,9 @@ impl CpuGuard {
 
     /// The lowest and highest per-run ratio of the textbook loop against itself.
     fn noise_range(&self) -> (f64, f64) {
+        if self.noise_ratios.is_empty() {
+            return (0.0, 0.0);
+        }
         let lo = self
             .noise_ratios
             .iter()
@@ -171,8 +174,8 @@ impl CpuGuard {
         (lo, hi)
     }
 
-    /// The verdicts (the ratio; driver calls not more than the textbook loop's) and the
-    /// instruction counts as information.
+    /// The verdicts (the ratio; driver calls not more than the textbook loop's), then the
+    /// measurement's noise and callgrind's counts as information.
     pub fn checks(&self) -> Vec<(Option<bool>, String)> {
         let ratio = self.loop_ratio();
         let mut out = vec![

@@ -63,7 +63,8 @@ fn count(out_dir: &Path, vkpace: bool, frames: u64) -> Result<Counts> {
     let exe = std::env::current_exe().context("the benchmark's own path")?;
     let which = if vkpace { "vkpace" } else { "textbook" };
     let out = out_dir.join(format!("callgrind.{which}.{frames}.out"));
-    let status = Command::new("valgrind")
+    // Captured: valgrind's cache simulation warns about the host's caches on every run.
+    let run = Command::new("valgrind")
         .arg("--tool=callgrind")
         .arg("--cache-sim=yes")
         .arg(format!("--callgrind-out-file={}", out.display()))
@@ -76,10 +77,14 @@ fn count(out_dir: &Path, vkpace: bool, frames: u64) -> Result<Counts> {
             "--frames",
             &frames.to_string(),
         ])
-        .status()
+        .output()
         .context("valgrind")?;
-    if !status.success() {
-        bail!("callgrind run of the {which} loop failed: {status}");
+    if !run.status.success() {
+        bail!(
+            "callgrind run of the {which} loop failed: {}\n{}",
+            run.status,
+            String::from_utf8_lossy(&run.stderr)
+        );
     }
     let text = std::fs::read_to_string(&out).with_context(|| format!("{}", out.display()))?;
     let counts = collected(&text).with_context(|| format!("no totals in {}", out.display()))?;
