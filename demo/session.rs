@@ -6,21 +6,24 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use ash::vk;
 use vkpace::{Acquired, Batch, Frame, SubmittedFrame, Swapchain};
-use vkpace::{FrameLimit, PacingPolicy};
 
 use crate::alloc_counter::{counted, thread_allocations, AllocCounts, AllocRates};
-use crate::cli::{policy_name, present_mode_name, Args};
+use crate::cli::Args;
 use crate::display_time::DisplayTimeEstimate;
 use crate::frame_history::FrameHistory;
-use crate::hud_view::{HudFacts, HudView};
+use crate::hud_view::HudView;
 use crate::producer::Producer;
 use crate::renderer::{RenderTarget, Renderer, Scene};
 use crate::report::{IntervalStats, Percentiles, Report};
 use crate::resize_log::ResizeLog;
 use crate::vulkan_context::VulkanContext;
 
+mod controls;
 mod frame_figures;
+mod hud_facts;
 mod swapchain;
+
+use hud_facts::hud_facts;
 
 use swapchain::{
     note_present_mode_fallback, offered_mode_cycle, swapchain_config, swapchain_report,
@@ -160,135 +163,9 @@ impl Session {
         })
     }
 
-    /// Switches to the next present mode the surface offers; returns it.
-    pub fn next_present_mode(&mut self) -> Option<vk::PresentModeKHR> {
-        let sc = self.swapchain.as_mut()?;
-        if self.mode_cycle.is_empty() {
-            return None;
-        }
-        let current = sc.info().present_mode.unwrap_or(vk::PresentModeKHR::FIFO);
-        let at = self
-            .mode_cycle
-            .iter()
-            .position(|m| *m == current)
-            .unwrap_or(0);
-        let next = self.mode_cycle[(at + 1) % self.mode_cycle.len()];
-        sc.set(vkpace::Setting::PresentMode(next)).ok()?;
-        Some(next)
-    }
-
-    /// Changes frames in flight at run time (1..=3).
-    pub fn set_frames_in_flight(&mut self, n: usize) -> Result<()> {
-        if let Some(sc) = self.swapchain.as_mut() {
-            sc.set(vkpace::Setting::FramesInFlight(n))?;
-        }
-        Ok(())
-    }
-
-    /// Switches between the frames-in-flight and low-latency policies; returns the new one.
-    pub fn toggle_policy(&mut self) -> Option<PacingPolicy> {
-        let sc = self.swapchain.as_mut()?;
-        let next = match sc.info().pacing {
-            PacingPolicy::FramesInFlight => PacingPolicy::LowLatency,
-            // LowLatency, and any policy a later vkpace adds, toggles back to the default.
-            _ => PacingPolicy::FramesInFlight,
-        };
-        sc.set(vkpace::Setting::Pacing(next)).ok()?;
-        Some(next)
-    }
-
-    /// Turns the frame limit off, or on at `--fps` (60 when not given); returns the limit.
-    pub fn toggle_frame_limit(&mut self) -> Result<Option<f64>> {
-        let Some(sc) = self.swapchain.as_mut() else {
-            return Ok(None);
-        };
-        if sc.info().frame_limit.is_some() {
-            sc.set(vkpace::Setting::FrameLimit(None))?;
-            return Ok(None);
-        }
-        let fps = self.args.fps.unwrap_or(60.0);
-        sc.set(vkpace::Setting::FrameLimit(Some(FrameLimit::fps(fps)?)))?;
-        Ok(Some(fps))
-    }
-
-    /// Adds `delta` units of GPU load (never below zero); returns the new load.
-    pub fn adjust_gpu_load(&mut self, delta: f32) -> f32 {
-        self.gpu_load = (self.gpu_load + delta).clamp(0.0, 64.0);
-        self.gpu_load
-    }
-
-    /// Turns the every-frame resize storm on or off; returns whether it is on.
-    pub fn toggle_resize_storm(&mut self) -> bool {
-        self.resize_storm = !self.resize_storm;
-        self.resize_storm
-    }
-
-    /// Stops or restarts the pattern's clock (Space): while paused no frame is rendered.
-    pub fn set_paused(&mut self, paused: bool) {
-        match (paused, self.paused_since) {
-            (true, None) => self.paused_since = Some(Instant::now()),
-            (false, Some(t)) => {
-                self.paused_total += t.elapsed();
-                self.paused_since = None;
-                // The pause is not a frame interval.
-                self.last_frame_start = None;
-            }
-            _ => {}
-        }
-    }
-
-    /// Whether Space paused the demo.
-    pub fn paused(&self) -> bool {
-        self.paused_since.is_some()
-    }
-
-    /// Forgets the last frame start, so time spent not rendering (minimized, covered) is not
-    /// counted as one long frame interval.
-    pub fn break_interval(&mut self) {
-        self.last_frame_start = None;
-    }
-
     /// Frames rendered so far.
     pub fn frames(&self) -> u64 {
         self.frames
-    }
-
-    /// The extent `--resize-every` asks for at frame `i`, if it is a resize frame.
-    pub fn resize_target(&self, i: u64) -> Option<vk::Extent2D> {
-        let k = if self.resize_storm {
-            1
-        } else {
-            self.args.resize_every
-        };
-        if k == 0 || i == 0 || i % k != 0 {
-            return None;
-        }
-        Some(resize_extent(i / k))
-    }
-
-    /// The window system gave the window a new size (an X11 resize, a Wayland configure): the
-    /// swapchain follows it at the next acquire. On Wayland the surface leaves the size to the
-    /// application (its current extent is the special value 0xFFFFFFFF), so the size must come
-    /// from here; the size of the live swapchain makes no new one. A zero size (minimized) only
-    /// asks for a recreation: the surface then says whether it is still zero.
-    pub fn window_resized(&mut self, width: u32, height: u32) {
-        let Some(sc) = self.swapchain.as_mut() else {
-            return;
-        };
-        if width == 0 || height == 0 {
-            sc.request_recreate();
-            return;
-        }
-        let extent = vk::Extent2D { width, height };
-        if sc.info().extent != Some(extent) {
-            if let Some(log) = self.resize_log.as_mut() {
-                log.requested(extent);
-            }
-            sc.resize(extent);
-            // Also when the size was asked for already: on X11 a swapchain recreated before
-            // the window manager applied it took the surface's old size.
-            sc.request_recreate();
-        }
     }
 
     /// The live swapchain.
@@ -504,57 +381,6 @@ impl Session {
             }
             None => "single",
         })
-    }
-}
-
-/// What the HUD shows of the swapchain's settings and state for `frame`.
-fn hud_facts<'a>(sc: &'a Swapchain, frame: &Frame, gpu_load: f32, producer: bool) -> HudFacts<'a> {
-    let extent = frame.extent();
-    HudFacts {
-        policy: policy_name(sc.info().pacing),
-        fps_limit: sc.info().frame_limit.map(|l| 1e9 / l.period_ns() as f64),
-        present_mode: present_mode_name(sc.info().present_mode.unwrap_or(vk::PresentModeKHR::FIFO)),
-        frames_in_flight: sc.info().frames_in_flight,
-        maintenance1: sc.info().maintenance1.map(|n| n.label()),
-        completion: sc.info().completion.name(),
-        submission: if producer {
-            "batches+producer"
-        } else {
-            "single"
-        },
-        generation: frame.generation(),
-        width: extent.width,
-        height: extent.height,
-        gpu_load,
-        latency_source: "start to present return",
-        display: display_facts(sc),
-    }
-}
-
-/// The HUD's present timing line: the path, and the mean start-to-first-pixel time of the
-/// last frames vkpace has first-pixel times for (no allocation: the telemetry ring is walked).
-fn display_facts(sc: &Swapchain) -> crate::hud_view::DisplayFacts {
-    let swap_interval = match sc.info().display_path {
-        vkpace::DisplayPath::RefreshGrid { interval } => interval,
-        _ => 0,
-    };
-    let (sum, n) = sc
-        .telemetry()
-        .rev()
-        .filter_map(|t| t.displayed.map(|d| d.saturating_sub(t.cpu_start)))
-        .take(60)
-        .fold((0.0, 0u32), |(s, n), d| (s + d.as_secs_f64() * 1e3, n + 1));
-    let present_timing = sc.info().present_timing.is_some();
-    crate::hud_view::DisplayFacts {
-        present_timing,
-        swap_interval,
-        missed: sc.stats().refreshes_missed,
-        // Without present timing `displayed` is when a poll saw the frame shown: not shown.
-        first_pixel_ms: if n > 0 && present_timing {
-            sum / f64::from(n)
-        } else {
-            0.0
-        },
     }
 }
 

@@ -32,7 +32,7 @@ const FRAMES: u64 = 60;
 /// submitted, then `LATE` more, so the frame waits on the GPU for a value not yet signalled
 /// however fast or slow the machine; the others it signals ahead. Few
 /// late values, because bookworm's validation layer stalls 5 s in its own bug now and then
-/// when a host thread signals while another waits (see `demo/vulkan_context.rs`).
+/// when a host thread signals while another waits (see `demo/vulkan_context/messages.rs`).
 const LATE_EVERY: u64 = 20;
 const LATE: Duration = Duration::from_millis(30);
 

@@ -9,7 +9,7 @@
 //!
 //! Bookworm's validation layer (1.3.239) predates the extension: the demo leaves uncounted
 //! exactly its messages about what it does not know (the extension names and the structure
-//! types in a pNext chain, `demo/vulkan_context.rs`); every other message is fatal.
+//! types in a pNext chain, `demo/vulkan_context/messages.rs`); every other message is fatal.
 
 mod demo_process;
 

@@ -17,8 +17,8 @@
 //! Debian bookworm's validation layer (1.3.239) predates these extensions; the demo's context
 //! turns its handle wrapping off and leaves uncounted exactly the messages about the names,
 //! structure types and swapchain create flags it does not know (`is_unknown_to_old_layer` in
-//! `demo/vulkan_context.rs`); every other message fails the run. Sid's layer (1.4.363) knows
-//! them: nothing is filtered there.
+//! `demo/vulkan_context/messages.rs`); every other message fails the run. Sid's layer (1.4.363)
+//! knows them: nothing is filtered there.
 
 mod common;
 mod vdisplay_support;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use anyhow::{bail, Context as _, Result};
 use ash::vk;
 
-use super::{on_message, MessageLog, SurfaceSource, PRESENT_WAIT2_LAYER_VERSION, VALIDATION_LAYER};
+use super::messages::on_message;
+use super::{MessageLog, SurfaceSource, PRESENT_WAIT2_LAYER_VERSION, VALIDATION_LAYER};
 
 /// The instance extensions to enable: the surface's for `source`, vkpace's (maintenance1's
 /// only when asked for) and debug utils where offered or validating. Returns them with what
