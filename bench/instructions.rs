@@ -1,8 +1,7 @@
-//! The deterministic figure beside the CPU guard: instructions per frame of each loop's frame
-//! function on the render thread (driver calls made from it included, lavapipe's own worker
-//! threads not), counted by callgrind. Callgrind counts instructions, not time, so the figure
-//! is the same on a busy machine; it is reported, not gated (the guard is the timed whole-loop
-//! ratio, `main.rs`).
+//! The CPU guard's deterministic figures (`cpu_guard.rs` judges them): instructions per frame
+//! of each loop's frame function on the render thread (driver calls made from it included,
+//! lavapipe's own worker threads not), counted by callgrind. Callgrind counts instructions, not
+//! time, so the figure is the same on a busy machine.
 //!
 //! Each loop runs alone in a child process of this benchmark under
 //! `valgrind --tool=callgrind --toggle-collect=...measured_*_frame`: the warm-up frames and the

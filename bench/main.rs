@@ -49,8 +49,8 @@ struct Args {
     /// The demo binary (default: `vkpace-demo` beside this one).
     #[arg(long)]
     demo: Option<PathBuf>,
-    /// Exit with status 1 when an acceptance threshold is missed (and count instructions per
-    /// frame under callgrind for the CPU guard's report).
+    /// Exit with status 1 when an acceptance threshold is missed (and count instructions and
+    /// L1 lines missed per frame under callgrind: the CPU guard's verdicts).
     #[arg(long)]
     check: bool,
     /// Count the CPU guard's instructions per frame under callgrind without `--check`.
