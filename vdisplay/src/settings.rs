@@ -124,7 +124,9 @@ pub struct Settings {
     pub fault_present_fence_late_ms: f64,
     /// Probability that a present fence never signals.
     pub fault_present_fence_never: f64,
-    /// Change the surface extent every K presents (0: never), cycling `fault_resize_extents`.
+    /// Change the surface extent every K presents (0: never), cycling `fault_resize_extents`;
+    /// while the extent is zero (minimized, when nothing is presented) every K capability
+    /// queries instead, so a minimized display comes back.
     pub fault_resize_every: u64,
     /// Extents the resize fault cycles through (`WxH,WxH,...`; 0x0 = minimized).
     pub fault_resize_extents: Vec<vk::Extent2D>,
@@ -148,7 +150,9 @@ pub struct Settings {
     pub timing_local_offset_ms: u64,
     /// X11 (xcb, Xlib) and Wayland surfaces become virtual displays too (`window_surfaces =
     /// virtual`), so a program that only knows windows runs over vdisplay unmodified; the
-    /// window itself then shows nothing. False (`driver`): they go to the driver.
+    /// window itself then shows nothing, and its size is not followed: the display's extent is
+    /// `extent` (then what the control functions or the resize fault set). False (`driver`):
+    /// they go to the driver.
     pub virtual_window_surfaces: bool,
 }
 
