@@ -150,9 +150,7 @@ pub struct Settings {
     pub timing_local_offset_ms: u64,
     /// X11 (xcb, Xlib) and Wayland surfaces become virtual displays too (`window_surfaces =
     /// virtual`), so a program that only knows windows runs over vdisplay unmodified; the
-    /// window itself then shows nothing, and its size is not followed: the display's extent is
-    /// `extent` (then what the control functions or the resize fault set). False (`driver`):
-    /// they go to the driver.
+    /// window itself then shows nothing. False (`driver`): they go to the driver.
     pub virtual_window_surfaces: bool,
 }
 
