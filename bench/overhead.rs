@@ -4,7 +4,7 @@
 //! the same size and present mode, 3 frames in flight, no validation, each on its own device.
 //! The textbook loop is the usual raw-ash one (a fence and an acquire semaphore per frame in
 //! flight, a present semaphore per image, wait on the frame's fence before reusing its slot);
-//! the other goes through [`vkpace::Swapchain`]. Their frames alternate one by one in one
+//! the other goes through `vkpace::Swapchain`. Their frames alternate one by one in one
 //! thread, and each frame's thread CPU time is added to its loop: whatever the machine does
 //! (the driver's worker threads, the hypervisor) hits both alike, so the difference is
 //! vkpace's. Measured run to run instead, the noise was larger than the whole effect.

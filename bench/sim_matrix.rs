@@ -9,7 +9,7 @@ use crate::sim::{run, summarize, FrameRecord, Policy, Summary};
 /// The first simulated second is warm-up (the statistics windows filling), left out.
 pub const WARMUP_MS: f64 = 1_000.0;
 
-/// One scenario's results, per policy in [`policies`] order.
+/// One scenario's results, per policy in `vkpace_sim::scenarios::policies` order.
 pub struct ScenarioResult {
     pub name: &'static str,
     pub rows: Vec<(String, Summary)>,

@@ -1,6 +1,6 @@
 //! The machine's own timer floor, measured in the same run as the limiter: the limiter's own
-//! deadline grid ([`vkpace::core::FrameLimiter`]) and the very wait the shell uses
-//! ([`vkpace::sleep_until`]) at 60 Hz, with no Vulkan and no other pacing code. Whatever
+//! deadline grid (`vkpace::core::FrameLimiter`) and the very wait the shell uses
+//! (`vkpace::sleep_until`) at 60 Hz, with no Vulkan and no other pacing code. Whatever
 //! jitter this shows (the OS or hypervisor descheduling the thread) the limiter cannot do
 //! better than.
 //!

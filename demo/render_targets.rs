@@ -3,7 +3,7 @@
 //! and retired when the swapchain changes, without idling the device.
 //!
 //! The bookkeeping (what is stale, which frames in flight may still use it, when the GPU is
-//! done) is vkpace's [`vkpace::RenderTargets`]: depth images per slot, rebuilt for a new
+//! done) is vkpace's `vkpace::RenderTargets`: depth images per slot, rebuilt for a new
 //! extent; framebuffers per (slot, image), rebuilt for a new swapchain. What is left here is
 //! how the objects are made and destroyed (the depth images' memory comes from gpu-allocator),
 //! the report's count of framebuffer sets, and the benchmark's path without vkpace.

@@ -332,7 +332,7 @@ impl VulkanContext {
     /// # Safety
     ///
     /// The options of `config` that need an extension are set only where this context enabled
-    /// it, except those vkpace itself checks (documented on [`vkpace::Swapchain::new`]).
+    /// it, except those vkpace itself checks (documented on `vkpace::Swapchain::new`).
     pub unsafe fn swapchain_as_given(
         &self,
         config: vkpace::SwapchainConfig,

@@ -6,7 +6,7 @@
 //! ([`Acquired`], [`Frame`], [`SubmittedFrame`], [`Presented`], [`Batch`]), its configuration
 //! ([`SwapchainConfig`], [`Setting`]) and what it reports ([`SwapchainInfo`],
 //! [`SwapchainStats`], [`FrameTimes`]), the one support query ([`InstanceSupport`],
-//! [`Support`]), completion tokens ([`SyncToken`], [`TokenSet`], [`HostTimeline`],
+//! [`Support`], which also turns paths off: [`OptionalPath`]), completion tokens ([`SyncToken`], [`TokenSet`], [`HostTimeline`],
 //! [`DeferredRelease`]) and render targets that follow the swapchain ([`RenderTargets`]).
 //!
 //! The sans-IO frame machine (`vkpace::core`) and the Vulkan shell (`vkpace::vk`) stay
@@ -26,8 +26,8 @@ pub use crate::core::{
 };
 pub use crate::vk::{
     sleep_until, Acquired, Batch, DeviceFeatures, DisplayChoice, DisplayFeedback, Error, Frame,
-    HostTimeline, InstanceSupport, Maintenance1Names, PresentTimingInUse, Presented, Rebuild,
-    RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission, SubmittedFrame,
-    Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo,
+    HostTimeline, InstanceSupport, Maintenance1Names, OptionalPath, PresentTimingInUse, Presented,
+    Rebuild, RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission,
+    SubmittedFrame, Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo,
     MAX_TIMED_COMMAND_BUFFERS,
 };

@@ -1,4 +1,4 @@
-//! The sim's shell: it drives the frame machine that ships ([`vkpace::core::FrameMachine`])
+//! The sim's shell: it drives the frame machine that ships (`vkpace::core::FrameMachine`)
 //! against the simulated [`World`], carrying out each request as the Vulkan shell does on a
 //! real device, one world operation per request. It makes no decision of its own: which
 //! semaphore, which fence, when to wait or recreate is the machine's; the world checks the rule
@@ -99,7 +99,7 @@ pub struct SimSwapchain {
     gpu_frames: BTreeMap<u64, u64>,
     /// GPU time reads answered with times and without.
     pub gpu_reads: (u64, u64),
-    /// How late each wake-up from a [`Request::SleepUntil`] is (none: exact).
+    /// How late each wake-up from a `Request::SleepUntil` is (none: exact).
     pub wake: Option<WakeLateness>,
 }
 

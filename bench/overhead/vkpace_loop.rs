@@ -1,4 +1,4 @@
-//! The same render loop through vkpace's [`Swapchain`], in the configuration a
+//! The same render loop through vkpace's `Swapchain`, in the configuration a
 //! [`VkpaceVariant`] names.
 
 use std::time::Instant;

@@ -33,7 +33,8 @@ impl TokenSet {
     }
 
     /// Adds `token`: it replaces an earlier token of its stream, and is dropped for a later one.
-    /// A ninth stream is [`CoreError::TokenSetFull`] (the set is unchanged).
+    /// A ninth stream is the error `TokenSetFull` (the set is unchanged), which `?` turns into
+    /// [`crate::Error::TokenSetFull`].
     pub fn merge(&mut self, token: SyncToken) -> Result<(), CoreError> {
         if let Some(same) = self
             .members

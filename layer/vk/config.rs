@@ -102,7 +102,7 @@ pub struct SwapchainConfig {
     /// Name objects with `VK_EXT_debug_utils`; set only if the instance enabled it. Default false.
     pub debug_utils: bool,
     /// The names of swapchain maintenance1 the instance and device enabled (with the
-    /// `swapchainMaintenance1` feature; [`super::Maintenance1Support`] says which are offered):
+    /// `swapchainMaintenance1` feature; [`super::Support::maintenance1`] says which are offered):
     /// present fences, per-present mode switches and image release. Default `None`: the
     /// proof-based path, which works everywhere.
     pub swapchain_maintenance1: Option<super::Maintenance1Names>,
@@ -116,41 +116,45 @@ pub struct SwapchainConfig {
     pub frame_limit: Option<FrameLimit>,
     /// Measure each frame's GPU start and end (timestamp queries around the command buffers
     /// given to [`super::Swapchain::submit`], mapped to the CPU clock with
-    /// `VK_EXT_calibrated_timestamps`). Set only if the device enabled
-    /// [`super::GPU_TIMING_DEVICE_EXTENSION`]; see [`super::GpuTimingSupport`]. Default false.
+    /// calibrated timestamps). Set only if the device enabled the extension
+    /// [`super::Support::device_extensions`] lists for [`super::Support::gpu_timestamps`].
+    /// Default false.
     pub gpu_timestamps: bool,
     /// Learn when each frame was shown (`VK_KHR_present_id` + `VK_KHR_present_wait`, polled
-    /// once per frame without blocking). Set only if the device enabled
-    /// [`super::PRESENT_WAIT_DEVICE_EXTENSIONS`] with both features (see
-    /// [`super::PresentWaitSupport`]); without the extension [`super::Swapchain::new`] fails
-    /// with [`super::Error::InvalidConfig`]. Default false. With
-    /// [`SwapchainConfig::present_wait2`] too, this is the fallback for surfaces that do not
-    /// support present_wait2.
+    /// once per frame without blocking). Set only if the device enabled both extensions with
+    /// the `presentId` and `presentWait` features (as [`super::Support::device_extensions`] and
+    /// [`super::Support::features`] do where [`super::Support::present_wait`] is true); without
+    /// the extension [`super::Swapchain::new`] fails with [`super::Error::InvalidConfig`].
+    /// Default false. With [`SwapchainConfig::present_wait2`] too, this is the fallback for
+    /// surfaces that do not support present_wait2.
     pub present_wait: bool,
     /// Learn when each frame was shown with `VK_KHR_present_id2` + `VK_KHR_present_wait2`, the
     /// per-surface successors of present_id / present_wait, where the surface supports them
     /// (`presentId2Supported` and `presentWait2Supported`, asked at
     /// [`super::Swapchain::new`]); otherwise [`SwapchainConfig::present_wait`] decides.
     /// [`super::SwapchainInfo::display_feedback`] says which path is in use. Set only if the device
-    /// enabled [`super::PRESENT_WAIT2_DEVICE_EXTENSIONS`] with the `presentId2` and
-    /// `presentWait2` features, and the instance
-    /// [`super::PRESENT_WAIT2_INSTANCE_EXTENSION`] (`VK_KHR_get_surface_capabilities2`, which
-    /// both require and which the surface query uses); see [`super::PresentWait2Support`].
-    /// Without the device extension or the instance one, [`super::Swapchain::new`] fails with
-    /// [`super::Error::InvalidConfig`] before making any Vulkan object. Default false.
+    /// enabled both extensions with the `presentId2` and `presentWait2` features, and the
+    /// instance `VK_KHR_get_surface_capabilities2` (which both require and which the surface
+    /// query uses): [`super::InstanceSupport`] and [`super::Support::present_wait2`] say
+    /// whether they are offered, and their `extensions`, `device_extensions` and `features`
+    /// enable them. Without the device extension or the instance one, [`super::Swapchain::new`]
+    /// fails with [`super::Error::InvalidConfig`] before making any Vulkan object. Default
+    /// false.
     pub present_wait2: bool,
     /// Pace to the display with `VK_EXT_present_timing` where the surface supports it: a frame
     /// limit on the refresh grid (30 fps on 60 Hz: every second refresh) becomes a target
     /// present time instead of a CPU sleep, [`crate::core::PacingPolicy::Display`] picks the
     /// swap interval, low latency starts frames from measured first-pixel times, and each
     /// frame's stage times reach the telemetry. Set only if the device enabled
-    /// [`super::PRESENT_TIMING_DEVICE_EXTENSIONS`] with the `presentTiming` and `presentId2`
-    /// features, and `presentAtRelativeTime` / `presentAtAbsoluteTime` wherever
-    /// [`super::PresentTimingSupport::query`] reports them, and the instance
-    /// [`super::PRESENT_TIMING_INSTANCE_EXTENSION`]. Without the device extensions
-    /// [`super::Swapchain::new`] fails with [`super::Error::InvalidConfig`] before making any
-    /// Vulkan object; on a surface without present timing vkpace falls back to the CPU limiter
-    /// and [`super::SwapchainInfo::present_timing`] says `None`. The shell's clock is
+    /// `VK_EXT_present_timing`, `VK_KHR_present_id2` and calibrated timestamps with the
+    /// `presentTiming` and `presentId2` features, and `presentAtRelativeTime` /
+    /// `presentAtAbsoluteTime` wherever offered, and the instance
+    /// `VK_KHR_get_surface_capabilities2`: [`super::Support::present_timing`] says what is
+    /// offered, and [`super::Support::device_extensions`] and [`super::Support::features`]
+    /// enable exactly that. Without the device extensions [`super::Swapchain::new`] fails with
+    /// [`super::Error::InvalidConfig`] before making any Vulkan object; on a surface without
+    /// present timing vkpace falls back to the CPU limiter and
+    /// [`super::SwapchainInfo::present_timing`] says `None`. The shell's clock is
     /// `CLOCK_MONOTONIC` (Linux): a device that cannot calibrate it (Windows, where it does not
     /// exist) also falls back. Default false.
     pub present_timing: bool,

@@ -154,9 +154,26 @@ impl Frame {
     ///
     /// **Anything written each frame needs one copy per slot once frames in flight exceed 1**:
     /// command buffers, uniform and storage buffers the CPU writes, a depth image or any
-    /// attachment the frame writes. With a single copy two overlapping frames write it at once
-    /// (a data race the validation layer's synchronization checks report for GPU writes, and
-    /// nothing reports for CPU writes). Keep `MAX_FRAMES_IN_FLIGHT` copies and index by this.
+    /// attachment the frame writes. With a single copy two overlapping frames write it at once.
+    /// Keep `MAX_FRAMES_IN_FLIGHT` copies and index by this.
+    ///
+    /// What reports a single copy, and what does not:
+    /// - CPU writes (a mapped uniform buffer rewritten while an earlier frame's GPU work still
+    ///   reads it): nothing. The validation layer does not track host access to mapped memory.
+    /// - GPU writes from two frames with no barrier between them: synchronization validation
+    ///   of the 1.4.363 validation layer (Debian sid) reports them at `vkQueueSubmit`
+    ///   (`SYNC-HAZARD-WRITE-AFTER-WRITE`); the 1.3.239 one (Debian bookworm) reported nothing
+    ///   for the same overlapping frames. (A barrier whose first scope covers the earlier frame's writes,
+    ///   such as a layout transition from `COLOR_ATTACHMENT_OUTPUT`, orders them: no race, no
+    ///   report, and no overlap either.)
+    /// - Frames must overlap to show either: on a driver whose presentation waits for the
+    ///   rendering (Mesa's software WSI, lavapipe) they never do, and this slot stays 0. Over
+    ///   vkpace's virtual display layer they do (vdisplay, `--virtual-display` in the demo;
+    ///   `tests/examples.rs` requires more than one slot in use there), and its read-back
+    ///   (`readback_dir`: each shown image's exact pixels as PNG) is where a frame that drew
+    ///   another frame's data can be seen.
+    /// - Destroying or freeing a per-frame object while its frame is pending is another error,
+    ///   which validation does report (`VUID-vkDestroyBuffer-buffer-00922`).
     ///
     /// ```
     /// # use ash::vk;

@@ -143,8 +143,9 @@ impl HostTimeline {
     }
 
     /// Promises that `value` will be signalled: from now on a frame may wait for it on the GPU.
-    /// Promises only grow; a lower value changes nothing. A value more than
-    /// [`MAX_TIMELINE_STEP`] past the last signalled one is [`Error::InvalidTimelineValue`].
+    /// Promises only grow; a lower value changes nothing. A value more than 2^31 - 1 past the
+    /// last signalled one is [`Error::InvalidTimelineValue`]: that is the least
+    /// `maxTimelineSemaphoreValueDifference` every device supports (*Required Limits*).
     pub fn promise(&self, value: u64) -> Result<()> {
         let signalled = *self.lock_signalled();
         if value > signalled.saturating_add(MAX_TIMELINE_STEP) {
@@ -160,8 +161,8 @@ impl HostTimeline {
 
     /// Signals `value` from the CPU (`vkSignalSemaphore`), which also promises it. It must be
     /// greater than the last signalled value (VUID-VkSemaphoreSignalInfo-value-03258) and at
-    /// most [`MAX_TIMELINE_STEP`] past it; otherwise [`Error::InvalidTimelineValue`] and
-    /// nothing is signalled. Producers on several threads are serialized here.
+    /// most 2^31 - 1 past it (as [`Self::promise`]); otherwise [`Error::InvalidTimelineValue`]
+    /// and nothing is signalled. Producers on several threads are serialized here.
     pub fn signal(&self, value: u64) -> Result<()> {
         let mut signalled = self.lock_signalled();
         if value <= *signalled || value - *signalled > MAX_TIMELINE_STEP {

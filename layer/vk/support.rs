@@ -70,7 +70,9 @@ impl InstanceSupport {
 
 /// What a physical device offers of vkpace's optional paths, given what the instance enabled.
 /// Enable [`Self::device_extensions`] and chain [`Self::features`] into `VkDeviceCreateInfo`,
-/// then [`Self::apply`] it to the [`SwapchainConfig`].
+/// then [`Self::apply`] it to the [`SwapchainConfig`]. To run without a path, take it out here
+/// first, before the device is made ([`Self::only`], [`Self::without`]): it is then neither
+/// enabled nor used.
 ///
 /// ```no_run
 /// # fn f(entry: &ash::Entry, instance: &ash::Instance, physical: ash::vk::PhysicalDevice,
@@ -81,6 +83,8 @@ impl InstanceSupport {
 /// let support = unsafe {
 ///     vkpace::Support::query(entry, instance, physical, family, &instance_support)
 /// }?;
+/// // Paths off, if any: here, before the device (this keeps all but present timing).
+/// let support = support.without(&[vkpace::OptionalPath::PresentTiming]);
 /// let mut extensions = vec![ash::khr::swapchain::NAME.as_ptr()];
 /// extensions.extend(support.device_extensions().iter().map(|e| e.as_ptr()));
 /// let mut features = support.features();
@@ -205,7 +209,8 @@ impl Support {
 
     /// Turns on in `config` every path this support allows (and [`Self::device_extensions`]
     /// enabled): maintenance1, GPU timestamps, present_wait, present_wait2, present timing.
-    /// Turn any off afterwards to run without it.
+    /// Paths to run without are taken out of the support before the device is made
+    /// ([`Self::only`], [`Self::without`]), so that their extensions are not enabled either.
     pub fn apply(&self, config: &mut SwapchainConfig) {
         config.swapchain_maintenance1 = self.maintenance1;
         config.gpu_timestamps = self.gpu_timestamps;

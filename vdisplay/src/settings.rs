@@ -124,7 +124,9 @@ pub struct Settings {
     pub fault_present_fence_late_ms: f64,
     /// Probability that a present fence never signals.
     pub fault_present_fence_never: f64,
-    /// Change the surface extent every K presents (0: never), cycling `fault_resize_extents`.
+    /// Change the surface extent every K presents (0: never), cycling `fault_resize_extents`;
+    /// while the extent is zero (minimized, when nothing is presented) every K capability
+    /// queries instead, so a minimized display comes back.
     pub fault_resize_every: u64,
     /// Extents the resize fault cycles through (`WxH,WxH,...`; 0x0 = minimized).
     pub fault_resize_extents: Vec<vk::Extent2D>,

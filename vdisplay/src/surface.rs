@@ -6,7 +6,8 @@
 //! A virtual surface is a display with a refresh grid (epoch = creation time) and a current
 //! extent that can change at any time (the control functions, the resize fault): a swapchain of
 //! another extent is then out of date (or suboptimal, if created with a scaling behaviour), and
-//! 0x0 means minimized (VkSurfaceCapabilitiesKHR: no swapchain can be created).
+//! 0x0 means minimized (VkSurfaceCapabilitiesKHR: no swapchain can be created). A window
+//! surface made virtual has the same extent: the window's own size is not followed.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -40,6 +41,8 @@ pub struct SurfaceState {
     /// Swapchains created on it so far (seeds each swapchain's faults reproducibly).
     pub swapchains_made: u64,
     resize_index: usize,
+    /// Capability queries since the resize fault made the extent zero.
+    queries_while_minimized: u64,
 }
 
 /// One virtual surface (display).
@@ -87,8 +90,24 @@ impl Surface {
             st.lost = true;
         }
         if s.fault_resize_every > 0 && st.presents % s.fault_resize_every == 0 {
-            st.extent = s.fault_resize_extents[st.resize_index % s.fault_resize_extents.len()];
-            st.resize_index += 1;
+            next_fault_extent(s, &mut st);
+        }
+    }
+
+    /// Counts one capability query. While the extent is zero (minimized) the resize fault
+    /// moves on every K queries instead of every K presents: an application presents nothing
+    /// then (no swapchain can be made at a zero extent,
+    /// VUID-VkSwapchainCreateInfoKHR-imageExtent-01689) and learns that the display is back
+    /// only from these queries, so counting presents would keep it minimized for ever.
+    pub fn note_capability_query(&self) {
+        let s = &self.settings;
+        let mut st = self.state();
+        if s.fault_resize_every == 0 || (st.extent.width > 0 && st.extent.height > 0) {
+            return;
+        }
+        st.queries_while_minimized += 1;
+        if st.queries_while_minimized >= s.fault_resize_every {
+            next_fault_extent(s, &mut st);
         }
     }
 
@@ -167,6 +186,15 @@ impl Surface {
     }
 }
 
+/// The next extent of the resize fault's cycle.
+fn next_fault_extent(s: &Settings, st: &mut SurfaceState) {
+    if let Some(n) = std::num::NonZeroUsize::new(s.fault_resize_extents.len()) {
+        st.extent = s.fault_resize_extents[st.resize_index % n];
+        st.resize_index += 1;
+        st.queries_while_minimized = 0;
+    }
+}
+
 /// The virtual surface with handle `surface`, if it is one.
 pub fn lookup(surface: vk::SurfaceKHR) -> Option<Arc<Surface>> {
     use ash::vk::Handle;
@@ -241,6 +269,7 @@ fn new_surface(inst: &Instance, key: usize) -> Surface {
             current_swapchain: 0,
             swapchains_made: 0,
             resize_index: 0,
+            queries_while_minimized: 0,
         }),
     }
 }

@@ -59,6 +59,7 @@ pub unsafe fn capabilities(
     match surface::lookup(sfc) {
         Some(s) if s.is_lost() => vk::Result::ERROR_SURFACE_LOST_KHR,
         Some(s) => {
+            s.note_capability_query();
             // SAFETY: valid out-pointer.
             unsafe { *out = s.capabilities() };
             vk::Result::SUCCESS
@@ -92,6 +93,7 @@ pub unsafe fn capabilities2(
     if s.is_lost() {
         return vk::Result::ERROR_SURFACE_LOST_KHR;
     }
+    s.note_capability_query();
     // SAFETY: the input chain is valid; VkSurfacePresentModeEXT names the mode asked about.
     let mode = unsafe { chain::find::<vk::SurfacePresentModeEXT>(info_ref.p_next) }
         .map(|m| m.present_mode);

@@ -130,6 +130,47 @@ fn extent_changes_every_k_presents() {
     })
 }
 
+/// A display the resize fault minimized comes back: nothing can be presented at 0x0, so there
+/// the cycle moves on every K capability queries (the application's way to see it return),
+/// not presents. With K = 4 the 4th query after the minimize sees the next extent, the 3
+/// before it still 0x0.
+#[test]
+fn a_minimized_display_comes_back() {
+    env::run(|| {
+        let zero = vk::Extent2D::default();
+        let back = vk::Extent2D {
+            width: 320,
+            height: 200,
+        };
+        let opts = with(&[
+            ("extent", "640x480"),
+            ("fault_resize_every", "4"),
+            ("fault_resize_extents", "0x0,320x200"),
+        ]);
+        let vk = Vk::new(&opts);
+        let sc = swap::create(&vk, &swap::SwapDesc::default()).unwrap();
+        let stats = textbook::run(
+            &vk,
+            &sc,
+            &LoopDesc {
+                frames: 10,
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            stats.results.last(),
+            Some(&vk::Result::ERROR_OUT_OF_DATE_KHR),
+            "minimized after 4 presents: {:?}",
+            stats.results
+        );
+        swap::destroy(&vk, &sc);
+        let seen: Vec<vk::Extent2D> = (0..4).map(|_| vk.caps().current_extent).collect();
+        assert_eq!(seen, [zero, zero, zero, back], "extents seen by 4 queries");
+        assert_eq!(vk.caps().current_extent, back, "the display stays back");
+        assert!(vk.all_messages().is_empty(), "{:#?}", vk.all_messages());
+    })
+}
+
 /// The surface is lost after N presents: acquire and the surface queries fail with
 /// VK_ERROR_SURFACE_LOST_KHR.
 #[test]

@@ -36,8 +36,8 @@ pub struct SwapchainStats {
     /// Acquires that got no image within the wait bound and returned "not ready".
     pub not_ready_skips: u64,
     /// Images taken back from FIFO swapchains just before their retirement, so that at most
-    /// one of their frames was still queued for the display (see
-    /// [`super::Request::DrainDisplayQueue`]).
+    /// one of their frames was still queued for the display (the frame machine's
+    /// `Request::DrainDisplayQueue`).
     pub images_drained_before_retire: u64,
     /// Present-mode changes that took effect, with or without recreation.
     pub present_mode_switches: u64,

@@ -81,7 +81,8 @@ impl Swapchain {
     /// of them must outlive the returned value. The queue must be externally synchronized with
     /// vkpace's calls (vkpace submits to it and presents on it). `config.debug_utils` may be
     /// true only if the instance enabled `VK_EXT_debug_utils`, `config.gpu_timestamps` only if
-    /// the device enabled [`super::GPU_TIMING_DEVICE_EXTENSION`], `config.present_wait` only
+    /// the device enabled the extension [`super::Support::device_extensions`] lists for it,
+    /// `config.present_wait` only
     /// with the `presentId` and `presentWait` features, `config.present_wait2` only with the
     /// `presentId2` and `presentWait2` features (VUID-vkWaitForPresent2KHR-presentWait2-10814),
     /// `config.swapchain_maintenance1` only with the instance extensions and the
