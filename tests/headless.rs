@@ -3,12 +3,13 @@
 //! validation on) failing a test on its first message.
 
 mod common;
+mod object_bounds;
 mod run_length;
 
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use common::{Harness, RenderTarget};
-use vkpace::core::semaphore_bound;
+use object_bounds::semaphores_allowed;
 use vkpace::{Acquired, Error, Frame, Submission, SwapchainConfig, SwapchainStats};
 
 /// Frames of the resize run (a new extent each).
@@ -175,7 +176,8 @@ fn new_extent_every_frame_on(n: usize, m1: bool) -> Result<SwapchainStats> {
     let stats = h.finish()?;
     ensure!(stats.swapchains_created >= FRAMES, "{stats:?}");
     ensure!(stats.old_swapchains_max_pending <= 6, "{stats:?}");
-    let bound = semaphore_bound(n, stats.image_count as usize, 5);
+    // 5: the default retired cap (`SwapchainConfig::max_retired_swapchains`).
+    let bound = semaphores_allowed(n, stats.image_count as usize, 5);
     ensure!(
         stats.semaphores_max_alive <= bound,
         "{stats:?} over {bound}"

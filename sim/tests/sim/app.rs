@@ -515,10 +515,10 @@ impl App {
         // min_images + the request's extra image + up to 2 more from the "driver".
         let n_bound = if self.p.p_change_n > 0 { 3 } else { n };
         let images = self.p.min_images as usize + 3;
-        let bound = vkpace::core::semaphore_bound(n_bound, images, self.p.max_retired);
+        let bound = super::bounds::semaphores_allowed(n_bound, images, self.p.max_retired);
         if alive > bound {
             return Err(format!(
-                "{alive} semaphores alive, documented bound {bound}"
+                "{alive} semaphores alive, the design's bound {bound}"
             ));
         }
         Ok(alive)
