@@ -10,8 +10,7 @@
 //! the swap interval it chooses, and how its schedule moves after a miss (the display's
 //! intervals, which follow from those targets). Where the simulated display puts a frame for a
 //! given target is the world's rule (`sim/world/display.rs`), not tested here.
-//! `VKPACE_SCHEDULES` sets how many cases of each property run (default 10,000: a run of a
-//! few simulated seconds takes about 10 us, so the file takes well under a second).
+//! `VKPACE_SCHEDULES` sets how many cases of each property run (default 10,000).
 
 mod proptest_cases;
 
