@@ -8,13 +8,17 @@ use std::collections::BTreeMap;
 
 use vkpace::core::CoreError;
 use vkpace::core::{
-    DisplayTiming, Extent, Failure, FrameInfo, FrameMachine, GpuClock, MachineConfig, PresentInfo,
-    PresentMode, PresentStatus, PresentTarget, Request, SurfaceFormat, SurfaceInfo, VkStatus,
+    choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, Extent, Failure, FrameInfo,
+    FrameMachine, GpuClock, MachineConfig, PresentInfo, PresentMode, PresentStatus, PresentTarget,
+    Request, SurfaceFormat, SurfaceInfo, Targets, VkStatus,
 };
 use vkpace::SyncToken;
 
 pub use crate::driver_load::WakeLateness;
-use crate::world::{AcquireResult, Fence, Gen, PresentExtras, PresentResult, Sem, World};
+use crate::timing_shell::SimTiming;
+use crate::world::{
+    AcquireResult, ClockFaults, Fence, Gen, PresentExtras, PresentResult, Sem, World,
+};
 
 /// The machine as the sim runs it.
 pub type SimMachine = FrameMachine<Sem, Gen, Fence>;
@@ -101,11 +105,39 @@ pub struct SimSwapchain {
     pub gpu_reads: (u64, u64),
     /// How late each wake-up from a `Request::SleepUntil` is (none: exact).
     pub wake: Option<WakeLateness>,
+    /// The display paths in use (the core's `choose_paths`, as the Vulkan shell takes them):
+    /// what each present may carry is checked against them.
+    pub paths: DisplayPaths,
+    /// What the surface and device offered for them (None: whatever the paths need).
+    pub offer: Option<DisplayOffer>,
+    /// Present timing's bookkeeping (a [`vkpace::core::TimingBook`] per swapchain), where the
+    /// machine is configured for it.
+    pub timing: Option<SimTiming>,
 }
 
 impl SimSwapchain {
     /// Makes the machine; [`Self::setup`] runs its first operation.
+    /// Without [`Self::set_paths`], the paths follow the configuration: present_wait where
+    /// it asks for present ids, present timing where it sizes a results queue, with the kind of
+    /// targets the world's display takes, reported in `CLOCK_MONOTONIC` (the world's clock).
     pub fn new(config: MachineConfig, world: World, surface: SimSurface) -> Result<Self, SimError> {
+        let targets = match world.display.config.relative_targets {
+            true => Targets::Relative,
+            false => Targets::Absolute,
+        };
+        let timing = config.present_timing_slots.is_some().then_some(targets);
+        let paths = DisplayPaths {
+            feedback: match config.present_ids {
+                true => DisplayFeedback::PresentWait,
+                false => DisplayFeedback::None,
+            },
+            timing,
+        };
+        let faults = ClockFaults {
+            offers_monotonic: true,
+            ..ClockFaults::default()
+        };
+        let timing = timing.map(|t| SimTiming::new(t, faults, 0));
         Ok(Self {
             machine: FrameMachine::new(config)?,
             world,
@@ -115,7 +147,27 @@ impl SimSwapchain {
             gpu_frames: BTreeMap::new(),
             gpu_reads: (0, 0),
             wake: None,
+            paths,
+            offer: None,
+            timing,
         })
+    }
+
+    /// The paths the core chooses for `offer` (`choose_paths`, as the Vulkan shell asks it)
+    /// and, with present timing, how the engine's clocks behave: set before [`Self::setup`].
+    /// The machine's configuration must ask for what they use (present ids with either, a
+    /// results queue with present timing). Returns the paths.
+    pub fn set_paths(
+        &mut self,
+        offer: DisplayOffer,
+        clocks: ClockFaults,
+        seed: u64,
+    ) -> DisplayPaths {
+        let paths = choose_paths(&offer);
+        self.paths = paths;
+        self.offer = Some(offer);
+        self.timing = paths.timing.map(|t| SimTiming::new(t, clocks, seed));
+        paths
     }
 
     /// Virtual time moves on to `t` (never back): the display catches up.
@@ -244,7 +296,12 @@ impl SimSwapchain {
         match request {
             Request::DestroySemaphore(s) => self.world.destroy_semaphore(s)?,
             Request::DestroyFence(f) => self.world.destroy_fence(f)?,
-            Request::DestroySwapchain(g) => self.world.destroy_swapchain(g)?,
+            Request::DestroySwapchain(g) => {
+                if let Some(t) = self.timing.as_mut() {
+                    t.destroyed(g);
+                }
+                self.world.destroy_swapchain(g)?
+            }
             Request::SleepUntil(t) => self.sleep_until(t)?,
             Request::CreateSemaphore(_) => {
                 let s = self.world.create_semaphore();
@@ -261,15 +318,12 @@ impl SimSwapchain {
             Request::CreateSwapchain(c) => {
                 let mode = c.plan.present_mode;
                 let result = self.create_swapchain(c.plan.image_count, c.old, mode)?;
-                let made = result.is_ok();
+                let made = result.as_ref().ok().map(|(g, _)| *g);
                 self.machine.handle_swapchain_created(result)?;
-                if made {
-                    // As the shell: the refresh the new swapchain reports (present timing).
-                    let d = self.world.display.config;
-                    let timing = (d.refresh_ns > 0).then_some(DisplayTiming {
-                        refresh_ns: d.refresh_ns,
-                        relative_targets: d.relative_targets,
-                    });
+                if let (Some(g), Some(t)) = (made, self.timing.as_mut()) {
+                    // As the shell: the new swapchain's book, its refresh and domains read.
+                    let refresh = self.world.display.config.refresh_ns;
+                    let timing = t.created(g, refresh, self.now)?;
                     self.machine.handle_display_timing(timing);
                 }
             }
@@ -337,10 +391,7 @@ impl SimSwapchain {
                 };
                 self.machine.handle_present_id_status(status, self.now)?;
             }
-            Request::ReadPresentTimings { swapchain } => {
-                let reports = self.world.display.read_timings(swapchain, now);
-                self.machine.handle_present_timings(&reports, now)?;
-            }
+            Request::ReadPresentTimings { swapchain } => self.read_timings(swapchain)?,
             other => self.execute_queue_work(other)?,
         }
         Ok(())
@@ -406,10 +457,11 @@ impl SimSwapchain {
     fn present_request(&mut self, p: &PresentInfo<Sem, Gen, Fence>) -> Result<VkStatus, SimError> {
         let extras = PresentExtras {
             id: p.present_id.unwrap_or(0),
-            target: p.timing.map_or(PresentTarget::None, |t| t.target),
+            target: self.engine_target(p.timing.map_or(PresentTarget::None, |t| t.target))?,
             stages: p.timing.is_some_and(|t| t.query_stages),
             mode: p.mode,
         };
+        self.check_path(&extras)?;
         let result =
             self.world
                 .present_with(p.swapchain, (p.image, p.semaphore, p.fence), extras)?;

@@ -6,7 +6,9 @@
 
 pub mod driver;
 mod driver_load;
+mod driver_timing;
 pub mod pacing;
 pub mod rng;
 pub mod scenarios;
+pub mod timing_shell;
 pub mod world;

@@ -10,6 +10,7 @@
 //! policy), and `scripts/test --full` (`VKPACE_FULL=1`) at the length the issues named.
 
 mod demo_process;
+mod object_bounds;
 mod run_length;
 
 use anyhow::{ensure, Context as _, Result};
@@ -24,7 +25,7 @@ fn switching_run() -> u64 {
     run_length::frames(400, 2000)
 }
 use demo_process::{json_number, run_checked, Run, PATHS};
-use vkpace::core::semaphore_bound;
+use object_bounds::semaphores_allowed;
 
 /// Runs the headless demo with `args` plus the path's flags; checks validation and the path.
 fn run(path: &str, extra: &[&str], args: &[&str]) -> Result<Run> {
@@ -113,7 +114,8 @@ fn resize_every_frame_on(path: &str, extra: &[&str]) -> Result<f64> {
         r.summary
     );
     let images = json_number(j, "swapchain_images")? as usize;
-    let bound = semaphore_bound(2, images, 5) as f64;
+    // 2 frames in flight (the demo's default), 5 retired (the default cap).
+    let bound = semaphores_allowed(2, images, 5) as f64;
     ensure!(
         json_number(j, "semaphores_max_alive")? <= bound,
         "over {bound}: {}",

@@ -8,6 +8,9 @@
 //!   their display times (`FrameTimes::displayed`) on every swapchain of the run, through a
 //!   display resize between phases (each a recreation: the create flags must go with it), on
 //!   both sync paths (maintenance1 and the proof-based one).
+//! * present_wait alone where asked for it alone (`DisplayChoice::PresentWait`): real display
+//!   times come back (the positive branch of `tests/headless.rs`'s present_wait test, which
+//!   lavapipe alone cannot take).
 //! * A surface that says no (vdisplay's `surface_present_wait2` / `surface_present_id2`
 //!   settings) while the device enabled both extensions falls back to present_wait.
 //! * On lavapipe alone (a child process without vdisplay, which offers neither pair): no
@@ -232,6 +235,37 @@ fn surface_without_present_wait2_falls_back_to_present_wait() -> Result<()> {
         "present_wait2: {}",
         run_surface_says_no("surface_present_id2")?
     );
+    Ok(())
+}
+
+/// Display frames at vdisplay's refresh for [`present_wait_is_used_where_offered`].
+const PRESENT_WAIT_FRAMES: usize = 120;
+
+/// The positive branch of `tests/headless.rs`'s present_wait test, which lavapipe alone never
+/// takes: over the virtual display (which offers present_id and present_wait) the context
+/// enables them, vkpace uses present_wait where asked for it alone, and real display times come
+/// back (`common::check_present_wait_display_times`: at vdisplay's 60 Hz, FIFO).
+#[test]
+fn present_wait_is_used_where_offered() -> Result<()> {
+    let settings = vec![
+        ("extent", "320x240".to_string()),
+        ("refresh_hz", "60".to_string()),
+    ];
+    let shown = vdisplay_support::run(&settings, move || -> Result<usize> {
+        let mut c = config(false);
+        c.display = vkpace::DisplayChoice::PresentWait;
+        let mut h = Harness::headless(c)?;
+        ensure!(
+            h.ctx.as_ref().is_some_and(|c| c.present_wait),
+            "the context did not enable present_wait over vdisplay"
+        );
+        let refresh_ns = Some(1_000_000_000 / 60);
+        let shown =
+            common::check_present_wait_display_times(&mut h, PRESENT_WAIT_FRAMES, refresh_ns)?;
+        h.finish()?;
+        Ok(shown)
+    })?;
+    println!("present_wait: display times for {shown} of {PRESENT_WAIT_FRAMES} frames");
     Ok(())
 }
 

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use vkpace::core::{MachineConfig, PresentMode, PresentTarget};
+use vkpace::core::{DisplayPath, MachineConfig, PresentMode, PresentTarget};
 use vkpace::{FrameLimit, PacingPolicy};
 
 use super::{ms, ns, DisplayMode, FrameRecord, Policy, Scenario};
@@ -162,12 +162,17 @@ impl Recorder {
         let (number, _) = sim.submit(&frame)?;
         let submit = ms(sim.now);
         sim.present(frame.number)?;
+        let interval = match sim.machine.display_path() {
+            DisplayPath::RefreshGrid { interval } => Some(interval),
+            _ => None,
+        };
         let i = self.frames.len();
         self.gpu.insert(number, i);
         self.shown.insert(sim.world.last_present_seq(), i);
         self.frames.push(FrameRecord {
             cpu_start,
             submit,
+            interval,
             ..FrameRecord::default()
         });
         Ok(())
@@ -188,6 +193,8 @@ impl Recorder {
             let display = self.on_grid(at);
             let before = self.frames[..i].iter().rev().find_map(|f| f.display);
             self.frames[i].display = Some(display);
+            self.frames[i].asked = p.target;
+            self.frames[i].ready = p.ready.map(ms);
             self.frames[i].target = match p.target {
                 PresentTarget::Absolute(t) => Some(ms(t)),
                 PresentTarget::Relative(d) => before.map(|b| b + ms(d)),

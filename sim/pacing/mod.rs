@@ -22,6 +22,7 @@ mod textbook;
 pub use summary::{percentile, summarize, Summary};
 
 use crate::rng::Rng;
+use vkpace::core::PresentTarget;
 
 /// How the display takes frames.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,7 +112,7 @@ impl Policy {
 }
 
 /// One frame's times (ms, virtual clock).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct FrameRecord {
     pub cpu_start: f64,
     pub submit: f64,
@@ -122,6 +123,30 @@ pub struct FrameRecord {
     /// The present time it asked for (FIFO with present timing): not shown at a refresh more
     /// than half a refresh before this. None: no target.
     pub target: Option<f64>,
+    /// What vkpace's present asked of the display, as it asked it (a relative target in ns, an
+    /// absolute one on the world's clock in ns); `PresentTarget::None` without a target.
+    pub asked: PresentTarget,
+    /// vkpace's swap interval when it presented the frame, in refreshes (None: not paced on
+    /// the refresh grid).
+    pub interval: Option<u32>,
+    /// When the display saw the frame ready (its present's wait signalled), if it did.
+    pub ready: Option<f64>,
+}
+
+impl Default for FrameRecord {
+    fn default() -> Self {
+        Self {
+            cpu_start: 0.0,
+            submit: 0.0,
+            gpu_start: 0.0,
+            gpu_end: 0.0,
+            display: None,
+            target: None,
+            asked: PresentTarget::None,
+            interval: None,
+            ready: None,
+        }
+    }
 }
 
 impl FrameRecord {

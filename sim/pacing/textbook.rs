@@ -46,8 +46,7 @@ fn render(
         submit,
         gpu_start,
         gpu_end,
-        display: None,
-        target: None,
+        ..FrameRecord::default()
     });
     place_on_display(scenario, frames);
     submit

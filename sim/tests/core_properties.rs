@@ -11,13 +11,18 @@ mod sim;
 use proptest::prelude::*;
 use sim::app::{run, Params};
 use sim::display::{run_display, DisplayParams};
+use vkpace::core::{choose_paths, DisplayFeedback, DisplayOffer, Targets, TimingOffer};
 use vkpace::{CompletionBackend, PacingPolicy};
 use vkpace_sim::driver::SimGpuClock;
-use vkpace_sim::world::{DisplayConfig, Faults};
+use vkpace_sim::world::{ClockFaults, DisplayConfig, Faults};
 
-/// Display feedback and GPU timestamps of one schedule: present ids in about half of them,
-/// present timing in half of those, GPU timestamps in a third; the display's refresh (0.2 to
-/// 2 ms: frames often miss it), its phase, relative or absolute targets, partial results, the
+/// Display feedback and GPU timestamps of one schedule: the display paths the core chooses
+/// (`choose_paths`) for a random offer of the surface and device, as the shell takes them
+/// (present ids with either feedback path or present timing; relative targets where chosen),
+/// present timing's results reported in the engine's own time domain and converted by the
+/// shell's `TimingBook` (`sim/timing_shell.rs`: every converted time is checked against the
+/// world's); GPU timestamps in a third; the display's refresh (0.2 to
+/// 2 ms: frames often miss it), its phase, partial results, the
 /// results-queue slots configured and how many fewer the engine really has; and the pacing
 /// policy the machine starts with (the display and low-latency ones target refreshes).
 #[derive(Debug, Clone)]
@@ -27,38 +32,43 @@ struct Feedback {
     display: DisplayConfig,
     gpu_clock: Option<SimGpuClock>,
     pacing: PacingPolicy,
+    paths: (DisplayOffer, ClockFaults),
 }
 
 fn feedback() -> impl Strategy<Value = Feedback> {
     (
-        (0u32..4, 0u32..3, 0u32..3),
-        (2u64..=20, 0u64..=19, any::<bool>(), any::<bool>()),
+        (any::<u32>(), 0u32..3),
+        (2u64..=20, 0u64..=19, any::<bool>()),
         (1u32..=16, 0u32..=2),
         (0usize..3, 0usize..3, any::<u64>()),
+        clock_faults(),
     )
         .prop_map(
             |(
-                (ids, timing, gpu),
-                (refresh, phase, relative, partial),
+                (bits, gpu),
+                (refresh, phase, partial),
                 (slots, fewer),
-                (period, bits, offset),
+                (period, bits_gpu, offset),
+                clocks,
             )| {
-                let present_ids = ids < 2;
-                let present_timing = (present_ids && timing < 2).then_some(slots);
+                let offer = display_offer(bits);
+                let paths = choose_paths(&offer);
+                let timed = paths.timing.is_some();
+                let present_ids = paths.feedback != DisplayFeedback::None || timed;
                 let refresh_ns = refresh * 100_000;
                 Feedback {
                     present_ids,
-                    present_timing,
+                    present_timing: timed.then_some(slots),
                     display: DisplayConfig {
                         refresh_ns,
                         phase_ns: phase * refresh_ns / 20,
-                        relative_targets: relative,
+                        relative_targets: paths.timing == Some(Targets::Relative),
                         timing_slots: slots.saturating_sub(fewer).max(1),
                         partial_results: partial,
                     },
                     gpu_clock: (gpu == 0).then(|| SimGpuClock {
                         period_ns: [1.0, 2.5, 0.75][period],
-                        valid_bits: [64, 36, 32][bits],
+                        valid_bits: [64, 36, 32][bits_gpu],
                         offset,
                     }),
                     pacing: [
@@ -66,7 +76,50 @@ fn feedback() -> impl Strategy<Value = Feedback> {
                         PacingPolicy::LowLatency,
                         PacingPolicy::Display,
                     ][(offset % 3) as usize],
+                    paths: (offer, clocks),
                 }
+            },
+        )
+}
+
+/// A random offer of display paths, as the shell would find them (`DisplayOffer`): each path
+/// asked for or not, and what the surface and device say, each capability there three times
+/// in four, so that every outcome of `choose_paths` comes up.
+fn display_offer(bits: u32) -> DisplayOffer {
+    let bit = |i: u32| bits >> i & 1 == 1;
+    let mostly = |i: u32| bit(i) || bit(i + 1);
+    let timing = mostly(3).then_some(TimingOffer {
+        surface_timing: mostly(5),
+        surface_present_id2: mostly(7),
+        host_clock_calibrateable: mostly(9),
+        relative_targets: bit(11),
+        absolute_targets: mostly(12),
+    });
+    DisplayOffer {
+        present_wait: bit(0),
+        present_wait2: bit(1).then_some(bit(2)),
+        timing,
+    }
+}
+
+/// How the engine's clocks behave: results in `CLOCK_MONOTONIC` or a local domain that needs a
+/// calibration, a foreign domain now and then, counters that move, `VK_NOT_READY` refreshes.
+fn clock_faults() -> impl Strategy<Value = ClockFaults> {
+    (
+        any::<bool>(),
+        any::<u32>(),
+        0u32..=2,
+        (0u32..=3, 0u32..=3, 0u32..=10, 0u32..=5),
+    )
+        .prop_map(
+            |(monotonic, offset, not_ready, (refresh, domain, mono, foreign))| ClockFaults {
+                offers_monotonic: monotonic,
+                monotonic_offset: u64::from(offset) * 1_000,
+                max_not_ready: not_ready,
+                p_refresh_change: refresh,
+                p_domain_change: domain,
+                p_monotonic_result: mono,
+                p_foreign_result: foreign,
             },
         )
 }
@@ -124,6 +177,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
                 display: fb.display,
                 gpu_clock: fb.gpu_clock,
                 pacing: fb.pacing,
+                paths: Some(fb.paths),
             },
         )
 }
@@ -216,6 +270,74 @@ fn display_feedback_and_gpu_times_are_answered() {
     })
     .unwrap();
     assert!(out.frames_displayed > 100, "{out:?}");
+}
+
+/// Present timing through the shell's bookkeeping on each kind of target the core can choose,
+/// with results in `CLOCK_MONOTONIC` or a swapchain-local domain that needs a calibration:
+/// domains replaced and the refresh re-read as the counters move, refresh reads answered
+/// `VK_NOT_READY`, results now and then in a domain nobody can map. Every converted time is
+/// the world's (checked in `sim/timing_shell.rs`), the unmappable results are counted (none
+/// lost silently), and the presents carry what the chosen path allows: absolute targets only
+/// on the absolute path, none on the path without targets.
+#[test]
+fn present_timing_results_go_through_the_book_on_every_path() {
+    for (i, targets) in [Targets::Relative, Targets::Absolute, Targets::None]
+        .into_iter()
+        .enumerate()
+    {
+        for monotonic in [false, true] {
+            let clocks = ClockFaults {
+                offers_monotonic: monotonic,
+                monotonic_offset: 5_000_000_000,
+                max_not_ready: 2,
+                p_refresh_change: 2,
+                p_domain_change: 2,
+                p_monotonic_result: 5,
+                p_foreign_result: 3,
+            };
+            // The offer that makes the core choose `targets`.
+            let offer = DisplayOffer {
+                present_wait: true,
+                present_wait2: None,
+                timing: Some(TimingOffer {
+                    surface_timing: true,
+                    surface_present_id2: true,
+                    host_clock_calibrateable: true,
+                    relative_targets: targets == Targets::Relative,
+                    absolute_targets: targets != Targets::None,
+                }),
+            };
+            assert_eq!(choose_paths(&offer).timing, Some(targets));
+            let out = run(Params {
+                p_resize: 1,
+                present_ids: true,
+                present_timing: Some(6),
+                display: DisplayConfig {
+                    refresh_ns: 800_000,
+                    phase_ns: 123_456,
+                    relative_targets: targets == Targets::Relative,
+                    timing_slots: 6,
+                    partial_results: true,
+                },
+                pacing: PacingPolicy::LowLatency,
+                paths: Some((offer, clocks)),
+                ..Params::quiet(60 + i as u64)
+            })
+            .unwrap();
+            let t = out.timing;
+            let case = format!("{targets:?}, monotonic {monotonic}: {out:?}");
+            assert!(t.results > 1000 && t.times_checked > 1000, "{case}");
+            assert!(t.unmapped > 0 && t.via_monotonic > 0, "{case}");
+            assert!(monotonic || t.via_local > 0, "{case}");
+            assert!(t.refresh_not_ready > 0, "{case}");
+            // Each swapchain calibrates once, and again when its domains change.
+            assert!(t.calibrations > out.swapchains_created, "{case}");
+            match targets {
+                Targets::Absolute => assert!(out.frames_targeted > 100, "{case}"),
+                _ => assert_eq!(out.frames_targeted, 0, "{case}"),
+            }
+        }
+    }
 }
 
 fn display_params() -> impl Strategy<Value = DisplayParams> {
@@ -624,6 +746,7 @@ fn a_frame_held_past_a_clock_wrap_is_not_judged_and_the_rest_are() {
             offset: 5_273_452_503_989_000_893,
         }),
         pacing: PacingPolicy::LowLatency,
+        paths: None,
     };
     let out = run(p).unwrap();
     assert!(out.gpu_times_checked > 0, "{out:?}");

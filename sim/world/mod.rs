@@ -8,6 +8,7 @@
 
 mod display;
 mod engine;
+mod engine_clock;
 mod gpu;
 mod load;
 mod queues;
@@ -18,6 +19,7 @@ use crate::rng::Rng;
 
 pub use display::{Display, DisplayConfig, PresentExtras, ShownPresent};
 pub use engine::{AcquireResult, PresentResult};
+pub use engine_clock::{ClockFaults, EngineClock, FOREIGN};
 pub use load::LoadMode;
 pub use queues::OtherQueue;
 

@@ -166,3 +166,50 @@ impl Drop for Harness {
         }
     }
 }
+
+/// Renders `frames` frames on `h`, whose swapchain uses present_wait for display feedback, and
+/// checks that real display times came back: at least three quarters of the frames (the last
+/// few are not asked about) have a display time, none before its present returned, in frame
+/// order, and spaced on average at least 90% of `refresh_ns` apart (FIFO shows at most one
+/// frame a refresh: times that came from anything but the display, such as the present's own
+/// return, would run faster than that on a loop the display does not hold back). Returns how
+/// many frames had a display time. `refresh_ns`: the display's refresh where the test knows
+/// it.
+pub fn check_present_wait_display_times(
+    h: &mut Harness,
+    frames: usize,
+    refresh_ns: Option<u64>,
+) -> Result<usize> {
+    ensure!(
+        h.swapchain().info().display_feedback == vkpace::DisplayFeedback::PresentWait,
+        "display feedback {:?}, not present_wait",
+        h.swapchain().info().display_feedback
+    );
+    for _ in 0..frames {
+        ensure!(h.frame()?, "zero extent");
+    }
+    let mut shown: Vec<std::time::Duration> = Vec::new();
+    for t in h.swapchain().telemetry() {
+        if let (Some(displayed), Some(presented)) = (t.displayed, t.presented) {
+            ensure!(presented <= displayed, "shown before presented: {t:?}");
+            if let Some(last) = shown.last() {
+                ensure!(*last <= displayed, "shown out of frame order: {t:?}");
+            }
+            shown.push(displayed);
+        }
+    }
+    ensure!(
+        shown.len() >= 2 && 4 * shown.len() >= 3 * frames,
+        "only {} of {frames} frames reported shown",
+        shown.len()
+    );
+    let (first, last) = (shown[0], shown[shown.len() - 1]);
+    let mean_ns = (last - first).as_nanos() as f64 / (shown.len() - 1) as f64;
+    if let Some(refresh_ns) = refresh_ns {
+        ensure!(
+            mean_ns >= 0.9 * refresh_ns as f64,
+            "display times {mean_ns:.0} ns apart on average, faster than the {refresh_ns} ns refresh"
+        );
+    }
+    Ok(shown.len())
+}

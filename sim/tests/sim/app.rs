@@ -5,10 +5,12 @@
 //! machine's, not restated here.
 
 use vkpace::core::CoreError;
+use vkpace::core::DisplayOffer;
 use vkpace::core::{Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, Serial};
 use vkpace::{CompletionBackend, PacingPolicy, SyncToken};
 use vkpace_sim::driver::{SimError, SimGpuClock, SimSurface, SimSwapchain};
-use vkpace_sim::world::{DisplayConfig, Faults, Fence, Gen, Sem, World};
+use vkpace_sim::timing_shell::TimingCounts;
+use vkpace_sim::world::{ClockFaults, DisplayConfig, Faults, Fence, Gen, Sem, World};
 
 use super::queues::OtherQueues;
 
@@ -49,6 +51,10 @@ pub struct Params {
     pub gpu_clock: Option<SimGpuClock>,
     /// The pacing policy the machine starts with.
     pub pacing: PacingPolicy,
+    /// The display paths the shell chose (`core::choose_paths` on a random offer) and how the
+    /// engine's clocks behave; None: the paths follow `present_ids` and `present_timing`, with
+    /// results in `CLOCK_MONOTONIC`.
+    pub paths: Option<(DisplayOffer, ClockFaults)>,
 }
 
 impl Params {
@@ -80,6 +86,7 @@ impl Params {
             display: DisplayConfig::default(),
             gpu_clock: None,
             pacing: PacingPolicy::FramesInFlight,
+            paths: None,
         }
     }
 }
@@ -118,6 +125,8 @@ pub struct Outcome {
     pub timing_results: u64,
     pub timing_queue_full: u64,
     pub refreshes_missed: u64,
+    /// What the shell's present timing bookkeeping saw (results converted and checked).
+    pub timing: TimingCounts,
     /// GPU time reads answered with the timestamps, and their times checked against the
     /// world's.
     pub gpu_reads: u64,
@@ -189,6 +198,18 @@ pub fn run(p: Params) -> Result<Outcome, String> {
     };
     let mut sim = SimSwapchain::new(config, world, surface).map_err(describe)?;
     sim.gpu_clock = p.gpu_clock;
+    if let Some((offer, clocks)) = p.paths {
+        let paths = sim.set_paths(offer, clocks, p.seed);
+        // The machine asks for what the paths use, as the Vulkan shell configures it.
+        let timed = paths.timing.is_some();
+        let ids = paths.feedback != vkpace::core::DisplayFeedback::None || timed;
+        if ids != p.present_ids || timed != p.present_timing.is_some() {
+            return Err(format!(
+                "schedule configured for {paths:?}: ids {}, timing {:?}",
+                p.present_ids, p.present_timing
+            ));
+        }
+    }
     let queues = OtherQueues::new(&mut sim, p.other_queues);
     let mut app = App {
         queues,
@@ -515,10 +536,10 @@ impl App {
         // min_images + the request's extra image + up to 2 more from the "driver".
         let n_bound = if self.p.p_change_n > 0 { 3 } else { n };
         let images = self.p.min_images as usize + 3;
-        let bound = vkpace::core::semaphore_bound(n_bound, images, self.p.max_retired);
+        let bound = super::bounds::semaphores_allowed(n_bound, images, self.p.max_retired);
         if alive > bound {
             return Err(format!(
-                "{alive} semaphores alive, documented bound {bound}"
+                "{alive} semaphores alive, the design's bound {bound}"
             ));
         }
         Ok(alive)
@@ -592,6 +613,9 @@ impl App {
         self.out.frames_displayed = shown;
         self.out.frames_targeted = targeted;
         self.out.timing_results = stats.present_timing_results;
+        if let Some(t) = self.sim.timing.as_ref() {
+            self.out.timing = t.counts;
+        }
         self.out.timing_queue_full = stats.timing_queue_full;
         self.out.refreshes_missed = stats.refreshes_missed;
         self.out.gpu_reads = self.sim.gpu_reads.0;
