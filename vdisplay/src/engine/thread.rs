@@ -162,6 +162,10 @@ fn log(dev: &Device, r: &Request, shown: Option<u64>, dropped: Option<DropReason
             Target::Absolute { at, .. } => Some(at),
             Target::None | Target::Relative { .. } => None,
         },
+        relative_ns: match r.target {
+            Target::Relative { after, .. } => Some(after),
+            Target::None | Target::Absolute { .. } => None,
+        },
         ready_ns: r.ready_ns,
         shown_ns: shown,
         dropped,
