@@ -28,14 +28,14 @@ pub enum RefreshCycle {
     },
     /// Variable refresh rate (`refreshInterval` is `UINT64_MAX`): "refreshDuration is the
     /// minimum number of nanoseconds from the start of one refresh cycle to the start of the
-    /// next" (at least [`MIN_REFRESH_NS`], else [`RefreshCycle::Unknown`]).
+    /// next" (at least 100 us, a 10 kHz refresh, else [`RefreshCycle::Unknown`]).
     Variable {
         /// The shortest refresh cycle.
         min_duration_ns: u64,
     },
     /// No fixed grid and no usable minimum: `refreshDuration` is zero ("not able to determine
-    /// the duration"), `UINT64_MAX`, or shorter than [`MIN_REFRESH_NS`] (an engine with no
-    /// refresh limit); the query returned `VK_NOT_READY` (some platforms answer only after a
+    /// the duration"), `UINT64_MAX`, or shorter than 100 us, a 10 kHz refresh (an engine with
+    /// no refresh limit); the query returned `VK_NOT_READY` (some platforms answer only after a
     /// present); or `refreshInterval` is larger than `refreshDuration` (it cannot be a factor
     /// of it, as the spec requires).
     Unknown,

@@ -119,7 +119,8 @@ impl TimingBook {
     pub fn refresh_read(&mut self, reported: Option<(u64, u64)>, counter: u64) {
         self.refresh_pending = reported.is_none();
         self.reported = reported;
-        self.refresh = reported.map_or(RefreshCycle::Unknown, |(d, i)| RefreshCycle::classify(d, i));
+        self.refresh =
+            reported.map_or(RefreshCycle::Unknown, |(d, i)| RefreshCycle::classify(d, i));
         self.timing_counter = counter;
     }
 

@@ -248,18 +248,28 @@ impl SwapchainTiming {
             for (out, st) in stages.iter_mut().zip(&s[..count]) {
                 *out = (Stages(st.stage.0), st.time);
             }
-            let report = self.book.convert(&raw_timing(t, &stages[..count]));
-            if report.unmapped && self.book.unmapped() == 1 {
-                // Once per swapchain: the count goes on in `SwapchainStats`.
-                log::warn!(
-                    "present timing: results in time domain {} (id {}), which the swapchain did not offer or vkpace could not calibrate; their stage times are dropped (counted in SwapchainStats::timing_results_unmapped)",
-                    t.time_domain.as_raw(),
-                    t.time_domain_id
-                );
-            }
-            sink(report);
+            sink(self.convert(t, &stages[..count]));
         }
         Ok(r == vk::Result::INCOMPLETE)
+    }
+
+    /// One result on the shell's clock ([`TimingBook::convert`]). The first whose times are in
+    /// a domain vkpace cannot map is logged, once per swapchain: the count goes on in
+    /// `SwapchainStats::timing_results_unmapped`.
+    fn convert(
+        &mut self,
+        t: &PastPresentationTimingEXT<'_>,
+        stages: &[(Stages, u64)],
+    ) -> TimingReport {
+        let report = self.book.convert(&raw_timing(t, stages));
+        if report.unmapped && self.book.unmapped() == 1 {
+            log::warn!(
+                "present timing: results in time domain {} (id {}), which the swapchain did not offer or vkpace could not calibrate; their stage times are dropped (counted in SwapchainStats::timing_results_unmapped)",
+                t.time_domain.as_raw(),
+                t.time_domain_id
+            );
+        }
+        report
     }
 
     /// The `VkPresentTimingInfoEXT` of one present to this swapchain (chain it through
