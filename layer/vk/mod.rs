@@ -35,9 +35,9 @@ pub use config::{DisplayChoice, SwapchainConfig, SwapchainCreateDesc};
 pub use display::{
     DisplayFeedback, PresentTimingInUse, PresentTimingSupport, PresentTimingSurfaceSupport,
     PresentWait2Support, PresentWait2SurfaceSupport, PresentWaitSupport, RefreshCycle,
-    CALIBRATED_TIMESTAMPS_EXTENSIONS, PRESENT_TIMING_DEVICE_EXTENSIONS,
-    PRESENT_TIMING_INSTANCE_EXTENSION, PRESENT_WAIT2_DEVICE_EXTENSIONS,
-    PRESENT_WAIT2_INSTANCE_EXTENSION, PRESENT_WAIT_DEVICE_EXTENSIONS,
+    PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_TIMING_INSTANCE_EXTENSION,
+    PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT2_INSTANCE_EXTENSION,
+    PRESENT_WAIT_DEVICE_EXTENSIONS,
 };
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};

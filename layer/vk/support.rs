@@ -105,10 +105,6 @@ pub struct Support {
     /// `VK_EXT_present_timing` (needs the instance's surface capabilities2), and whether
     /// absolute and relative target times are supported: `(absolute, relative)`.
     pub present_timing: Option<(bool, bool)>,
-    /// The calibrated-timestamps extension present timing is enabled with (set with
-    /// [`Self::present_timing`]): `VK_KHR_calibrated_timestamps` where offered, else
-    /// `VK_EXT_calibrated_timestamps`, which has the same commands.
-    pub calibrated_timestamps: Option<&'static CStr>,
 }
 
 impl Support {
@@ -137,10 +133,8 @@ impl Support {
         let timing = if caps2 {
             // SAFETY: as above.
             let t = unsafe { PresentTimingSupport::query(instance, physical) }?;
-            t.usable().then_some((
-                (t.present_at_absolute_time, t.present_at_relative_time),
-                t.calibrated_timestamps,
-            ))
+            t.usable()
+                .then_some((t.present_at_absolute_time, t.present_at_relative_time))
         } else {
             None
         };
@@ -149,8 +143,7 @@ impl Support {
             gpu_timestamps: gpu.usable(),
             present_wait: wait.usable(),
             present_wait2: wait2,
-            present_timing: timing.map(|t| t.0),
-            calibrated_timestamps: timing.and_then(|t| t.1),
+            present_timing: timing,
         })
     }
 
@@ -179,7 +172,6 @@ impl Support {
         }
         if self.present_timing.is_some() {
             add(&PRESENT_TIMING_DEVICE_EXTENSIONS);
-            add(self.calibrated_timestamps.as_slice());
         }
         out
     }

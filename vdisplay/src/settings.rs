@@ -163,7 +163,8 @@ pub struct Settings {
     pub timing_relative_from: RelativeFrom,
     /// Devices offer `VK_KHR_calibrated_timestamps` (the layer forwards it to the driver's EXT
     /// where the driver lacks it); false (`calibrated_timestamps = ext`): only the EXT name is
-    /// listed, the driver's KHR name hidden, as on a driver that has only the EXT one.
+    /// listed, the driver's KHR name hidden, as on a driver that has only the EXT one (present
+    /// timing stays offered: a device offering less than the extension depends on).
     pub calibrated_khr: bool,
     /// X11 (xcb, Xlib) and Wayland surfaces become virtual displays too (`window_surfaces =
     /// virtual`), so a program that only knows windows runs over vdisplay unmodified; the

@@ -13,8 +13,8 @@ mod timing_shell;
 
 pub use crate::core::{DisplayFeedback, RefreshCycle};
 pub use present_timing::{
-    PresentTimingSupport, PresentTimingSurfaceSupport, CALIBRATED_TIMESTAMPS_EXTENSIONS,
-    PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_TIMING_INSTANCE_EXTENSION,
+    PresentTimingSupport, PresentTimingSurfaceSupport, PRESENT_TIMING_DEVICE_EXTENSIONS,
+    PRESENT_TIMING_INSTANCE_EXTENSION,
 };
 pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
 pub(crate) use present_wait2::DisplayFns;

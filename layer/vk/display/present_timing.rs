@@ -27,7 +27,7 @@ use ash::vk;
 
 use crate::core::{Calibrateable, TimeDomain};
 use crate::vk::error::{Error, Result, VkContext};
-use crate::vk::extensions::all_listed;
+use crate::vk::extensions::device_offers;
 use crate::vk::registry::{
     self, PFN_vkGetPastPresentationTimingEXT, PFN_vkGetSwapchainTimeDomainPropertiesEXT,
     PFN_vkGetSwapchainTimingPropertiesEXT, PFN_vkSetSwapchainPresentTimingQueueSizeEXT,
@@ -35,36 +35,23 @@ use crate::vk::registry::{
     PresentStageFlagsEXT, PresentTimingSurfaceCapabilitiesEXT,
 };
 
-/// The device extensions present timing needs besides calibrated timestamps:
-/// `VK_EXT_present_timing` and `VK_KHR_present_id2` (results name presents by their id2).
-/// Enable them with the `presentTiming` and `presentId2` features,
-/// [`PresentTimingSupport::calibrated_timestamps`] (to map the engine's times to the CPU
-/// clock), and [`PRESENT_TIMING_INSTANCE_EXTENSION`] on the instance.
-pub const PRESENT_TIMING_DEVICE_EXTENSIONS: [&CStr; 2] = [
+/// The device extensions present timing needs: `VK_EXT_present_timing` and two of its
+/// dependencies, `VK_KHR_present_id2` (results name presents by their id2) and
+/// `VK_KHR_calibrated_timestamps` (to map the engine's times to the CPU clock). Enable them
+/// with the `presentTiming` and `presentId2` features, and [`PRESENT_TIMING_INSTANCE_EXTENSION`]
+/// on the instance.
+///
+/// `VK_EXT_calibrated_timestamps` has the same commands, and vkpace loads them under either
+/// name, but it does not stand in for the KHR one here: the registry makes the KHR name a
+/// dependency of `VK_EXT_present_timing`, so a device made with present timing and only the
+/// EXT name breaks VUID-vkCreateDevice-ppEnabledExtensionNames-01387 (sid's validation layer
+/// reports it). A device that offers present timing without the KHR name offers less than the
+/// extension requires; vkpace then keeps the CPU limiter.
+pub const PRESENT_TIMING_DEVICE_EXTENSIONS: [&CStr; 3] = [
     registry::EXT_PRESENT_TIMING_NAME,
     registry::KHR_PRESENT_ID_2_NAME,
-];
-
-/// The calibrated-timestamps extensions present timing takes, in order of preference:
-/// `VK_EXT_present_timing` depends on `VK_KHR_calibrated_timestamps`, which promoted
-/// `VK_EXT_calibrated_timestamps` with no change to its commands
-/// (`vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`, `vkGetCalibratedTimestampsEXT` are the
-/// same functions under their first names). Drivers that have only the EXT one (lavapipe on
-/// bookworm and on sid) time presents just as well, so either is enough.
-pub const CALIBRATED_TIMESTAMPS_EXTENSIONS: [&CStr; 2] = [
     ash::khr::calibrated_timestamps::NAME,
-    ash::ext::calibrated_timestamps::NAME,
 ];
-
-/// The calibrated-timestamps extension to enable among `available`: the KHR name where it is
-/// offered, else the EXT one ([`CALIBRATED_TIMESTAMPS_EXTENSIONS`]).
-pub(crate) fn calibrated_timestamps_name(
-    available: &[vk::ExtensionProperties],
-) -> Option<&'static CStr> {
-    CALIBRATED_TIMESTAMPS_EXTENSIONS
-        .into_iter()
-        .find(|n| all_listed(available, &[n]))
-}
 
 /// The instance extension present timing needs: `VK_EXT_present_timing` depends on it, and the
 /// per-surface query is `vkGetPhysicalDeviceSurfaceCapabilities2KHR`.
@@ -85,12 +72,8 @@ pub(super) const MAX_DOMAINS: usize = 16;
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PresentTimingSupport {
-    /// All [`PRESENT_TIMING_DEVICE_EXTENSIONS`] and one of
-    /// [`CALIBRATED_TIMESTAMPS_EXTENSIONS`] are available on the physical device.
+    /// All [`PRESENT_TIMING_DEVICE_EXTENSIONS`] are available on the physical device.
     pub extensions: bool,
-    /// The calibrated-timestamps extension to enable with them: `VK_KHR_calibrated_timestamps`
-    /// where offered, else `VK_EXT_calibrated_timestamps`; `None` if neither is.
-    pub calibrated_timestamps: Option<&'static CStr>,
     /// The `presentTiming` feature (queried only when the extensions are).
     pub present_timing: bool,
     /// The `presentAtAbsoluteTime` feature: absolute target times are honoured.
@@ -132,14 +115,10 @@ impl PresentTimingSupport {
     /// `vkGetPhysicalDeviceFeatures2`).
     pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
         // SAFETY: `physical` comes from `instance` (caller contract).
-        let available = unsafe { instance.enumerate_device_extension_properties(physical) }
-            .during("vkEnumerateDeviceExtensionProperties")?;
-        let calibrated_timestamps = calibrated_timestamps_name(&available);
-        let extensions = calibrated_timestamps.is_some()
-            && all_listed(&available, &PRESENT_TIMING_DEVICE_EXTENSIONS);
+        let extensions =
+            unsafe { device_offers(instance, physical, &PRESENT_TIMING_DEVICE_EXTENSIONS) }?;
         let mut support = Self {
             extensions,
-            calibrated_timestamps,
             ..Self::default()
         };
         if extensions {
@@ -308,16 +287,15 @@ macro_rules! typed_proc {
 
 impl PresentTimingFns {
     /// Loads the five commands; [`Error::InvalidConfig`] if any is missing (the device did
-    /// not enable [`PRESENT_TIMING_DEVICE_EXTENSIONS`] and a calibrated-timestamps extension).
-    /// `vkGetCalibratedTimestampsKHR` falls back to the EXT name: a device that enabled only
-    /// `VK_EXT_calibrated_timestamps` has only that name.
+    /// not enable [`PRESENT_TIMING_DEVICE_EXTENSIONS`]). `vkGetCalibratedTimestampsKHR` falls
+    /// back to the EXT name for loaders that predate the KHR extension.
     ///
     /// # Safety
     ///
     /// `device` must be a valid device of `instance`.
     pub(crate) unsafe fn load(instance: &ash::Instance, device: &ash::Device) -> Result<Self> {
         let missing = Error::InvalidConfig(
-            "present timing needs VK_EXT_present_timing and VK_KHR_calibrated_timestamps or VK_EXT_calibrated_timestamps enabled on the device",
+            "present timing needs VK_EXT_present_timing and VK_KHR_calibrated_timestamps enabled on the device",
         );
         // SAFETY: valid device of `instance` (caller contract), for all five lookups.
         let (Some(set), Some(props), Some(domains), Some(past), Some(cal)) = (unsafe {
@@ -353,41 +331,5 @@ impl PresentTimingFns {
             past_presentation_timing: typed_proc!(past, PFN_vkGetPastPresentationTimingEXT),
             calibrated_timestamps: typed_proc!(cal, vk::PFN_vkGetCalibratedTimestampsKHR),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn listing(names: &[&CStr]) -> Vec<vk::ExtensionProperties> {
-        names
-            .iter()
-            .map(|n| {
-                let mut p = vk::ExtensionProperties::default();
-                for (dst, src) in p.extension_name.iter_mut().zip(n.to_bytes()) {
-                    *dst = *src as std::ffi::c_char;
-                }
-                p
-            })
-            .collect()
-    }
-
-    #[test]
-    fn the_ext_calibrated_timestamps_name_is_taken_where_the_khr_one_is_missing() {
-        let khr = c"VK_KHR_calibrated_timestamps";
-        let ext = c"VK_EXT_calibrated_timestamps";
-        let swapchain = c"VK_KHR_swapchain";
-        assert_eq!(
-            calibrated_timestamps_name(&listing(&[swapchain, ext, khr])),
-            Some(khr)
-        );
-        assert_eq!(
-            calibrated_timestamps_name(&listing(&[swapchain, ext])),
-            Some(ext),
-            "lavapipe on bookworm and sid"
-        );
-        assert_eq!(calibrated_timestamps_name(&listing(&[khr])), Some(khr));
-        assert_eq!(calibrated_timestamps_name(&listing(&[swapchain])), None);
     }
 }
