@@ -117,9 +117,10 @@ fn run(name: &str, frames: &str, settings: &[(&str, &str)]) -> Result<Run> {
 /// refresh and says why, and the limit holds: the mean shown interval is within 1% of the
 /// limit's (plus one refresh of the display's grid over the run, where it has one: a frame the
 /// CPU presents is shown at the next blank). The mean is judged when the machine kept up, that
-/// is no interval ran over one and a half limit intervals plus a refresh; a stall longer than
-/// that is the machine's (a loaded 2-core machine renders with validation in software), and
-/// the run then says so instead.
+/// is no interval ran a quarter of the limit's interval plus a refresh over it: the limiter
+/// pays a frame's lateness back gradually and re-anchors its grid after a lag of a whole
+/// interval, so on a starved machine (a loaded 2-core machine rendering with validation in
+/// software) the mean is the machine's, and the run then says so instead.
 fn check_no_grid(name: &str, r: &Run, why: &str, refresh_ms: f64) -> Result<()> {
     let t = &r.timing;
     ensure!(text_field(t, "path") == Some("cpu"), "{name}: {t}");
@@ -136,7 +137,7 @@ fn check_no_grid(name: &str, r: &Run, why: &str, refresh_ms: f64) -> Result<()> 
         r.targeted()
     );
     let mean = r.mean_interval_ms()?;
-    let stall_ms = 1.5 * INTERVAL_MS + refresh_ms;
+    let stall_ms = 1.25 * INTERVAL_MS + refresh_ms;
     let shown = r.shown();
     let stalls = shown[SETTLE..]
         .windows(2)
