@@ -113,14 +113,24 @@ impl TimingBook {
         (self.cal.domain == TimeDomain::PRESENT_STAGE_LOCAL).then_some(self.target_stage)
     }
 
-    /// The refresh was read at `counter`: `refreshDuration` and `refreshInterval`, or `None`
-    /// for `VK_NOT_READY` ("not able to determine the current refresh cycle duration"), read
-    /// again after the next results. Classified by [`RefreshCycle::classify`].
-    pub fn refresh_read(&mut self, reported: Option<(u64, u64)>, counter: u64) {
-        self.refresh_pending = reported.is_none();
+    /// The refresh was read at `counter`: `refreshDuration` and `refreshInterval` as the engine
+    /// reported them, or `None` for `VK_NOT_READY` ("not able to determine the current refresh
+    /// cycle duration"), read again after the next results. Classified by
+    /// [`RefreshCycle::classify`]; the values are kept for reports
+    /// ([`Self::refresh_reported`]).
+    pub fn reported_refresh_read(&mut self, reported: Option<(u64, u64)>, counter: u64) {
+        let cycle = reported.map(|(d, i)| RefreshCycle::classify(d, i));
+        self.refresh_read(cycle, counter);
         self.reported = reported;
-        self.refresh =
-            reported.map_or(RefreshCycle::Unknown, |(d, i)| RefreshCycle::classify(d, i));
+    }
+
+    /// The refresh was read at `counter`, already classified: `None` for `VK_NOT_READY`, read
+    /// again after the next results. (No reported values are kept: see
+    /// [`Self::reported_refresh_read`].)
+    pub fn refresh_read(&mut self, refresh: Option<RefreshCycle>, counter: u64) {
+        self.refresh_pending = refresh.is_none();
+        self.refresh = refresh.unwrap_or(RefreshCycle::Unknown);
+        self.reported = None;
         self.timing_counter = counter;
     }
 

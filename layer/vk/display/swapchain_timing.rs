@@ -138,7 +138,7 @@ impl SwapchainTiming {
         if what.refresh {
             // SAFETY: caller contract.
             let (refresh, counter) = unsafe { read_refresh(fns, device, swapchain) }?;
-            self.book.refresh_read(refresh, counter);
+            self.book.reported_refresh_read(refresh, counter);
         }
         if !what.domains {
             return Ok(());

@@ -111,7 +111,7 @@ fn moved_counters_and_a_pending_refresh_are_read_again() {
     book.refresh_read(None, 3);
     assert_eq!(book.refresh(), RefreshCycle::Unknown);
     assert!(book.after_read(0).refresh, "not ready: asked again");
-    book.refresh_read(Some((16_666_667, 0)), 4);
+    book.reported_refresh_read(Some((16_666_667, 0)), 4);
     assert_eq!(
         book.refresh(),
         RefreshCycle::Fixed {
@@ -121,7 +121,7 @@ fn moved_counters_and_a_pending_refresh_are_read_again() {
     assert_eq!(book.refresh_reported(), Some((16_666_667, 0)));
     assert!(!book.after_read(0).refresh);
     // An engine with no refresh limit: read, and no grid.
-    book.refresh_read(Some((1, 1)), 5);
+    book.reported_refresh_read(Some((1, 1)), 5);
     assert_eq!(book.refresh(), RefreshCycle::Unknown);
     assert!(!book.after_read(0).refresh, "read: not asked again");
     book.calibrated(calibration_from((MONO, 0), &[], &Reading::default()), 9);
