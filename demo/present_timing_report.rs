@@ -17,10 +17,14 @@ pub struct PresentTimingReport {
     pub path: &'static str,
     /// Refreshes per frame on the grid (0 on the CPU path).
     pub swap_interval: u32,
-    /// The display's refresh, ms (0 when unknown).
-    pub refresh_ms: f64,
+    /// The display's fixed refresh, ms; `None` where it has no fixed grid.
+    pub refresh_ms: Option<f64>,
+    /// Why there is no fixed grid (`None` where there is one, or present timing is not in use).
+    pub no_grid: Option<String>,
     /// Complete timing results read.
     pub results: u64,
+    /// Of those, results whose stage times were in a time domain vkpace cannot map.
+    pub unmapped_results: u64,
     /// Presents refused with a full results queue.
     pub queue_full: u64,
     /// Frames shown later than the refresh they were meant for.
@@ -63,11 +67,13 @@ impl PresentTimingReport {
             },
             path,
             swap_interval,
-            refresh_ms: in_use.map_or(0.0, |u| match u.refresh {
-                vkpace::RefreshCycle::Fixed { duration_ns } => duration_ns as f64 / 1e6,
-                _ => 0.0,
+            refresh_ms: in_use.and_then(|u| match u.refresh {
+                vkpace::RefreshCycle::Fixed { duration_ns } => Some(duration_ns as f64 / 1e6),
+                _ => None,
             }),
+            no_grid: in_use.and_then(no_grid_reason),
             results: stats.present_timing_results,
+            unmapped_results: stats.timing_results_unmapped,
             queue_full: stats.timing_queue_full,
             refreshes_missed: stats.refreshes_missed,
             frames_shown: latency.len(),
@@ -80,15 +86,20 @@ impl PresentTimingReport {
     /// The JSON object.
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"targets\": \"{}\", \"path\": \"{}\", \"swap_interval\": {}, \"refresh_ms\": {:.4}, \
-             \"results\": {}, \"queue_full\": {}, \"refreshes_missed\": {}, \"frames_shown\": {}, \
+            "{{\"targets\": \"{}\", \"path\": \"{}\", \"swap_interval\": {}, \"refresh_ms\": {}, \
+             \"no_grid\": {}, \"results\": {}, \"unmapped_results\": {}, \"queue_full\": {}, \"refreshes_missed\": {}, \"frames_shown\": {}, \
              \"frames_targeted\": {}, \"display_latency_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}}, \
              \"target_error_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}}}}",
             self.targets,
             self.path,
             self.swap_interval,
-            self.refresh_ms,
+            self.refresh_ms
+                .map_or_else(|| "null".to_string(), |r| format!("{r:.4}")),
+            self.no_grid
+                .as_ref()
+                .map_or_else(|| "null".to_string(), |r| format!("\"{r}\"")),
             self.results,
+            self.unmapped_results,
             self.queue_full,
             self.refreshes_missed,
             self.frames_shown,
@@ -98,6 +109,39 @@ impl PresentTimingReport {
             self.target_error_ms.p50,
             self.target_error_ms.p99,
         )
+    }
+}
+
+/// Why a swapchain's refresh is no fixed grid, from what it reported; `None` for a fixed one.
+fn no_grid_reason(u: vkpace::PresentTimingInUse) -> Option<String> {
+    let reported = u.refresh_reported.map_or_else(
+        || "not reported yet".to_string(),
+        |(d, i)| {
+            format!(
+                "refreshDuration {} ns, refreshInterval {} ns",
+                shown_u64(d),
+                shown_u64(i)
+            )
+        },
+    );
+    match u.refresh {
+        vkpace::RefreshCycle::Fixed { .. } => None,
+        vkpace::RefreshCycle::Variable { min_duration_ns } => Some(format!(
+            "variable refresh, shortest cycle {:.4} ms: the CPU limiter paces",
+            min_duration_ns as f64 / 1e6
+        )),
+        vkpace::RefreshCycle::Unknown => Some(format!(
+            "no usable refresh ({reported}): the CPU limiter paces"
+        )),
+    }
+}
+
+/// `UINT64_MAX` by name.
+fn shown_u64(v: u64) -> String {
+    if v == u64::MAX {
+        "UINT64_MAX".to_string()
+    } else {
+        v.to_string()
     }
 }
 

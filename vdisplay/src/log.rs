@@ -58,6 +58,9 @@ pub struct PresentRecord {
     /// The time it was meant for, for an absolute target (converted to CLOCK_MONOTONIC, the
     /// log's clock), so a reader can judge the frames that were ready in time.
     pub target_ns: Option<u64>,
+    /// The duration a relative target asked for (at least this long after the previous
+    /// image became visible), if it had one.
+    pub relative_ns: Option<u64>,
     /// When its queue operations completed, if seen.
     pub ready_ns: Option<u64>,
     /// When it became visible (refresh-grid time), if it did.
@@ -103,7 +106,7 @@ impl PresentRecord {
             .dropped
             .map_or_else(|| "null".to_string(), |r| format!("\"{}\"", r.as_str()));
         format!(
-            "{{\"surface\":{},\"swapchain\":{},\"seq\":{},\"present_id\":{},\"image\":{},\"mode\":\"{}\",\"queued_ns\":{},\"target_ns\":{},\"ready_ns\":{},\"shown_ns\":{},\"dropped\":{},\"reason\":{},\"result\":\"{}\"}}",
+            "{{\"surface\":{},\"swapchain\":{},\"seq\":{},\"present_id\":{},\"image\":{},\"mode\":\"{}\",\"queued_ns\":{},\"target_ns\":{},\"relative_ns\":{},\"ready_ns\":{},\"shown_ns\":{},\"dropped\":{},\"reason\":{},\"result\":\"{}\"}}",
             self.surface,
             self.swapchain,
             self.seq,
@@ -112,6 +115,7 @@ impl PresentRecord {
             mode_name(self.mode),
             self.queued_ns,
             opt(self.target_ns),
+            opt(self.relative_ns),
             opt(self.ready_ns),
             opt(self.shown_ns),
             self.dropped.is_some(),
@@ -166,6 +170,7 @@ mod tests {
             mode: vk::PresentModeKHR::MAILBOX,
             queued_ns: 10,
             target_ns: None,
+            relative_ns: Some(5),
             ready_ns: Some(11),
             shown_ns: None,
             dropped: Some(DropReason::Replaced),
@@ -173,7 +178,7 @@ mod tests {
         };
         assert_eq!(
             r.to_json(),
-            "{\"surface\":1,\"swapchain\":2,\"seq\":3,\"present_id\":4,\"image\":1,\"mode\":\"MAILBOX\",\"queued_ns\":10,\"target_ns\":null,\"ready_ns\":11,\"shown_ns\":null,\"dropped\":true,\"reason\":\"replaced\",\"result\":\"SUCCESS\"}"
+            "{\"surface\":1,\"swapchain\":2,\"seq\":3,\"present_id\":4,\"image\":1,\"mode\":\"MAILBOX\",\"queued_ns\":10,\"target_ns\":null,\"relative_ns\":5,\"ready_ns\":11,\"shown_ns\":null,\"dropped\":true,\"reason\":\"replaced\",\"result\":\"SUCCESS\"}"
         );
     }
 }

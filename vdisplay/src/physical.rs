@@ -41,7 +41,15 @@ pub unsafe fn enumerate_device_extensions(
     let Some(inst) = (unsafe { Instance::of_physical(pd) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let ours: Vec<_> = DEVICE_EXTS.iter().map(extensions::properties).collect();
+    // `calibrated_timestamps = ext`: the KHR name is neither added nor passed on.
+    let listed = |p: &vk::ExtensionProperties| {
+        inst.settings.calibrated_khr || extensions::name_of(p) != vk::KHR_CALIBRATED_TIMESTAMPS_NAME
+    };
+    let ours: Vec<_> = DEVICE_EXTS
+        .iter()
+        .map(extensions::properties)
+        .filter(listed)
+        .collect();
     if !layer.is_null() {
         // SAFETY: a non-null layer name is a C string.
         if unsafe { CStr::from_ptr(layer) } == LAYER_NAME {
@@ -55,6 +63,7 @@ pub unsafe fn enumerate_device_extensions(
     }
     // SAFETY: `pd` belongs to `inst`.
     let mut list = unsafe { driver_extensions(&inst, pd) };
+    list.retain(listed);
     for p in ours {
         if !list
             .iter()

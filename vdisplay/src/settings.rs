@@ -12,6 +12,13 @@ use ash::vk;
 use crate::ffi::chain;
 use crate::LAYER_NAME;
 
+mod engine_timing;
+
+use engine_timing::{
+    parse_calibrated_names, parse_relative_from, parse_reported, parse_result_domain, Reported,
+};
+pub use engine_timing::{RelativeFrom, ResultDomain};
+
 /// Which present modes may be switched between without recreation (maintenance1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModeCompat {
@@ -148,6 +155,19 @@ pub struct Settings {
     /// How far ahead of CLOCK_MONOTONIC the local domains run with `TimingDomains::Local`, in
     /// milliseconds.
     pub timing_local_offset_ms: u64,
+    /// `refreshDuration` reported instead of the display's period (`None`: the period).
+    pub timing_refresh_duration: Reported,
+    /// `refreshInterval` reported (`None`: the reported duration; `u64::MAX`: variable).
+    pub timing_refresh_interval: Reported,
+    /// The time domain results are reported in.
+    pub timing_result_domain: ResultDomain,
+    /// What relative targets count from.
+    pub timing_relative_from: RelativeFrom,
+    /// Devices offer `VK_KHR_calibrated_timestamps` (the layer forwards it to the driver's EXT
+    /// where the driver lacks it); false (`calibrated_timestamps = ext`): only the EXT name is
+    /// listed, the driver's KHR name hidden, as on a driver that has only the EXT one (present
+    /// timing stays offered: a device offering less than the extension depends on).
+    pub calibrated_khr: bool,
     /// X11 (xcb, Xlib) and Wayland surfaces become virtual displays too (`window_surfaces =
     /// virtual`), so a program that only knows windows runs over vdisplay unmodified; the
     /// window itself then shows nothing. False (`driver`): they go to the driver.
@@ -214,6 +234,11 @@ impl Default for Settings {
             fault_timing_queue_cap: 0,
             timing_domains: TimingDomains::Monotonic,
             timing_local_offset_ms: 1_000_000,
+            timing_refresh_duration: None,
+            timing_refresh_interval: None,
+            timing_result_domain: ResultDomain::Offered,
+            timing_relative_from: RelativeFrom::Grid,
+            calibrated_khr: true,
             virtual_window_surfaces: false,
         }
     }
@@ -246,6 +271,11 @@ pub const KEYS: &[&str] = &[
     "fault_timing_queue_cap",
     "timing_domains",
     "timing_local_offset_ms",
+    "timing_refresh_duration",
+    "timing_refresh_interval",
+    "timing_result_domain",
+    "timing_relative_from",
+    "calibrated_timestamps",
     "window_surfaces",
 ];
 
@@ -284,6 +314,11 @@ impl Settings {
             "fault_timing_queue_cap" => set(&mut self.fault_timing_queue_cap, v.parse().ok()),
             "timing_domains" => set(&mut self.timing_domains, parse_domains(v)),
             "timing_local_offset_ms" => set(&mut self.timing_local_offset_ms, v.parse().ok()),
+            "timing_refresh_duration" => set(&mut self.timing_refresh_duration, parse_reported(v)),
+            "timing_refresh_interval" => set(&mut self.timing_refresh_interval, parse_reported(v)),
+            "timing_result_domain" => set(&mut self.timing_result_domain, parse_result_domain(v)),
+            "timing_relative_from" => set(&mut self.timing_relative_from, parse_relative_from(v)),
+            "calibrated_timestamps" => set(&mut self.calibrated_khr, parse_calibrated_names(v)),
             "window_surfaces" => set(&mut self.virtual_window_surfaces, parse_window_surfaces(v)),
             _ => false,
         };
@@ -357,9 +392,17 @@ impl Settings {
         }
     }
 
-    /// Refresh period in nanoseconds.
+    /// Refresh period in nanoseconds (at least 1).
     pub fn refresh_ns(&self) -> u64 {
-        (1e9 / self.refresh_hz).round() as u64
+        ((1e9 / self.refresh_hz).round() as u64).max(1)
+    }
+
+    /// `refreshDuration` and `refreshInterval` as `vkGetSwapchainTimingPropertiesEXT` reports
+    /// them: the period (a fixed rate) unless `timing_refresh_duration` or
+    /// `timing_refresh_interval` say otherwise; the interval follows the duration.
+    pub fn reported_refresh(&self) -> (u64, u64) {
+        let duration = self.timing_refresh_duration.unwrap_or(self.refresh_ns());
+        (duration, self.timing_refresh_interval.unwrap_or(duration))
     }
 }
 

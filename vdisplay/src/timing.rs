@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use ash::vk;
 use vkpace::vk::registry::{self as r, PresentStageFlagsEXT};
 
-use crate::settings::{Settings, TimingDomains};
+use crate::settings::{ResultDomain, Settings, TimingDomains};
 use crate::swapchain::Swapchain;
 
 /// Stages the layer reports.
@@ -28,6 +28,10 @@ pub const DOMAINS: [(vk::TimeDomainKHR, u64); 3] = [
     (r::TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT, 2),
     (vk::TimeDomainKHR::CLOCK_MONOTONIC, 3),
 ];
+
+/// The domain of results with `timing_result_domain = foreign`: one the swapchain never
+/// offered (and an id it never gave), so an application has no calibration for it.
+pub const FOREIGN_DOMAIN: (vk::TimeDomainKHR, u64) = (vk::TimeDomainKHR::CLOCK_MONOTONIC_RAW, 99);
 
 /// Whether a domain is one of the two swapchain-local kinds.
 pub fn is_local(d: vk::TimeDomainKHR) -> bool {
@@ -217,13 +221,15 @@ impl TimingQueue {
     }
 }
 
-/// Writes one entry into the application's structure. False if its stage array is too small.
+/// Writes one entry into the application's structure, in its own domain or, with `foreign`,
+/// in [`FOREIGN_DOMAIN`]. False if its stage array is too small.
 ///
 /// # Safety
 /// `out.p_present_stages` must hold `out.present_stage_count` elements.
 unsafe fn write_entry(
     e: &Entry,
     domains: Domains,
+    foreign: bool,
     out: &mut r::PastPresentationTimingEXT<'_>,
 ) -> bool {
     let stages: Vec<r::PresentStageTimeEXT> = (0..4)
@@ -239,7 +245,11 @@ unsafe fn write_entry(
     }
     // SAFETY: caller's contract; room checked above.
     unsafe { std::ptr::copy_nonoverlapping(stages.as_ptr(), out.p_present_stages, stages.len()) };
-    let (domain, id) = domains.domain_of(e.domain_id);
+    let (domain, id) = if foreign {
+        FOREIGN_DOMAIN
+    } else {
+        domains.domain_of(e.domain_id)
+    };
     out.present_id = e.present_id;
     // As the application gave it: an absolute one is in its own domain already.
     out.target_time = e.target_time;
@@ -262,6 +272,7 @@ pub unsafe fn past_presentation_timing(
     props.timing_properties_counter = 1;
     props.time_domains_counter = 1;
     let domains = Domains::of(&sc.surface.settings);
+    let foreign = sc.surface.settings.timing_result_domain == ResultDomain::Foreign;
     let mut st = sc.state();
     let q = &mut st.timing;
     let list = q.reportable(flags);
@@ -275,7 +286,7 @@ pub unsafe fn past_presentation_timing(
         // SAFETY: the application's array has `presentation_timing_count` elements.
         let out = unsafe { &mut *props.p_presentation_timings.add(written) };
         // SAFETY: the element's own stage array, as the application sized it.
-        if !unsafe { write_entry(&q.entries[i], domains, out) } {
+        if !unsafe { write_entry(&q.entries[i], domains, foreign, out) } {
             break;
         }
         if q.entries[i].complete {
@@ -306,14 +317,16 @@ pub fn set_queue_size(sc: &Swapchain, size: u32) -> vk::Result {
     vk::Result::SUCCESS
 }
 
-/// `vkGetSwapchainTimingPropertiesEXT`: a fixed-rate display (interval == duration).
+/// `vkGetSwapchainTimingPropertiesEXT`: a fixed-rate display (interval == duration), unless
+/// the `timing_refresh_duration` and `timing_refresh_interval` settings report otherwise.
 pub fn timing_properties(
     sc: &Swapchain,
     props: &mut r::SwapchainTimingPropertiesEXT<'_>,
     counter: Option<&mut u64>,
 ) -> vk::Result {
-    props.refresh_duration = sc.surface.period_ns;
-    props.refresh_interval = sc.surface.period_ns;
+    let (duration, interval) = sc.surface.settings.reported_refresh();
+    props.refresh_duration = duration;
+    props.refresh_interval = interval;
     if let Some(c) = counter {
         *c = 1;
     }
@@ -475,7 +488,7 @@ mod tests {
             ..Default::default()
         };
         // SAFETY: `stages` holds 4 elements.
-        assert!(unsafe { write_entry(&e, Domains::local(100), &mut out) });
+        assert!(unsafe { write_entry(&e, Domains::local(100), false, &mut out) });
         assert_eq!((out.time_domain, out.time_domain_id), (SWAP, 2));
         assert_eq!(out.target_time, 9_000, "echoed as given, in its own domain");
         assert_eq!(out.present_stage_count, 4);
@@ -484,9 +497,18 @@ mod tests {
         e.domain_id = 3;
         e.times = [4, 0, 0, 0];
         // SAFETY: as above.
-        assert!(unsafe { write_entry(&e, Domains::MONOTONIC, &mut out) });
+        assert!(unsafe { write_entry(&e, Domains::MONOTONIC, false, &mut out) });
         assert_eq!((out.time_domain, out.time_domain_id), (MONO, 3));
         assert_eq!(stages[0].time, 4);
         assert_eq!(stages[1].time, 0, "a dropped present's later stages stay 0");
+        // SAFETY: as above.
+        assert!(unsafe { write_entry(&e, Domains::local(100), true, &mut out) });
+        assert_eq!(
+            (out.time_domain, out.time_domain_id),
+            FOREIGN_DOMAIN,
+            "timing_result_domain = foreign: a domain never offered"
+        );
+        assert!(!Domains::local(100).list().contains(&FOREIGN_DOMAIN));
+        assert!(!Domains::MONOTONIC.list().contains(&FOREIGN_DOMAIN));
     }
 }

@@ -42,6 +42,10 @@ pub struct TimingBook {
     cal: Calibration,
     /// The refresh cycle last read.
     refresh: RefreshCycle,
+    /// `refreshDuration` and `refreshInterval` as last read (`None`: not read, or not ready).
+    reported: Option<(u64, u64)>,
+    /// Results with a stage time in a domain that has no calibration here (dropped).
+    unmapped: u64,
     /// The last refresh read returned `VK_NOT_READY`: read it again after presents.
     refresh_pending: bool,
     /// `timingPropertiesCounter` the refresh was read at.
@@ -67,6 +71,8 @@ impl TimingBook {
                 at_ns: 0,
             },
             refresh: RefreshCycle::Unknown,
+            reported: None,
+            unmapped: 0,
             refresh_pending: true,
             timing_counter: 0,
             domains_counter: 0,
@@ -78,6 +84,20 @@ impl TimingBook {
     #[must_use]
     pub fn refresh(&self) -> RefreshCycle {
         self.refresh
+    }
+
+    /// `refreshDuration` and `refreshInterval` as last read, before classification (`None`
+    /// until read, and while the engine cannot tell).
+    #[must_use]
+    pub fn refresh_reported(&self) -> Option<(u64, u64)> {
+        self.reported
+    }
+
+    /// Results so far whose stage times were in a domain with no calibration here, so that
+    /// they were dropped (each such result also says so: [`TimingReport::unmapped`]).
+    #[must_use]
+    pub fn unmapped(&self) -> u64 {
+        self.unmapped
     }
 
     /// The domain in use and its id.
@@ -93,11 +113,24 @@ impl TimingBook {
         (self.cal.domain == TimeDomain::PRESENT_STAGE_LOCAL).then_some(self.target_stage)
     }
 
-    /// The refresh was read at `counter`: `None` for `VK_NOT_READY` ("not able to determine
-    /// the current refresh cycle duration"), read again after the next results.
+    /// The refresh was read at `counter`: `refreshDuration` and `refreshInterval` as the engine
+    /// reported them, or `None` for `VK_NOT_READY` ("not able to determine the current refresh
+    /// cycle duration"), read again after the next results. Classified by
+    /// [`RefreshCycle::classify`]; the values are kept for reports
+    /// ([`Self::refresh_reported`]).
+    pub fn reported_refresh_read(&mut self, reported: Option<(u64, u64)>, counter: u64) {
+        let cycle = reported.map(|(d, i)| RefreshCycle::classify(d, i));
+        self.refresh_read(cycle, counter);
+        self.reported = reported;
+    }
+
+    /// The refresh was read at `counter`, already classified: `None` for `VK_NOT_READY`, read
+    /// again after the next results. (No reported values are kept: see
+    /// [`Self::reported_refresh_read`].)
     pub fn refresh_read(&mut self, refresh: Option<RefreshCycle>, counter: u64) {
         self.refresh_pending = refresh.is_none();
         self.refresh = refresh.unwrap_or(RefreshCycle::Unknown);
+        self.reported = None;
         self.timing_counter = counter;
     }
 
@@ -135,12 +168,14 @@ impl TimingBook {
     /// One result on the shell's clock. Stage times are in the result's own domain, which the
     /// engine may switch to when the one asked for could not be used: times in the chosen
     /// domain use its calibration, times in `CLOCK_MONOTONIC` the host mapping; any other
-    /// domain has no calibration here, so its times are dropped and the domains are marked
-    /// stale (read again when due).
+    /// domain has no calibration here, so its times are dropped, the result is counted as
+    /// unmapped ([`Self::unmapped`]), and the domains are marked stale (read again when due).
+    /// So is a time in the chosen domain whose calibration read nothing for its stage.
     pub fn convert(&mut self, raw: &RawTiming<'_>) -> TimingReport {
         let same = raw.domain == (self.cal.domain, self.cal.domain_id);
         let host = raw.domain.0 == TimeDomain::CLOCK_MONOTONIC;
         let mut times = [None; 4];
+        let mut lost = false;
         for &(stage, time) in raw.stages {
             let Some(i) = stage_index(stage) else {
                 continue;
@@ -150,12 +185,16 @@ impl TimingBook {
                 (false, true) => Some(self.cal.monotonic_offset),
                 (false, false) => None,
             };
+            lost |= time != 0 && offset.is_none();
             times[i] = offset.and_then(|o| shift(time, o));
         }
         self.domains_stale |= !same && !host;
+        self.unmapped += u64::from(lost);
         let [queue_end, dequeued, out, visible] = times;
         let stages = PresentStages::new(queue_end, dequeued, out, visible);
-        TimingReport::new(raw.present_id, stages, raw.complete)
+        let mut report = TimingReport::new(raw.present_id, stages, raw.complete);
+        report.unmapped = lost;
+        report
     }
 
     /// A shell-clock time in the domain absolute targets are given in (for a stage-local

@@ -57,6 +57,12 @@ pub struct SwapchainStats {
     pub timing_queue_full: u64,
     /// Present timing: frames shown later than the refresh the schedule meant them for.
     pub refreshes_missed: u64,
+    /// Present timing: of [`Self::present_timing_results`], those whose stage times were in a
+    /// time domain vkpace has no calibration for (one the engine never offered, or one whose
+    /// calibration read nothing), so that they gave the frame no display time. Nonzero means
+    /// the engine reports in a domain it did not list; vkpace logs a warning the first time
+    /// per swapchain and calibrates the domains again when due.
+    pub timing_results_unmapped: u64,
 }
 
 impl SwapchainStats {

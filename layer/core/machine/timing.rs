@@ -31,6 +31,9 @@ pub struct TimingReport {
     pub stages: PresentStages,
     /// Every stage asked for has its final value (`reportComplete`): its queue slot is free.
     pub complete: bool,
+    /// Stage times were reported in a time domain the shell has no calibration for, and were
+    /// dropped (counted in [`super::SwapchainStats::timing_results_unmapped`]).
+    pub unmapped: bool,
 }
 
 impl TimingReport {
@@ -41,6 +44,7 @@ impl TimingReport {
             present_id,
             stages,
             complete,
+            unmapped: false,
         }
     }
 }
@@ -230,6 +234,7 @@ where
                 t.outstanding = t.outstanding.saturating_sub(1);
             }
             self.stats.present_timing_results += 1;
+            self.stats.timing_results_unmapped += u64::from(r.unmapped);
         }
         let Some(frame) = self
             .display

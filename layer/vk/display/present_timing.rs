@@ -40,6 +40,13 @@ use crate::vk::registry::{
 /// `VK_KHR_calibrated_timestamps` (to map the engine's times to the CPU clock). Enable them
 /// with the `presentTiming` and `presentId2` features, and [`PRESENT_TIMING_INSTANCE_EXTENSION`]
 /// on the instance.
+///
+/// `VK_EXT_calibrated_timestamps` has the same commands, and vkpace loads them under either
+/// name, but it does not stand in for the KHR one here: the registry makes the KHR name a
+/// dependency of `VK_EXT_present_timing`, so a device made with present timing and only the
+/// EXT name breaks VUID-vkCreateDevice-ppEnabledExtensionNames-01387 (sid's validation layer
+/// reports it). A device that offers present timing without the KHR name offers less than the
+/// extension requires; vkpace then keeps the CPU limiter.
 pub const PRESENT_TIMING_DEVICE_EXTENSIONS: [&CStr; 3] = [
     registry::EXT_PRESENT_TIMING_NAME,
     registry::KHR_PRESENT_ID_2_NAME,

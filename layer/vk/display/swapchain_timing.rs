@@ -110,6 +110,11 @@ impl SwapchainTiming {
         self.book.refresh()
     }
 
+    /// `refreshDuration` and `refreshInterval` as last read.
+    pub(crate) fn refresh_reported(&self) -> Option<(u64, u64)> {
+        self.book.refresh_reported()
+    }
+
     /// The chosen time domain and its id.
     pub(crate) fn time_domain(&self) -> (vk::TimeDomainKHR, u64) {
         let (domain, id) = self.book.domain();
@@ -133,7 +138,7 @@ impl SwapchainTiming {
         if what.refresh {
             // SAFETY: caller contract.
             let (refresh, counter) = unsafe { read_refresh(fns, device, swapchain) }?;
-            self.book.refresh_read(refresh, counter);
+            self.book.reported_refresh_read(refresh, counter);
         }
         if !what.domains {
             return Ok(());
@@ -243,9 +248,28 @@ impl SwapchainTiming {
             for (out, st) in stages.iter_mut().zip(&s[..count]) {
                 *out = (Stages(st.stage.0), st.time);
             }
-            sink(self.book.convert(&raw_timing(t, &stages[..count])));
+            sink(self.convert(t, &stages[..count]));
         }
         Ok(r == vk::Result::INCOMPLETE)
+    }
+
+    /// One result on the shell's clock ([`TimingBook::convert`]). The first whose times are in
+    /// a domain vkpace cannot map is logged, once per swapchain: the count goes on in
+    /// `SwapchainStats::timing_results_unmapped`.
+    fn convert(
+        &mut self,
+        t: &PastPresentationTimingEXT<'_>,
+        stages: &[(Stages, u64)],
+    ) -> TimingReport {
+        let report = self.book.convert(&raw_timing(t, stages));
+        if report.unmapped && self.book.unmapped() == 1 {
+            log::warn!(
+                "present timing: results in time domain {} (id {}), which the swapchain did not offer or vkpace could not calibrate; their stage times are dropped (counted in SwapchainStats::timing_results_unmapped)",
+                t.time_domain.as_raw(),
+                t.time_domain_id
+            );
+        }
+        report
     }
 
     /// The `VkPresentTimingInfoEXT` of one present to this swapchain (chain it through
@@ -303,8 +327,9 @@ impl SwapchainTiming {
     }
 }
 
-/// Reads the refresh cycle and the timing-properties counter; `None` for `VK_NOT_READY` ("the
-/// implementation was not able to determine the current refresh cycle duration").
+/// Reads `refreshDuration`, `refreshInterval` and the timing-properties counter; `None` for
+/// `VK_NOT_READY` ("the implementation was not able to determine the current refresh cycle
+/// duration").
 ///
 /// # Safety
 ///
@@ -313,17 +338,14 @@ unsafe fn read_refresh(
     fns: &PresentTimingFns,
     device: vk::Device,
     swapchain: vk::SwapchainKHR,
-) -> Result<(Option<RefreshCycle>, u64)> {
+) -> Result<(Option<(u64, u64)>, u64)> {
     let mut props = SwapchainTimingPropertiesEXT::default();
     let mut counter = 0u64;
     // SAFETY: caller contract; both out-pointers are valid.
     let r = unsafe { (fns.timing_properties)(device, swapchain, &mut props, &mut counter) };
     match r {
         vk::Result::SUCCESS => Ok((
-            Some(RefreshCycle::classify(
-                props.refresh_duration,
-                props.refresh_interval,
-            )),
+            Some((props.refresh_duration, props.refresh_interval)),
             counter,
         )),
         vk::Result::NOT_READY => Ok((None, counter)),

@@ -26,8 +26,13 @@ pub struct PresentTimingInUse {
     pub relative_targets: bool,
     /// The surface takes target times at all (relative or absolute).
     pub targets: bool,
-    /// The refresh cycle the current swapchain reports.
+    /// The refresh cycle the current swapchain reports, classified: only
+    /// [`RefreshCycle::Fixed`] is a grid vkpace targets (a duration of 0, `UINT64_MAX` or
+    /// under 100 us is no display's and reads [`RefreshCycle::Unknown`]).
     pub refresh: RefreshCycle,
+    /// `refreshDuration` and `refreshInterval` as the current swapchain reported them
+    /// (`None`: no swapchain, or the engine could not tell yet), for reports.
+    pub refresh_reported: Option<(u64, u64)>,
     /// The time domain results and absolute targets are in; `None` while no swapchain is live.
     pub time_domain: Option<vk::TimeDomainKHR>,
 }
@@ -154,6 +159,7 @@ impl TimingShell {
             relative_targets: self.targets == Targets::Relative,
             targets: self.targets != Targets::None,
             refresh: live.map_or(RefreshCycle::Unknown, SwapchainTiming::refresh),
+            refresh_reported: live.and_then(SwapchainTiming::refresh_reported),
             time_domain: live.map(|t| t.time_domain().0),
         }
     }

@@ -108,9 +108,16 @@ pub struct Display {
     pub period_ns: u64,
     /// A time on the refresh grid (vertical blanks are `epoch + k * period`).
     pub epoch_ns: u64,
+    /// Relative targets count from the time the engine acted on the previous image (the
+    /// `timing_relative_from = visible` setting) instead of the blank it was shown at.
+    pub relative_from_visible: bool,
     queue: VecDeque<Pending>,
-    on_screen: Option<(ReqId, u64)>,
+    /// The image on screen: its id, the time it was shown at, and the time the engine acted
+    /// on it (the thread's clock when it latched it; later than a blank by its wake-up delay).
+    on_screen: Option<(ReqId, u64, u64)>,
     last_pumped_vblank: u64,
+    /// The time of the current [`Self::pump`] call: when the engine acts.
+    acting_ns: u64,
 }
 
 impl Display {
@@ -119,9 +126,11 @@ impl Display {
         Self {
             period_ns: period_ns.max(1),
             epoch_ns,
+            relative_from_visible: false,
             queue: VecDeque::new(),
             on_screen: None,
             last_pumped_vblank: epoch_ns,
+            acting_ns: epoch_ns,
         }
     }
 
@@ -153,7 +162,7 @@ impl Display {
             .filter(|id| pred(*id))
             .collect();
         self.queue.retain(|p| !removed.contains(&p.id));
-        if let Some((id, _)) = self.on_screen {
+        if let Some((id, _, _)) = self.on_screen {
             if pred(id) {
                 self.on_screen = None;
                 removed.push(id);
@@ -162,20 +171,40 @@ impl Display {
         removed
     }
 
-    /// When the display next needs attention after `now`: the next blank while something is
-    /// queued, or an earlier time at which a delayed request becomes eligible.
+    /// When the display next needs attention after `now`: nothing while its front request is
+    /// not ready (the engine is woken when one becomes ready), else the next blank at which the
+    /// front may be shown (for a FIFO target, the first blank the target allows), or an earlier
+    /// time at which a delayed request becomes eligible. So a display whose period is a
+    /// nanosecond (an engine with no refresh limit) sleeps until something can happen instead
+    /// of waking every period.
     pub fn next_wakeup(&self, now: u64) -> Option<u64> {
-        if self.queue.is_empty() {
-            return None;
-        }
-        let next_blank = self.vblank_at_or_before(now) + self.period_ns;
+        let front = self.queue.front()?;
         let eligible = self
             .queue
             .iter()
             .filter_map(|p| p.eligible_ns)
             .filter(|e| *e > now)
             .min();
+        if !ready_by(front, now) {
+            return eligible;
+        }
+        let mut next_blank = self.vblank_at_or_before(now) + self.period_ns;
+        if matches!(front.mode, Mode::Fifo | Mode::FifoRelaxed) && !front.discard {
+            if let Some(earliest) = self.earliest_visible(front.target) {
+                next_blank = next_blank.max(self.vblank_at_or_after(earliest));
+            }
+        }
         Some(eligible.map_or(next_blank, |e| e.min(next_blank)))
+    }
+
+    /// The first blank at or after `t`.
+    fn vblank_at_or_after(&self, t: u64) -> u64 {
+        let v = self.vblank_at_or_before(t);
+        if v >= t {
+            v
+        } else {
+            v + self.period_ns
+        }
     }
 
     /// Applies the rules at time `now`, including the blank at or before `now` if it has not
@@ -187,6 +216,7 @@ impl Display {
     /// a blank is shown at that blank whenever the thread gets to it. At most
     /// [`MAX_CATCH_UP`] are replayed; after a longer stall the display goes on from now.
     pub fn pump(&mut self, now: u64, out: &mut Vec<Event>) {
+        self.acting_ns = now;
         let latest = self.vblank_at_or_before(now);
         let mut missed = self.last_pumped_vblank + self.period_ns;
         if latest.saturating_sub(missed) / self.period_ns > MAX_CATCH_UP {
@@ -276,34 +306,51 @@ impl Display {
 
     fn show(&mut self, id: ReqId, at: u64, out: &mut Vec<Event>) {
         out.push(Event::Shown { id, at });
-        if let Some((old, _)) = self.on_screen.replace((id, at)) {
+        let acted = self.acting_ns.max(at);
+        if let Some((old, _, _)) = self.on_screen.replace((id, at, acted)) {
             out.push(Event::Freed { id: old });
         }
     }
 
-    fn shown_at(&self) -> u64 {
-        self.on_screen.map_or(0, |(_, at)| at)
+    /// What a relative target counts from: the blank the current image was shown at, or with
+    /// [`Self::relative_from_visible`] the time the engine acted on it.
+    fn relative_base(&self) -> u64 {
+        self.on_screen.map_or(0, |(_, at, acted)| {
+            if self.relative_from_visible {
+                acted
+            } else {
+                at
+            }
+        })
     }
 
     /// FIFO_RELAXED's condition: a blank passed since the current image was shown, and nothing
     /// was latched at it.
     fn late(&self, now: u64) -> bool {
         self.on_screen
-            .is_some_and(|(_, at)| at < self.vblank_at_or_before(now))
+            .is_some_and(|(_, at, _)| at < self.vblank_at_or_before(now))
     }
 
     fn target_ok(&self, target: Target, v: u64) -> bool {
-        let half = self.period_ns / 2;
+        self.earliest_visible(target)
+            .map_or(true, |earliest| v >= earliest)
+    }
+
+    /// The earliest blank time a target allows (`None`: no target). With
+    /// PRESENT_AT_NEAREST_REFRESH_CYCLE a blank within half a period of the goal is taken.
+    fn earliest_visible(&self, target: Target) -> Option<u64> {
         let (goal, nearest) = match target {
-            Target::None => return true,
+            Target::None => return None,
             Target::Absolute { at, nearest } => (at, nearest),
-            Target::Relative { after, nearest } => (self.shown_at().saturating_add(after), nearest),
+            Target::Relative { after, nearest } => {
+                (self.relative_base().saturating_add(after), nearest)
+            }
         };
-        if nearest {
-            v + half >= goal
+        Some(if nearest {
+            goal.saturating_sub(self.period_ns / 2)
         } else {
-            v >= goal
-        }
+            goal
+        })
     }
 }
 
@@ -318,189 +365,4 @@ fn ready_by(p: &Pending, t: u64) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const P: u64 = 1000;
-
-    fn pending(id: ReqId, mode: Mode, ready: Option<u64>) -> Pending {
-        Pending {
-            id,
-            mode,
-            target: Target::None,
-            discard: false,
-            eligible_ns: ready,
-        }
-    }
-
-    fn run(d: &mut Display, now: u64) -> Vec<Event> {
-        let mut out = Vec::new();
-        d.pump(now, &mut out);
-        out
-    }
-
-    #[test]
-    fn fifo_shows_one_image_per_blank_and_frees_the_predecessor() {
-        let mut d = Display::new(P, 0);
-        for id in 1..=3 {
-            d.push(pending(id, Mode::Fifo, Some(10)));
-        }
-        assert_eq!(run(&mut d, 500), vec![]);
-        assert_eq!(run(&mut d, 1001), vec![Event::Shown { id: 1, at: 1000 }]);
-        assert_eq!(run(&mut d, 1500), vec![]);
-        assert_eq!(
-            run(&mut d, 2003),
-            vec![Event::Shown { id: 2, at: 2000 }, Event::Freed { id: 1 }]
-        );
-        assert_eq!(d.next_wakeup(2003), Some(3000));
-    }
-
-    #[test]
-    fn blanks_the_engine_slept_through_are_applied_in_order() {
-        let mut d = Display::new(P, 0);
-        d.push(pending(1, Mode::Fifo, Some(10)));
-        d.push(pending(2, Mode::Fifo, Some(20)));
-        d.push(pending(3, Mode::Fifo, Some(2500)));
-        // The thread wakes at 3.2 periods: frames 1 and 2 were ready for the blanks at 1000
-        // and 2000, frame 3 for the one at 3000.
-        assert_eq!(
-            run(&mut d, 3200),
-            vec![
-                Event::Shown { id: 1, at: 1000 },
-                Event::Shown { id: 2, at: 2000 },
-                Event::Freed { id: 1 },
-                Event::Shown { id: 3, at: 3000 },
-                Event::Freed { id: 2 },
-            ]
-        );
-    }
-
-    #[test]
-    fn fifo_waits_for_an_unready_front_and_never_shows_before_ready() {
-        let mut d = Display::new(P, 0);
-        d.push(pending(1, Mode::Fifo, None));
-        assert_eq!(run(&mut d, 1001), vec![]);
-        d.mark_ready(1, 1200);
-        assert_eq!(run(&mut d, 1300), vec![]);
-        assert_eq!(run(&mut d, 2001), vec![Event::Shown { id: 1, at: 2000 }]);
-    }
-
-    #[test]
-    fn mailbox_replaces_the_pending_image() {
-        let mut d = Display::new(P, 0);
-        d.push(pending(1, Mode::Mailbox, Some(100)));
-        d.push(pending(2, Mode::Mailbox, Some(200)));
-        d.push(pending(3, Mode::Mailbox, Some(300)));
-        let ev = run(&mut d, 400);
-        assert_eq!(
-            ev,
-            vec![
-                Event::Dropped {
-                    id: 1,
-                    at: 400,
-                    replaced: true
-                },
-                Event::Freed { id: 1 },
-                Event::Dropped {
-                    id: 2,
-                    at: 400,
-                    replaced: true
-                },
-                Event::Freed { id: 2 },
-            ]
-        );
-        assert_eq!(run(&mut d, 1000), vec![Event::Shown { id: 3, at: 1000 }]);
-    }
-
-    #[test]
-    fn immediate_shows_at_once() {
-        let mut d = Display::new(P, 0);
-        d.push(pending(1, Mode::Immediate, Some(120)));
-        d.push(pending(2, Mode::Immediate, Some(130)));
-        assert_eq!(
-            run(&mut d, 140),
-            vec![
-                Event::Shown { id: 1, at: 140 },
-                Event::Shown { id: 2, at: 140 },
-                Event::Freed { id: 1 }
-            ]
-        );
-    }
-
-    #[test]
-    fn fifo_relaxed_shows_a_late_image_at_once() {
-        let mut d = Display::new(P, 0);
-        d.push(pending(1, Mode::FifoRelaxed, Some(10)));
-        assert_eq!(run(&mut d, 1000), vec![Event::Shown { id: 1, at: 1000 }]);
-        // Nothing ready at the blank at 2000: the next image is late and goes up at once.
-        assert_eq!(run(&mut d, 2000), vec![]);
-        d.push(pending(2, Mode::FifoRelaxed, Some(2300)));
-        assert_eq!(
-            run(&mut d, 2310),
-            vec![Event::Shown { id: 2, at: 2310 }, Event::Freed { id: 1 }]
-        );
-        // On time: waits for the blank like FIFO.
-        d.push(pending(3, Mode::FifoRelaxed, Some(2500)));
-        assert_eq!(run(&mut d, 2600), vec![]);
-    }
-
-    #[test]
-    fn absolute_and_relative_targets_hold_fifo_back() {
-        let mut d = Display::new(P, 0);
-        let mut p = pending(1, Mode::Fifo, Some(10));
-        p.target = Target::Absolute {
-            at: 2500,
-            nearest: false,
-        };
-        d.push(p);
-        assert_eq!(run(&mut d, 1000), vec![]);
-        assert_eq!(run(&mut d, 2000), vec![]);
-        assert_eq!(run(&mut d, 3000), vec![Event::Shown { id: 1, at: 3000 }]);
-        let mut q = pending(2, Mode::Fifo, Some(3010));
-        q.target = Target::Relative {
-            after: 2 * P,
-            nearest: true,
-        };
-        d.push(q);
-        assert_eq!(run(&mut d, 4000), vec![]);
-        assert_eq!(
-            run(&mut d, 5000),
-            vec![Event::Shown { id: 2, at: 5000 }, Event::Freed { id: 1 }]
-        );
-        let mut r = pending(3, Mode::Fifo, Some(5010));
-        r.target = Target::Absolute {
-            at: 6400,
-            nearest: true,
-        };
-        d.push(r);
-        assert_eq!(
-            run(&mut d, 6000),
-            vec![Event::Shown { id: 3, at: 6000 }, Event::Freed { id: 2 }]
-        );
-    }
-
-    #[test]
-    fn rejected_presents_are_dropped_once_ready_and_removal_blanks_the_screen() {
-        let mut d = Display::new(P, 0);
-        let mut p = pending(1, Mode::Fifo, None);
-        p.discard = true;
-        d.push(p);
-        d.push(pending(2, Mode::Fifo, Some(5)));
-        assert_eq!(run(&mut d, 50), vec![]);
-        d.mark_ready(1, 60);
-        assert_eq!(
-            run(&mut d, 1000),
-            vec![
-                Event::Dropped {
-                    id: 1,
-                    at: 1000,
-                    replaced: false
-                },
-                Event::Freed { id: 1 },
-                Event::Shown { id: 2, at: 1000 }
-            ]
-        );
-        assert_eq!(d.remove_where(|id| id == 2), vec![2]);
-        assert_eq!(d.next_wakeup(1000), None);
-    }
-}
+mod tests;

@@ -173,10 +173,12 @@ impl Engine {
                 st.next_id += 1;
                 let id = st.next_id;
                 let surface = &r.sc.surface;
-                let display = st
-                    .displays
-                    .entry(surface.handle)
-                    .or_insert_with(|| Display::new(surface.period_ns, surface.epoch_ns));
+                let display = st.displays.entry(surface.handle).or_insert_with(|| {
+                    let mut d = Display::new(surface.period_ns, surface.epoch_ns);
+                    d.relative_from_visible = surface.settings.timing_relative_from
+                        == crate::settings::RelativeFrom::Visible;
+                    d
+                });
                 let discard = r.result.as_raw() < 0;
                 display.push(Pending {
                     id,

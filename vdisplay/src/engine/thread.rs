@@ -19,8 +19,9 @@ pub fn run(dev: &Device) {
         let mut wake_at: Option<u64> = None;
         for (surface, d) in st.displays.iter_mut() {
             if crate::surface::is_paused(*surface) {
-                // Nothing shown or freed; look again a refresh later (resuming sends no wake).
-                wake_at = min_opt(wake_at, Some(now + d.period_ns));
+                // Nothing shown or freed; look again a refresh later (resuming sends no wake),
+                // at most once a millisecond (a display with no refresh limit has a 1 ns period).
+                wake_at = min_opt(wake_at, Some(now + d.period_ns.max(1_000_000)));
             } else {
                 d.pump(now, &mut events);
             }
@@ -160,6 +161,10 @@ fn log(dev: &Device, r: &Request, shown: Option<u64>, dropped: Option<DropReason
         target_ns: match r.target {
             Target::Absolute { at, .. } => Some(at),
             Target::None | Target::Relative { .. } => None,
+        },
+        relative_ns: match r.target {
+            Target::Relative { after, .. } => Some(after),
+            Target::None | Target::Absolute { .. } => None,
         },
         ready_ns: r.ready_ns,
         shown_ns: shown,

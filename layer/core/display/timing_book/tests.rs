@@ -111,15 +111,26 @@ fn moved_counters_and_a_pending_refresh_are_read_again() {
     book.refresh_read(None, 3);
     assert_eq!(book.refresh(), RefreshCycle::Unknown);
     assert!(book.after_read(0).refresh, "not ready: asked again");
-    book.refresh_read(Some(RefreshCycle::classify(16_666_667, 0)), 4);
+    book.reported_refresh_read(Some((16_666_667, 0)), 4);
+    assert_eq!(
+        book.refresh(),
+        RefreshCycle::Fixed {
+            duration_ns: 16_666_667
+        }
+    );
+    assert_eq!(book.refresh_reported(), Some((16_666_667, 0)));
     assert!(!book.after_read(0).refresh);
+    // An engine with no refresh limit: read, and no grid.
+    book.reported_refresh_read(Some((1, 1)), 5);
+    assert_eq!(book.refresh(), RefreshCycle::Unknown);
+    assert!(!book.after_read(0).refresh, "read: not asked again");
     book.calibrated(calibration_from((MONO, 0), &[], &Reading::default()), 9);
-    assert_eq!(book.counters_seen(4, 9), Rereads::default());
+    assert_eq!(book.counters_seen(5, 9), Rereads::default());
     let both = Rereads {
         refresh: true,
         domains: true,
     };
-    assert_eq!(book.counters_seen(5, 10), both);
+    assert_eq!(book.counters_seen(6, 10), both);
 }
 
 #[test]
@@ -134,4 +145,24 @@ fn a_calibration_that_read_zero_is_stale() {
         !book.after_read(RECALIBRATE_NS).domains,
         "the host clock never drifts"
     );
+}
+
+#[test]
+fn results_in_a_domain_with_no_calibration_are_counted_as_unmapped() {
+    let mut book = TimingBook::new(QOE | VIS);
+    book.calibrated(calibration_from((SWAP, 2), &[], &Reading::default()), 1);
+    // A domain never offered (CLOCK_MONOTONIC_RAW is 4): times dropped, counted.
+    let foreign = raw((TimeDomain(4), 99), &STAGE_TIMES);
+    for n in 1..=3 {
+        let r = book.convert(&foreign);
+        assert!(r.unmapped);
+        assert_eq!(times(&r), [None; 4]);
+        assert_eq!(book.unmapped(), n);
+    }
+    // The host clock maps; a result with no stage time lost nothing.
+    let host = book.convert(&raw((MONO, 0), &STAGE_TIMES));
+    assert!(!host.unmapped);
+    let empty = book.convert(&raw((TimeDomain(4), 99), &[(QOE, 0)]));
+    assert!(!empty.unmapped);
+    assert_eq!(book.unmapped(), 3);
 }
