@@ -110,7 +110,7 @@ pub struct SimSwapchain {
     pub paths: DisplayPaths,
     /// What the surface and device offered for them (None: whatever the paths need).
     pub offer: Option<DisplayOffer>,
-    /// Present timing's bookkeeping (a [`vkpace::core::TimingBook`] per swapchain), where the
+    /// Present timing's bookkeeping (a `vkpace::core::TimingBook` per swapchain), where the
     /// machine is configured for it.
     pub timing: Option<SimTiming>,
 }

@@ -1,5 +1,5 @@
 //! Present timing in the sim's shell, as the Vulkan shell does it (`layer/vk/display/
-//! swapchain_timing.rs`, `timing_shell.rs`): one [`TimingBook`] per swapchain, which decides
+//! swapchain_timing.rs`, `timing_shell.rs`): one `TimingBook` per swapchain, which decides
 //! what to read again and converts each result; the shell reads the engine's refresh, domains,
 //! calibrations and raw results ([`EngineClock`]) and hands the book's answers to the machine.
 //! Unlike the Vulkan shell it also knows the truth, and checks what the book made of it: every

@@ -162,30 +162,45 @@ fn assert_targets(
             PresentTarget::Absolute(t) => t as f64 / 1e6,
             PresentTarget::None => continue,
         };
-        prop_assert!(
-            (t - nearest(t, refresh)).abs() <= TARGET_MS,
-            "frame {i}: target {t} ms off the {refresh} ms grid"
-        );
-        prop_assert!(
-            t > f.submit,
-            "frame {i}: target {t} ms before its submission {} ms",
-            f.submit
-        );
-        let before = frames[i - 1];
-        let waited = match before.asked {
-            PresentTarget::Absolute(b) => b as f64 / 1e6 + 4.0 * f64::from(k) * refresh,
-            _ => f64::INFINITY,
-        };
-        let known = partial && before.ready.is_some_and(|r| r <= f.submit && r <= waited);
-        let Some(prev) = before.display.filter(|_| exact || known) else {
-            continue;
-        };
-        let goal = (prev + f64::from(k) * refresh).max(refresh_after(f.submit, refresh));
-        prop_assert!((t - goal).abs() <= TARGET_MS,
-            "frame {i}: target {t} ms, not {goal} ms (the frame before shown at {prev} ms, this one submitted at {} ms)",
-            f.submit);
+        assert_absolute_target(frames, i, (t, k), refresh, (partial, exact))?;
     }
     Ok(judged)
+}
+
+/// Frame `i`'s absolute target `t` (ms) at swap interval `k`: on the grid, after its
+/// submission, and where vkpace knew where the frame before it went, exactly the first refresh
+/// both `k` after that frame's first pixel and after this one's submission ([`assert_targets`]).
+fn assert_absolute_target(
+    frames: &[FrameRecord],
+    i: usize,
+    (t, k): (f64, u32),
+    refresh: f64,
+    (partial, exact): (bool, bool),
+) -> Result<(), TestCaseError> {
+    let f = frames[i];
+    prop_assert!(
+        (t - nearest(t, refresh)).abs() <= TARGET_MS,
+        "frame {i}: target {t} ms off the {refresh} ms grid"
+    );
+    prop_assert!(
+        t > f.submit,
+        "frame {i}: target {t} ms before its submission {} ms",
+        f.submit
+    );
+    let before = frames[i - 1];
+    let waited = match before.asked {
+        PresentTarget::Absolute(b) => b as f64 / 1e6 + 4.0 * f64::from(k) * refresh,
+        _ => f64::INFINITY,
+    };
+    let known = partial && before.ready.is_some_and(|r| r <= f.submit && r <= waited);
+    let Some(prev) = before.display.filter(|_| exact || known) else {
+        return Ok(());
+    };
+    let goal = (prev + f64::from(k) * refresh).max(refresh_after(f.submit, refresh));
+    prop_assert!((t - goal).abs() <= TARGET_MS,
+        "frame {i}: target {t} ms, not {goal} ms (the frame before shown at {prev} ms, this one submitted at {} ms)",
+        f.submit);
+    Ok(())
 }
 
 /// The swap interval a run's targets must have.

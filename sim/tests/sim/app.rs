@@ -169,7 +169,8 @@ struct App {
     out: Outcome,
 }
 
-pub fn run(p: Params) -> Result<Outcome, String> {
+/// The machine's configuration for a schedule's parameters.
+fn machine_config(p: &Params) -> Result<MachineConfig, String> {
     let mut config = MachineConfig::default();
     config.frames_in_flight = p.frames_in_flight;
     config.max_retired_swapchains = p.max_retired;
@@ -182,6 +183,11 @@ pub fn run(p: Params) -> Result<Outcome, String> {
         Some(c) => Some(c.config().map_err(|e| e.to_string())?),
         None => None,
     };
+    Ok(config)
+}
+
+pub fn run(p: Params) -> Result<Outcome, String> {
+    let config = machine_config(&p)?;
     let mut world = World::new(p.seed, p.faults.clone());
     world.display.config = p.display;
     let modes = vec![
