@@ -59,9 +59,10 @@ pub struct SwapchainStats {
     pub refreshes_missed: u64,
     /// Present timing: of [`Self::present_timing_results`], those whose stage times were in a
     /// time domain vkpace has no calibration for (one the engine never offered, or one whose
-    /// calibration read nothing), so that they gave the frame no display time. Nonzero means
-    /// the engine reports in a domain it did not list; vkpace logs a warning the first time
-    /// per swapchain and calibrates the domains again when due.
+    /// calibration read nothing yet), so that they gave the frame no display time. A count
+    /// that keeps growing means the engine reports in a domain it did not list; vkpace logs a
+    /// warning the first time (once per `Swapchain`, whatever its recreations) and calibrates
+    /// the domains again when due.
     pub timing_results_unmapped: u64,
 }
 

@@ -253,23 +253,14 @@ impl SwapchainTiming {
         Ok(r == vk::Result::INCOMPLETE)
     }
 
-    /// One result on the shell's clock ([`TimingBook::convert`]). The first whose times are in
-    /// a domain vkpace cannot map is logged, once per swapchain: the count goes on in
-    /// `SwapchainStats::timing_results_unmapped`.
+    /// One result on the shell's clock ([`TimingBook::convert`]; one in a domain vkpace
+    /// cannot map says so, and the shell logs the first: `TimingShell::read`).
     fn convert(
         &mut self,
         t: &PastPresentationTimingEXT<'_>,
         stages: &[(Stages, u64)],
     ) -> TimingReport {
-        let report = self.book.convert(&raw_timing(t, stages));
-        if report.unmapped && self.book.unmapped() == 1 {
-            log::warn!(
-                "present timing: results in time domain {} (id {}), which the swapchain did not offer or vkpace could not calibrate; their stage times are dropped (counted in SwapchainStats::timing_results_unmapped)",
-                t.time_domain.as_raw(),
-                t.time_domain_id
-            );
-        }
-        report
+        self.book.convert(&raw_timing(t, stages))
     }
 
     /// The `VkPresentTimingInfoEXT` of one present to this swapchain (chain it through

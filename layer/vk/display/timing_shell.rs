@@ -49,6 +49,9 @@ pub(crate) struct TimingShell {
     live: Option<(vk::SwapchainKHR, SwapchainTiming)>,
     /// Reused for each read, so a steady frame does not allocate.
     reports: Vec<TimingReport>,
+    /// A result in a domain vkpace cannot map was logged: once per `Swapchain`, whatever its
+    /// recreations (the count goes on in `SwapchainStats::timing_results_unmapped`).
+    warned_unmapped: bool,
 }
 
 impl TimingShell {
@@ -67,6 +70,7 @@ impl TimingShell {
             targets,
             live: None,
             reports: Vec::with_capacity(TIMING_SLOTS as usize * 2),
+            warned_unmapped: false,
         }
     }
 
@@ -148,6 +152,12 @@ impl TimingShell {
         let reports = &mut self.reports;
         // SAFETY: caller contract; `t` was made for `h`.
         let changed = unsafe { t.read(&self.fns, device, *h, clock, |r| reports.push(r)) };
+        if !self.warned_unmapped && reports.iter().any(|r| r.unmapped && r.complete) {
+            self.warned_unmapped = true;
+            log::warn!(
+                "present timing: results in a time domain the swapchain did not offer or vkpace could not calibrate; their stage times are dropped (counted in SwapchainStats::timing_results_unmapped)"
+            );
+        }
         let refresh = changed.map(|c| c.then(|| self.display_timing()));
         (&self.reports, refresh)
     }

@@ -203,7 +203,7 @@ impl Display {
         if v >= t {
             v
         } else {
-            v + self.period_ns
+            v.saturating_add(self.period_ns)
         }
     }
 
