@@ -1,5 +1,5 @@
 //! The machine's own timer floor, measured in the same run as the limiter: the limiter's own
-//! deadline grid (`vkpace::core::FrameLimiter`) and the very wait the shell uses
+//! deadline grid (`vkpace_core::FrameLimiter`) and the very wait the shell uses
 //! (`vkpace::sleep_until`) at 60 Hz, with no Vulkan and no other pacing code. Whatever
 //! jitter this shows (the OS or hypervisor descheduling the thread) the limiter cannot do
 //! better than.
@@ -10,8 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use vkpace::core::FrameLimiter;
-use vkpace::FrameLimit;
+use vkpace_core::{FrameLimit, FrameLimiter};
 
 use crate::real_driver::Intervals;
 use crate::sim::percentile;

@@ -1,42 +1,11 @@
-//! Two jobs. The crate documentation: the README with its links to files of the repository
+//! The crate documentation: the README with its links to files of the repository
 //! (`docs/design.md`, `examples/...`) turned into plain paths, since docs.rs would resolve them
 //! against its own pages, where they do not exist (`README.md` in `OUT_DIR`, which `lib.rs`
-//! includes).
-//!
-//! Test only: `scripts/mutation-check` sets `VKPACE_MUTATION` to weaken one rule or step of the
-//! core on purpose and shows the property tests catch it. The variable becomes the cfg
-//! `vkpace_mutation="..."` of this crate alone, so only vkpace and what depends on it rebuild for
-//! each mutation (a `--cfg` in RUSTFLAGS rebuilt every dependency four times). Unset, as in
-//! every normal build, nothing changes. No Cargo feature can turn a mutation on.
-
-/// The mutations the core knows (`cfg!(vkpace_mutation = "...")` in `core/`).
-const MUTATIONS: [&str; 6] = [
-    "weak_reuse",
-    "early_retire",
-    "submit_at_present",
-    "skip_consume",
-    "late_frame_stays",
-    "present_before_signal",
-];
+//! includes). (The mutations of `scripts/mutation-check` are the core's: `core/build.rs`.)
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     crate_docs();
-    println!("cargo::rerun-if-env-changed=VKPACE_MUTATION");
-    let values: Vec<String> = MUTATIONS.iter().map(|m| format!("\"{m}\"")).collect();
-    println!(
-        "cargo::rustc-check-cfg=cfg(vkpace_mutation, values({}))",
-        values.join(", ")
-    );
-    match std::env::var("VKPACE_MUTATION") {
-        Ok(m) if MUTATIONS.contains(&m.as_str()) => {
-            println!("cargo::rustc-cfg=vkpace_mutation=\"{m}\"");
-        }
-        Ok(other) => println!(
-            "cargo::error=VKPACE_MUTATION={other:?} is not a mutation of the core: one of {MUTATIONS:?}"
-        ),
-        Err(_) => {}
-    }
 }
 
 /// Writes the README for the crate documentation, each link to a repository file (a relative

@@ -9,25 +9,28 @@
 //! [`Support`], which also turns paths off: [`OptionalPath`]), completion tokens ([`SyncToken`], [`TokenSet`], [`HostTimeline`],
 //! [`DeferredRelease`]) and render targets that follow the swapchain ([`RenderTargets`]).
 //!
-//! The sans-IO frame machine (`vkpace::core`) and the Vulkan shell (`vkpace::vk`) stay
-//! reachable for vkpace's own simulator, benchmark and tests, but are not part of the API:
-//! they are hidden from these docs and may change in any release.
+//! # How vkpace is built
+//!
+//! vkpace is the Vulkan shell over a sans-IO frame machine, the `vkpace-core` crate (as quinn
+//! is over quinn-proto): the core decides every step of the frame sequence (which semaphore to
+//! reuse, when a swapchain may be destroyed, when to pace) with no Vulkan, clock or OS, and this
+//! crate carries its requests out. A renderer needs only this crate: its root re-exports the few
+//! core types it names ([`SyncToken`], [`FrameTimes`], [`SwapchainStats`], ...), and every
+//! fallible call returns this crate's [`Error`]. `vkpace-core` is public for vkpace's simulator
+//! and benchmark, which drive the same machine without a GPU; its API follows their needs.
+//! The Vulkan definitions ash lacks (present_id2/wait2, present timing) are the
+//! `vkpace-registry` crate, shared with the virtual display layer used by the tests.
 
-#[doc(hidden)]
-pub mod core;
-#[doc(hidden)]
-pub mod vk;
+mod vk;
 
 pub use ash;
 
-pub use crate::core::{
-    CompletionBackend, DeferredRelease, DisplayPath, FrameLimit, FrameTimes, PacingPolicy,
-    SwapchainStats, SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, TELEMETRY_FRAMES,
-};
 pub use crate::vk::{
-    sleep_until, Acquired, Batch, DeviceFeatures, DisplayChoice, DisplayFeedback, Error, Frame,
-    HostTimeline, InstanceSupport, Maintenance1Names, OptionalPath, PresentTimingInUse, Presented,
-    Rebuild, RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission,
-    SubmittedFrame, Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo,
-    MAX_TIMED_COMMAND_BUFFERS,
+    sleep_until, Acquired, Batch, CompletionBackend, DeferredRelease, DeviceFeatures,
+    DisplayChoice, DisplayFeedback, Error, Frame, FrameLimit, FrameTimes, HostTimeline,
+    InstanceSupport, Maintenance1Names, OptionalPath, PresentTimingInUse, Presented, Rebuild,
+    RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission, SubmittedFrame,
+    Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo, SwapchainStats,
+    SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, MAX_TIMED_COMMAND_BUFFERS, TELEMETRY_FRAMES,
 };
+pub use vkpace_core::{DisplayPath, PacingPolicy};

@@ -1,4 +1,4 @@
-//! The sim's shell: it drives the frame machine that ships (`vkpace::core::FrameMachine`)
+//! The sim's shell: it drives the frame machine that ships (`vkpace_core::FrameMachine`)
 //! against the simulated [`World`], carrying out each request as the Vulkan shell does on a
 //! real device, one world operation per request. It makes no decision of its own: which
 //! semaphore, which fence, when to wait or recreate is the machine's; the world checks the rule
@@ -6,13 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use vkpace::core::CoreError;
-use vkpace::core::{
+use vkpace_core::CoreError;
+use vkpace_core::SyncToken;
+use vkpace_core::{
     choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, Extent, Failure, FrameInfo,
     FrameMachine, GpuClock, MachineConfig, PresentInfo, PresentMode, PresentStatus, PresentTarget,
     Request, SurfaceFormat, SurfaceInfo, Targets, VkStatus,
 };
-use vkpace::SyncToken;
 
 pub use crate::driver_load::WakeLateness;
 use crate::timing_shell::SimTiming;
@@ -44,8 +44,8 @@ impl From<String> for SimError {
     }
 }
 
-impl From<vkpace::core::CoreError> for SimError {
-    fn from(e: vkpace::core::CoreError) -> Self {
+impl From<vkpace_core::CoreError> for SimError {
+    fn from(e: vkpace_core::CoreError) -> Self {
         SimError::Broken(format!("the machine refused a call: {e}"))
     }
 }
@@ -110,7 +110,7 @@ pub struct SimSwapchain {
     pub paths: DisplayPaths,
     /// What the surface and device offered for them (None: whatever the paths need).
     pub offer: Option<DisplayOffer>,
-    /// Present timing's bookkeeping (a `vkpace::core::TimingBook` per swapchain), where the
+    /// Present timing's bookkeeping (a `vkpace_core::TimingBook` per swapchain), where the
     /// machine is configured for it.
     pub timing: Option<SimTiming>,
 }

@@ -2,7 +2,7 @@
 //! shell's): results read through the live swapchain's book (`timing_shell.rs`), absolute
 //! targets through its domain, and each present checked against the paths the core chose.
 
-use vkpace::core::{DisplayFeedback, PresentTarget, Targets};
+use vkpace_core::{DisplayFeedback, PresentTarget, Targets};
 
 use crate::driver::{SimError, SimSwapchain};
 use crate::world::{Gen, PresentExtras};

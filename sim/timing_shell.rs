@@ -6,7 +6,7 @@
 //! stage time converted is the world's, and a result loses its times only where it came in a
 //! domain nobody can map (counted; never silently).
 
-use vkpace::core::{
+use vkpace_core::{
     calibration_from, calibration_plan, choose_domain, Calibrateable, DisplayTiming, RawTiming,
     Rereads, Stages, Targets, TimeDomain, TimingBook, TimingReport,
 };

@@ -664,10 +664,22 @@ fn present_wait_is_used_where_offered_and_refused_where_not() -> Result<()> {
     use common::{SurfaceSource, VulkanContext};
     common::set_runtime_dir();
     let ctx = VulkanContext::new(SurfaceSource::Headless, true, false)?;
-    // SAFETY: the physical device comes from the context's Vulkan 1.3 instance.
-    let support = unsafe { vkpace::vk::PresentWaitSupport::query(&ctx.instance, ctx.physical) }?;
+    // Present wait is a device extension alone: asked as if the instance enabled nothing of
+    // vkpace's (which it then needs not have).
+    let enabled = vkpace::InstanceSupport::default();
+    // SAFETY: the physical device and queue family come from the context's Vulkan 1.3
+    // instance, loaded from its entry, which enabled everything `enabled` names (nothing).
+    let support = unsafe {
+        vkpace::Support::query(
+            &ctx.entry,
+            &ctx.instance,
+            ctx.physical,
+            ctx.queue_family,
+            &enabled,
+        )
+    }?;
     ensure!(
-        support.usable() == ctx.present_wait,
+        support.present_wait == ctx.present_wait,
         "the context enables present wait exactly where it is offered ({support:?})"
     );
     if ctx.present_wait {

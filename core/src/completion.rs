@@ -13,8 +13,8 @@
 /// Which Vulkan object backs the completion of the submissions a swapchain tracks.
 ///
 /// ```
-/// use vkpace::CompletionBackend;
-/// use vkpace::core::MachineConfig;
+/// use vkpace_core::CompletionBackend;
+/// use vkpace_core::MachineConfig;
 /// let mut config = MachineConfig::default();
 /// assert_eq!(config.completion, CompletionBackend::Fences);
 /// // The device enabled `timelineSemaphore` (Vulkan 1.2): one semaphore, no fence per frame.

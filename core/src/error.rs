@@ -103,12 +103,6 @@ pub enum CoreError {
         /// The token given.
         token: SyncToken,
     },
-    /// A merged token set spanning more streams than it holds.
-    #[error("a token set holds tokens of at most {capacity} streams")]
-    TokenSetFull {
-        /// The most streams a set spans.
-        capacity: usize,
-    },
     /// A bound of zero time: every wait must be bounded, and a zero bound never waits at all.
     #[error("the wait timeout must be non-zero")]
     ZeroTimeout,
@@ -120,8 +114,9 @@ pub enum CoreError {
 
 /// How an operation of the frame machine ended badly. The machine stays consistent: the same
 /// operation can be tried again, and teardown still releases everything that is provably idle.
+/// Not `#[non_exhaustive]`: the shell (the `vkpace` crate) maps every failure to its own error
+/// and should stop compiling when one is added.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
 pub enum Failure {
     /// A bounded wait ran out of time. Nothing was destroyed early.
     #[error("waiting for {what} timed out after {timeout_ns} ns")]

@@ -20,7 +20,7 @@ impl GpuClock {
     /// A clock with `period_ns` nanoseconds per tick and `valid_bits` meaningful bits.
     ///
     /// ```
-    /// use vkpace::core::GpuClock;
+    /// use vkpace_core::GpuClock;
     /// let mut clock = GpuClock::new(1.0, 64).unwrap();
     /// assert_eq!(clock.to_cpu_ns(5_000), None); // no anchor yet
     /// clock.anchor(1_000, 50_000); // tick 1000 was CPU time 50 us

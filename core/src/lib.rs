@@ -1,13 +1,19 @@
-//! The sans-IO core: no Vulkan, no clock, no OS. [`FrameMachine`] owns the whole frame sequence
-//! of a swapchain and speaks in [`Request`]s its shell carries out and `handle_*` inputs the
-//! shell reports back; time is an argument. Generic over handle types, so the simulator and the
-//! tests drive it with plain integers. The pacing policies ([`Pacing`]) and the GPU clock
-//! mapping ([`GpuClock`]) are public too: the benchmark's simulator runs them.
+//! vkpace's sans-IO core: no Vulkan, no clock, no OS. [`FrameMachine`] owns the whole frame
+//! sequence of a swapchain and speaks in [`Request`]s its shell carries out and `handle_*`
+//! inputs the shell reports back; time is an argument. Generic over handle types, so the
+//! simulator and the tests drive it with plain integers. The pacing policies ([`Pacing`]) and
+//! the GPU clock mapping ([`GpuClock`]) are public too: the benchmark's simulator runs them.
+//!
+//! The `vkpace` crate is the Vulkan shell over this machine (as quinn is over quinn-proto):
+//! a renderer uses `vkpace`, whose root re-exports the few types of this crate it needs
+//! ([`SyncToken`], [`FrameTimes`], [`SwapchainStats`], ...). This crate is public for
+//! vkpace's simulator (`vkpace-sim`), its benchmark and its tests, which drive the same machine
+//! the shell ships, without a GPU. Its API follows vkpace's needs and may change in any
+//! release.
 #![forbid(unsafe_code)]
 
 mod acquire_semaphores;
 mod completion;
-mod deferred_release;
 mod display;
 mod error;
 mod fence_pool;
@@ -25,11 +31,9 @@ mod swapchain_state;
 mod sync_graph;
 mod sync_token;
 mod telemetry;
-mod token_set;
 mod vk_values;
 
 pub use completion::{CompletionBackend, SubmitSignal};
-pub use deferred_release::DeferredRelease;
 pub use display::{
     calibration_from, calibration_plan, choose_domain, choose_paths, recalibration_due, shift,
     stage_index, target_stage, Calibrateable, Calibration, DisplayFeedback, DisplayOffer,
@@ -55,5 +59,4 @@ pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
 pub use sync_graph::SyncGraph;
 pub use sync_token::{new_stream_id, SyncToken};
 pub use telemetry::{FrameTimes, PresentStages, TELEMETRY_FRAMES};
-pub use token_set::{TokenSet, TOKEN_SET_CAPACITY};
 pub use vk_values::{composite_alpha, Extent, PresentMode, SurfaceFormat, VkStatus};

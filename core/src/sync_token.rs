@@ -22,11 +22,11 @@ pub fn new_stream_id() -> u64 {
 }
 
 /// A point on a stream of submissions: reached once every submission up to it has completed
-/// on the GPU. Cheap to copy and keep; tested or waited for with
-/// [`crate::vk::Swapchain::completed`] and [`crate::vk::Swapchain::wait`].
+/// on the GPU. Cheap to copy and keep; tested or waited for with vkpace's
+/// `Swapchain::completed` and `Swapchain::wait`.
 ///
 /// ```
-/// # use vkpace::SyncToken;
+/// # use vkpace_core::SyncToken;
 /// // The token of "nothing submitted yet" is always reached.
 /// fn retire_after(token: SyncToken) -> bool { token.is_none() }
 /// ```

@@ -98,7 +98,7 @@ fn is_known_layer_bug(id: &str, text: &str) -> bool {
 /// PRESENT_ID_2 | PRESENT_WAIT_2 there). Sid's layer (1.4.363) knows them and checks their
 /// valid usage; every other message still counts.
 fn is_unknown_to_old_layer(id: &str, text: &str, present_wait2: bool) -> bool {
-    use vkpace::vk::registry::structure_type as st;
+    use vkpace_registry::structure_type as st;
     let names = [
         "VK_KHR_present_id2",
         "VK_KHR_present_wait2",

@@ -7,7 +7,7 @@
 use ash::vk;
 
 use super::error::{Result, VkContext};
-use crate::core::SyncToken;
+use vkpace_core::SyncToken;
 
 /// One batch of a frame (one `VkSubmitInfo2`): its command buffers, the host-timeline tokens it
 /// waits for on the GPU, and any further semaphores it waits on or signals.

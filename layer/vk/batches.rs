@@ -9,7 +9,7 @@ use super::batch::{Batch, FrameSync};
 use super::error::{Error, Result};
 use super::frame::{Frame, SubmittedFrame};
 use super::swapchain::Swapchain;
-use crate::core::SyncToken;
+use vkpace_core::SyncToken;
 
 impl Swapchain {
     /// [`super::Submission::Batches`]: the renderer's batches in one `vkQueueSubmit2`, the

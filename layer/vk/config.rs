@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use ash::vk;
 
-use crate::core::{CompletionBackend, FrameLimit, PacingPolicy};
+use vkpace_core::{CompletionBackend, PacingPolicy};
+
+use super::frame_limit::FrameLimit;
 
 /// The Vulkan objects a [`super::Swapchain`] works with. All must be valid and outlive it; see
 /// [`super::Swapchain::new`]'s safety contract.
@@ -143,7 +145,7 @@ pub struct SwapchainConfig {
     pub present_wait2: bool,
     /// Pace to the display with `VK_EXT_present_timing` where the surface supports it: a frame
     /// limit on the refresh grid (30 fps on 60 Hz: every second refresh) becomes a target
-    /// present time instead of a CPU sleep, [`crate::core::PacingPolicy::Display`] picks the
+    /// present time instead of a CPU sleep, [`vkpace_core::PacingPolicy::Display`] picks the
     /// swap interval, low latency starts frames from measured first-pixel times, and each
     /// frame's stage times reach the telemetry. Set only if the device enabled
     /// `VK_EXT_present_timing`, `VK_KHR_present_id2` and calibrated timestamps with the

@@ -18,8 +18,7 @@ use super::token_set::TokenSet;
 /// use vkpace::{DeferredRelease, SyncToken, TokenSet};
 ///
 /// let mut framebuffers: DeferredRelease<u32> = DeferredRelease::new();
-/// # let token_after_last_use: SyncToken = vkpace::core::FrameMachine::<u8, u8, u8>::new(
-/// #     Default::default()).unwrap().last_submitted();
+/// # let token_after_last_use = SyncToken::new(1, 0);
 /// framebuffers.defer(token_after_last_use, 7);
 /// // Each frame: hand back what the GPU finished with (here: the "nothing submitted" token,
 /// // reached at once). With a swapchain, `reached` is `|t| swapchain.completed(t)`.
@@ -101,7 +100,7 @@ impl<T> DeferredRelease<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::SyncToken;
+    use vkpace_core::SyncToken;
 
     #[test]
     fn releases_in_order_and_stops_at_the_first_unreached() {

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use ash::vk;
 
-use crate::core::{CoreError, Failure, SyncToken};
+use vkpace_core::{CoreError, Failure, SyncToken};
 
 /// Everything vkpace can fail with. Each variant says what was being done.
 #[derive(Debug, thiserror::Error)]
@@ -160,7 +160,6 @@ impl From<CoreError> for Error {
             CoreError::InvalidFrameLimit(why) => Error::InvalidFrameLimit(why),
             CoreError::ZeroTimeout => Error::ZeroTimeout,
             CoreError::NotWaitableOnGpu { token } => Error::NotWaitableOnGpu(token),
-            CoreError::TokenSetFull { capacity } => Error::TokenSetFull { capacity },
             CoreError::WaitCycle { waiter, target } => Error::WaitCycle { waiter, target },
             CoreError::InvalidPresentTiming(_) => {
                 Error::InvalidConfig("present timing needs present ids and 1 to 16 result slots")

@@ -5,7 +5,7 @@ use ash::vk;
 
 use super::error::{Error, Result};
 use super::swapchain::Swapchain;
-use crate::core::Request;
+use vkpace_core::Request;
 
 type VkRequest = Request<vk::Semaphore, vk::SwapchainKHR, vk::Fence>;
 

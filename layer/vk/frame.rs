@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use ash::vk;
 
-use crate::core::FrameInfo;
+use vkpace_core::FrameInfo;
 
 /// A frame acquired and not yet submitted: the image to render to and the sync objects its
 /// submission must use. Submit it with [`super::Swapchain::submit`] (or declare your own
@@ -71,7 +71,7 @@ impl Frame {
     /// signalled), usually one to three frames later, and every submission that used a view
     /// has completed by then. Objects of yours that name it (framebuffers, descriptor sets) are
     /// rebuilt when [`Self::swapchain_changed`] says so; destroy the old ones once
-    /// a token taken after their last use is reached ([`crate::core::DeferredRelease`] with
+    /// a token taken after their last use is reached ([`vkpace_core::DeferredRelease`] with
     /// [`super::Swapchain::last_submitted`]), or once every slot that used them is handed out
     /// again. Never use one after its swapchain is gone.
     #[must_use]
@@ -252,7 +252,7 @@ impl Frame {
 pub struct SubmittedFrame {
     pub(crate) number: u64,
     pub(crate) owner: u64,
-    pub(crate) token: crate::core::SyncToken,
+    pub(crate) token: vkpace_core::SyncToken,
 }
 
 impl SubmittedFrame {

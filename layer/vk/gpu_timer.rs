@@ -14,7 +14,7 @@ use super::clock::Clock;
 use super::error::{Error, Result, VkContext};
 use super::extensions::device_offers;
 use super::names::Namer;
-use crate::core::{GpuClock, MAX_FRAMES_IN_FLIGHT};
+use vkpace_core::{GpuClock, MAX_FRAMES_IN_FLIGHT};
 
 /// The device extension GPU timing needs.
 pub const GPU_TIMING_DEVICE_EXTENSION: &std::ffi::CStr = ash::ext::calibrated_timestamps::NAME;

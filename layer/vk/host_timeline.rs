@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use ash::vk;
 
 use super::error::{Error, Result, VkContext};
-use crate::core::SyncToken;
+use vkpace_core::SyncToken;
 
 /// The furthest a signal or a promise may run ahead of the last signalled value: the least
 /// `maxTimelineSemaphoreValueDifference` every device supports (2^31 - 1, *Required Limits*).
@@ -120,7 +120,7 @@ impl HostTimeline {
         Ok(Self {
             device: device.clone(),
             state: Arc::new(TimelineState {
-                stream: crate::core::new_stream_id(),
+                stream: vkpace_core::new_stream_id(),
                 semaphore,
                 promised: AtomicU64::new(0),
                 destroyed: AtomicBool::new(false),

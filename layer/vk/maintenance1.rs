@@ -15,9 +15,9 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::error::{Result, VkContext};
-use super::extensions::{all_listed, device_offers};
+use super::extensions::device_offers;
 
-use super::registry::{KHR_SURFACE_MAINTENANCE_1_NAME, KHR_SWAPCHAIN_MAINTENANCE_1_NAME};
+use vkpace_registry::{KHR_SURFACE_MAINTENANCE_1_NAME, KHR_SWAPCHAIN_MAINTENANCE_1_NAME};
 
 /// Which names of the maintenance1 extensions a system offers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -79,18 +79,8 @@ impl Maintenance1Support {
         self.names.filter(|_| self.feature)
     }
 
-    /// The names whose instance extensions are available (before the instance exists).
-    pub fn instance_names(entry: &ash::Entry) -> Result<Option<Maintenance1Names>> {
-        // SAFETY: plain enumeration on a loaded entry.
-        let available = unsafe { entry.enumerate_instance_extension_properties(None) }
-            .during("vkEnumerateInstanceExtensionProperties")?;
-        Ok([Maintenance1Names::Khr, Maintenance1Names::Ext]
-            .into_iter()
-            .find(|n| all_listed(&available, &n.instance_extensions())))
-    }
-
     /// Checks everything for `physical`, given the instance names enabled (from
-    /// [`Self::instance_names`]).
+    /// [`crate::InstanceSupport::query`]).
     ///
     /// # Safety
     ///

@@ -5,7 +5,9 @@
 use ash::vk;
 
 use super::{Error, Frame, Swapchain};
-use crate::core::{DeferredRelease, SyncToken};
+use vkpace_core::SyncToken;
+
+use super::deferred_release::DeferredRelease;
 
 /// Which change of the swapchain makes a per-slot value stale ([`RenderTargets::per_slot`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -197,7 +199,7 @@ impl<T> Drop for RenderTargets<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::TokenSet;
+    use crate::vk::token_set::TokenSet;
 
     const RGBA: vk::Format = vk::Format::R8G8B8A8_UNORM;
 

@@ -17,7 +17,7 @@ use super::error::{Result, VkContext};
 use super::extensions::all_listed;
 use super::gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 use super::maintenance1::{Maintenance1Names, Maintenance1Support};
-use super::registry::{
+use vkpace_registry::{
     PhysicalDevicePresentId2FeaturesKHR, PhysicalDevicePresentTimingFeaturesEXT,
     PhysicalDevicePresentWait2FeaturesKHR,
 };

@@ -7,7 +7,9 @@ use ash::vk;
 
 use super::display::{DisplayFeedback, PresentTimingInUse};
 use super::maintenance1::Maintenance1Names;
-use crate::core::{CompletionBackend, DisplayPath, FrameLimit, PacingPolicy};
+use vkpace_core::{CompletionBackend, DisplayPath, PacingPolicy};
+
+use super::frame_limit::FrameLimit;
 
 /// The live swapchain and the settings and paths in use, from
 /// [`super::Swapchain::info`]. A plain copy: read it as often as you like (no allocation, no

@@ -3,8 +3,9 @@
 //! a set holds at most one token per stream, and merging never grows it past the number of
 //! streams involved.
 
-use super::error::CoreError;
-use super::sync_token::SyncToken;
+use vkpace_core::SyncToken;
+
+use super::error::Error;
 
 /// Streams a set can span (a frame rarely depends on more than its queue and a few producers).
 pub const TOKEN_SET_CAPACITY: usize = 8;
@@ -18,7 +19,7 @@ pub const TOKEN_SET_CAPACITY: usize = 8;
 /// set.merge(SyncToken::new(1, 2))?; // the later token of stream 1 stays
 /// set.merge(SyncToken::new(7, 9))?;
 /// assert_eq!(set.tokens().map(|t| (t.stream(), t.value())).collect::<Vec<_>>(), [(1, 4), (7, 9)]);
-/// # Ok::<(), vkpace::core::CoreError>(())
+/// # Ok::<(), vkpace::Error>(())
 /// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TokenSet {
@@ -33,9 +34,8 @@ impl TokenSet {
     }
 
     /// Adds `token`: it replaces an earlier token of its stream, and is dropped for a later one.
-    /// A ninth stream is the error `TokenSetFull` (the set is unchanged), which `?` turns into
-    /// [`crate::Error::TokenSetFull`].
-    pub fn merge(&mut self, token: SyncToken) -> Result<(), CoreError> {
+    /// A ninth stream is the error [`Error::TokenSetFull`] (the set is unchanged).
+    pub fn merge(&mut self, token: SyncToken) -> Result<(), Error> {
         if let Some(same) = self
             .members
             .iter_mut()
@@ -52,14 +52,14 @@ impl TokenSet {
                 *free = Some(token);
                 Ok(())
             }
-            None => Err(CoreError::TokenSetFull {
+            None => Err(Error::TokenSetFull {
                 capacity: TOKEN_SET_CAPACITY,
             }),
         }
     }
 
     /// Merges every member of `other`.
-    pub fn merge_set(&mut self, other: &TokenSet) -> Result<(), CoreError> {
+    pub fn merge_set(&mut self, other: &TokenSet) -> Result<(), Error> {
         other.tokens().try_for_each(|t| self.merge(t))
     }
 
@@ -108,12 +108,10 @@ mod tests {
         }
         assert!(set.tokens().all(|t| t.value() == 3));
         let before = set;
-        assert_eq!(
+        assert!(matches!(
             set.merge(SyncToken::new(99, 1)),
-            Err(CoreError::TokenSetFull {
-                capacity: TOKEN_SET_CAPACITY
-            })
-        );
+            Err(Error::TokenSetFull { capacity }) if capacity == TOKEN_SET_CAPACITY
+        ));
         assert_eq!(set, before);
         let mut other = TokenSet::from(SyncToken::new(0, 5));
         other.merge_set(&set).unwrap();

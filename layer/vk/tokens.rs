@@ -8,7 +8,9 @@ use super::error::{Error, Result};
 use super::frame::SubmittedFrame;
 use super::host_timeline::{HostTimeline, TimelineState};
 use super::swapchain::Swapchain;
-use crate::core::{SyncToken, TokenSet};
+use vkpace_core::SyncToken;
+
+use super::token_set::TokenSet;
 
 impl Swapchain {
     /// The token of the newest submission on this swapchain's queue that vkpace made or was

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use vkpace::core::{DisplayPath, MachineConfig, PresentMode, PresentTarget};
-use vkpace::{FrameLimit, PacingPolicy};
+use vkpace_core::{DisplayPath, MachineConfig, PresentMode, PresentTarget};
+use vkpace_core::{FrameLimit, PacingPolicy};
 
 use super::{ms, ns, DisplayMode, FrameRecord, Policy, Scenario};
 use crate::driver::{SimError, SimGpuClock, SimSurface, SimSwapchain, WakeLateness};

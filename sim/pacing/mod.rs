@@ -1,7 +1,7 @@
 //! A deterministic virtual-time model of one render loop: a CPU thread, an asynchronous GPU
 //! queue executing submissions in order, and a display (immediate, FIFO or mailbox at a fixed
 //! refresh). vkpace's policies run as they ship: the frame machine
-//! (`vkpace::core::FrameMachine`) is driven through its requests by the sim's shell
+//! (`vkpace_core::FrameMachine`) is driven through its requests by the sim's shell
 //! ([`crate::driver::SimSwapchain`]) against the world in load mode, so every pacing sleep,
 //! fence wait and feedback read is the machine's own (module `machine`). The textbook loop
 //! (3 frames in flight, wait on the frame's fence) is a plain model (module `textbook`). Same
@@ -22,7 +22,7 @@ mod textbook;
 pub use summary::{percentile, summarize, Summary};
 
 use crate::rng::Rng;
-use vkpace::core::PresentTarget;
+use vkpace_core::PresentTarget;
 
 /// How the display takes frames.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -11,8 +11,8 @@ mod sim;
 use proptest::prelude::*;
 use sim::app::{run, Params};
 use sim::display::{run_display, DisplayParams};
-use vkpace::core::{choose_paths, DisplayFeedback, DisplayOffer, Targets, TimingOffer};
-use vkpace::{CompletionBackend, PacingPolicy};
+use vkpace_core::{choose_paths, DisplayFeedback, DisplayOffer, Targets, TimingOffer};
+use vkpace_core::{CompletionBackend, PacingPolicy};
 use vkpace_sim::driver::SimGpuClock;
 use vkpace_sim::world::{ClockFaults, DisplayConfig, Faults};
 
@@ -513,7 +513,7 @@ fn an_acquire_without_an_image_is_skipped_and_retried() {
 #[test]
 fn out_of_date_after_a_not_ready_acquire_is_a_new_try() {
     use vkpace_sim::world::AcquireResult;
-    let mut sim = fifo_sim(vkpace::core::MachineConfig::default(), 9);
+    let mut sim = fifo_sim(vkpace_core::MachineConfig::default(), 9);
     sim.world.acquire_script = [AcquireResult::OutOfDate, AcquireResult::NotReady].into();
     assert!(sim.acquire().unwrap().is_none(), "not ready");
     assert_eq!(sim.machine.stats().not_ready_skips, 1);
@@ -527,14 +527,14 @@ fn out_of_date_after_a_not_ready_acquire_is_a_new_try() {
 
 /// A machine set up over a calm simulated world (seed `seed`) and a FIFO-only surface whose
 /// minimum is 2 images, for tests that drive it call by call.
-fn fifo_sim(config: vkpace::core::MachineConfig, seed: u64) -> vkpace_sim::driver::SimSwapchain {
+fn fifo_sim(config: vkpace_core::MachineConfig, seed: u64) -> vkpace_sim::driver::SimSwapchain {
     use vkpace_sim::driver::{SimSurface, SimSwapchain};
     use vkpace_sim::world::World;
     let surface = SimSurface {
         min_images: 2,
         extra_images: 0,
         p_create_fail: 0,
-        present_modes: vec![vkpace::core::PresentMode::FIFO],
+        present_modes: vec![vkpace_core::PresentMode::FIFO],
         compatible_modes: Vec::new(),
     };
     let world = World::new(seed, Faults::default());
@@ -595,7 +595,7 @@ fn frames_wait_for_other_queues_on_both_backends() {
 /// backends; the frame handed out instead is.
 #[test]
 fn a_frame_from_before_a_recreation_is_not_the_current_one() {
-    use vkpace::core::MachineConfig;
+    use vkpace_core::MachineConfig;
     for completion in [
         CompletionBackend::Fences,
         CompletionBackend::TimelineSemaphore,
@@ -622,7 +622,7 @@ fn a_frame_from_before_a_recreation_is_not_the_current_one() {
 }
 
 /// A frame the simulated swapchain hands out.
-type SimFrame = vkpace::core::FrameInfo<
+type SimFrame = vkpace_core::FrameInfo<
     vkpace_sim::world::Sem,
     vkpace_sim::world::Gen,
     vkpace_sim::world::Fence,
@@ -639,7 +639,7 @@ fn present_and_settle(sim: &mut vkpace_sim::driver::SimSwapchain, frame: &SimFra
 
 /// Asks for a new extent and acquires the first frame of the swapchain made for it.
 fn resize_and_acquire(sim: &mut vkpace_sim::driver::SimSwapchain) -> SimFrame {
-    sim.machine.resize(vkpace::core::Extent {
+    sim.machine.resize(vkpace_core::Extent {
         width: 321,
         height: 241,
     });
@@ -657,13 +657,13 @@ fn resize_and_acquire(sim: &mut vkpace_sim::driver::SimSwapchain) -> SimFrame {
 #[test]
 fn a_fifo_swapchain_is_drained_before_it_is_retired() {
     for (mode, drained) in [
-        (vkpace::core::PresentMode::FIFO, true),
-        (vkpace::core::PresentMode::MAILBOX, false),
+        (vkpace_core::PresentMode::FIFO, true),
+        (vkpace_core::PresentMode::MAILBOX, false),
     ] {
-        let mut sim = fifo_sim(vkpace::core::MachineConfig::default(), 5);
+        let mut sim = fifo_sim(vkpace_core::MachineConfig::default(), 5);
         sim.surface
             .present_modes
-            .push(vkpace::core::PresentMode::MAILBOX);
+            .push(vkpace_core::PresentMode::MAILBOX);
         sim.machine.set_present_mode(mode);
         let frame = sim.acquire().unwrap().expect("a frame");
         present_and_settle(&mut sim, &frame);
@@ -682,7 +682,7 @@ fn a_fifo_swapchain_is_drained_before_it_is_retired() {
 /// semaphore consumed): the drain counts it as taken and takes one image fewer.
 #[test]
 fn a_held_image_counts_in_the_drain() {
-    let mut sim = fifo_sim(vkpace::core::MachineConfig::default(), 6);
+    let mut sim = fifo_sim(vkpace_core::MachineConfig::default(), 6);
     let frame = sim.acquire().unwrap().expect("a frame");
     present_and_settle(&mut sim, &frame);
     let _dropped = sim

@@ -1,5 +1,5 @@
 //! Property tests of pacing to the display's refresh grid (`VK_EXT_present_timing`) in the
-//! virtual-time simulation: the real `vkpace::core::Pacing` against a FIFO display that
+//! virtual-time simulation: the real `vkpace_core::Pacing` against a FIFO display that
 //! honours target times by the nearest-refresh rule, over random CPU and GPU loads, noise,
 //! CPU wake-ups up to 2.5 ms late (two busy threads competing) and 60, 120 and 144 Hz; and,
 //! for frames that miss their refresh (wake-ups much later, GPU spikes), what happens after a
@@ -15,7 +15,7 @@
 mod proptest_cases;
 
 use proptest::prelude::*;
-use vkpace::core::PresentTarget;
+use vkpace_core::PresentTarget;
 use vkpace_sim::pacing::{run, summarize, FrameRecord, Policy, Scenario};
 use vkpace_sim::scenarios::timed_fifo;
 

@@ -5,8 +5,8 @@
 mod proptest_cases;
 
 use proptest::prelude::*;
-use vkpace::core::FrameLimiter;
-use vkpace::FrameLimit;
+use vkpace_core::FrameLimit;
+use vkpace_core::FrameLimiter;
 
 /// How a frame starts relative to its deadline, in millionths of a period: mostly a little
 /// late, sometimes a stall of up to 1.5 periods, sometimes early (a caller that did not wait).

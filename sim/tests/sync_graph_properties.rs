@@ -1,4 +1,4 @@
-//! Validated waits (`vkpace::core::SyncGraph`) against an oracle that knows nothing of its
+//! Validated waits (`vkpace_core::SyncGraph`) against an oracle that knows nothing of its
 //! algorithm: random streams with submitted values, random GPU waits between points and random
 //! progress. The oracle builds the whole graph of points (each value depends on the one before
 //! it on its stream, and on what it waits for) and asks whether the waiter can still be reached
@@ -9,9 +9,9 @@
 mod proptest_cases;
 
 use proptest::prelude::*;
-use vkpace::core::CoreError;
-use vkpace::core::SyncGraph;
-use vkpace::SyncToken;
+use vkpace_core::CoreError;
+use vkpace_core::SyncGraph;
+use vkpace_core::SyncToken;
 
 const STREAMS: u64 = 4;
 const VALUES: u64 = 8;

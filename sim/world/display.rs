@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use vkpace::core::{PresentMode, PresentStages, PresentTarget, TimingReport};
+use vkpace_core::{PresentMode, PresentStages, PresentTarget, TimingReport};
 
 use super::{Gen, Sem, SemTruth};
 

@@ -2,7 +2,7 @@
 //! its previous present consumed its wait, presents consumed in order at random moments,
 //! present fences that signal in any order (or never), images handed back in any order.
 
-use vkpace::core::PresentMode;
+use vkpace_core::PresentMode;
 
 use super::{Check, Fence, Gen, PresentExtras, Sem, World};
 

@@ -9,7 +9,7 @@
 //! `VK_NOT_READY`. Everything reported is the world's truth shifted by the domain's offset, so
 //! a shell that converts right gets the world's times back exactly.
 
-use vkpace::core::{Reading, RefreshCycle, Stages, TimeDomain, TimingReport};
+use vkpace_core::{Reading, RefreshCycle, Stages, TimeDomain, TimingReport};
 
 use crate::rng::Rng;
 

@@ -1,7 +1,7 @@
 //! The simulated GPU queue: submissions run in order; each waits for its semaphores, runs for a
 //! random number of ticks, then signals its semaphores and its fence or timeline value.
 
-use vkpace::core::SubmitSignal;
+use vkpace_core::SubmitSignal;
 
 use super::{Check, Fence, Gen, Sem, World};
 

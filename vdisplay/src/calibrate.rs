@@ -4,7 +4,7 @@
 //! every other domain goes to the driver's EXT command in one call.
 
 use ash::vk;
-use vkpace::vk::registry as r;
+use vkpace_registry as r;
 
 use crate::clock::now_ns;
 use crate::device::Device;

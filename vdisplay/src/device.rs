@@ -41,7 +41,7 @@ pub struct Enabled {
 
 impl Enabled {
     fn from_names(names: &[&CStr]) -> Self {
-        use vkpace::vk::registry as r;
+        use vkpace_registry as r;
         let has = |n: &CStr| names.contains(&n);
         Self {
             maintenance1: has(vk::EXT_SWAPCHAIN_MAINTENANCE1_NAME)

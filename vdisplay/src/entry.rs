@@ -7,7 +7,7 @@
 use std::ffi::{c_char, CStr};
 
 use ash::vk;
-use vkpace::vk::registry as r;
+use vkpace_registry as r;
 
 use crate::device::Device;
 use crate::ffi::guard::{guard, guard_result};

@@ -5,7 +5,7 @@
 use std::ffi::{c_char, CStr};
 
 use ash::vk;
-use vkpace::vk::registry::{self, structure_type as st};
+use vkpace_registry::{self as registry, structure_type as st};
 
 /// One extension: name, spec version, and the feature structure that enables it (if any).
 #[derive(Clone, Copy, Debug)]

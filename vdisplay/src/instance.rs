@@ -5,7 +5,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::Arc;
 
 use ash::vk;
-use vkpace::vk::registry;
+use vkpace_registry as registry;
 
 use crate::extensions::{self, INSTANCE_EXTS};
 use crate::ffi::loader::{self, LayerFunction, PfnGetPhysicalDeviceProcAddr};

@@ -88,7 +88,7 @@ fn result_name(r: vk::Result) -> String {
         vk::Result::SUBOPTIMAL_KHR => "SUBOPTIMAL_KHR".into(),
         vk::Result::ERROR_OUT_OF_DATE_KHR => "ERROR_OUT_OF_DATE_KHR".into(),
         vk::Result::ERROR_SURFACE_LOST_KHR => "ERROR_SURFACE_LOST_KHR".into(),
-        vkpace::vk::registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT => {
+        vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT => {
             "ERROR_PRESENT_TIMING_QUEUE_FULL_EXT".into()
         }
         other => format!("{}", other.as_raw()),

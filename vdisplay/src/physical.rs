@@ -6,7 +6,7 @@
 use std::ffi::{c_char, c_void, CStr};
 
 use ash::vk;
-use vkpace::vk::registry::{self, structure_type as st};
+use vkpace_registry::{self as registry, structure_type as st};
 
 use crate::extensions::{self, DEVICE_EXTS};
 use crate::ffi::chain;

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use ash::vk;
-use vkpace::vk::registry::{self as r, PresentTimingInfoFlagsEXT};
+use vkpace_registry::{self as r, PresentTimingInfoFlagsEXT};
 
 use crate::clock::now_ns;
 use crate::device::Device;

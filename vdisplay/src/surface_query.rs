@@ -3,7 +3,7 @@
 use std::ffi::c_void;
 
 use ash::vk;
-use vkpace::vk::registry::{self, structure_type as st};
+use vkpace_registry::{self as registry, structure_type as st};
 
 use crate::extensions::write_array;
 use crate::ffi::chain;

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 
 use ash::vk;
-use vkpace::vk::registry::{self as r, PresentStageFlagsEXT};
+use vkpace_registry::{self as r, PresentStageFlagsEXT};
 
 use crate::settings::{ResultDomain, Settings, TimingDomains};
 use crate::swapchain::Swapchain;

@@ -9,7 +9,7 @@
 //! the swapchain is out of date and no queued present can still satisfy the wait.
 
 use ash::vk;
-use vkpace::vk::registry as r;
+use vkpace_registry as r;
 
 use crate::clock::{deadline, now_ns};
 use crate::device::Device;

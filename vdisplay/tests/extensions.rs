@@ -15,7 +15,7 @@ use ash::vk;
 use common::context::{Msg, Options, Vk};
 use common::micro::Micro;
 use common::{env, log, swap, textbook};
-use vkpace::vk::registry::{self as r, structure_type as st, PresentStageFlagsEXT};
+use vkpace_registry::{self as r, structure_type as st, PresentStageFlagsEXT};
 
 const PERIOD: u64 = 16_666_667;
 

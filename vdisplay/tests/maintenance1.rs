@@ -12,7 +12,7 @@ use common::context::{Options, Vk};
 use common::micro::Micro;
 use common::textbook::{self, LoopDesc};
 use common::{env, log, swap};
-use vkpace::vk::registry as r;
+use vkpace_registry as r;
 
 /// Surface queries: the modes compatible with FIFO are FIFO and FIFO_RELAXED (the default
 /// compatibility classes), and scaling capabilities are reported.

@@ -14,7 +14,7 @@
 //! present waits are bounded by a sleep it makes anyway (docs/design.md, *The display path*).
 
 use super::refresh::RefreshCycle;
-use crate::core::pacing::DisplayTiming;
+use crate::pacing::DisplayTiming;
 
 /// Which display feedback a swapchain uses: when each frame was shown, for the telemetry's
 /// `displayed` and the low-latency policy.
@@ -22,10 +22,10 @@ use crate::core::pacing::DisplayTiming;
 #[non_exhaustive]
 pub enum DisplayFeedback {
     /// `VK_KHR_present_id2` + `VK_KHR_present_wait2`: asked for with
-    /// [`crate::SwapchainConfig::present_wait2`] and supported by the surface.
+    /// vkpace's `SwapchainConfig::present_wait2` and supported by the surface.
     PresentWait2,
     /// `VK_KHR_present_id` + `VK_KHR_present_wait`: asked for with
-    /// [`crate::SwapchainConfig::present_wait`], and present_wait2 not asked for or not
+    /// vkpace's `SwapchainConfig::present_wait`, and present_wait2 not asked for or not
     /// supported by the surface.
     PresentWait,
     /// No display feedback: display times stay unknown.

@@ -6,7 +6,7 @@
 
 use super::domains::{recalibration_due, shift, stage_index, target_stage, Calibration};
 use super::{RefreshCycle, Stages, TimeDomain};
-use crate::core::{PresentStages, TimingReport};
+use crate::{PresentStages, TimingReport};
 
 /// One result of `vkGetPastPresentationTimingEXT` as the engine gave it: stage times in the
 /// result's own time domain.

@@ -3,11 +3,11 @@
 //! frame's fence, in that order. Each step asks for what is missing or lets the next one go.
 
 use super::{Awaiting, Frame, FrameMachine, Op, SemaphoreFor, WaitPurpose};
-use crate::core::completion::{CompletionBackend, SubmitSignal};
-use crate::core::error::{CoreError, Failure};
-use crate::core::present_history::PresentSemaphoreChoice;
-use crate::core::presenter::FrameGate;
-use crate::core::vk_values::VkStatus;
+use crate::completion::{CompletionBackend, SubmitSignal};
+use crate::error::{CoreError, Failure};
+use crate::present_history::PresentSemaphoreChoice;
+use crate::presenter::FrameGate;
+use crate::vk_values::VkStatus;
 
 use super::request::{FrameInfo, Request};
 

@@ -1,15 +1,15 @@
 //! What completed: fences polled at the start of an acquire or waited on, present ids asked
 //! about, GPU timestamps read. Completion is per queue and in submission order (see
-//! [`crate::core::Serial`]); a present fence proves only its own present.
+//! [`crate::Serial`]); a present fence proves only its own present.
 
 use super::display_watch::PresentQuery;
 use super::{Awaiting, FrameMachine, Op, WaitPurpose};
-use crate::core::completion::SubmitSignal;
-use crate::core::display::recalibration_due;
-use crate::core::error::{CoreError, Failure};
-use crate::core::fence_pool::Signalled;
-use crate::core::serial::Serial;
-use crate::core::telemetry::Completed;
+use crate::completion::SubmitSignal;
+use crate::display::recalibration_due;
+use crate::error::{CoreError, Failure};
+use crate::fence_pool::Signalled;
+use crate::serial::Serial;
+use crate::telemetry::Completed;
 
 use super::request::Request;
 

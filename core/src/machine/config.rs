@@ -1,12 +1,12 @@
 //! The machine's configuration and the settings it refuses.
 
-use crate::core::completion::CompletionBackend;
-use crate::core::error::CoreError;
-use crate::core::gpu_clock::GpuClock;
-use crate::core::pacer::validate_frames_in_flight;
-use crate::core::pacing::{FrameLimit, PacingPolicy};
-use crate::core::surface_plan::SurfaceWishes;
-use crate::core::vk_values::{Extent, PresentMode, SurfaceFormat};
+use crate::completion::CompletionBackend;
+use crate::error::CoreError;
+use crate::gpu_clock::GpuClock;
+use crate::pacer::validate_frames_in_flight;
+use crate::pacing::{FrameLimit, PacingPolicy};
+use crate::surface_plan::SurfaceWishes;
+use crate::vk_values::{Extent, PresentMode, SurfaceFormat};
 
 /// How the machine runs. Every field documents its default.
 #[derive(Clone, Debug, PartialEq)]

@@ -25,11 +25,11 @@ where
     /// retired swapchain and the proof it waits for.
     ///
     /// ```
-    /// use vkpace::core::{FrameMachine, MachineConfig};
+    /// use vkpace_core::{FrameMachine, MachineConfig};
     /// let machine = FrameMachine::<u64, u64, u64>::new(MachineConfig::default())?;
     /// let text = machine.debug_state().to_string();
     /// assert!(text.contains("submitted #0, completed #0"));
-    /// # Ok::<(), vkpace::core::CoreError>(())
+    /// # Ok::<(), vkpace_core::CoreError>(())
     /// ```
     #[must_use]
     pub fn debug_state(&self) -> DebugState<'_, S, W, F> {

@@ -19,9 +19,9 @@
 
 use super::request::Request;
 use super::{Awaiting, FrameMachine};
-use crate::core::error::CoreError;
-use crate::core::present_ids::Shown;
-use crate::core::vk_values::VkStatus;
+use crate::error::CoreError;
+use crate::present_ids::Shown;
+use crate::vk_values::VkStatus;
 
 /// Which question about a present id is awaited.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -32,7 +32,7 @@
 
 use super::request::Request;
 use super::{Awaiting, FrameMachine};
-use crate::core::error::CoreError;
+use crate::error::CoreError;
 
 /// The most all drain acquires of one recreation may wait together: six refreshes at 60 Hz, a
 /// queue of three frames at 30 Hz.

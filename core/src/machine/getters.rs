@@ -18,7 +18,7 @@ where
     /// How frames are paced to the display now: on the refresh grid with present timing, or
     /// by the CPU.
     #[must_use]
-    pub fn display_path(&self) -> crate::core::pacing::DisplayPath {
+    pub fn display_path(&self) -> crate::pacing::DisplayPath {
         self.pacing.schedule().path()
     }
 

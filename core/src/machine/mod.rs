@@ -17,9 +17,9 @@
 //! # Example
 //!
 //! ```
-//! use vkpace::core::{FrameMachine, MachineConfig, Request, SurfaceInfo, Extent, PresentMode,
+//! use vkpace_core::{FrameMachine, MachineConfig, Request, SurfaceInfo, Extent, PresentMode,
 //!     SurfaceFormat, VkStatus};
-//! # fn main() -> Result<(), vkpace::core::CoreError> {
+//! # fn main() -> Result<(), vkpace_core::CoreError> {
 //! // Handles are plain integers: semaphores u32, swapchains u64, fences u16.
 //! let mut m: FrameMachine<u32, u64, u16> = FrameMachine::new(MachineConfig::default())?;
 //! let (mut next_sem, mut next_fence) = (1, 1);

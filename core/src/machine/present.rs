@@ -3,11 +3,11 @@
 //! known: the next acquire presents it, and its objects are never handed out twice.
 
 use super::{queues_frames, Awaiting, FrameMachine, Op};
-use crate::core::completion::SubmitSignal;
-use crate::core::error::{CoreError, Failure};
-use crate::core::presenter::PresentOutcome;
-use crate::core::serial::Serial;
-use crate::core::vk_values::VkStatus;
+use crate::completion::SubmitSignal;
+use crate::error::{CoreError, Failure};
+use crate::presenter::PresentOutcome;
+use crate::serial::Serial;
+use crate::vk_values::VkStatus;
 
 use super::request::{FrameInfo, PresentInfo, PresentStatus, Request};
 

@@ -9,10 +9,10 @@
 //! a spec guarantee, and unlike the idle wait it is bounded.
 
 use super::{Awaiting, Fallback, FrameMachine, Live, Recreation, WaitPurpose};
-use crate::core::completion::SubmitSignal;
-use crate::core::error::{CoreError, Failure};
-use crate::core::surface_plan::{plan, SurfaceInfo};
-use crate::core::vk_values::{PresentMode, VkStatus};
+use crate::completion::SubmitSignal;
+use crate::error::{CoreError, Failure};
+use crate::surface_plan::{plan, SurfaceInfo};
+use crate::vk_values::{PresentMode, VkStatus};
 
 use super::request::{CreateSwapchain, Request};
 

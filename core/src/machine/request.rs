@@ -1,16 +1,15 @@
 //! What the frame machine asks of its shell ([`Request`]) and what it hands back when an
 //! operation is done.
 
-use crate::core::completion::SubmitSignal;
-use crate::core::error::Failure;
-use crate::core::pacing::PresentTarget;
-use crate::core::surface_plan::SwapchainPlan;
-use crate::core::sync_token::SyncToken;
-use crate::core::vk_values::{Extent, PresentMode, SurfaceFormat};
+use crate::completion::SubmitSignal;
+use crate::error::Failure;
+use crate::pacing::PresentTarget;
+use crate::surface_plan::SwapchainPlan;
+use crate::sync_token::SyncToken;
+use crate::vk_values::{Extent, PresentMode, SurfaceFormat};
 
 /// What a semaphore the machine asks for is for (the shell uses it for debug names).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum SemaphoreRole {
     /// Signalled by an acquire.
     Acquire,
@@ -99,9 +98,9 @@ pub enum PresentStatus {
 
 /// The next thing the shell must do, from [`super::FrameMachine::poll`]. Every request that
 /// names a Vulkan call is answered by the matching `handle_*` input with its result before
-/// polling again; the others need no answer.
+/// polling again; the others need no answer. Not `#[non_exhaustive]`: every shell must carry
+/// out every request, so a new one should stop its build until it does.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Request<S, W, F> {
     // ----- housekeeping: no answer ------------------------------------------------------
     /// Destroy this semaphore: no signal or wait on it is pending.

@@ -5,7 +5,7 @@
 //! destroyed while in use.
 
 use super::{FrameMachine, Op, Teardown, WaitPurpose};
-use crate::core::completion::SubmitSignal;
+use crate::completion::SubmitSignal;
 
 use super::request::Request;
 

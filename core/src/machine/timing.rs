@@ -15,10 +15,10 @@
 
 use super::request::{PresentTimingRequest, Request};
 use super::{queues_frames, Awaiting, FrameMachine, WaitPurpose};
-use crate::core::error::CoreError;
-use crate::core::pacing::{DisplayTiming, PresentTarget};
-use crate::core::serial::Serial;
-use crate::core::telemetry::PresentStages;
+use crate::error::CoreError;
+use crate::pacing::{DisplayTiming, PresentTarget};
+use crate::serial::Serial;
+use crate::telemetry::PresentStages;
 
 /// One timing result, as the shell read it (`VkPastPresentationTimingEXT`), times on the
 /// machine's clock.
@@ -104,7 +104,7 @@ where
     /// Absolute targets: before the present of a frame (or during the pacing sleep before the
     /// next one, `cap` being the sleep's end), a wait for the newest presented frame to finish,
     /// where the schedule needs to know whether it made its refresh
-    /// ([`crate::core::DisplaySchedule::fate_wait`]). Bounded by the schedule's `until`. Before
+    /// ([`crate::DisplaySchedule::fate_wait`]). Bounded by the schedule's `until`. Before
     /// a present the results are read first (once): an engine that reports partial results
     /// says when the frame's queue operations ended, which settles it exactly.
     pub(super) fn fate_step(&mut self, now: u64, cap: Option<u64>) -> Option<Request<S, W, F>> {

@@ -4,10 +4,10 @@
 //! hanging).
 
 use super::{Awaiting, FrameMachine, Op, WaitPurpose};
-use crate::core::completion::SubmitSignal;
-use crate::core::error::{CoreError, Failure};
-use crate::core::serial::Serial;
-use crate::core::sync_token::SyncToken;
+use crate::completion::SubmitSignal;
+use crate::error::{CoreError, Failure};
+use crate::serial::Serial;
+use crate::sync_token::SyncToken;
 
 use super::request::Request;
 

@@ -9,7 +9,7 @@
 //! bounded). Wake-up jitter below that is paid back at once, so the loop stays exactly on the
 //! grid. A frame that starts more than one period behind the grid re-anchors it instead.
 
-use crate::core::CoreError;
+use crate::CoreError;
 
 /// Lag up to this fraction of the period (1/100) is paid back in the next interval, as on a
 /// plain grid: ordinary wake-up jitter never leaves the grid.
@@ -33,11 +33,11 @@ impl FrameLimit {
     /// A limit of `fps` frames per second (1 to 10,000).
     ///
     /// ```
-    /// use vkpace::FrameLimit;
+    /// use vkpace_core::FrameLimit;
     /// let limit = FrameLimit::fps(60.0)?;
     /// assert_eq!(limit.period_ns(), 16_666_667);
     /// assert!(FrameLimit::fps(0.0).is_err());
-    /// # Ok::<(), vkpace::core::CoreError>(())
+    /// # Ok::<(), vkpace_core::CoreError>(())
     /// ```
     pub fn fps(fps: f64) -> Result<Self, CoreError> {
         if !(1.0..=10_000.0).contains(&fps) {

@@ -54,14 +54,14 @@ pub enum PacingPolicy {
 /// The pacing decisions of one swapchain (or one simulated loop).
 ///
 /// ```
-/// use vkpace::{FrameLimit, PacingPolicy};
-/// use vkpace::core::Pacing;
+/// use vkpace_core::{FrameLimit, PacingPolicy};
+/// use vkpace_core::Pacing;
 /// let mut p = Pacing::new(PacingPolicy::FramesInFlight, Some(FrameLimit::fps(50.0)?));
 /// assert_eq!(p.start_at(0), None); // the first frame starts at once
 /// p.frame_started(0, 0);
 /// p.frame_submitted(0, 1_000_000);
 /// assert_eq!(p.start_at(1_000_000), Some(20_000_000)); // the next deadline of the 50 fps grid
-/// # Ok::<(), vkpace::core::CoreError>(())
+/// # Ok::<(), vkpace_core::CoreError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Pacing {

@@ -17,7 +17,7 @@ use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
 
-/// The most semaphores a [`crate::core::FrameMachine`] holds at once, for `frames_in_flight` N, swapchains of at
+/// The most semaphores a [`crate::FrameMachine`] holds at once, for `frames_in_flight` N, swapchains of at
 /// most `max_images` images and a retired cap C:
 ///
 /// `(N + 1 + C + 1)` acquire semaphores (one per frame in flight, one being acquired, one per

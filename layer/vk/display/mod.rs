@@ -11,26 +11,22 @@ mod swapchain_timing;
 mod timing_domains;
 mod timing_shell;
 
-pub use crate::core::{DisplayFeedback, RefreshCycle};
 pub use present_timing::{
     PresentTimingSupport, PresentTimingSurfaceSupport, PRESENT_TIMING_DEVICE_EXTENSIONS,
-    PRESENT_TIMING_INSTANCE_EXTENSION,
 };
 pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
 pub(crate) use present_wait2::DisplayFns;
-pub use present_wait2::{
-    PresentWait2Support, PresentWait2SurfaceSupport, PRESENT_WAIT2_DEVICE_EXTENSIONS,
-    PRESENT_WAIT2_INSTANCE_EXTENSION,
-};
+pub use present_wait2::{PresentWait2Support, PRESENT_WAIT2_DEVICE_EXTENSIONS};
 pub use timing_shell::PresentTimingInUse;
 pub(crate) use timing_shell::{TimingShell, TIMING_SLOTS};
+pub use vkpace_core::{DisplayFeedback, RefreshCycle};
 
-use crate::core::{choose_paths, Calibrateable, DisplayOffer, DisplayPaths, TimingOffer};
 use crate::vk::config::SwapchainCreateDesc;
 use crate::vk::error::Result;
 use present_timing::PresentTimingFns;
 use present_wait::PresentWaitFns;
 use present_wait2::PresentWait2Fns;
+use vkpace_core::{choose_paths, Calibrateable, DisplayOffer, DisplayPaths, TimingOffer};
 
 /// The display paths of one swapchain object.
 pub(crate) struct Paths {

@@ -5,7 +5,7 @@
 //! `presentId2` features, [`PresentTimingSupport::query`]), each surface
 //! (`VkPresentTimingSurfaceCapabilitiesEXT`, [`PresentTimingSupport::query_surface`]) and the
 //! physical device's calibrateable time domains, which must include `CLOCK_MONOTONIC`
-//! ([`PresentTimingSupport::host_clock_calibrateable`]): every time the presentation engine
+//! ([`PresentTimingSupport::calibrateable_domains`]): every time the presentation engine
 //! reports is mapped to the shell's [`Clock`] through a `vkGetCalibratedTimestampsKHR`
 //! reading of that clock.
 //!
@@ -25,11 +25,11 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use crate::core::{Calibrateable, TimeDomain};
 use crate::vk::error::{Error, Result, VkContext};
 use crate::vk::extensions::device_offers;
-use crate::vk::registry::{
-    self, PFN_vkGetPastPresentationTimingEXT, PFN_vkGetSwapchainTimeDomainPropertiesEXT,
+use vkpace_core::{Calibrateable, TimeDomain};
+use vkpace_registry::{
+    PFN_vkGetPastPresentationTimingEXT, PFN_vkGetSwapchainTimeDomainPropertiesEXT,
     PFN_vkGetSwapchainTimingPropertiesEXT, PFN_vkSetSwapchainPresentTimingQueueSizeEXT,
     PhysicalDevicePresentId2FeaturesKHR, PhysicalDevicePresentTimingFeaturesEXT,
     PresentStageFlagsEXT, PresentTimingSurfaceCapabilitiesEXT,
@@ -38,8 +38,9 @@ use crate::vk::registry::{
 /// The device extensions present timing needs: `VK_EXT_present_timing` and two of its
 /// dependencies, `VK_KHR_present_id2` (results name presents by their id2) and
 /// `VK_KHR_calibrated_timestamps` (to map the engine's times to the CPU clock). Enable them
-/// with the `presentTiming` and `presentId2` features, and [`PRESENT_TIMING_INSTANCE_EXTENSION`]
-/// on the instance.
+/// with the `presentTiming` and `presentId2` features, and `VK_KHR_get_surface_capabilities2`
+/// on the instance (`VK_EXT_present_timing` depends on it, and the per-surface query is
+/// `vkGetPhysicalDeviceSurfaceCapabilities2KHR`).
 ///
 /// `VK_EXT_calibrated_timestamps` has the same commands, and vkpace loads them under either
 /// name, but it does not stand in for the KHR one here: the registry makes the KHR name a
@@ -48,14 +49,10 @@ use crate::vk::registry::{
 /// reports it). A device that offers present timing without the KHR name offers less than the
 /// extension requires; vkpace then keeps the CPU limiter.
 pub const PRESENT_TIMING_DEVICE_EXTENSIONS: [&CStr; 3] = [
-    registry::EXT_PRESENT_TIMING_NAME,
-    registry::KHR_PRESENT_ID_2_NAME,
+    vkpace_registry::EXT_PRESENT_TIMING_NAME,
+    vkpace_registry::KHR_PRESENT_ID_2_NAME,
     ash::khr::calibrated_timestamps::NAME,
 ];
-
-/// The instance extension present timing needs: `VK_EXT_present_timing` depends on it, and the
-/// per-surface query is `vkGetPhysicalDeviceSurfaceCapabilities2KHR`.
-pub const PRESENT_TIMING_INSTANCE_EXTENSION: &CStr = ash::khr::get_surface_capabilities2::NAME;
 
 /// The shell's reference clock domain: `Instant` is `CLOCK_MONOTONIC` on Linux; elsewhere the
 /// midpoint calibration still maps it, as long as both clocks tick at the same rate.
@@ -101,7 +98,7 @@ pub struct PresentTimingSurfaceSupport {
 
 impl PresentTimingSupport {
     /// Whether the device can report present timing (each surface must also say yes, and
-    /// [`Self::host_clock_calibrateable`] must hold).
+    /// [`Self::calibrateable_domains`] must hold).
     #[must_use]
     pub fn usable(&self) -> bool {
         self.extensions && self.present_timing && self.present_id2
@@ -177,30 +174,16 @@ impl PresentTimingSupport {
         })
     }
 
-    /// Whether `physical` lists `CLOCK_MONOTONIC` among its calibrateable time domains. Each
-    /// swapchain's domain is calibrated against it, and "timeDomain must be one of the
+    /// Which of the domains present timing uses `physical` can calibrate. Each swapchain's
+    /// domain is calibrated against `CLOCK_MONOTONIC`, and "timeDomain must be one of the
     /// VkTimeDomainKHR values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"
     /// (VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354), so present timing is usable only
-    /// where this is true.
+    /// where the host clock is among them.
     ///
     /// # Safety
     ///
     /// `physical` must come from `instance`, loaded from `entry`, and offer
     /// `VK_KHR_calibrated_timestamps` (or its EXT predecessor).
-    pub unsafe fn host_clock_calibrateable(
-        entry: &ash::Entry,
-        instance: &ash::Instance,
-        physical: vk::PhysicalDevice,
-    ) -> Result<bool> {
-        // SAFETY: caller contract.
-        Ok(unsafe { Self::calibrateable_domains(entry, instance, physical) }?.host)
-    }
-
-    /// Which of the domains present timing uses `physical` can calibrate.
-    ///
-    /// # Safety
-    ///
-    /// As [`Self::host_clock_calibrateable`].
     pub(crate) unsafe fn calibrateable_domains(
         entry: &ash::Entry,
         instance: &ash::Instance,

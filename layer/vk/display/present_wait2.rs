@@ -16,26 +16,23 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::present_wait::PresentWaitFns;
-use crate::core::DisplayFeedback;
 use crate::vk::error::{Error, Result, VkContext};
 use crate::vk::extensions::device_offers;
-use crate::vk::registry::{
-    self, PFN_vkWaitForPresent2KHR, PhysicalDevicePresentId2FeaturesKHR,
+use vkpace_core::DisplayFeedback;
+use vkpace_registry::{
+    PFN_vkWaitForPresent2KHR, PhysicalDevicePresentId2FeaturesKHR,
     PhysicalDevicePresentWait2FeaturesKHR, PresentWait2InfoKHR, SurfaceCapabilitiesPresentId2KHR,
     SurfaceCapabilitiesPresentWait2KHR,
 };
 
 /// The device extensions present_wait2 needs. Enable both with the `presentId2` and
-/// `presentWait2` features, and [`PRESENT_WAIT2_INSTANCE_EXTENSION`] on the instance, then set
+/// `presentWait2` features, and `VK_KHR_get_surface_capabilities2` on the instance (both device extensions
+/// require it; the per-surface query is `vkGetPhysicalDeviceSurfaceCapabilities2KHR`), then set
 /// [`crate::vk::SwapchainConfig::present_wait2`].
 pub const PRESENT_WAIT2_DEVICE_EXTENSIONS: [&CStr; 2] = [
-    registry::KHR_PRESENT_ID_2_NAME,
-    registry::KHR_PRESENT_WAIT_2_NAME,
+    vkpace_registry::KHR_PRESENT_ID_2_NAME,
+    vkpace_registry::KHR_PRESENT_WAIT_2_NAME,
 ];
-
-/// The instance extension present_wait2 needs: both device extensions require it, and the
-/// per-surface query is `vkGetPhysicalDeviceSurfaceCapabilities2KHR`.
-pub const PRESENT_WAIT2_INSTANCE_EXTENSION: &CStr = ash::khr::get_surface_capabilities2::NAME;
 
 /// What a device offers for present_wait2 (the surface is asked separately:
 /// [`PresentWait2Support::query_surface`]).

@@ -8,12 +8,12 @@ use ash::vk;
 
 use super::present_timing::{PresentTimingFns, READ_BATCH};
 use super::timing_domains::{calibrate, read_domains};
-use crate::core::{
-    Calibrateable, RawTiming, RefreshCycle, Rereads, Stages, TimeDomain, TimingBook, TimingReport,
-};
 use crate::vk::clock::Clock;
 use crate::vk::error::{Error, Result};
-use crate::vk::registry::{
+use vkpace_core::{
+    Calibrateable, RawTiming, RefreshCycle, Rereads, Stages, TimeDomain, TimingBook, TimingReport,
+};
+use vkpace_registry::{
     PastPresentationTimingEXT, PastPresentationTimingFlagsEXT, PastPresentationTimingInfoEXT,
     PastPresentationTimingPropertiesEXT, PresentStageFlagsEXT, PresentStageTimeEXT,
     PresentTimingInfoEXT, PresentTimingInfoFlagsEXT, SwapchainTimingPropertiesEXT,
@@ -69,12 +69,12 @@ impl SwapchainTiming {
     /// created with `VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT`
     /// (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229) and the `presentTiming`
     /// feature enabled; the physical device lists `CLOCK_MONOTONIC` as calibrateable
-    /// ([`PresentTimingSupport::host_clock_calibrateable`], VUID-02354).
+    /// ([`PresentTimingSupport::calibrateable_domains`], VUID-02354).
     ///
-    /// [`choose_domain`]: crate::core::choose_domain
-    /// [`PresentTimingSurfaceSupport::stages`]: crate::vk::PresentTimingSurfaceSupport::stages
-    /// [`PresentTimingSupport::host_clock_calibrateable`]:
-    ///     crate::vk::PresentTimingSupport::host_clock_calibrateable
+    /// [`choose_domain`]: vkpace_core::choose_domain
+    /// [`PresentTimingSurfaceSupport::stages`]: crate::vk::display::PresentTimingSurfaceSupport::stages
+    /// [`PresentTimingSupport::calibrateable_domains`]:
+    ///     crate::vk::display::PresentTimingSupport::calibrateable_domains
     pub(crate) unsafe fn new(
         fns: &PresentTimingFns,
         device: vk::Device,

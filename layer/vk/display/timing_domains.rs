@@ -6,13 +6,13 @@
 use ash::vk;
 
 use super::present_timing::{PresentTimingFns, HOST_DOMAIN, MAX_DOMAINS};
-use crate::core::{
+use crate::vk::clock::Clock;
+use crate::vk::error::{Error, Result};
+use vkpace_core::{
     calibration_from, calibration_plan, choose_domain, Calibrateable, Calibration, Reading, Stages,
     TimeDomain,
 };
-use crate::vk::clock::Clock;
-use crate::vk::error::{Error, Result};
-use crate::vk::registry::{
+use vkpace_registry::{
     PresentStageFlagsEXT, SwapchainCalibratedTimestampInfoEXT, SwapchainTimeDomainPropertiesEXT,
 };
 

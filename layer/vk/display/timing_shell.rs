@@ -8,11 +8,11 @@ use ash::vk;
 
 use super::present_timing::{PresentTimingFns, PresentTimingSurfaceSupport};
 use super::swapchain_timing::{PresentTarget, SwapchainTiming};
-use crate::core::{Calibrateable, RefreshCycle, Targets};
-use crate::core::{DisplayTiming, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport};
 use crate::vk::clock::Clock;
 use crate::vk::error::Result;
-use crate::vk::registry::PresentTimingInfoEXT;
+use vkpace_core::{Calibrateable, RefreshCycle, Targets};
+use vkpace_core::{DisplayTiming, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport};
+use vkpace_registry::PresentTimingInfoEXT;
 
 /// Results-queue slots per swapchain: two frames' worth at 4 in flight and the display's queue,
 /// read once per frame.

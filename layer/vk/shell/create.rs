@@ -3,8 +3,8 @@
 //! the GPU timer and the completion timeline).
 
 use super::*;
-use crate::core::CompletionBackend;
 use crate::vk::config::SwapchainCreateDesc;
+use vkpace_core::CompletionBackend;
 
 impl Shell {
     /// # Safety

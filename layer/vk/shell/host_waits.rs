@@ -6,9 +6,9 @@
 use std::time::{Duration, Instant};
 
 use super::Shell;
-use crate::core::SyncToken;
 use crate::vk::error::{Error, Result, VkContext};
 use crate::vk::host_timeline::wait_value;
+use vkpace_core::SyncToken;
 
 impl Shell {
     /// Waits, at most `timeout_ns`, until the producer of `token`'s registered timeline has

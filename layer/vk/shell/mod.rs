@@ -17,12 +17,12 @@ use super::gpu_timer::GpuTimer;
 use super::images::ImageTable;
 use super::maintenance1::{compatible_present_modes, Maintenance1Fns, Maintenance1Names};
 use super::names::Namer;
-use super::registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
 use super::sleep;
-use crate::core::{
+use vkpace_core::{
     CreateSwapchain, DisplayTiming, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal,
     SurfaceFormat, SurfaceInfo, TimingReport, VkStatus,
 };
+use vkpace_registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
 
 /// The handles and entry points of one swapchain object.
 pub(crate) struct Shell {
@@ -59,7 +59,7 @@ pub(crate) struct Shell {
     /// `SwapchainConfig::hdr_metadata`, given to every swapchain made.
     hdr: Option<HdrMetadata>,
     /// Present timing: the refresh of a swapchain just made, for the core.
-    new_display_timing: Option<Option<crate::core::DisplayTiming>>,
+    new_display_timing: Option<Option<vkpace_core::DisplayTiming>>,
     /// Present timing, where asked for and the surface supports it.
     timing: Option<super::display::TimingShell>,
 }

@@ -152,7 +152,7 @@ impl Shell {
     pub(super) fn timing_info(
         &self,
         p: &PresentInfo<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
-    ) -> Option<crate::vk::registry::PresentTimingInfoEXT<'static>> {
+    ) -> Option<vkpace_registry::PresentTimingInfoEXT<'static>> {
         self.timing
             .as_ref()?
             .present_info(p.swapchain, p.timing.as_ref()?)

@@ -2,6 +2,7 @@
 //! timeline, and the machine's configuration from the user's.
 
 use super::*;
+use crate::vk::frame_limit::FrameLimit;
 
 impl Swapchain {
     /// The core's settings; `present_ids`: a display feedback path is in use (ids and polls
@@ -46,7 +47,7 @@ impl Swapchain {
             m.present_timing_slots = present_timing.then_some(crate::vk::display::TIMING_SLOTS);
             m.gpu_clock = timer.map(|t| t.clock);
             m.pacing = config.pacing;
-            m.frame_limit = config.frame_limit;
+            m.frame_limit = config.frame_limit.map(FrameLimit::core);
             m.completion = config.completion;
         }
         Ok(m)

@@ -2,6 +2,7 @@
 //! and (`Debug`) everything it is waiting for.
 
 use super::*;
+use crate::vk::frame_limit::FrameLimit;
 use crate::vk::swapchain_info::SwapchainInfo;
 
 impl Swapchain {
@@ -21,7 +22,7 @@ impl Swapchain {
             present_mode: m.present_mode().map(|p| vk::PresentModeKHR::from_raw(p.0)),
             frames_in_flight: m.frames_in_flight(),
             pacing: m.pacing_policy(),
-            frame_limit: m.frame_limit(),
+            frame_limit: m.frame_limit().map(FrameLimit::from_core),
             completion: m.completion_backend(),
             maintenance1: self.shell.maintenance1_names(),
             display_path: m.display_path(),
@@ -49,7 +50,7 @@ impl Swapchain {
         self.machine.stats()
     }
 
-    /// The recent frames' timelines, oldest first (at most [`crate::core::TELEMETRY_FRAMES`]).
+    /// The recent frames' timelines, oldest first (at most [`vkpace_core::TELEMETRY_FRAMES`]).
     pub fn telemetry(&self) -> impl DoubleEndedIterator<Item = FrameTimes> + '_ {
         self.machine.telemetry()
     }

@@ -17,7 +17,7 @@ use super::frame::{Acquired, Frame, Presented, SubmittedFrame};
 use super::gpu_timer::GpuTimer;
 use super::shell::{Shell, SubmitSignals};
 use super::submission::{RendererTiming, Submission};
-use crate::core::{
+use vkpace_core::{
     Extent, FrameMachine, FrameTimes, MachineConfig, PresentMode, PresentStatus, Request,
     SurfaceFormat, SurfaceWishes, SwapchainStats,
 };

@@ -2,6 +2,7 @@
 //! core chooses.
 
 use super::*;
+use crate::vk::frame_limit::FrameLimit;
 use crate::vk::swapchain_info::Setting;
 
 impl Swapchain {
@@ -39,7 +40,7 @@ impl Swapchain {
             }
             Setting::FramesInFlight(n) => self.machine.set_frames_in_flight(n)?,
             Setting::Pacing(policy) => self.machine.set_pacing_policy(policy),
-            Setting::FrameLimit(limit) => self.machine.set_frame_limit(limit),
+            Setting::FrameLimit(limit) => self.machine.set_frame_limit(limit.map(FrameLimit::core)),
         }
         Ok(())
     }

@@ -4,10 +4,10 @@
 //! invariants checked after every step. The call sequence inside each operation is the
 //! machine's, not restated here.
 
-use vkpace::core::CoreError;
-use vkpace::core::DisplayOffer;
-use vkpace::core::{Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, Serial};
-use vkpace::{CompletionBackend, PacingPolicy, SyncToken};
+use vkpace_core::CoreError;
+use vkpace_core::DisplayOffer;
+use vkpace_core::{CompletionBackend, PacingPolicy, SyncToken};
+use vkpace_core::{Failure, FrameInfo, FrameMachine, MachineConfig, PresentMode, Serial};
 use vkpace_sim::driver::{SimError, SimGpuClock, SimSurface, SimSwapchain};
 use vkpace_sim::timing_shell::TimingCounts;
 use vkpace_sim::world::{ClockFaults, DisplayConfig, Faults, Fence, Gen, Sem, World};
@@ -208,7 +208,7 @@ pub fn run(p: Params) -> Result<Outcome, String> {
         let paths = sim.set_paths(offer, clocks, p.seed);
         // The machine asks for what the paths use, as the Vulkan shell configures it.
         let timed = paths.timing.is_some();
-        let ids = paths.feedback != vkpace::core::DisplayFeedback::None || timed;
+        let ids = paths.feedback != vkpace_core::DisplayFeedback::None || timed;
         if ids != p.present_ids || timed != p.present_timing.is_some() {
             return Err(format!(
                 "schedule configured for {paths:?}: ids {}, timing {:?}",
@@ -274,7 +274,7 @@ impl App {
         let rng = &mut self.sim.world.rng;
         if rng.chance(self.p.p_resize) {
             let w = 100 + rng.below(500);
-            self.sim.machine.resize(vkpace::core::Extent {
+            self.sim.machine.resize(vkpace_core::Extent {
                 width: w,
                 height: 100,
             });

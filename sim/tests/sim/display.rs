@@ -6,8 +6,8 @@
 //! world's (`sim/world/display.rs`): it shows a present at the first refresh at or after its
 //! semaphore signalled, a refresh after the present before it, and not before its target.
 
-use vkpace::core::{MachineConfig, PresentMode, PresentTarget};
-use vkpace::{FrameLimit, PacingPolicy};
+use vkpace_core::{FrameLimit, PacingPolicy};
+use vkpace_core::{MachineConfig, PresentMode, PresentTarget};
 use vkpace_sim::driver::{SimSurface, SimSwapchain};
 use vkpace_sim::world::{DisplayConfig, Faults, World};
 

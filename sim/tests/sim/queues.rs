@@ -6,9 +6,9 @@
 //! every value a frame waits for is submitted before the frame is presented, as a renderer
 //! must.
 
-use vkpace::core::new_stream_id;
-use vkpace::core::CoreError;
-use vkpace::SyncToken;
+use vkpace_core::new_stream_id;
+use vkpace_core::CoreError;
+use vkpace_core::SyncToken;
 use vkpace_sim::driver::SimSwapchain;
 
 /// The schedule's other queues and what it promised on each.

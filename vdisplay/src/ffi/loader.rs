@@ -1,7 +1,7 @@
 //! The loader's layer interface (`vk_layer.h`, LoaderLayerInterface.md): the structures the
 //! Khronos loader chains into `VkInstanceCreateInfo` / `VkDeviceCreateInfo` to tell each layer
 //! where the next one is, and the version negotiation structure. Layer-only, so defined here
-//! rather than in vkpace's registry module.
+//! rather than in the vkpace-registry crate.
 
 use std::ffi::{c_char, c_void};
 

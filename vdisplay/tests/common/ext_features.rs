@@ -1,7 +1,7 @@
-//! The feature structures of the extensions ash 0.38 lacks (vkpace's registry module).
+//! The feature structures of the extensions ash 0.38 lacks (the vkpace-registry crate).
 
 use ash::vk;
-use vkpace::vk::registry as r;
+use vkpace_registry as r;
 
 use super::context::Options;
 

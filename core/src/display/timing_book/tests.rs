@@ -2,7 +2,7 @@
 //! and what is read again when.
 
 use super::*;
-use crate::core::display::domains::{calibration_from, Reading, RECALIBRATE_NS};
+use crate::display::domains::{calibration_from, Reading, RECALIBRATE_NS};
 
 const QOE: Stages = Stages::QUEUE_OPERATIONS_END;
 const DEQ: Stages = Stages::REQUEST_DEQUEUED;

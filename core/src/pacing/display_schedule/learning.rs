@@ -8,7 +8,7 @@ impl DisplaySchedule {
     /// The presentation engine reported frame `frame`: rendering finished at `ready`
     /// (`QUEUE_OPERATIONS_END`), first pixel visible at `shown`. Results may come out of
     /// order; older ones than the anchor only teach durations.
-    pub(in crate::core::pacing) fn frame_timed(
+    pub(in crate::pacing) fn frame_timed(
         &mut self,
         frame: u64,
         ready: Option<u64>,
