@@ -145,7 +145,7 @@ pub struct SwapchainConfig {
     pub present_wait2: bool,
     /// Pace to the display with `VK_EXT_present_timing` where the surface supports it: a frame
     /// limit on the refresh grid (30 fps on 60 Hz: every second refresh) becomes a target
-    /// present time instead of a CPU sleep, [`vkpace_core::PacingPolicy::Display`] picks the
+    /// present time instead of a CPU sleep, [`crate::PacingPolicy::Display`] picks the
     /// swap interval, low latency starts frames from measured first-pixel times, and each
     /// frame's stage times reach the telemetry. Set only if the device enabled
     /// `VK_EXT_present_timing`, `VK_KHR_present_id2` and calibrated timestamps with the

@@ -140,6 +140,8 @@ impl Error {
     }
 }
 
+/// What the core refused, as vkpace reports it (the shell's `?` on the core's results): a misuse
+/// the caller can correct gets its own variant, anything else is [`Error::Internal`].
 impl From<CoreError> for Error {
     fn from(e: CoreError) -> Self {
         match e {
@@ -172,6 +174,7 @@ impl From<CoreError> for Error {
     }
 }
 
+/// How a core operation ended badly, with the Vulkan result codes as ash's types.
 impl From<Failure> for Error {
     fn from(f: Failure) -> Self {
         match f {

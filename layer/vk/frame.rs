@@ -71,7 +71,7 @@ impl Frame {
     /// signalled), usually one to three frames later, and every submission that used a view
     /// has completed by then. Objects of yours that name it (framebuffers, descriptor sets) are
     /// rebuilt when [`Self::swapchain_changed`] says so; destroy the old ones once
-    /// a token taken after their last use is reached ([`vkpace_core::DeferredRelease`] with
+    /// a token taken after their last use is reached ([`crate::DeferredRelease`] with
     /// [`super::Swapchain::last_submitted`]), or once every slot that used them is handed out
     /// again. Never use one after its swapchain is gone.
     #[must_use]

@@ -1,4 +1,4 @@
-//! The frame rate limit a renderer asks for: the core's [`vkpace_core::FrameLimit`] (which keeps
+//! The frame rate limit a renderer asks for: the core's `vkpace_core::FrameLimit` (which keeps
 //! the range rule and the deadline grid) behind a constructor that fails with vkpace's own
 //! [`Error`], so no signature of vkpace returns a core error type.
 

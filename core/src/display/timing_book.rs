@@ -116,7 +116,7 @@ impl TimingBook {
     /// The refresh was read at `counter`: `refreshDuration` and `refreshInterval` as the engine
     /// reported them, or `None` for `VK_NOT_READY` ("not able to determine the current refresh
     /// cycle duration"), read again after the next results. Classified by
-    /// [`RefreshCycle::classify`]; the values are kept for reports
+    /// `RefreshCycle::classify`; the values are kept for reports
     /// ([`Self::refresh_reported`]).
     pub fn reported_refresh_read(&mut self, reported: Option<(u64, u64)>, counter: u64) {
         let cycle = reported.map(|(d, i)| RefreshCycle::classify(d, i));

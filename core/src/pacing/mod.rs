@@ -95,7 +95,7 @@ impl Pacing {
 
     /// The frames-in-flight gate's N (2 unless set): a frame limit paced on the refresh grid
     /// under [`PacingPolicy::FramesInFlight`] starts each frame at least N refreshes before
-    /// its refresh ([`Lead::Refreshes`]).
+    /// its refresh (`Lead::Refreshes`).
     pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) {
         self.frames_in_flight = u32::try_from(frames_in_flight).unwrap_or(u32::MAX);
     }

@@ -50,7 +50,7 @@ impl Swapchain {
         self.machine.stats()
     }
 
-    /// The recent frames' timelines, oldest first (at most [`vkpace_core::TELEMETRY_FRAMES`]).
+    /// The recent frames' timelines, oldest first (at most [`crate::TELEMETRY_FRAMES`]).
     pub fn telemetry(&self) -> impl DoubleEndedIterator<Item = FrameTimes> + '_ {
         self.machine.telemetry()
     }

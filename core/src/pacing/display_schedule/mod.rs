@@ -366,7 +366,7 @@ impl DisplaySchedule {
         self.engine_reports_ready
     }
 
-    /// When `frame` should start: its expected refresh less the lead ([`Lead`]); None while
+    /// When `frame` should start: its expected refresh less the lead (`Lead`); None while
     /// the schedule is inactive or has no anchor yet (the CPU limiter paces those frames).
     #[must_use]
     pub fn start_at(&self, frame: u64, lead: Lead) -> Option<u64> {
