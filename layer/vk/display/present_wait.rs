@@ -50,18 +50,8 @@ impl PresentWaitSupport {
     /// # Safety
     ///
     /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
-    /// `vkGetPhysicalDeviceFeatures2`).
-    ///
-    /// ```no_run
-    /// # fn f(instance: &ash::Instance, physical: ash::vk::PhysicalDevice) -> vkpace::Result<()> {
-    /// // SAFETY: `physical` comes from `instance`, a Vulkan 1.3 instance.
-    /// let support = unsafe { vkpace::vk::PresentWaitSupport::query(instance, physical) }?;
-    /// if support.usable() {
-    ///     // enable vkpace::vk::PRESENT_WAIT_DEVICE_EXTENSIONS and both features, then set
-    ///     // SwapchainConfig::present_wait
-    /// }
-    /// # Ok(()) }
-    /// ```
+    /// `vkGetPhysicalDeviceFeatures2`). A renderer asks [`crate::Support::query`], which
+    /// calls this.
     pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
         // SAFETY: `physical` comes from `instance` (caller contract).
         let extensions =

@@ -76,19 +76,8 @@ impl PresentWait2Support {
     /// # Safety
     ///
     /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
-    /// `vkGetPhysicalDeviceFeatures2`).
-    ///
-    /// ```no_run
-    /// # fn f(instance: &ash::Instance, physical: ash::vk::PhysicalDevice) -> vkpace::Result<()> {
-    /// // SAFETY: `physical` comes from `instance`, a Vulkan 1.3 instance.
-    /// let support = unsafe { vkpace::vk::PresentWait2Support::query(instance, physical) }?;
-    /// if support.usable() {
-    ///     // enable vkpace::vk::PRESENT_WAIT2_DEVICE_EXTENSIONS and both features (and
-    ///     // PRESENT_WAIT2_INSTANCE_EXTENSION on the instance), then set
-    ///     // SwapchainConfig::present_wait2 (and present_wait, for surfaces without it)
-    /// }
-    /// # Ok(()) }
-    /// ```
+    /// `vkGetPhysicalDeviceFeatures2`). A renderer asks [`crate::Support::query`], which
+    /// calls this.
     pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
         // SAFETY: `physical` comes from `instance` (caller contract).
         let extensions =
