@@ -7,6 +7,7 @@
 pub mod driver;
 mod driver_load;
 mod driver_timing;
+pub mod own_swapchain;
 pub mod pacing;
 pub mod rng;
 pub mod scenarios;
