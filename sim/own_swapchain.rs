@@ -5,7 +5,7 @@
 //! with vkpace and without, and the world judges both.
 
 use crate::driver::SimError;
-use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
+use crate::world::{AcquireResult, Fence, Gen, PresentExtras, PresentResult, Sem, World};
 
 /// Virtual nanoseconds per world tick (as the frame machine's sim).
 pub const TICK_NS: u64 = 100_000;
@@ -26,9 +26,15 @@ pub trait SwapchainCalls {
     /// Acquires an image of `swapchain`, signalling `semaphore`.
     fn acquire(&mut self, swapchain: Gen, semaphore: Sem) -> Result<AcquireResult, SimError>;
 
-    /// Presents `image` of `swapchain`, waiting on `wait`.
-    fn present(&mut self, swapchain: Gen, image: u32, wait: Sem)
-        -> Result<PresentResult, SimError>;
+    /// Presents `image` of `swapchain`, waiting on `wait`, with the application's own present
+    /// id `id` chained (`VkPresentIdKHR`), if any.
+    fn present(
+        &mut self,
+        swapchain: Gen,
+        image: u32,
+        wait: Sem,
+        id: Option<u64>,
+    ) -> Result<PresentResult, SimError>;
 
     /// Destroys `swapchain` (the application will not name it again).
     fn destroy_swapchain(&mut self, swapchain: Gen) -> Result<(), SimError>;
@@ -92,8 +98,15 @@ impl SwapchainCalls for Bare {
         swapchain: Gen,
         image: u32,
         wait: Sem,
+        id: Option<u64>,
     ) -> Result<PresentResult, SimError> {
-        Ok(self.world.present(swapchain, image, wait, None)?)
+        let extras = PresentExtras {
+            id: id.unwrap_or(0),
+            ..PresentExtras::default()
+        };
+        Ok(self
+            .world
+            .present_with(swapchain, (image, wait, None), extras)?)
     }
 
     fn destroy_swapchain(&mut self, swapchain: Gen) -> Result<(), SimError> {

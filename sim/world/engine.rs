@@ -120,6 +120,11 @@ impl World {
         }
     }
 
+    /// Whether swapchain `g` was made and not destroyed.
+    pub fn swapchain_alive(&self, g: Gen) -> bool {
+        self.swapchains.get(&g).is_some_and(|s| !s.destroyed)
+    }
+
     pub fn live_swapchains(&self) -> usize {
         self.swapchains.values().filter(|s| !s.destroyed).count()
     }

@@ -281,6 +281,14 @@ impl World {
         self.timeline_pending > self.timeline
     }
 
+    /// Present fences alive that will never signal.
+    pub fn doomed_fences_alive(&self) -> usize {
+        self.fences
+            .values()
+            .filter(|t| t.doomed && !t.destroyed)
+            .count()
+    }
+
     /// Whether a present fence will never signal.
     pub fn has_doomed_fences(&self) -> bool {
         self.fences.values().any(|t| t.doomed && !t.destroyed)

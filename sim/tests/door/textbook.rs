@@ -23,6 +23,8 @@ pub struct Textbook {
     pub p_resize: u32,
     /// Percent per frame boundary: the window closes and opens again.
     pub p_reopen: u32,
+    /// The application chains its own present ids to every present (the door adds none).
+    pub own_ids: bool,
 }
 
 /// What the application did and holds, for the judge.
@@ -42,6 +44,8 @@ pub struct Facts {
     /// presents made by then and whether it had a successor.
     pub created: u64,
     pub current: Option<Gen>,
+    /// Presents made to the current swapchain.
+    pub presents_current: u64,
     pub destroyed: Vec<(Gen, u64, bool)>,
     /// The most images a swapchain had.
     pub max_images: u32,
@@ -71,6 +75,8 @@ pub struct App<'j, C> {
     frame: usize,
     stage: Stage,
     recreate: bool,
+    /// The application's last own present id (they grow across its swapchains).
+    last_id: u64,
     pub facts: Facts,
     judge: &'j mut dyn FnMut(&mut C, &Facts) -> Result<(), String>,
 }
@@ -107,6 +113,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             frame: 0,
             stage: Stage::Idle,
             recreate: false,
+            last_id: 0,
             facts,
             judge,
         };
@@ -114,8 +121,9 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
         Ok(app)
     }
 
-    /// Runs the schedule and the teardown, judging after every step.
-    pub fn run(mut self) -> Result<Facts, String> {
+    /// Runs the schedule and the teardown, judging after every step; returns what the
+    /// application did, and the calls for the teardown's checks.
+    pub fn run(mut self) -> Result<(Facts, C), String> {
         for _ in 0..self.p.steps {
             let rng = &mut self.calls.world().rng;
             let api = rng.below(100) >= 55;
@@ -131,7 +139,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
         }
         self.shutdown()?;
         (self.judge)(&mut self.calls, &self.facts)?;
-        Ok(self.facts)
+        Ok((self.facts, self.calls))
     }
 
     fn api_step(&mut self) -> Result<(), String> {
@@ -203,11 +211,16 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
     fn present(&mut self, image: u32) -> Result<(), String> {
         let f = self.frame % self.p.app_frames;
         let g = self.facts.current.ok_or("a present with no swapchain")?;
+        let id = self.p.own_ids.then(|| {
+            self.last_id += 1 + u64::from(self.calls.world().rng.below(3));
+            self.last_id
+        });
         let result = self
             .calls
-            .present(g, image, self.sets[f].present)
+            .present(g, image, self.sets[f].present, id)
             .map_err(describe)?;
         self.facts.presents += 1;
+        self.facts.presents_current += 1;
         match result {
             PresentResult::Queued | PresentResult::QueueFull => {}
             PresentResult::QueuedStale => {
@@ -249,6 +262,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
         let images = self.p.min_images + self.calls.world().rng.below(3);
         let g = self.calls.create_swapchain(images, old).map_err(describe)?;
         self.facts.current = Some(g);
+        self.facts.presents_current = 0;
         self.facts.created += 1;
         self.facts.max_images = self.facts.max_images.max(images);
         Ok(())
