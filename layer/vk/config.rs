@@ -252,30 +252,21 @@ impl SwapchainConfig {
     /// The enabled paths narrowed to [`Self::display`]'s choice; a forced path the device did
     /// not enable is [`super::Error::InvalidConfig`].
     pub(crate) fn resolve_display(&mut self) -> super::Result<()> {
-        match self.display {
-            DisplayChoice::Auto => {}
-            DisplayChoice::PresentWait2 => {
-                if !self.present_wait2 {
-                    return Err(super::Error::InvalidConfig(
-                        "DisplayChoice::PresentWait2 needs SwapchainConfig::present_wait2",
-                    ));
-                }
-                (self.present_wait, self.present_timing) = (false, false);
-            }
-            DisplayChoice::PresentWait => {
-                if !self.present_wait {
-                    return Err(super::Error::InvalidConfig(
-                        "DisplayChoice::PresentWait needs SwapchainConfig::present_wait",
-                    ));
-                }
-                (self.present_wait2, self.present_timing) = (false, false);
-            }
-            DisplayChoice::Off => {
-                (self.present_wait, self.present_wait2) = (false, false);
-                self.present_timing = false;
-            }
+        use super::enabled_paths::Sealed;
+        let display = self.display;
+        super::enabled_paths::resolve_display(display, self.enabled_paths())
+    }
+}
+
+impl super::enabled_paths::Sealed for SwapchainConfig {
+    fn enabled_paths(&mut self) -> super::enabled_paths::EnabledPaths<'_> {
+        super::enabled_paths::EnabledPaths {
+            maintenance1: &mut self.swapchain_maintenance1,
+            present_wait: &mut self.present_wait,
+            present_wait2: &mut self.present_wait2,
+            present_timing: &mut self.present_timing,
+            gpu_timestamps: Some(&mut self.gpu_timestamps),
         }
-        Ok(())
     }
 }
 
