@@ -6,8 +6,7 @@ use std::time::Duration;
 use ash::vk;
 
 use crate::core::{FrameLimit, PacingPolicy};
-use crate::vk::config::DisplayChoice;
-use crate::vk::enabled_paths::{EnabledPaths, Sealed};
+use crate::vk::enabled_paths::{DisplayChoice, EnabledPaths, Sealed};
 use crate::vk::maintenance1::Maintenance1Names;
 
 /// The Vulkan objects a [`super::PresentPacer`] works with: those of
