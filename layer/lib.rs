@@ -22,12 +22,12 @@ pub use ash;
 
 pub use crate::core::{
     CompletionBackend, DeferredRelease, DisplayPath, FrameLimit, FrameTimes, PacingPolicy,
-    SwapchainStats, SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, TELEMETRY_FRAMES,
+    PresentPacerStats, SwapchainStats, SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, TELEMETRY_FRAMES,
 };
 pub use crate::vk::{
     sleep_until, Acquired, Batch, DeviceFeatures, DisplayChoice, DisplayFeedback, Error, Frame,
-    HostTimeline, InstanceSupport, Maintenance1Names, OptionalPath, PresentTimingInUse, Presented,
-    Rebuild, RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission,
-    SubmittedFrame, Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo,
-    MAX_TIMED_COMMAND_BUFFERS,
+    HostTimeline, InstanceSupport, Maintenance1Names, OptionalPath, PresentPacer,
+    PresentPacerConfig, PresentPacerDesc, PresentTimingInUse, Presented, Rebuild, RefreshCycle,
+    RenderTargets, RendererTiming, Result, Setting, Submission, SubmittedFrame, Support, Swapchain,
+    SwapchainConfig, SwapchainCreateDesc, SwapchainInfo, TakesSupport, MAX_TIMED_COMMAND_BUFFERS,
 };

@@ -6,6 +6,7 @@ mod batches;
 mod clock;
 mod config;
 mod display;
+mod enabled_paths;
 mod error;
 mod executor;
 mod extensions;
@@ -16,6 +17,7 @@ mod images;
 mod maintenance1;
 mod names;
 mod optional_path;
+mod present_pacer;
 pub mod registry;
 mod render_targets;
 mod shell;
@@ -30,9 +32,9 @@ mod tokens;
 /// [`Frame::slot`].
 pub use crate::core::MAX_FRAMES_IN_FLIGHT;
 pub use crate::core::{CompletionBackend, DeferredRelease, SyncToken, TokenSet};
-pub use crate::core::{FrameTimes, SwapchainStats, TELEMETRY_FRAMES};
+pub use crate::core::{FrameTimes, PresentPacerStats, SwapchainStats, TELEMETRY_FRAMES};
 pub use batch::Batch;
-pub use config::{DisplayChoice, SwapchainConfig, SwapchainCreateDesc};
+pub use config::{SwapchainConfig, SwapchainCreateDesc};
 pub use display::{
     DisplayFeedback, PresentTimingInUse, PresentTimingSupport, PresentTimingSurfaceSupport,
     PresentWait2Support, PresentWait2SurfaceSupport, PresentWaitSupport, RefreshCycle,
@@ -40,12 +42,14 @@ pub use display::{
     PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT2_INSTANCE_EXTENSION,
     PRESENT_WAIT_DEVICE_EXTENSIONS,
 };
+pub use enabled_paths::{DisplayChoice, TakesSupport};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
 pub use host_timeline::{HostTimeline, MAX_TIMELINE_STEP};
 pub use maintenance1::{Maintenance1Names, Maintenance1Support};
 pub use optional_path::OptionalPath;
+pub use present_pacer::{PresentPacer, PresentPacerConfig, PresentPacerDesc};
 pub use render_targets::{Rebuild, RenderTargets};
 pub use sleep::sleep_until;
 pub use submission::{RendererTiming, Submission};
