@@ -11,8 +11,9 @@ const REPAIRS_KEPT: usize = 16;
 /// The door's objects and submissions in the world.
 #[derive(Debug, Default, Clone)]
 pub struct PacerTruth {
-    /// The world's numbers of the latest repair submissions, oldest first.
-    pub repairs: VecDeque<u64>,
+    /// The world's numbers of the latest repair submissions, oldest first, with the swapchain
+    /// of each one's present.
+    pub repairs: VecDeque<(u64, Gen)>,
     /// Repair submissions made.
     pub repair_count: u64,
     /// The semaphores the door made and has not destroyed.
@@ -34,20 +35,21 @@ pub struct PacerTruth {
 }
 
 impl PacerTruth {
-    /// A repair submission was made: the world's number `number`.
-    pub fn repaired(&mut self, number: u64) {
+    /// A repair submission for a present to `swapchain` was made: the world's number `number`.
+    pub fn repaired(&mut self, number: u64, swapchain: Gen) {
         self.repair_count += 1;
-        self.repairs.push_back(number);
+        self.repairs.push_back((number, swapchain));
         while self.repairs.len() > REPAIRS_KEPT {
             self.repairs.pop_front();
         }
     }
 
-    /// Repair submissions not completed in `world` (its queue completes in order).
-    pub fn repairs_pending(&self, world: &World) -> usize {
+    /// Repair submissions for presents to swapchains `of` accepts not completed in `world`
+    /// (its queue completes in order).
+    pub fn repairs_pending(&self, world: &World, of: impl Fn(Gen) -> bool) -> usize {
         self.repairs
             .iter()
-            .filter(|&&n| n > world.gpu_completed)
+            .filter(|&&(n, g)| n > world.gpu_completed && of(g))
             .count()
     }
 

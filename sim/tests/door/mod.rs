@@ -2,4 +2,5 @@
 //! run through the door's shell or the driver alone, and the properties judged on the world's
 //! ground truth.
 
+pub mod judge;
 pub mod textbook;

@@ -41,14 +41,35 @@ pub struct Facts {
     pub acquires_out_of_date: u64,
     pub acquires_not_ready: u64,
     /// Swapchains made, the one in use, and each the application destroyed with the number of
-    /// presents made by then and whether it had a successor.
+    /// presents made by then, whether it had a successor, and its lineage.
     pub created: u64,
     pub current: Option<Gen>,
-    /// Presents made to the current swapchain.
-    pub presents_current: u64,
-    pub destroyed: Vec<(Gen, u64, bool)>,
+    /// Presents the engine queued (all but failed ones), in all and to the current swapchain.
+    pub queued: u64,
+    pub queued_current: u64,
+    pub destroyed: Vec<Destroyed>,
+    /// The lineage of the current swapchain: a window opened anew starts one (a swapchain made
+    /// with no `oldSwapchain`); recreations continue it. Its first swapchain (the world numbers
+    /// swapchains in creation order, so the lineage's are those from it on).
+    pub lineage: u64,
+    pub lineage_first: Gen,
+    /// A present to the current swapchain failed.
+    pub current_failed: bool,
     /// The most images a swapchain had.
     pub max_images: u32,
+}
+
+/// A swapchain the application destroyed.
+#[derive(Debug, Clone, Copy)]
+pub struct Destroyed {
+    pub swapchain: Gen,
+    /// Presents queued when the application destroyed it.
+    pub queued_at: u64,
+    /// A newer swapchain replaced it (else the window closed).
+    pub successor: bool,
+    pub lineage: u64,
+    /// A present to it failed (its wait never executes).
+    pub failed_present: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -220,7 +241,9 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             .present(g, image, self.sets[f].present, id)
             .map_err(describe)?;
         self.facts.presents += 1;
-        self.facts.presents_current += 1;
+        let queued = u64::from(result != PresentResult::Failed);
+        self.facts.queued += queued;
+        self.facts.queued_current += queued;
         match result {
             PresentResult::Queued | PresentResult::QueueFull => {}
             PresentResult::QueuedStale => {
@@ -229,6 +252,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             }
             PresentResult::Failed => {
                 self.facts.failed_presents += 1;
+                self.facts.current_failed = true;
                 self.recreate = true;
             }
         }
@@ -239,10 +263,10 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
 
     /// A new swapchain from the current one, which is destroyed right after.
     fn recreate(&mut self) -> Result<(), String> {
-        let old = self.facts.current;
+        let (old, failed) = (self.facts.current, self.facts.current_failed);
         self.create(old)?;
         if let Some(old) = old {
-            self.destroy(old, true)?;
+            self.destroy(old, true, failed)?;
         }
         self.recreate = false;
         Ok(())
@@ -251,7 +275,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
     /// The window closes (its swapchain destroyed, no successor) and opens again.
     fn reopen(&mut self) -> Result<(), String> {
         if let Some(g) = self.facts.current.take() {
-            self.destroy(g, false)?;
+            self.destroy(g, false, self.facts.current_failed)?;
         }
         self.create(None)?;
         self.recreate = false;
@@ -262,17 +286,27 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
         let images = self.p.min_images + self.calls.world().rng.below(3);
         let g = self.calls.create_swapchain(images, old).map_err(describe)?;
         self.facts.current = Some(g);
-        self.facts.presents_current = 0;
+        if old.is_none() {
+            self.facts.lineage += 1;
+            self.facts.lineage_first = g;
+        }
+        self.facts.queued_current = 0;
+        self.facts.current_failed = false;
         self.facts.created += 1;
         self.facts.max_images = self.facts.max_images.max(images);
         Ok(())
     }
 
-    fn destroy(&mut self, g: Gen, successor: bool) -> Result<(), String> {
+    /// Destroys `g` (`failed`: a present to it failed).
+    fn destroy(&mut self, g: Gen, successor: bool, failed: bool) -> Result<(), String> {
         self.calls.destroy_swapchain(g).map_err(describe)?;
-        self.facts
-            .destroyed
-            .push((g, self.facts.presents, successor));
+        self.facts.destroyed.push(Destroyed {
+            swapchain: g,
+            queued_at: self.facts.queued,
+            successor,
+            lineage: self.facts.lineage,
+            failed_present: failed,
+        });
         Ok(())
     }
 
@@ -289,7 +323,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             self.wait_set(f)?;
         }
         if let Some(g) = self.facts.current.take() {
-            self.destroy(g, false)?;
+            self.destroy(g, false, self.facts.current_failed)?;
         }
         self.calls.shutdown().map_err(describe)?;
         let w = self.calls.world();
