@@ -224,6 +224,7 @@ impl SimPacer {
             {
                 PresentStep::Plan(p) => return Ok(p),
                 PresentStep::WaitFor(serial) => {
+                    self.truth.history_waits += 1;
                     if !self.wait_serial(serial)? {
                         return Err(SimError::Broken(format!(
                             "a repair semaphore's proof ({serial}) did not complete within the bound"

@@ -26,9 +26,11 @@ pub struct PacerTruth {
     /// cap), and those that timed out.
     pub bounded_waits: u64,
     pub bounded_timeouts: u64,
-    /// Present ids and targets the presents carried.
+    /// Presents the machine held back until a repair semaphore's proof completed (a history
+    /// full after frames in flight was lowered).
+    pub history_waits: u64,
+    /// Present ids the presents carried.
     pub ids_sent: u64,
-    pub targets_sent: u64,
     /// Present fences the door added, and those seen signalled.
     pub present_fences: u64,
     pub present_fences_signalled: u64,

@@ -12,7 +12,7 @@ use door::judge::{judge, judge_teardown, Limits, Seen};
 use door::textbook::{App, Facts, Textbook};
 use proptest::prelude::*;
 use vkpace::core::PresentPacerStats;
-use vkpace::PacingPolicy;
+use vkpace::{FrameLimit, PacingPolicy};
 use vkpace_sim::own_swapchain::Bare;
 use vkpace_sim::pacer_driver::{PacerParams, SimPacer};
 use vkpace_sim::pacer_truth::PacerTruth;
@@ -64,6 +64,8 @@ struct Schedule {
     app: Textbook,
     door: PacerParams,
     faults: Faults,
+    /// Percent per step: the application sets a new frames-in-flight limit (1..=3).
+    p_change_n: u32,
 }
 
 fn schedule() -> impl Strategy<Value = Schedule> {
@@ -71,16 +73,23 @@ fn schedule() -> impl Strategy<Value = Schedule> {
         (any::<u64>(), 1usize..=3, 1usize..=6, 1usize..=3, 1u32..=4),
         (100u32..=600, 0u32..=20, 0u32..=4),
         (0u32..=6, 0u32..=8, 0u32..=8, 0u32..=5, 0u32..=2, 0u32..=10),
-        (any::<bool>(), 0u32..3, 0usize..3),
+        (
+            any::<bool>(),
+            0u32..3,
+            0usize..3,
+            0usize..4,
+            prop_oneof![Just(0u32), 1u32..=10],
+        ),
     )
         .prop_map(
             |(
                 (seed, n, max_retired, app_frames, min_images),
                 (steps, p_resize, p_reopen),
                 (delay, ood, sub, stale, fail, not_ready),
-                (fences, ids, policy),
+                (fences, ids, policy, limit, p_change_n),
             )| Schedule {
                 seed,
+                p_change_n,
                 app: Textbook {
                     app_frames,
                     min_images,
@@ -100,7 +109,13 @@ fn schedule() -> impl Strategy<Value = Schedule> {
                         PacingPolicy::LowLatency,
                         PacingPolicy::Display,
                     ][policy],
-                    frame_limit: None,
+                    // Frames take a few 100 us ticks of virtual time: these limits sleep.
+                    frame_limit: [
+                        None,
+                        None,
+                        FrameLimit::fps(2_000.0).ok(),
+                        FrameLimit::fps(500.0).ok(),
+                    ][limit],
                 },
                 faults: Faults {
                     max_gpu_delay: delay,
@@ -129,14 +144,24 @@ struct Outcome {
 fn run(s: &Schedule) -> Result<Outcome, String> {
     let world = World::new(s.seed, s.faults.clone());
     let sim = SimPacer::new(&s.door, world).map_err(|e| format!("{e:?}"))?;
+    // With the limit changed at run time, presents queued under an earlier, larger one stay.
+    let changes = s.p_change_n > 0;
     let limits = Limits {
-        frames_in_flight: s.door.frames_in_flight,
+        frames_in_flight: if changes { 3 } else { s.door.frames_in_flight },
         max_retired: s.door.max_retired,
         max_images: s.app.min_images as usize + 2,
     };
     let mut seen = Seen::default();
-    let mut judged = |sim: &mut SimPacer, facts: &Facts| judge(sim, facts, &limits, &mut seen);
-    let (facts, sim) = App::new(sim, s.app.clone(), &mut judged)?.run()?;
+    let mut after_step = |sim: &mut SimPacer, facts: &Facts| {
+        if sim.world.rng.chance(s.p_change_n) {
+            let n = 1 + sim.world.rng.below(3) as usize;
+            sim.machine
+                .set_frames_in_flight(n)
+                .map_err(|e| e.to_string())?;
+        }
+        judge(sim, facts, &limits, &mut seen)
+    };
+    let (facts, sim) = App::new(sim, s.app.clone(), &mut after_step)?.run()?;
     judge_teardown(&sim)?;
     Ok(Outcome {
         facts,
@@ -189,6 +214,7 @@ fn quiet(seed: u64) -> Schedule {
             max_gpu_delay: 5,
             ..Faults::default()
         },
+        p_change_n: 0,
     }
 }
 
@@ -287,4 +313,31 @@ fn without_the_repair_the_textbook_loop_breaks_00067_again() {
     s.door.repair = false;
     let err = run(&s).expect_err("the loop's own reuse reaches the present");
     assert!(err.contains("00067"), "{err}");
+}
+
+/// Frames in flight changed at run time (lowered while presents are queued) under a frame
+/// limit that sleeps and each pacing policy: presents wait for a repair semaphore's proof where
+/// a history filled under a larger limit, the pacing sleeps, and every rule holds.
+#[test]
+fn frames_in_flight_changes_and_frame_limits_keep_every_rule() {
+    let mut waits = 0;
+    for (i, pacing) in [
+        PacingPolicy::FramesInFlight,
+        PacingPolicy::LowLatency,
+        PacingPolicy::Display,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut s = quiet(21 + i as u64);
+        s.p_change_n = 5;
+        s.app.p_resize = 1;
+        s.door.pacing = pacing;
+        s.door.frame_limit = FrameLimit::fps(500.0).ok();
+        let out = run(&s).unwrap();
+        assert!(out.stats.pacing_sleeps > 100, "{pacing:?}: {out:?}");
+        assert!(out.facts.presents > 1_000, "{pacing:?}: {out:?}");
+        waits += out.truth.history_waits;
+    }
+    assert!(waits > 0, "no present waited for a proof");
 }
