@@ -68,11 +68,27 @@ struct Schedule {
     p_change_n: u32,
 }
 
+/// The world's faults: GPU delays, out of date, suboptimal, stale and failed presents, acquires
+/// that get no image.
+fn faults() -> impl Strategy<Value = Faults> {
+    (0u32..=6, 0u32..=8, 0u32..=8, 0u32..=5, 0u32..=2, 0u32..=10).prop_map(
+        |(delay, ood, sub, stale, fail, not_ready)| Faults {
+            max_gpu_delay: delay,
+            p_out_of_date: ood,
+            p_suboptimal: sub,
+            p_fence_never: FENCES_NEVER_SIGNAL,
+            p_present_fail: fail,
+            p_present_stale: stale,
+            p_not_ready: not_ready,
+        },
+    )
+}
+
 fn schedule() -> impl Strategy<Value = Schedule> {
     (
         (any::<u64>(), 1usize..=3, 1usize..=6, 1usize..=3, 1u32..=4),
         (100u32..=600, 0u32..=20, 0u32..=4),
-        (0u32..=6, 0u32..=8, 0u32..=8, 0u32..=5, 0u32..=2, 0u32..=10),
+        faults(),
         (
             any::<bool>(),
             0u32..3,
@@ -85,11 +101,12 @@ fn schedule() -> impl Strategy<Value = Schedule> {
             |(
                 (seed, n, max_retired, app_frames, min_images),
                 (steps, p_resize, p_reopen),
-                (delay, ood, sub, stale, fail, not_ready),
+                faults,
                 (fences, ids, policy, limit, p_change_n),
             )| Schedule {
                 seed,
                 p_change_n,
+                faults,
                 app: Textbook {
                     app_frames,
                     min_images,
@@ -116,15 +133,6 @@ fn schedule() -> impl Strategy<Value = Schedule> {
                         FrameLimit::fps(2_000.0).ok(),
                         FrameLimit::fps(500.0).ok(),
                     ][limit],
-                },
-                faults: Faults {
-                    max_gpu_delay: delay,
-                    p_out_of_date: ood,
-                    p_suboptimal: sub,
-                    p_fence_never: FENCES_NEVER_SIGNAL,
-                    p_present_fail: fail,
-                    p_present_stale: stale,
-                    p_not_ready: not_ready,
                 },
             },
         )
