@@ -69,7 +69,10 @@ where
         let pending = self.retired.len();
         self.stats.retired_max_pending = self.stats.retired_max_pending.max(pending);
         if !successor {
-            self.forced.push(swapchain);
+            // No present will come to a newer swapchain of the lineage: neither this one nor
+            // the older ones still waiting can be proven by one any more.
+            let same = self.retired_lineage.iter().filter(|(_, c, _)| *c == chain);
+            self.forced.extend(same.map(|(w, _, _)| *w));
         }
         if pending > self.config.max_retired_swapchains {
             self.stats.fallback_waits += 1;

@@ -217,6 +217,11 @@ where
         Ok(())
     }
 
+    /// A call the pacer passed through unpaced (a present on another queue): counted.
+    pub fn unpaced_call(&mut self) {
+        self.stats.unpaced_calls += 1;
+    }
+
     /// Whether `handle` was made through the pacer and not yet destroyed by the application.
     #[must_use]
     pub fn is_paced(&self, handle: W) -> bool {

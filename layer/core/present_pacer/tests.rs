@@ -243,6 +243,28 @@ fn a_swapchain_without_successor_is_destroyed_after_a_bounded_wait() -> Result<(
 }
 
 #[test]
+fn destroying_the_newest_swapchain_forces_its_unproven_predecessors_too() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(2))?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    d.present(1, 0, PresentOutcome::Queued)?;
+    d.m.swapchain_created(2, 2, Some(1), true)?;
+    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Deferred);
+    // Presents to 2 of different images: none proves a present to 2 processed.
+    let (_, a) = d.present(2, 0, PresentOutcome::Queued)?;
+    let (_, b) = d.present(2, 1, PresentOutcome::Queued)?;
+    d.complete(a)?;
+    d.complete(b)?;
+    assert!(d.destroyed_swapchains.is_empty());
+    // The window closes: 2 has no successor, and nothing can prove 1 any more either.
+    assert_eq!(d.m.destroy_requested(2)?, DestroyOutcome::Now);
+    d.bounded_waits()?;
+    d.destroyed_swapchains.sort_unstable();
+    assert_eq!(d.destroyed_swapchains, vec![1, 2]);
+    assert_eq!(d.m.retired_pending(), 0);
+    Ok(())
+}
+
+#[test]
 fn present_fences_free_semaphores_and_swapchains() -> Result<(), CoreError> {
     let mut d = Driver::new(PacerConfig {
         present_fences: true,
