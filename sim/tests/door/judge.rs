@@ -117,10 +117,11 @@ fn frames_in_flight_gate(sim: &mut SimPacer, facts: &Facts, l: &Limits) -> Resul
 }
 
 /// A swapchain the application destroyed with no successor is gone when the call returns (the
-/// application may destroy its surface next: `VUID-vkDestroySurfaceKHR-surface-01266`); at most
+/// application may destroy its surface next: `VUID-vkDestroySurfaceKHR-surface-01266`), and so
+/// is every destroyed one of the same window (its lineage) still waiting then; at most
 /// `max_retired` destroyed ones wait for proof (the cap: the world checked each was idle when
-/// it went); and one whose lineage goes on (the window still open) is gone before
-/// [`presents_to_idle`] presents to its newest successor.
+/// it went); and one of the open window is gone before [`presents_to_idle`] presents to its
+/// newest successor.
 fn destroyed_swapchains(
     sim: &mut SimPacer,
     facts: &Facts,
@@ -132,9 +133,9 @@ fn destroyed_swapchains(
     let rest = facts.destroyed.iter().skip(from);
     for d in rest.filter(|d| w.swapchain_alive(d.swapchain)) {
         let g = d.swapchain;
-        if !d.successor {
+        if !d.successor || d.lineage != facts.lineage {
             return Err(format!(
-                "swapchain {g}, destroyed with no successor, alive after the call returned"
+                "swapchain {g} of a closed window (destroyed with no successor, or before the one that was) alive after the call returned"
             ));
         }
         waiting += 1;
@@ -144,7 +145,7 @@ fn destroyed_swapchains(
         // are on. Its failed present had no fence, so it needs the lineage's proof, and the
         // newer presents' records are freed by their fences, which prove no lineage.
         let fenced_failure = d.failed_present && sim.machine.config().present_fences;
-        let judged = d.lineage == facts.lineage && !fenced_failure;
+        let judged = !fenced_failure;
         outlived = outlived.max(if judged { newer } else { 0 });
         if judged && newer > bound {
             return Err(format!(
