@@ -50,10 +50,11 @@ fn without_the_door_the_textbook_loop_breaks_00067() {
 }
 
 /// Percent of retired swapchains whose present fences never signal. 0: with such fences the
-/// door's bounded wait (over the cap) waits for one, times out and leaves more destroyed
-/// swapchains waiting than the cap allows, where door 1's fallback proves everything with an
-/// empty submission instead (`Presenter::fallback_waited`). Found by these schedules at 30;
-/// back to 30 once the door falls back so.
+/// door's bounded wait (for a closed window's swapchains, or over the cap) waits for one, times
+/// out and leaves destroyed swapchains alive after the call ("swapchain 8 of a closed window
+/// ... alive after the call returned" at 30), where door 1's fallback proves everything with an
+/// empty submission instead (`Presenter::fallback_waited`). Back to 30 once the door falls
+/// back so.
 const FENCES_NEVER_SIGNAL: u32 = 0;
 
 /// One random schedule of the door: the application's loop, the door's settings, the world's
