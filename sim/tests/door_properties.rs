@@ -67,6 +67,9 @@ struct Schedule {
     faults: Faults,
     /// Percent per step: the application sets a new frames-in-flight limit (1..=3).
     p_change_n: u32,
+    /// The display's refresh, ns (0: none; each present shown once ready). On a refresh grid
+    /// the display holds each image until it was shown.
+    refresh_ns: u64,
 }
 
 /// The world's faults: GPU delays, out of date, suboptimal, stale and failed presents, acquires
@@ -88,7 +91,7 @@ fn faults() -> impl Strategy<Value = Faults> {
 fn schedule() -> impl Strategy<Value = Schedule> {
     (
         (any::<u64>(), 1usize..=3, 1usize..=6, 1usize..=3, 1u32..=4),
-        (100u32..=600, 0u32..=20, 0u32..=4),
+        (100u32..=600, 0u32..=20, 0u32..=4, 0u64..=20),
         faults(),
         (
             any::<bool>(),
@@ -101,12 +104,13 @@ fn schedule() -> impl Strategy<Value = Schedule> {
         .prop_map(
             |(
                 (seed, n, max_retired, app_frames, min_images),
-                (steps, p_resize, p_reopen),
+                (steps, p_resize, p_reopen, refresh),
                 faults,
                 (fences, ids, policy, limit, p_change_n),
             )| Schedule {
                 seed,
                 p_change_n,
+                refresh_ns: if refresh < 2 { 0 } else { refresh * 100_000 },
                 faults,
                 app: Textbook {
                     app_frames,
@@ -151,7 +155,9 @@ struct Outcome {
 
 /// Runs one schedule through the door, judging every step and the teardown.
 fn run(s: &Schedule) -> Result<Outcome, String> {
-    let world = World::new(s.seed, s.faults.clone());
+    let mut world = World::new(s.seed, s.faults.clone());
+    world.display.config.refresh_ns = s.refresh_ns;
+    world.display.config.phase_ns = s.refresh_ns / 3;
     let sim = SimPacer::new(&s.door, world).map_err(|e| format!("{e:?}"))?;
     // With the limit changed at run time, presents queued under an earlier, larger one stay.
     let changes = s.p_change_n > 0;
@@ -224,6 +230,7 @@ fn quiet(seed: u64) -> Schedule {
             ..Faults::default()
         },
         p_change_n: 0,
+        refresh_ns: 0,
     }
 }
 
@@ -299,8 +306,9 @@ fn the_drivers_answers_never_break_the_bookkeeping() {
 /// door's, and present fences signal and free what they prove.
 #[test]
 fn present_ids_and_fences_are_added_only_where_the_application_has_none() {
-    for own_ids in [false, true] {
+    for (own_ids, refresh_ns) in [(false, 0), (true, 0), (false, 800_000)] {
         let mut s = quiet(13);
+        s.refresh_ns = refresh_ns;
         s.app.own_ids = own_ids;
         s.app.p_resize = 2;
         s.door.present_ids = true;
@@ -309,6 +317,8 @@ fn present_ids_and_fences_are_added_only_where_the_application_has_none() {
         let ids = out.truth.ids_sent;
         assert!(ids > 1_000, "{own_ids}: {out:?}");
         assert_eq!(out.stats.present_ids_added == 0, own_ids, "{out:?}");
+        // The door asks the display about its own ids only.
+        assert_eq!(out.seen.frames_displayed == 0, own_ids, "{out:?}");
         assert!(out.truth.present_fences_signalled > 1_000, "{out:?}");
     }
 }

@@ -49,6 +49,8 @@ pub struct Seen {
     pub repair_semaphores: usize,
     /// The most presents to a newer swapchain a destroyed one of the same window outlived.
     pub presents_outlived: u64,
+    /// The most frames of the current window the door saw displayed (present ids).
+    pub frames_displayed: usize,
     /// The application's destroyed swapchains before this one are all gone (destroyed in the
     /// world, which is final): the judge looks from here on.
     pub first_alive: usize,
@@ -68,7 +70,31 @@ pub fn judge(sim: &mut SimPacer, facts: &Facts, l: &Limits, seen: &mut Seen) -> 
     seen.repairs_pending = seen.repairs_pending.max(pending);
     seen.destroyed_waiting = seen.destroyed_waiting.max(waiting);
     seen.presents_outlived = seen.presents_outlived.max(outlived);
+    seen.frames_displayed = seen.frames_displayed.max(displayed(sim, facts)?);
     Ok(())
+}
+
+/// What the door learned from the display is the world's: no frame of the current window seen
+/// displayed before its present was made (the world shows a present only after it is queued,
+/// and the door asks about a present id only once it presented it). Returns the frames seen
+/// displayed.
+fn displayed(sim: &SimPacer, facts: &Facts) -> Result<usize, String> {
+    let Some(g) = facts.current else {
+        return Ok(0);
+    };
+    let mut shown = 0;
+    for t in sim.machine.telemetry(g) {
+        if let (Some(displayed), Some(presented)) = (t.displayed, t.presented) {
+            if displayed < presented {
+                return Err(format!(
+                    "frame {} seen displayed at {displayed:?}, before its present at {presented:?}",
+                    t.frame
+                ));
+            }
+            shown += 1;
+        }
+    }
+    Ok(shown)
 }
 
 /// The world's semaphores are the application's and the door's, no more (none lost), the
