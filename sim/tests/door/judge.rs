@@ -98,7 +98,8 @@ fn displayed(sim: &SimPacer, facts: &Facts) -> Result<usize, String> {
 }
 
 /// The world's semaphores are the application's and the door's, no more (none lost), the
-/// door's count agrees with the world's, and within the design's bound.
+/// door's count agrees with the world's, and within the design's bound; the world's fences are
+/// the application's and the shell's (none lost).
 fn repair_semaphores(sim: &mut SimPacer, facts: &Facts, l: &Limits) -> Result<usize, String> {
     let alive = sim.world.semaphores_alive();
     let door = sim.truth.semaphores.len();
@@ -106,6 +107,14 @@ fn repair_semaphores(sim: &mut SimPacer, facts: &Facts, l: &Limits) -> Result<us
         return Err(format!(
             "{alive} semaphores alive: the application's {} and the door's {door}: one lost",
             facts.own_semaphores
+        ));
+    }
+    let fences = sim.world.fences_alive();
+    if fences != facts.own_fences + sim.fences_held() {
+        return Err(format!(
+            "{fences} fences alive: the application's {} and the shell's {}: one lost",
+            facts.own_fences,
+            sim.fences_held()
         ));
     }
     let counted = sim.semaphores_alive();
