@@ -9,7 +9,10 @@ mod common;
 use anyhow::{ensure, Context as _, Result};
 use ash::vk;
 use common::{set_runtime_dir, SurfaceSource, VulkanContext};
-use vkpace::{PresentPacer, PresentPacerConfig, PresentPacerDesc, PresentPacerStats};
+use std::time::{Duration, Instant};
+use vkpace::{
+    FrameLimit, PresentPacer, PresentPacerConfig, PresentPacerDesc, PresentPacerStats, Setting,
+};
 
 /// Frames presented per case.
 const FRAMES: u32 = 50;
@@ -195,8 +198,9 @@ fn pacer(ctx: &VulkanContext, maintenance1: bool) -> Result<PresentPacer> {
     Ok(unsafe { PresentPacer::new(desc) }?)
 }
 
-/// One case: `FRAMES` frames with a recreation every `RECREATE_EVERY`, then teardown.
-fn run(maintenance1: bool) -> Result<PresentPacerStats> {
+/// One case: `FRAMES` frames with a recreation every `RECREATE_EVERY`, then teardown. Returns
+/// the counters and the time from the first present's return to the last's.
+fn run(maintenance1: bool, limit: Option<FrameLimit>) -> Result<(PresentPacerStats, Duration)> {
     set_runtime_dir();
     let ctx = VulkanContext::new(SurfaceSource::Headless, true, maintenance1)?;
     ensure!(
@@ -205,6 +209,9 @@ fn run(maintenance1: bool) -> Result<PresentPacerStats> {
         ctx.maintenance1
     );
     let mut pacer = pacer(&ctx, maintenance1)?;
+    pacer.set(Setting::FrameLimit(limit))?;
+    let mut first = None;
+    let mut elapsed = Duration::ZERO;
     let slots = Slots::new(&ctx)?;
     let mut sc = create(&ctx, &mut pacer, vk::SwapchainKHR::null())?;
     let swapchain_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
@@ -218,6 +225,8 @@ fn run(maintenance1: bool) -> Result<PresentPacerStats> {
         // SAFETY: a swapchain of this device.
         let images = unsafe { swapchain_fn.get_swapchain_images(sc) }?;
         frame(&ctx, &mut pacer, &slots, sc, &images, k as usize)?;
+        let first = *first.get_or_insert_with(Instant::now);
+        elapsed = first.elapsed();
         ensure!(
             ctx.messages.count() == 0,
             "validation message at frame {k}:\n{pacer:?}"
@@ -242,7 +251,7 @@ fn run(maintenance1: bool) -> Result<PresentPacerStats> {
         stats.swapchains_destroyed == stats.swapchains_created,
         "every swapchain destroyed by destroy_swapchain's return:\n{state}"
     );
-    Ok(stats)
+    Ok((stats, elapsed))
 }
 
 fn check(stats: &PresentPacerStats) -> Result<()> {
@@ -269,13 +278,30 @@ fn check(stats: &PresentPacerStats) -> Result<()> {
 
 #[test]
 fn fifty_frames_on_the_proof_path() -> Result<()> {
-    let stats = run(false)?;
+    let (stats, _) = run(false, None)?;
     check(&stats)
+}
+
+/// The frame limit's sleep at the end of each present, across recreations: 200 fps puts the
+/// frames' starts at least 5 ms apart on its grid, so the 49 presents after the first take at
+/// least 48 intervals less one (the first frame's own). A lower bound: it holds on a busy
+/// machine too.
+#[test]
+fn a_frame_limit_spaces_the_frames() -> Result<()> {
+    let (stats, elapsed) = run(false, Some(FrameLimit::fps(200.0)?))?;
+    check(&stats)?;
+    let floor = Duration::from_millis(5 * u64::from(FRAMES - 3));
+    ensure!(
+        elapsed >= floor,
+        "{elapsed:?} for {FRAMES} frames at 200 fps: {stats:?}"
+    );
+    ensure!(stats.pacing_sleeps > 0, "{stats:?}");
+    Ok(())
 }
 
 #[test]
 fn fifty_frames_on_the_maintenance1_path() -> Result<()> {
-    let stats = run(true)?;
+    let (stats, _) = run(true, None)?;
     check(&stats)?;
     ensure!(stats.present_fences_added == u64::from(FRAMES), "{stats:?}");
     Ok(())
