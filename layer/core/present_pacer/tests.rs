@@ -424,6 +424,13 @@ fn the_applications_ids_pass_and_a_surface_without_feedback_gets_none() -> Resul
     assert_eq!(d.m.planned_present_id(1), 41);
     d.m.repair_failed();
     d.m.present_returned(PresentOutcome::Queued, 0)?;
+    // A present to a retired swapchain (an image acquired before the recreation) gets no id:
+    // its presents are never waited on.
+    d.m.swapchain_created(3, 2, Some(1), true)?;
+    let _ = d.m.before_present(&[(1, 0)], None, false)?;
+    assert_eq!(d.m.planned_present_id(1), 0);
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
     // A surface without display feedback: no id planned, none counted.
     d.m.set_present_ids(2, false);
     let added = d.m.stats().present_ids_added;
