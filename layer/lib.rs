@@ -20,6 +20,10 @@
 //! and benchmark, which drive the same machine without a GPU; its API follows their needs.
 //! The Vulkan definitions ash lacks (present_id2/wait2, present timing) are the
 //! `vkpace-registry` crate, shared with the virtual display layer used by the tests.
+//!
+//! The second door, for an engine that owns its swapchain: [`PresentPacer`] replaces its
+//! create, acquire, present and destroy calls one for one ([`PresentPacerDesc`],
+//! [`PresentPacerConfig`], [`PresentPacerStats`]).
 
 mod vk;
 
@@ -28,9 +32,10 @@ pub use ash;
 pub use crate::vk::{
     sleep_until, Acquired, Batch, CompletionBackend, DeferredRelease, DeviceFeatures,
     DisplayChoice, DisplayFeedback, Error, Frame, FrameLimit, FrameTimes, HostTimeline,
-    InstanceSupport, Maintenance1Names, OptionalPath, PresentTimingInUse, Presented, Rebuild,
-    RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission, SubmittedFrame,
-    Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo, SwapchainStats,
-    SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT, MAX_TIMED_COMMAND_BUFFERS, TELEMETRY_FRAMES,
+    InstanceSupport, Maintenance1Names, OptionalPath, PresentPacer, PresentPacerConfig,
+    PresentPacerDesc, PresentPacerStats, PresentTimingInUse, Presented, Rebuild, RefreshCycle,
+    RenderTargets, RendererTiming, Result, Setting, Submission, SubmittedFrame, Support, Swapchain,
+    SwapchainConfig, SwapchainCreateDesc, SwapchainInfo, SwapchainStats, SyncToken, TakesSupport,
+    TokenSet, MAX_FRAMES_IN_FLIGHT, MAX_TIMED_COMMAND_BUFFERS, TELEMETRY_FRAMES,
 };
 pub use vkpace_core::{DisplayPath, PacingPolicy};

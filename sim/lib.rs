@@ -7,6 +7,9 @@
 pub mod driver;
 mod driver_load;
 mod driver_timing;
+pub mod own_swapchain;
+pub mod pacer_driver;
+pub mod pacer_truth;
 pub mod pacing;
 pub mod rng;
 pub mod scenarios;

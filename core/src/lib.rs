@@ -23,6 +23,7 @@ mod pacer;
 mod pacing;
 mod present_history;
 mod present_ids;
+mod present_pacer;
 mod presenter;
 mod retire_queue;
 mod serial;
@@ -46,12 +47,16 @@ pub use machine::{
     CreateSwapchain, DebugState, FrameInfo, FrameMachine, MachineConfig, PresentInfo,
     PresentStatus, PresentTimingRequest, Request, SemaphoreRole, SwapchainStats, TimingReport,
 };
-pub use pacer::MAX_FRAMES_IN_FLIGHT;
+pub use pacer::{validate_frames_in_flight, MAX_FRAMES_IN_FLIGHT};
 pub use pacing::{
     interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, FrameLimit, FrameLimiter,
     LowLatency, Pacing, PacingPolicy, PresentTarget, WindowStats, CATCH_UP_AT_ONCE, CATCH_UP_SHARE,
     GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL,
     MIN_MARGIN_NS, MISSES_TO_RAISE, MISS_WINDOW, WINDOW as PACING_WINDOW,
+};
+pub use present_pacer::{
+    BoundedWait, DestroyOutcome, Gate, PacerAction, PacerConfig, PacerMachine, PresentOutcome,
+    PresentPacerStats, PresentPlan, PresentStep, RepairSemaphore,
 };
 pub use presenter::semaphore_bound;
 pub use serial::Serial;

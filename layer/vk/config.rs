@@ -7,6 +7,7 @@ use ash::vk;
 
 use vkpace_core::{CompletionBackend, PacingPolicy};
 
+use super::enabled_paths::DisplayChoice;
 use super::frame_limit::FrameLimit;
 
 /// The Vulkan objects a [`super::Swapchain`] works with. All must be valid and outlive it; see
@@ -227,57 +228,25 @@ impl Default for SwapchainConfig {
     }
 }
 
-/// Which display path a swapchain takes ([`SwapchainConfig::display`]), among those the device
-/// enabled ([`SwapchainConfig::present_timing`], [`SwapchainConfig::present_wait2`],
-/// [`SwapchainConfig::present_wait`]; [`crate::Support::apply`] sets them).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DisplayChoice {
-    /// Present timing where the surface supports it, and display feedback through
-    /// present_wait2 where the surface supports it, else present_wait, else none.
-    #[default]
-    Auto,
-    /// Display feedback through present_wait2 only (none where the surface lacks it); no
-    /// present timing. Needs [`SwapchainConfig::present_wait2`].
-    PresentWait2,
-    /// Display feedback through present_wait only; no present timing. Needs
-    /// [`SwapchainConfig::present_wait`]. For a driver whose present_wait2 misbehaves (DXVK
-    /// moved to this order for NVIDIA's 590 driver in 2026, where a blocking wait never
-    /// returned; vkpace's present waits are bounded by the pacing sleep they replace).
-    PresentWait,
-    /// No display feedback and no present timing: display times stay unknown, frame limits
-    /// are kept by the CPU.
-    Off,
-}
-
 impl SwapchainConfig {
     /// The enabled paths narrowed to [`Self::display`]'s choice; a forced path the device did
     /// not enable is [`super::Error::InvalidConfig`].
     pub(crate) fn resolve_display(&mut self) -> super::Result<()> {
-        match self.display {
-            DisplayChoice::Auto => {}
-            DisplayChoice::PresentWait2 => {
-                if !self.present_wait2 {
-                    return Err(super::Error::InvalidConfig(
-                        "DisplayChoice::PresentWait2 needs SwapchainConfig::present_wait2",
-                    ));
-                }
-                (self.present_wait, self.present_timing) = (false, false);
-            }
-            DisplayChoice::PresentWait => {
-                if !self.present_wait {
-                    return Err(super::Error::InvalidConfig(
-                        "DisplayChoice::PresentWait needs SwapchainConfig::present_wait",
-                    ));
-                }
-                (self.present_wait2, self.present_timing) = (false, false);
-            }
-            DisplayChoice::Off => {
-                (self.present_wait, self.present_wait2) = (false, false);
-                self.present_timing = false;
-            }
+        use super::enabled_paths::Sealed;
+        let display = self.display;
+        super::enabled_paths::resolve_display(display, self.enabled_paths())
+    }
+}
+
+impl super::enabled_paths::Sealed for SwapchainConfig {
+    fn enabled_paths(&mut self) -> super::enabled_paths::EnabledPaths<'_> {
+        super::enabled_paths::EnabledPaths {
+            maintenance1: &mut self.swapchain_maintenance1,
+            present_wait: &mut self.present_wait,
+            present_wait2: &mut self.present_wait2,
+            present_timing: &mut self.present_timing,
+            gpu_timestamps: Some(&mut self.gpu_timestamps),
         }
-        Ok(())
     }
 }
 

@@ -7,7 +7,6 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use super::config::SwapchainConfig;
 use super::display::{
     PresentTimingSupport, PresentWait2Support, PresentWaitSupport,
     PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_WAIT2_DEVICE_EXTENSIONS,
@@ -70,7 +69,7 @@ impl InstanceSupport {
 
 /// What a physical device offers of vkpace's optional paths, given what the instance enabled.
 /// Enable [`Self::device_extensions`] and chain [`Self::features`] into `VkDeviceCreateInfo`,
-/// then [`Self::apply`] it to the [`SwapchainConfig`]. To run without a path, take it out here
+/// then [`Self::apply`] it to the [`SwapchainConfig`](super::SwapchainConfig). To run without a path, take it out here
 /// first, before the device is made ([`Self::only`], [`Self::without`]): it is then neither
 /// enabled nor used.
 ///
@@ -211,12 +210,18 @@ impl Support {
     /// enabled): maintenance1, GPU timestamps, present_wait, present_wait2, present timing.
     /// Paths to run without are taken out of the support before the device is made
     /// ([`Self::only`], [`Self::without`]), so that their extensions are not enabled either.
-    pub fn apply(&self, config: &mut SwapchainConfig) {
-        config.swapchain_maintenance1 = self.maintenance1;
-        config.gpu_timestamps = self.gpu_timestamps;
-        config.present_wait = self.present_wait;
-        config.present_wait2 = self.present_wait2;
-        config.present_timing = self.present_timing.is_some();
+    ///
+    /// Works for both doors' configurations ([`super::SwapchainConfig`],
+    /// [`super::PresentPacerConfig`], which has no GPU timestamps).
+    pub fn apply<C: super::enabled_paths::TakesSupport>(&self, config: &mut C) {
+        let paths = config.enabled_paths();
+        *paths.maintenance1 = self.maintenance1;
+        if let Some(gpu_timestamps) = paths.gpu_timestamps {
+            *gpu_timestamps = self.gpu_timestamps;
+        }
+        *paths.present_wait = self.present_wait;
+        *paths.present_wait2 = self.present_wait2;
+        *paths.present_timing = self.present_timing.is_some();
     }
 }
 

@@ -120,6 +120,11 @@ impl World {
         }
     }
 
+    /// Whether swapchain `g` was made and not destroyed.
+    pub fn swapchain_alive(&self, g: Gen) -> bool {
+        self.swapchains.get(&g).is_some_and(|s| !s.destroyed)
+    }
+
     pub fn live_swapchains(&self) -> usize {
         self.swapchains.values().filter(|s| !s.destroyed).count()
     }
@@ -219,7 +224,7 @@ impl World {
             if signal_now {
                 t.signaled = true;
             } else {
-                t.pending_signal = true;
+                t.pending_signals += 1;
             }
         }
         self.acquire_sems.insert(sem, g);
@@ -352,12 +357,13 @@ impl World {
             return Ok(PresentResult::Failed);
         }
         let t = self.sem(sem)?;
-        if !(t.signaled || t.pending_signal) || t.pending_waits > 0 {
+        if !(t.signaled || t.pending_signals > 0) || t.pending_waits > 0 {
             return Err(format!(
                 "present waits on semaphore {sem} with nothing signalled"
             ));
         }
         t.pending_waits += 1;
+        t.present_waits += 1;
         if let Some(f) = fence {
             self.check_fence_free(f, "present")?;
         }
@@ -418,6 +424,7 @@ impl World {
         let t = self.sem(sem)?;
         t.signaled = false;
         t.pending_waits -= 1;
+        t.present_waits -= 1;
         Ok(())
     }
 
@@ -440,7 +447,7 @@ impl World {
         if !sc.images[i].releases.is_empty() {
             let (sem, _) = sc.images[i].releases.remove(0);
             let t = self.sem(sem)?;
-            t.pending_signal = false;
+            t.pending_signals -= 1;
             t.signaled = true;
         }
         Ok(())

@@ -59,8 +59,21 @@ impl World {
         frame: bool,
     ) -> Result<u64, String> {
         let fence = signal.and_then(SubmitSignal::fence);
-        let timeline = signal.and_then(SubmitSignal::timeline_value);
         self.check_submit(waits, stream_waits, signals, fence)?;
+        self.queue_batch(waits, stream_waits, signals, signal, frame)
+    }
+
+    /// Queues a batch whose semaphores and fence were checked (and the fence marked pending).
+    pub(super) fn queue_batch(
+        &mut self,
+        waits: &[Sem],
+        stream_waits: &[(u64, u64)],
+        signals: &[Sem],
+        signal: Option<SubmitSignal<Fence>>,
+        frame: bool,
+    ) -> Result<u64, String> {
+        let fence = signal.and_then(SubmitSignal::fence);
+        let timeline = signal.and_then(SubmitSignal::timeline_value);
         if let Some(v) = timeline {
             // VUID-VkSubmitInfo-pSignalSemaphores-03242: above the current value and every
             // pending signal's.
@@ -73,7 +86,7 @@ impl World {
             self.timeline_pending = v;
         }
         for &s in signals {
-            self.sem(s)?.pending_signal = true;
+            self.sem(s)?.pending_signals += 1;
         }
         for &s in waits {
             self.sem(s)?.pending_waits += 1;
@@ -126,7 +139,7 @@ impl World {
         }
         for &s in waits {
             let t = self.sem(s)?;
-            if !(t.signaled || t.pending_signal) || t.pending_waits > 0 {
+            if !(t.signaled || t.pending_signals > 0) || t.pending_waits > 0 {
                 return Err(format!(
                     "submit waits on semaphore {s} with no signal to wait for (VUID-vkQueueSubmit-pWaitSemaphores-03238)"
                 ));
@@ -209,7 +222,7 @@ impl World {
         };
         for s in done.signals {
             let t = self.sem(s)?;
-            t.pending_signal = false;
+            t.pending_signals -= 1;
             t.signaled = true;
             t.signaled_at = at;
         }

@@ -11,6 +11,7 @@ mod engine;
 mod engine_clock;
 mod gpu;
 mod load;
+mod ordered;
 mod queues;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -37,10 +38,13 @@ pub type Check = Result<(), String>;
 #[derive(Debug, Default, Clone)]
 pub struct SemTruth {
     pub signaled: bool,
-    /// A signal is pending (from an acquire or a submission not yet executed).
-    pub pending_signal: bool,
+    /// Signals pending (from an acquire or submissions not yet executed). More than one only
+    /// where a queue orders them (a signal, a submission's wait, a signal again: `ordered.rs`).
+    pub pending_signals: u32,
     /// Waits queued but not executed (submission waits, present waits not consumed).
     pub pending_waits: u32,
+    /// Of `pending_waits`, those of presents: nothing orders them against a queue's signals.
+    pub present_waits: u32,
     pub destroyed: bool,
     /// When a submission last signalled it (virtual time).
     pub signaled_at: u64,
@@ -187,10 +191,10 @@ impl World {
     /// unsignalled with nothing pending.
     fn check_signalable(&mut self, s: Sem, what: &str) -> Check {
         let t = self.sem(s)?;
-        if t.signaled || t.pending_signal || t.pending_waits > 0 {
+        if t.signaled || t.pending_signals > 0 || t.pending_waits > 0 {
             return Err(format!(
-                "{what}: semaphore {s} reused while busy (signaled {}, pending signal {}, pending waits {})",
-                t.signaled, t.pending_signal, t.pending_waits
+                "{what}: semaphore {s} reused while busy (signaled {}, pending signals {}, pending waits {})",
+                t.signaled, t.pending_signals, t.pending_waits
             ));
         }
         Ok(())
@@ -212,10 +216,10 @@ impl World {
 
     pub fn destroy_semaphore(&mut self, s: Sem) -> Check {
         let t = self.sem(s)?;
-        if t.pending_signal || t.pending_waits > 0 {
+        if t.pending_signals > 0 || t.pending_waits > 0 {
             return Err(format!(
-                "semaphore {s} destroyed with pending work (signal {}, waits {}): VUID-vkDestroySemaphore-semaphore-01137",
-                t.pending_signal, t.pending_waits
+                "semaphore {s} destroyed with pending work (signals {}, waits {}, of presents {}): VUID-vkDestroySemaphore-semaphore-01137",
+                t.pending_signals, t.pending_waits, t.present_waits
             ));
         }
         t.destroyed = true;
@@ -275,6 +279,14 @@ impl World {
     /// Whether a submitted timeline signal has not executed yet.
     pub fn timeline_signal_pending(&self) -> bool {
         self.timeline_pending > self.timeline
+    }
+
+    /// Present fences alive that will never signal.
+    pub fn doomed_fences_alive(&self) -> usize {
+        self.fences
+            .values()
+            .filter(|t| t.doomed && !t.destroyed)
+            .count()
     }
 
     /// Whether a present fence will never signal.

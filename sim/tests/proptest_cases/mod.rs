@@ -5,6 +5,7 @@
 use proptest::test_runner::Config;
 
 /// The property tests' configuration.
+#[allow(dead_code)]
 pub fn config() -> Config {
     config_scaled(1)
 }

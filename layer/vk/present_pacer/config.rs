@@ -1,0 +1,129 @@
+//! How a [`super::PresentPacer`] is made: the handles it works with ([`PresentPacerDesc`]) and
+//! its settings ([`PresentPacerConfig`]).
+
+use std::time::Duration;
+
+use ash::vk;
+
+use vkpace_core::PacingPolicy;
+
+use crate::vk::enabled_paths::{DisplayChoice, EnabledPaths, Sealed};
+use crate::vk::frame_limit::FrameLimit;
+use crate::vk::maintenance1::Maintenance1Names;
+
+/// The Vulkan objects a [`super::PresentPacer`] works with: those of
+/// [`crate::SwapchainCreateDesc`] without the surface (the application creates its swapchains
+/// through the pacer, for any surface). All must be valid and outlive the pacer; see
+/// [`super::PresentPacer::new`]'s safety contract.
+pub struct PresentPacerDesc<'a> {
+    /// The loaded Vulkan entry.
+    pub entry: &'a ash::Entry,
+    /// The instance the surfaces and device belong to.
+    pub instance: &'a ash::Instance,
+    /// The physical device of `device`.
+    pub physical_device: vk::PhysicalDevice,
+    /// The device, created with `VK_KHR_swapchain` enabled. A layer builds it from the next
+    /// layer's `vkGetDeviceProcAddr`: the pacer calls only through it.
+    pub device: &'a ash::Device,
+    /// The queue the application presents on; vkpace's repair submissions go to it.
+    pub queue: vk::Queue,
+    /// The family of `queue`.
+    pub queue_family: u32,
+    /// Settings.
+    pub config: PresentPacerConfig,
+}
+
+/// How a [`super::PresentPacer`] paces. Every field documents its default; start from
+/// [`PresentPacerConfig::default`], let [`crate::Support::apply`] set what the device enabled,
+/// and change what you need:
+///
+/// ```
+/// let mut config = vkpace::PresentPacerConfig::default();
+/// config.frames_in_flight = 1;
+/// config.frame_limit = Some(vkpace::FrameLimit::fps(60.0)?);
+/// # Ok::<(), vkpace::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct PresentPacerConfig {
+    /// Presents the CPU may queue ahead of the GPU, 1..=3: the next frame waits until the
+    /// repair submission of the present this many presents back has completed. Keep it at most
+    /// the application's own frames in flight (the distance at which it reuses its per-frame
+    /// semaphores): the repair that consumed a semaphore has then completed before the
+    /// application signals it again. With repair off there is no repair to wait for, and the
+    /// application's own fences pace. Default 2.
+    pub frames_in_flight: usize,
+    /// When frames begin beyond the frames-in-flight gate. Default
+    /// [`PacingPolicy::FramesInFlight`].
+    pub pacing: PacingPolicy,
+    /// A frame rate limit (deadline grid, composes with either policy). Default none.
+    pub frame_limit: Option<FrameLimit>,
+    /// Which display path to take among those the device enabled (the three flags below), as
+    /// [`crate::SwapchainConfig::display`]. Default [`DisplayChoice::Auto`].
+    pub display: DisplayChoice,
+    /// The device enabled `VK_KHR_present_id` + `VK_KHR_present_wait` with their features:
+    /// the pacer adds present ids where the application passed none and learns when frames
+    /// were shown. Set by [`crate::Support::apply`]. Default false.
+    pub present_wait: bool,
+    /// The device enabled `VK_KHR_present_id2` + `VK_KHR_present_wait2` (and the instance
+    /// `VK_KHR_get_surface_capabilities2`), as [`crate::SwapchainConfig::present_wait2`]. Set by
+    /// [`crate::Support::apply`]. Default false.
+    pub present_wait2: bool,
+    /// The device enabled `VK_EXT_present_timing` (with `VK_KHR_present_id2` and calibrated
+    /// timestamps), as [`crate::SwapchainConfig::present_timing`]: a frame limit on the
+    /// refresh grid becomes a target present time. Set by [`crate::Support::apply`]. Default
+    /// false.
+    pub present_timing: bool,
+    /// The names of swapchain maintenance1 the instance and device enabled (with the
+    /// `swapchainMaintenance1` feature): the pacer adds a present fence where the application
+    /// passed none, which proves semaphores and old swapchains free. Set by
+    /// [`crate::Support::apply`]. Default `None`: the proof-based path.
+    pub swapchain_maintenance1: Option<Maintenance1Names>,
+    /// Repair present semaphores: the present waits on a vkpace semaphore signalled by an empty
+    /// submission that waited on the application's semaphores, so that their reuse is ordered
+    /// by a queue submission (see the design notes, "The second door"). Default true.
+    pub repair_present_semaphores: bool,
+    /// Bound of every wait vkpace makes (the frames-in-flight gate, deferred destruction,
+    /// teardown), never a hang. Default 2 s.
+    pub wait_timeout: Duration,
+    /// Retired swapchains allowed to wait for proof before a bounded fallback wait. Default 5.
+    pub max_retired_swapchains: usize,
+}
+
+impl Default for PresentPacerConfig {
+    fn default() -> Self {
+        Self {
+            frames_in_flight: 2,
+            pacing: PacingPolicy::FramesInFlight,
+            frame_limit: None,
+            display: DisplayChoice::Auto,
+            present_wait: false,
+            present_wait2: false,
+            present_timing: false,
+            swapchain_maintenance1: None,
+            repair_present_semaphores: true,
+            wait_timeout: Duration::from_secs(2),
+            max_retired_swapchains: 5,
+        }
+    }
+}
+
+impl PresentPacerConfig {
+    /// The enabled paths narrowed to [`Self::display`]'s choice.
+    pub(crate) fn resolve_display(&mut self) -> crate::vk::Result<()> {
+        let display = self.display;
+        crate::vk::enabled_paths::resolve_display(display, self.enabled_paths())
+    }
+}
+
+impl Sealed for PresentPacerConfig {
+    fn enabled_paths(&mut self) -> EnabledPaths<'_> {
+        EnabledPaths {
+            maintenance1: &mut self.swapchain_maintenance1,
+            present_wait: &mut self.present_wait,
+            present_wait2: &mut self.present_wait2,
+            present_timing: &mut self.present_timing,
+            gpu_timestamps: None,
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! [`PresentPacer`]: the second door. It paces swapchains the application owns, with one
+//! replacement per swapchain call the engine already makes (create, acquire, present, destroy),
+//! taking the same Vulkan structures and returning the driver's results unchanged.
+
+mod acquire;
+mod chain_walk;
+mod config;
+mod create;
+mod fences;
+mod present;
+mod teardown;
+
+use ash::vk;
+
+pub use config::{PresentPacerConfig, PresentPacerDesc};
+
+use super::clock::Clock;
+use super::display::DisplayFns;
+use super::error::{Error, Result};
+use super::frame_limit::FrameLimit;
+use super::swapchain_info::Setting;
+use fences::Fences;
+use vkpace_core::{
+    validate_frames_in_flight, FrameTimes, PacerAction, PacerConfig, PacerMachine,
+    PresentPacerStats,
+};
+
+type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
+
+/// Paces swapchains the application creates and presents itself: replace
+/// `vkCreateSwapchainKHR`, `vkAcquireNextImageKHR` (or `2KHR`), `vkQueuePresentKHR` and
+/// `vkDestroySwapchainKHR` with the pacer's methods of the same name and arguments. Results are
+/// the driver's, so an engine's `match` on `ERROR_OUT_OF_DATE_KHR` or `SUBOPTIMAL_KHR` stays as
+/// it is.
+///
+/// # Example
+///
+/// ```no_run
+/// # use ash::vk;
+/// # unsafe fn engine(desc: vkpace::PresentPacerDesc, info: &vk::SwapchainCreateInfoKHR,
+/// #     acquired: vk::Semaphore, rendered: vk::Semaphore,
+/// #     render: impl Fn(u32)) -> Result<(), Box<dyn std::error::Error>> {
+/// use vkpace::PresentPacer;
+/// let queue = desc.queue;
+/// // SAFETY: the handles in `desc` are valid and outlive the pacer.
+/// let mut pacer = unsafe { PresentPacer::new(desc)? };
+/// // SAFETY: `info` is valid for the device, as for vkCreateSwapchainKHR.
+/// let swapchain = unsafe { pacer.create_swapchain(info, None)? };
+/// for _ in 0..100 {
+///     // SAFETY: as vkAcquireNextImageKHR's valid usage.
+///     let (image, _suboptimal) =
+///         unsafe { pacer.acquire_next_image(swapchain, u64::MAX, acquired, vk::Fence::null())? };
+///     render(image); // waits on `acquired`, signals `rendered`, on `queue`
+///     let (swapchains, images, waits) = ([swapchain], [image], [rendered]);
+///     let present = vk::PresentInfoKHR::default()
+///         .wait_semaphores(&waits)
+///         .swapchains(&swapchains)
+///         .image_indices(&images);
+///     // SAFETY: as vkQueuePresentKHR's valid usage.
+///     match unsafe { pacer.queue_present(queue, &present) } {
+///         Ok(_) | Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => {}
+///         Err(e) => return Err(e.into()),
+///     }
+/// }
+/// // SAFETY: the swapchain was made by the pacer; the surface may be destroyed after this.
+/// unsafe { pacer.destroy_swapchain(swapchain, None) };
+/// // SAFETY: no call of the pacer is in progress; its objects are no longer used.
+/// unsafe { pacer.destroy()? };
+/// # Ok(()) }
+/// ```
+pub struct PresentPacer {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    device: ash::Device,
+    swapchain_fn: ash::khr::swapchain::Device,
+    queue: vk::Queue,
+    config: PresentPacerConfig,
+    machine: Machine,
+    clock: Clock,
+    fences: Fences,
+    /// The swapchains made through the pacer and not yet destroyed by it.
+    swapchains: Vec<Made>,
+    /// Reused by every present, so a steady frame does not allocate.
+    scratch: present::Scratch,
+    /// What was already said in the log once.
+    logged: Logged,
+    destroyed: bool,
+}
+
+/// What the shell keeps of a swapchain it made.
+struct Made {
+    handle: vk::SwapchainKHR,
+    /// Display feedback chosen for its surface, if any.
+    display: Option<DisplayFns>,
+    /// The application's allocation callbacks, for the deferred destroy
+    /// (VUID-vkDestroySwapchainKHR-swapchain-01283).
+    allocator: Option<vk::AllocationCallbacks<'static>>,
+}
+
+/// Things logged once per pacer.
+#[derive(Debug, Default)]
+struct Logged {
+    unpaced: bool,
+    other_queue: bool,
+    gate_timeout: bool,
+    destroy_timeout: bool,
+    present_timing: bool,
+}
+
+impl PresentPacer {
+    /// Loads what the pacer calls and checks the configuration; makes no Vulkan object yet.
+    ///
+    /// # Safety
+    ///
+    /// The handles in `desc` must be valid, `device` created from `physical_device` with
+    /// `VK_KHR_swapchain` enabled, `queue` a queue of family `queue_family` of `device`, and all
+    /// of them must outlive the pacer. The queue must be externally synchronized with the
+    /// pacer's calls (the pacer submits to it). The path flags of `desc.config` may be set only
+    /// for what the device enabled ([`crate::Support::apply`] sets exactly those):
+    /// `present_wait` with the `presentId` and `presentWait` features, `present_wait2` with
+    /// `presentId2` and `presentWait2`, `swapchain_maintenance1` with the
+    /// `swapchainMaintenance1` feature.
+    pub unsafe fn new(mut desc: PresentPacerDesc<'_>) -> Result<Self> {
+        desc.config.resolve_display()?;
+        let c = &desc.config;
+        let machine = Machine::new(PacerConfig {
+            frames_in_flight: validate_frames_in_flight(c.frames_in_flight)?,
+            max_retired_swapchains: c.max_retired_swapchains,
+            repair: c.repair_present_semaphores,
+            present_fences: c.swapchain_maintenance1.is_some(),
+            present_ids: c.present_wait || c.present_wait2,
+            pacing: c.pacing,
+            frame_limit: c.frame_limit.map(FrameLimit::core),
+        })?;
+        let swapchain_fn = ash::khr::swapchain::Device::new(desc.instance, desc.device);
+        Ok(Self {
+            entry: desc.entry.clone(),
+            instance: desc.instance.clone(),
+            physical_device: desc.physical_device,
+            device: desc.device.clone(),
+            swapchain_fn,
+            queue: desc.queue,
+            config: desc.config,
+            machine,
+            clock: Clock::new(),
+            fences: Fences::default(),
+            swapchains: Vec::with_capacity(4),
+            scratch: present::Scratch::default(),
+            logged: Logged::default(),
+            destroyed: false,
+        })
+    }
+
+    /// Changes a setting from the next frame on: [`Setting::FramesInFlight`],
+    /// [`Setting::Pacing`], [`Setting::FrameLimit`]. The present mode is the application's
+    /// (its create info): [`Setting::PresentMode`] is [`Error::InvalidConfig`].
+    pub fn set(&mut self, setting: Setting) -> Result<()> {
+        match setting {
+            Setting::FramesInFlight(n) => {
+                self.machine.set_frames_in_flight(n)?;
+                self.config.frames_in_flight = n;
+            }
+            Setting::Pacing(policy) => {
+                self.machine.set_pacing(policy);
+                self.config.pacing = policy;
+            }
+            Setting::FrameLimit(limit) => {
+                self.machine.set_frame_limit(limit.map(FrameLimit::core));
+                self.config.frame_limit = limit;
+            }
+            Setting::PresentMode(_) => {
+                return Err(Error::InvalidConfig(
+                    "the present mode of a swapchain the application owns is its create info's",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The pacer's counters, over all its swapchains (one pacer serves every swapchain the
+    /// application makes through it).
+    pub fn stats(&self) -> PresentPacerStats {
+        let mut stats = self.machine.stats();
+        stats.fences_created = self.fences.created;
+        stats
+    }
+
+    /// The recent frames' timelines of `swapchain`'s lineage (it and the swapchains it was
+    /// recreated from), oldest first, at most [`crate::TELEMETRY_FRAMES`]; none for a swapchain
+    /// not made through the pacer.
+    pub fn telemetry(
+        &self,
+        swapchain: vk::SwapchainKHR,
+    ) -> impl DoubleEndedIterator<Item = FrameTimes> + '_ {
+        self.machine.telemetry(swapchain)
+    }
+
+    /// Carries out the machine's destructions.
+    fn drain_actions(&mut self) {
+        while let Some(action) = self.machine.poll_action() {
+            match action {
+                PacerAction::DestroySemaphore(s) => {
+                    // SAFETY: the machine hands a semaphore out only once nothing will signal
+                    // or wait on it (its present's wait proven executed, or never to execute).
+                    unsafe { self.device.destroy_semaphore(s, None) };
+                }
+                PacerAction::DestroySwapchain(w) => self.destroy_now(w),
+            }
+        }
+    }
+
+    /// A clock reading.
+    fn now(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    /// The bound of every wait, in ns.
+    fn timeout_ns(&self) -> u64 {
+        u64::try_from(self.config.wait_timeout.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Reports serials seen complete without blocking.
+    fn poll_completion(&mut self) -> Result<()> {
+        if let Some(done) = self.fences.poll_submitted(&self.device)? {
+            self.machine.serial_completed(done, self.now())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for PresentPacer {
+    /// The state dump: completion, every swapchain's images and the repair semaphores they hold
+    /// with what proves each free, the destroyed swapchains waiting for proof, the counters.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}", self.machine.debug_state())?;
+        writeln!(f, "{:?}", self.stats())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// An engine moves its pacer to its render thread, as it does its swapchain.
+    #[test]
+    fn the_pacer_can_move_between_threads() {
+        fn send<T: Send>() {}
+        send::<super::PresentPacer>();
+    }
+}

@@ -1,0 +1,387 @@
+//! The second door's sim shell: it drives the machine that ships (`PacerMachine`) against the
+//! simulated [`World`] as the Vulkan shell (`layer/vk/present_pacer/`) drives it against a
+//! device, one world operation per step the machine asks for, and makes no decision of its
+//! own: the gate, the repair semaphore, the present ids and fences, when a swapchain the
+//! application destroyed may go, are the machine's. It records what it made in the world
+//! ([`PacerTruth`]) for the properties, which judge that and the world, not the machine.
+//!
+//! Completion is by fence, as the Vulkan shell's: each repair submission signals a fence of
+//! the shell's pool, looked at (never waited for) at every call and waited for, bounded, when
+//! the machine asks; its serial is reported completed once its fence signalled.
+
+use std::collections::BTreeMap;
+
+use vkpace_core::{
+    BoundedWait, DestroyOutcome, Gate, PacerAction, PacerConfig, PacerMachine, PresentOutcome,
+    PresentPlan, PresentStep, RepairSemaphore, Serial, VkStatus,
+};
+use vkpace_core::{FrameLimit, PacingPolicy};
+
+use crate::driver::SimError;
+use crate::own_swapchain::{run_world_until, SwapchainCalls};
+use crate::pacer_truth::PacerTruth;
+use crate::world::{AcquireResult, Fence, Gen, PresentExtras, PresentResult, Sem, World};
+
+/// The machine as the sim runs it.
+pub type SimPacerMachine = PacerMachine<Sem, Gen>;
+
+/// The door's settings in a schedule.
+#[derive(Debug, Clone)]
+pub struct PacerParams {
+    pub frames_in_flight: usize,
+    pub max_retired: usize,
+    pub repair: bool,
+    /// maintenance1: the door adds present fences.
+    pub present_fences: bool,
+    /// The door adds present ids and polls the display.
+    pub present_ids: bool,
+    pub pacing: PacingPolicy,
+    pub frame_limit: Option<FrameLimit>,
+}
+
+impl PacerParams {
+    fn config(&self) -> PacerConfig {
+        let mut c = PacerConfig::default();
+        c.frames_in_flight = self.frames_in_flight;
+        c.max_retired_swapchains = self.max_retired;
+        c.repair = self.repair;
+        c.present_fences = self.present_fences;
+        c.present_ids = self.present_ids;
+        c.pacing = self.pacing;
+        c.frame_limit = self.frame_limit;
+        c
+    }
+}
+
+/// The machine, the world and the shell's own objects.
+pub struct SimPacer {
+    pub machine: SimPacerMachine,
+    pub world: World,
+    pub truth: PacerTruth,
+    /// Repair submissions' fences not yet seen signalled, by serial.
+    completions: BTreeMap<Serial, Fence>,
+    /// Present fences the door added and has not seen signalled, by the machine's id.
+    present_fences: BTreeMap<u64, Fence>,
+    /// Fences unsignalled with nothing pending, for the next submission or present.
+    free_fences: Vec<Fence>,
+    /// The teardown proved everything idle and destroyed it.
+    pub clean_teardown: bool,
+}
+
+impl SimPacer {
+    pub fn new(params: &PacerParams, world: World) -> Result<Self, SimError> {
+        Ok(Self {
+            machine: PacerMachine::new(params.config())?,
+            world,
+            truth: PacerTruth::default(),
+            completions: BTreeMap::new(),
+            present_fences: BTreeMap::new(),
+            free_fences: Vec::new(),
+            clean_teardown: false,
+        })
+    }
+
+    /// The repair semaphores the machine counts alive.
+    pub fn semaphores_alive(&self) -> usize {
+        self.machine.stats().semaphores_alive
+    }
+
+    /// Fences the shell holds (free, or given to a submission or present).
+    pub fn fences_held(&self) -> usize {
+        self.free_fences.len() + self.completions.len() + self.present_fences.len()
+    }
+
+    fn now(&self) -> u64 {
+        self.world.now
+    }
+
+    fn take_fence(&mut self) -> Fence {
+        self.free_fences
+            .pop()
+            .unwrap_or_else(|| self.world.create_fence())
+    }
+
+    /// Looks at the pending fences without waiting: each repair fence signalled completes its
+    /// serial (in order: the queue completes in order), each present fence tells the machine;
+    /// then carries out what the machine asks.
+    fn observe(&mut self) -> Result<(), SimError> {
+        let now = self.now();
+        while let Some((&serial, &f)) = self.completions.first_key_value() {
+            if !self.world.fence_signaled(f)? {
+                break;
+            }
+            self.world.reset_fence(f)?;
+            self.completions.remove(&serial);
+            self.free_fences.push(f);
+            self.machine.serial_completed(serial, now)?;
+        }
+        let ids: Vec<u64> = self.present_fences.keys().copied().collect();
+        for id in ids {
+            let f = self.present_fences[&id];
+            if self.world.fence_signaled(f)? {
+                self.world.reset_fence(f)?;
+                self.present_fences.remove(&id);
+                self.free_fences.push(f);
+                self.truth.present_fences_signalled += 1;
+                let _known = self.machine.present_fence_signaled(id);
+            }
+        }
+        self.carry_out()
+    }
+
+    /// Carries out the machine's actions until it has none.
+    fn carry_out(&mut self) -> Result<(), SimError> {
+        while let Some(a) = self.machine.poll_action() {
+            match a {
+                PacerAction::DestroySemaphore(s) => {
+                    self.world.destroy_semaphore(s)?;
+                    self.truth.semaphores.remove(&s);
+                }
+                PacerAction::DestroySwapchain(g) => {
+                    self.world.destroy_swapchain(g)?;
+                    self.truth.destroyed.push(g);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits (bounded) for `serial`'s repair fence: whether it completed.
+    fn wait_serial(&mut self, serial: Serial) -> Result<bool, SimError> {
+        if let Some(&f) = self.completions.get(&serial) {
+            run_world_until(&mut self.world, |w| w.fence_signaled(f))?;
+        }
+        self.observe()?;
+        Ok(serial <= self.machine.completed())
+    }
+
+    /// The bounded waits the machine asks for before the application's call returns (a
+    /// destroyed swapchain with no successor or over the cap, the teardown).
+    fn bounded_waits(&mut self) -> Result<(), SimError> {
+        while let Some(wait) = self.machine.bounded_wait() {
+            self.truth.bounded_waits += 1;
+            let done = match wait {
+                BoundedWait::PresentFence(id) => {
+                    let f = *self.present_fences.get(&id).ok_or_else(|| {
+                        SimError::Broken(format!("a wait for present fence {id}, never added"))
+                    })?;
+                    let signalled = run_world_until(&mut self.world, |w| w.fence_signaled(f))?;
+                    self.observe()?;
+                    signalled
+                }
+                BoundedWait::SubmitProof => {
+                    let fence = self.take_fence();
+                    self.world.submit_ordered(&[], &[], Some(fence), false)?;
+                    let serial = self.machine.proof_submitted();
+                    self.completions.insert(serial, fence);
+                    true
+                }
+                BoundedWait::Serial(serial) => self.wait_serial(serial)?,
+            };
+            if !done {
+                self.truth.bounded_timeouts += 1;
+                self.machine.bounded_wait_timed_out();
+                break;
+            }
+        }
+        self.carry_out()
+    }
+
+    /// The frames-in-flight gate and the pacing sleep of `swapchain`'s lineage.
+    fn gate(&mut self, swapchain: Gen) -> Result<(), SimError> {
+        loop {
+            self.observe()?;
+            match self.machine.begin_frame(swapchain, self.now())? {
+                Gate::Go => return Ok(()),
+                Gate::WaitFor(serial) => {
+                    if !self.wait_serial(serial)? {
+                        self.truth.bounded_timeouts += 1;
+                        let now = self.now();
+                        return Ok(self.machine.begin_frame_anyway(swapchain, now)?);
+                    }
+                }
+                Gate::SleepUntil(t) => {
+                    let t = t.max(self.now());
+                    self.world.advance_to(t);
+                }
+            }
+        }
+    }
+
+    /// The plan of a present of `image` of `swapchain`, after any wait the machine asks for.
+    fn plan(
+        &mut self,
+        swapchain: Gen,
+        image: u32,
+        own_id: Option<u64>,
+    ) -> Result<PresentPlan<Sem>, SimError> {
+        let own = own_id.map(|id| [id]);
+        loop {
+            let ids = own.as_ref().map(|i| &i[..]);
+            match self
+                .machine
+                .before_present(&[(swapchain, image)], ids, false)?
+            {
+                PresentStep::Plan(p) => return Ok(p),
+                PresentStep::WaitFor(serial) => {
+                    self.truth.history_waits += 1;
+                    if !self.wait_serial(serial)? {
+                        return Err(SimError::Broken(format!(
+                            "a repair semaphore's proof ({serial}) did not complete within the bound"
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The repair: an empty submission on the present's queue waits on the application's
+    /// semaphore and signals the door's; returns the semaphore the present waits on.
+    fn repair(
+        &mut self,
+        swapchain: Gen,
+        choice: RepairSemaphore<Sem>,
+        wait: Sem,
+    ) -> Result<Sem, SimError> {
+        let s = match choice {
+            RepairSemaphore::Reuse(s) => s,
+            RepairSemaphore::Create => {
+                let s = self.world.create_semaphore();
+                self.truth.semaphore_made(s);
+                self.machine.semaphore_created(s)?;
+                s
+            }
+        };
+        let fence = self.take_fence();
+        let number = self
+            .world
+            .submit_ordered(&[wait], &[s], Some(fence), false)?;
+        let serial = self.machine.repair_submitted(self.now())?;
+        self.completions.insert(serial, fence);
+        self.truth.repaired(number, swapchain);
+        Ok(s)
+    }
+
+    /// The present fence the plan adds, from the shell's pool.
+    fn present_fence(&mut self, plan: &PresentPlan<Sem>) -> Option<(u64, Fence)> {
+        let id = plan.present_fences?;
+        Some((id, self.take_fence()))
+    }
+
+    /// The display's feedback: one zero-timeout present-id wait, as the machine asks.
+    fn display_feedback(&mut self) -> Result<(), SimError> {
+        let Some((g, id)) = self.machine.display_query() else {
+            return Ok(());
+        };
+        let status = match self.world.display.id_shown(g, id)? {
+            true => VkStatus::SUCCESS,
+            false => VkStatus::TIMEOUT,
+        };
+        let now = self.now();
+        self.machine
+            .display_answer(g, status, now)
+            .map_err(SimError::Failed)
+    }
+}
+
+impl SwapchainCalls for SimPacer {
+    fn world(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    fn create_swapchain(&mut self, images: u32, old: Option<Gen>) -> Result<Gen, SimError> {
+        self.observe()?;
+        let g = self.world.create_swapchain(images, old)?;
+        self.machine.swapchain_created(g, images, old, true)?;
+        Ok(g)
+    }
+
+    fn acquire(&mut self, swapchain: Gen, semaphore: Sem) -> Result<AcquireResult, SimError> {
+        self.gate(swapchain)?;
+        let result = self.world.acquire(swapchain, semaphore)?;
+        let (status, image) = match result {
+            AcquireResult::Image(i, false) => (VkStatus::SUCCESS, i),
+            AcquireResult::Image(i, true) => (VkStatus::SUBOPTIMAL, i),
+            AcquireResult::OutOfDate => (VkStatus::OUT_OF_DATE, 0),
+            AcquireResult::NotReady => (VkStatus::TIMEOUT, 0),
+        };
+        let now = self.now();
+        self.machine.acquired(swapchain, status, image, now)?;
+        self.carry_out()?;
+        Ok(result)
+    }
+
+    fn present(
+        &mut self,
+        swapchain: Gen,
+        image: u32,
+        wait: Sem,
+        own_id: Option<u64>,
+    ) -> Result<PresentResult, SimError> {
+        self.observe()?;
+        let plan = self.plan(swapchain, image, own_id)?;
+        let sem = match plan.repair {
+            Some(choice) => self.repair(swapchain, choice, wait)?,
+            None => wait,
+        };
+        let fence = self.present_fence(&plan);
+        let extras = PresentExtras {
+            id: own_id.unwrap_or(self.machine.planned_present_id(swapchain)),
+            ..PresentExtras::default()
+        };
+        self.truth.ids_sent += u64::from(extras.id != 0);
+        let result =
+            self.world
+                .present_with(swapchain, (image, sem, fence.map(|f| f.1)), extras)?;
+        let outcome = match result {
+            PresentResult::Queued | PresentResult::QueueFull => PresentOutcome::Queued,
+            PresentResult::QueuedStale => PresentOutcome::QueuedStale,
+            PresentResult::Failed => PresentOutcome::Failed,
+        };
+        match (fence, result) {
+            // A failed present signals no fence: it is free again.
+            (Some((_, f)), PresentResult::Failed) => self.free_fences.push(f),
+            (Some((id, f)), _) => {
+                self.present_fences.insert(id, f);
+                self.truth.present_fences += 1;
+            }
+            (None, _) => {}
+        }
+        let now = self.now();
+        self.machine.present_returned(outcome, now)?;
+        self.display_feedback()?;
+        self.carry_out()?;
+        // The pacing sleep at the end of the present (the machine's place for it).
+        if self.machine.is_paced(swapchain) {
+            self.gate(swapchain)?;
+        }
+        Ok(result)
+    }
+
+    fn destroy_swapchain(&mut self, swapchain: Gen) -> Result<(), SimError> {
+        self.observe()?;
+        match self.machine.destroy_requested(swapchain)? {
+            DestroyOutcome::Unpaced => self.world.destroy_swapchain(swapchain)?,
+            DestroyOutcome::Deferred => {}
+            DestroyOutcome::Now => self.bounded_waits()?,
+        }
+        self.carry_out()
+    }
+
+    /// The pacer's teardown: its bounded waits, then every repair semaphore and the shell's
+    /// fences destroyed. Where a wait timed out (a present fence that never signals) what is not
+    /// proven idle stays alive, as the Vulkan shell leaves it (logged), rather than destroyed
+    /// in use: `clean_teardown` says so.
+    fn shutdown(&mut self) -> Result<(), SimError> {
+        self.observe()?;
+        self.machine.begin_shutdown();
+        self.bounded_waits()?;
+        self.clean_teardown = self.machine.finish_shutdown();
+        self.carry_out()?;
+        self.observe()?;
+        for f in std::mem::take(&mut self.free_fences) {
+            self.world.destroy_fence(f)?;
+        }
+        Ok(())
+    }
+}
