@@ -8,7 +8,9 @@
 //! the exit code is 1 on any error or validation message.
 
 mod context;
+pub mod idle_count;
 pub mod pipeline;
+pub mod pumped_window;
 pub mod vulkan;
 mod window;
 
@@ -19,8 +21,7 @@ use anyhow::{bail, Context as _, Result};
 use ash::vk;
 use vkpace::{Acquired, CompletionBackend, Frame, Swapchain};
 
-pub use context::Context;
-use context::{WindowHandles, MESSAGES};
+pub use context::{Context, ContextOptions, WindowHandles, MESSAGES};
 
 /// An example renderer: made once the swapchain exists, asked for each acquired frame, and
 /// given the swapchain back to tear down in the order it needs.
