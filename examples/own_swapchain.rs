@@ -19,73 +19,20 @@
 //! ```text
 //! cargo run --release --example own_swapchain -- --x11 --frames 300 --vkpace --fps 30 --json
 //! ```
-//! Flags: `--headless` | `--x11` | `--wayland` (default: a window, winit's choice),
-//! `--frames N` (120), `--fps F` (a frame limit; without `--vkpace` a plain sleep),
-//! `--resize-storm N` (a new size for each of the first N frames), `--no-maintenance1`,
-//! `--validation`, `--vkpace`, `--json` (a one-line summary). Exit code 1 on an error or a
-//! validation message.
+//! Flags: `examples/support/own_cli.rs`. Exit code 1 on an error or a validation message.
 
 #[allow(dead_code)] // The other examples' frame loop (vkpace's `Swapchain`) is not used here.
 mod support;
 
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, Result};
 use ash::vk;
-use support::pumped_window::{PumpedWindow, System};
+use support::own_cli::{self, storm_extent, summary, Counts, Flags, Run};
+use support::pumped_window::PumpedWindow;
 use support::{idle_count, vulkan, Context, ContextOptions};
 
 const FRAMES_IN_FLIGHT: usize = 2;
-
-/// The flags.
-#[derive(Clone, Debug, Default)]
-struct Flags {
-    /// `None`: headless.
-    window: Option<System>,
-    frames: u64,
-    fps: Option<f64>,
-    resize_storm: u64,
-    no_maintenance1: bool,
-    validation: bool,
-    vkpace: bool,
-    json: bool,
-}
-
-impl Flags {
-    fn parse() -> Result<Self> {
-        let mut f = Flags {
-            window: Some(System::Any),
-            frames: 120,
-            ..Flags::default()
-        };
-        let mut it = std::env::args().skip(1);
-        while let Some(flag) = it.next() {
-            let mut value = || it.next().with_context(|| format!("{flag} needs a value"));
-            match flag.as_str() {
-                "--headless" => f.window = None,
-                "--x11" => f.window = Some(System::X11),
-                "--wayland" => f.window = Some(System::Wayland),
-                "--frames" => f.frames = value()?.parse()?,
-                "--fps" => f.fps = Some(value()?.parse()?),
-                "--resize-storm" => f.resize_storm = value()?.parse()?,
-                "--no-maintenance1" => f.no_maintenance1 = true,
-                "--validation" => f.validation = true,
-                "--vkpace" => f.vkpace = true,
-                "--json" => f.json = true,
-                other => bail!("unknown flag {other} (see the example's documentation)"),
-            }
-        }
-        Ok(f)
-    }
-}
-
-/// The size the resize storm asks for at frame `i`: a different one for each of 100 frames.
-fn storm_extent(i: u64) -> vk::Extent2D {
-    vk::Extent2D {
-        width: 320 + (i % 100) as u32 * 3,
-        height: 240 + (i % 50) as u32 * 2,
-    }
-}
 
 /// One frame in flight's objects.
 struct InFlight {
@@ -100,34 +47,6 @@ struct InFlight {
 struct Chain {
     handle: vk::SwapchainKHR,
     images: Vec<vk::Image>,
-    extent: vk::Extent2D,
-}
-
-/// What the run did (the summary).
-#[derive(Default)]
-struct Counts {
-    frames: u64,
-    created: u64,
-    destroyed: u64,
-    out_of_date: u64,
-    suboptimal: u64,
-    /// The frame of each `destroy_swapchain` call.
-    destroy_calls: Vec<u64>,
-    /// How many of them the pacer's stats showed done, and the most frames one took (the
-    /// pacer destroys deferred swapchains in the order they were handed over).
-    destroys_seen: usize,
-    max_frames_to_destroy: u64,
-}
-
-impl Counts {
-    /// The pacer's stats say `destroyed` swapchains were destroyed by frame `self.frames`.
-    fn destroys_done(&mut self, destroyed: u64) {
-        while self.destroys_seen < (destroyed as usize).min(self.destroy_calls.len()) {
-            let frames = self.frames - self.destroy_calls[self.destroys_seen];
-            self.max_frames_to_destroy = self.max_frames_to_destroy.max(frames);
-            self.destroys_seen += 1;
-        }
-    }
 }
 
 struct Renderer {
@@ -165,7 +84,7 @@ impl Renderer {
                 }
             });
         }
-        let pacer = make_pacer(ctx, &device, flags)?; // vkpace
+        let pacer = flags.vkpace.then(|| make_pacer(ctx, &device, flags.fps)); // vkpace
         Ok(Self {
             queue: ctx.queue,
             physical: ctx.physical,
@@ -179,7 +98,7 @@ impl Renderer {
             stale: true,
             frame: 0,
             counts: Counts::default(),
-            pacer, // vkpace
+            pacer: pacer.transpose()?, // vkpace
         })
     }
 
@@ -191,23 +110,22 @@ impl Renderer {
             return Ok(false);
         }
         self.stale = false;
-        let f = &self.frames[self.frame];
-        let (acquired, rendered, fence, cmd) = (f.acquired, f.rendered, f.fence, f.cmd);
+        let (acquired, fence) = (
+            self.frames[self.frame].acquired,
+            self.frames[self.frame].fence,
+        );
         // SAFETY: the frame's fence, of this device.
         unsafe { self.device.wait_for_fences(&[fence], true, u64::MAX) }?;
-        let null = vk::Fence::null();
+        let (sc, null) = (self.chain.handle, vk::Fence::null());
         // SAFETY: a live swapchain; the acquire semaphore is unsignaled (the submission that
         // waited on it completed: the fence above).
         let acquire = unsafe {
             // vkpace {
             match self.pacer.as_mut() {
-                Some(p) => p.acquire_next_image(self.chain.handle, u64::MAX, acquired, null),
-                None => self.swapchain_fn.acquire_next_image(
-                    self.chain.handle,
-                    u64::MAX,
-                    acquired,
-                    null,
-                ),
+                Some(p) => p.acquire_next_image(sc, u64::MAX, acquired, null),
+                None => self
+                    .swapchain_fn
+                    .acquire_next_image(sc, u64::MAX, acquired, null),
             }
             // vkpace }
         };
@@ -220,7 +138,15 @@ impl Renderer {
             }
             Err(e) => return Err(e.into()),
         };
-        // SAFETY: the fence is not in use (waited above).
+        self.submit_and_present(index, suboptimal)?;
+        Ok(true)
+    }
+
+    /// Records, submits and presents the acquired image `index` with the frame's objects.
+    fn submit_and_present(&mut self, index: u32, suboptimal: bool) -> Result<()> {
+        let f = &self.frames[self.frame];
+        let (acquired, rendered, fence, cmd) = (f.acquired, f.rendered, f.fence, f.cmd);
+        // SAFETY: the fence is not in use (waited before the acquire).
         unsafe { self.device.reset_fences(&[fence]) }?;
         self.record(cmd, self.chain.images[index as usize])?;
         let (waits, stages) = ([acquired], [vk::PipelineStageFlags::TRANSFER]);
@@ -266,7 +192,7 @@ impl Renderer {
             }
             Err(e) => return Err(e.into()),
         }
-        Ok(true)
+        Ok(())
     }
 
     /// Records `cmd`: `image` cleared to a color that changes per frame, left for presenting.
@@ -309,35 +235,10 @@ impl Renderer {
     /// with the old one as `oldSwapchain`, which is destroyed right after. Returns false for
     /// a zero extent (minimized): nothing to draw.
     fn recreate(&mut self, wanted: vk::Extent2D) -> Result<bool> {
-        // SAFETY: the surface belongs to the context's physical device.
-        let caps = unsafe {
-            self.surface_fn
-                .get_physical_device_surface_capabilities(self.physical, self.surface)
-        }?;
-        let extent = match caps.current_extent.width {
-            u32::MAX => wanted,
-            _ => caps.current_extent,
-        };
-        if extent.width == 0 || extent.height == 0 {
+        let Some(info) = self.swapchain_info(wanted)? else {
             return Ok(false);
-        }
-        let count = match caps.max_image_count {
-            0 => caps.min_image_count + 1,
-            max => (caps.min_image_count + 1).min(max),
         };
-        let info = vk::SwapchainCreateInfoKHR::default()
-            .surface(self.surface)
-            .min_image_count(count)
-            .image_format(vk::Format::B8G8R8A8_UNORM)
-            .image_color_space(vk::ColorSpaceKHR::SRGB_NONLINEAR)
-            .image_extent(extent)
-            .image_array_layers(1)
-            .image_usage(vk::ImageUsageFlags::TRANSFER_DST)
-            .pre_transform(caps.current_transform)
-            .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
-            .present_mode(vk::PresentModeKHR::FIFO)
-            .clipped(true)
-            .old_swapchain(self.chain.handle);
+        let info = info.old_swapchain(self.chain.handle);
         // SAFETY: a valid create info for this surface; the old swapchain is this surface's.
         let handle = unsafe {
             // vkpace {
@@ -366,8 +267,45 @@ impl Renderer {
         }
         // SAFETY: a live swapchain of this device.
         self.chain.images = unsafe { self.swapchain_fn.get_swapchain_images(handle) }?;
-        self.chain.extent = extent;
         Ok(true)
+    }
+
+    /// The create info of a FIFO swapchain of the surface's size, or `wanted` where the surface
+    /// lets the application choose; None for a zero extent.
+    fn swapchain_info(
+        &self,
+        wanted: vk::Extent2D,
+    ) -> Result<Option<vk::SwapchainCreateInfoKHR<'static>>> {
+        // SAFETY: the surface belongs to the context's physical device.
+        let caps = unsafe {
+            self.surface_fn
+                .get_physical_device_surface_capabilities(self.physical, self.surface)
+        }?;
+        let extent = match caps.current_extent.width {
+            u32::MAX => wanted,
+            _ => caps.current_extent,
+        };
+        if extent.width == 0 || extent.height == 0 {
+            return Ok(None);
+        }
+        let count = match caps.max_image_count {
+            0 => caps.min_image_count + 1,
+            max => (caps.min_image_count + 1).min(max),
+        };
+        Ok(Some(
+            vk::SwapchainCreateInfoKHR::default()
+                .surface(self.surface)
+                .min_image_count(count)
+                .image_format(vk::Format::B8G8R8A8_UNORM)
+                .image_color_space(vk::ColorSpaceKHR::SRGB_NONLINEAR)
+                .image_extent(extent)
+                .image_array_layers(1)
+                .image_usage(vk::ImageUsageFlags::TRANSFER_DST)
+                .pre_transform(caps.current_transform)
+                .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
+                .present_mode(vk::PresentModeKHR::FIFO)
+                .clipped(true),
+        ))
     }
 }
 
@@ -412,15 +350,15 @@ impl Renderer {
 }
 
 // vkpace {
-/// With `--vkpace`, the pacer: the context's handles, the paths its device enabled, the limit.
+/// The pacer (`--vkpace`): the context's handles, the paths its device enabled, the limit.
 fn make_pacer(
     ctx: &Context,
     device: &ash::Device,
-    flags: &Flags,
-) -> Result<Option<vkpace::PresentPacer>> {
+    fps: Option<f64>,
+) -> Result<vkpace::PresentPacer> {
     let mut config = vkpace::PresentPacerConfig::default();
     ctx.support.apply(&mut config);
-    config.frame_limit = flags.fps.map(vkpace::FrameLimit::fps).transpose()?;
+    config.frame_limit = fps.map(vkpace::FrameLimit::fps).transpose()?;
     let desc = vkpace::PresentPacerDesc {
         entry: &ctx.entry,
         instance: &ctx.instance,
@@ -431,10 +369,7 @@ fn make_pacer(
         config,
     };
     // SAFETY: the handles are valid and outlive the pacer (destroyed first, in `destroy`).
-    Ok(flags
-        .vkpace
-        .then(|| unsafe { vkpace::PresentPacer::new(desc) })
-        .transpose()?)
+    Ok(unsafe { vkpace::PresentPacer::new(desc) }?)
 }
 // vkpace }
 
@@ -489,46 +424,12 @@ fn frame_loop(
     Ok(())
 }
 
-/// What the summary says besides the counts.
-struct Run<'a> {
-    flags: &'a Flags,
-    system: &'static str,
-    maintenance1: &'static str,
-    seconds: f64,
-    /// The pacer's statistics (JSON), or `null`.
-    pacer: String,
-}
-
-/// The summary, after teardown: a JSON object on one line (`--json`), else a sentence.
-fn summary(c: &Counts, run: &Run<'_>) -> String {
-    let (device_idle, queue_idle) = idle_count::counts();
-    let messages = support::MESSAGES.load(std::sync::atomic::Ordering::SeqCst);
-    let (system, m1, seconds, vkpace) =
-        (run.system, run.maintenance1, run.seconds, run.flags.vkpace);
-    if !run.flags.json {
-        return format!(
-            "own_swapchain: {} frames in {seconds:.2} s on {system}, vkpace {vkpace}, {} \
-             swapchains created, {} destroyed, {device_idle} device / {queue_idle} queue idles, \
-             maintenance1 {m1}, {messages} validation messages",
-            c.frames, c.created, c.destroyed
-        );
-    }
-    format!(
-        "{{\"example\":\"own_swapchain\",\"vkpace\":{vkpace},\"window_system\":\"{system}\",\
-         \"frames\":{},\"seconds\":{seconds:.3},\"swapchains_created\":{},\
-         \"swapchains_destroyed\":{},\"out_of_date\":{},\"suboptimal\":{},\
-         \"device_wait_idle\":{device_idle},\"queue_wait_idle\":{queue_idle},\
-         \"maintenance1\":\"{m1}\",\"validation_messages\":{messages},\"pacer\":{}}}",
-        c.frames, c.created, c.destroyed, c.out_of_date, c.suboptimal, run.pacer
-    )
-}
-
 // vkpace stats {
 /// The pacer's statistics in the summary, and what the example measured from them.
 fn pacer_json(s: &vkpace::PresentPacerStats, c: &Counts) -> String {
     let undestroyed = c.destroy_calls.len() - c.destroys_seen;
     format!(
-        "{{\"swapchains_destroyed\":{},\"max_frames_to_destroy\":{},\"undestroyed\":{undestroyed},\
+        "{{\"destroyed\":{},\"max_frames_to_destroy\":{},\"undestroyed\":{undestroyed},\
          \"retired_max_pending\":{},\"fallback_waits\":{},\"presents\":{},\
          \"repair_submits\":{},\"pacing_sleeps\":{}}}",
         s.swapchains_destroyed,
@@ -582,21 +483,5 @@ fn run(flags: &Flags) -> Result<String> {
 }
 
 fn main() -> std::process::ExitCode {
-    let result = Flags::parse().and_then(|f| run(&f));
-    let messages = support::MESSAGES.load(std::sync::atomic::Ordering::SeqCst);
-    match result {
-        Ok(line) if messages == 0 => {
-            println!("{line}");
-            std::process::ExitCode::SUCCESS
-        }
-        Ok(line) => {
-            println!("{line}");
-            eprintln!("own_swapchain: failed: {messages} validation messages");
-            std::process::ExitCode::FAILURE
-        }
-        Err(e) => {
-            eprintln!("own_swapchain: failed: {e:#}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    own_cli::exit(Flags::parse().and_then(|f| run(&f)))
 }
