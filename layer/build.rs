@@ -10,13 +10,14 @@
 //! every normal build, nothing changes. No Cargo feature can turn a mutation on.
 
 /// The mutations the core knows (`cfg!(vkpace_mutation = "...")` in `core/`).
-const MUTATIONS: [&str; 6] = [
+const MUTATIONS: [&str; 7] = [
     "weak_reuse",
     "early_retire",
     "submit_at_present",
     "skip_consume",
     "late_frame_stays",
     "present_before_signal",
+    "weak_repair",
 ];
 
 fn main() {

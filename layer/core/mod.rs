@@ -50,7 +50,10 @@ pub use pacing::{
     GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL,
     MIN_MARGIN_NS, MISSES_TO_RAISE, MISS_WINDOW, WINDOW as PACING_WINDOW,
 };
-pub use present_pacer::PresentPacerStats;
+pub use present_pacer::{
+    BoundedWait, DestroyOutcome, Gate, PacerAction, PacerConfig, PacerMachine, PresentOutcome,
+    PresentPacerStats, PresentPlan, PresentStep, RepairSemaphore,
+};
 pub use presenter::semaphore_bound;
 pub use serial::Serial;
 pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};

@@ -75,6 +75,13 @@ impl<W: Copy + PartialEq> PresentIds<W> {
         given_up
     }
 
+    /// The application chained its own id `id` to a present (the second door passes it on):
+    /// the ids vkpace adds later stay above it, as ids must grow per swapchain
+    /// (`VUID-VkPresentIdKHR-presentIds-04999`).
+    pub(crate) fn skip_past(&mut self, id: u64) {
+        self.next_id = self.next_id.max(id.saturating_add(1));
+    }
+
     /// The swapchain is being retired: its presents are not asked about any more.
     pub(crate) fn retired(&mut self) {
         self.awaited.clear();

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use ash::vk;
 
+use super::enabled_paths::DisplayChoice;
 use crate::core::{CompletionBackend, FrameLimit, PacingPolicy};
 
 /// The Vulkan objects a [`super::Swapchain`] works with. All must be valid and outlive it; see
@@ -223,29 +224,6 @@ impl Default for SwapchainConfig {
             hdr_metadata: None,
         }
     }
-}
-
-/// Which display path a swapchain takes ([`SwapchainConfig::display`]), among those the device
-/// enabled ([`SwapchainConfig::present_timing`], [`SwapchainConfig::present_wait2`],
-/// [`SwapchainConfig::present_wait`]; [`crate::Support::apply`] sets them).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DisplayChoice {
-    /// Present timing where the surface supports it, and display feedback through
-    /// present_wait2 where the surface supports it, else present_wait, else none.
-    #[default]
-    Auto,
-    /// Display feedback through present_wait2 only (none where the surface lacks it); no
-    /// present timing. Needs [`SwapchainConfig::present_wait2`].
-    PresentWait2,
-    /// Display feedback through present_wait only; no present timing. Needs
-    /// [`SwapchainConfig::present_wait`]. For a driver whose present_wait2 misbehaves (DXVK
-    /// moved to this order for NVIDIA's 590 driver in 2026, where a blocking wait never
-    /// returned; vkpace's present waits are bounded by the pacing sleep they replace).
-    PresentWait,
-    /// No display feedback and no present timing: display times stay unknown, frame limits
-    /// are kept by the CPU.
-    Off,
 }
 
 impl SwapchainConfig {

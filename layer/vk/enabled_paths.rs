@@ -2,7 +2,6 @@
 //! [`super::PresentPacerConfig`]): one place that [`super::Support::apply`] writes them and one
 //! place that narrows them to a [`super::DisplayChoice`], so the two doors cannot drift apart.
 
-use super::config::DisplayChoice;
 use super::error::{Error, Result};
 use super::maintenance1::Maintenance1Names;
 
@@ -14,6 +13,29 @@ pub struct EnabledPaths<'a> {
     pub(crate) present_timing: &'a mut bool,
     /// Absent where the configuration has no GPU timestamps (the pacer records no commands).
     pub(crate) gpu_timestamps: Option<&'a mut bool>,
+}
+
+/// Which display path a swapchain takes ([`super::SwapchainConfig::display`]), among those the device
+/// enabled ([`super::SwapchainConfig::present_timing`], [`super::SwapchainConfig::present_wait2`],
+/// [`super::SwapchainConfig::present_wait`]; [`crate::Support::apply`] sets them).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DisplayChoice {
+    /// Present timing where the surface supports it, and display feedback through
+    /// present_wait2 where the surface supports it, else present_wait, else none.
+    #[default]
+    Auto,
+    /// Display feedback through present_wait2 only (none where the surface lacks it); no
+    /// present timing. Needs [`super::SwapchainConfig::present_wait2`].
+    PresentWait2,
+    /// Display feedback through present_wait only; no present timing. Needs
+    /// [`super::SwapchainConfig::present_wait`]. For a driver whose present_wait2 misbehaves (DXVK
+    /// moved to this order for NVIDIA's 590 driver in 2026, where a blocking wait never
+    /// returned; vkpace's present waits are bounded by the pacing sleep they replace).
+    PresentWait,
+    /// No display feedback and no present timing: display times stay unknown, frame limits
+    /// are kept by the CPU.
+    Off,
 }
 
 mod sealed {

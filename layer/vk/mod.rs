@@ -34,7 +34,7 @@ pub use crate::core::MAX_FRAMES_IN_FLIGHT;
 pub use crate::core::{CompletionBackend, DeferredRelease, SyncToken, TokenSet};
 pub use crate::core::{FrameTimes, PresentPacerStats, SwapchainStats, TELEMETRY_FRAMES};
 pub use batch::Batch;
-pub use config::{DisplayChoice, SwapchainConfig, SwapchainCreateDesc};
+pub use config::{SwapchainConfig, SwapchainCreateDesc};
 pub use display::{
     DisplayFeedback, PresentTimingInUse, PresentTimingSupport, PresentTimingSurfaceSupport,
     PresentWait2Support, PresentWait2SurfaceSupport, PresentWaitSupport, RefreshCycle,
@@ -42,7 +42,7 @@ pub use display::{
     PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT2_INSTANCE_EXTENSION,
     PRESENT_WAIT_DEVICE_EXTENSIONS,
 };
-pub use enabled_paths::TakesSupport;
+pub use enabled_paths::{DisplayChoice, TakesSupport};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};

@@ -1,6 +1,345 @@
-//! The second door's machine: the state and decisions of a [`crate::PresentPacer`], which paces
-//! swapchains the application owns.
+//! The second door's machine ([`PacerMachine`]): the state and decisions of a
+//! [`crate::PresentPacer`], which paces swapchains the application creates, acquires from and
+//! presents itself. The application's calls are the inputs; the shell asks the machine before
+//! each Vulkan call it adds (a gate, a repair submission, a deferred destruction) and reports
+//! what happened. Composed of the modules door 1 uses: per-image present histories
+//! ([`super::present_history`]) for the repair semaphores, the retire queue for deferred
+//! destruction, [`super::Pacing`] and the frames-in-flight pacer per lineage of swapchains,
+//! present ids and telemetry.
+//!
+//! # The repair and its proof
+//!
+//! The present waits on a vkpace semaphore `S`, signalled by an empty submission (the repair)
+//! that waited on the application's semaphores. `S` may be signalled again only once the
+//! present's wait on it has executed (`VUID-vkQueueSubmit-pSignalSemaphores-00067`). Without a
+//! present fence the proof is door 1's, one hop longer: the repair of a *later* present of the
+//! same image waited on the application's semaphore, which its rendering signalled after it
+//! waited on the later acquire of the image, which the presentation engine signalled only after
+//! processing the earlier present. So once that later repair completed, `S` is free. The repair
+//! of the *same* present proves nothing of the present's own wait (the `weak_repair` mutation
+//! makes exactly that mistake).
 
+mod chain;
+mod config;
+mod destroy;
+mod feedback;
+mod frames;
+mod present;
+mod proof;
 mod stats;
+mod teardown;
+#[cfg(test)]
+mod tests;
 
+use std::collections::VecDeque;
+
+pub use config::PacerConfig;
+pub use destroy::{BoundedWait, DestroyOutcome};
+pub use frames::Gate;
+pub use present::{PresentPlan, PresentStep, RepairSemaphore};
 pub use stats::PresentPacerStats;
+
+use super::error::CoreError;
+use super::pacer::validate_frames_in_flight;
+pub use super::presenter::PresentOutcome;
+use super::retire_queue::RetireQueue;
+use super::serial::Serial;
+use super::swapchain_state::SwapchainState;
+use chain::Chain;
+
+/// Something the shell must carry out, polled with [`PacerMachine::poll_action`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum PacerAction<S, W> {
+    /// Destroy this repair semaphore: nothing will signal or wait on it again.
+    DestroySemaphore(S),
+    /// Destroy this swapchain (the application asked, and it is now provably idle), with the
+    /// allocation callbacks the application gave for it.
+    DestroySwapchain(W),
+}
+
+/// A swapchain made through the pacer, until the pacer destroys it.
+#[derive(Debug)]
+struct Paced<S, W> {
+    state: SwapchainState<S, W>,
+    /// The lineage it belongs to (index into `chains` by id).
+    chain: u64,
+    /// Its place in its lineage: later swapchains (made with an older one as `oldSwapchain`)
+    /// have higher generations.
+    generation: u64,
+}
+
+/// The second door's sans-IO machine, generic over semaphore (`S`) and swapchain (`W`)
+/// handles. Completion is by serial on the pacer's one queue: the shell numbers nothing; the
+/// machine gives each submission the shell makes its serial.
+#[derive(Debug)]
+pub struct PacerMachine<S, W> {
+    config: PacerConfig,
+    /// Swapchains the application may still use.
+    live: Vec<Paced<S, W>>,
+    /// Swapchains the application destroyed, waiting until provably idle, with their lineage
+    /// and generation (same order as in `retired`).
+    retired: RetireQueue<S, W>,
+    retired_lineage: Vec<(W, u64, u64)>,
+    /// Swapchains that must be destroyed before the current call returns (no successor, or
+    /// over the cap): the bounded wait works on them.
+    forced: Vec<W>,
+    /// The proof submission of a bounded wait, once made.
+    forced_proof: Option<Serial>,
+    chains: Vec<Chain<W>>,
+    next_chain: u64,
+    completed: Serial,
+    last_submitted: Serial,
+    /// Free repair semaphores (unsignalled, nothing pending), shared by all swapchains.
+    pool: Vec<S>,
+    semaphores_alive: usize,
+    pending: present::Pending<S, W>,
+    next_present_fence: u64,
+    /// Present fences vkpace added, not yet seen signalled: (id, swapchain).
+    present_fences: Vec<(u64, W)>,
+    actions: VecDeque<PacerAction<S, W>>,
+    /// Teardown began: every pending present fence and a final proof are waited for.
+    shutting_down: bool,
+    stats: PresentPacerStats,
+}
+
+impl<S, W> PacerMachine<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    /// A machine with no swapchain yet.
+    pub fn new(config: PacerConfig) -> Result<Self, CoreError> {
+        validate_frames_in_flight(config.frames_in_flight)?;
+        let config = PacerConfig {
+            max_retired_swapchains: config.max_retired_swapchains.max(1),
+            ..config
+        };
+        Ok(Self {
+            live: Vec::with_capacity(4),
+            retired: RetireQueue::with_capacity(config.max_retired_swapchains + 2),
+            retired_lineage: Vec::with_capacity(config.max_retired_swapchains + 2),
+            forced: Vec::with_capacity(4),
+            forced_proof: None,
+            chains: Vec::with_capacity(2),
+            next_chain: 0,
+            completed: Serial::NONE,
+            last_submitted: Serial::NONE,
+            pool: Vec::with_capacity(2 * (super::MAX_FRAMES_IN_FLIGHT + 1)),
+            semaphores_alive: 0,
+            pending: present::Pending::new(),
+            next_present_fence: 1,
+            present_fences: Vec::with_capacity(16),
+            actions: VecDeque::with_capacity(16),
+            shutting_down: false,
+            stats: PresentPacerStats::default(),
+            config,
+        })
+    }
+
+    // ----- settings -----------------------------------------------------------------------
+
+    /// Changes frames in flight (1..=3) from the next frame on. The present histories keep
+    /// working because their proofs are serials, not frame counts.
+    pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) -> Result<(), CoreError> {
+        validate_frames_in_flight(frames_in_flight)?;
+        self.config.frames_in_flight = frames_in_flight;
+        for c in &mut self.chains {
+            c.set_frames_in_flight(frames_in_flight)?;
+        }
+        Ok(())
+    }
+
+    /// Changes the pacing policy from the next frame on.
+    pub fn set_pacing(&mut self, policy: super::PacingPolicy) {
+        self.config.pacing = policy;
+        for c in &mut self.chains {
+            c.pacing.set_policy(policy);
+        }
+    }
+
+    /// Sets or removes the frame limit from the next frame on.
+    pub fn set_frame_limit(&mut self, limit: Option<super::FrameLimit>) {
+        self.config.frame_limit = limit;
+        for c in &mut self.chains {
+            c.pacing.set_frame_limit(limit);
+        }
+    }
+
+    /// The settings in use.
+    #[must_use]
+    pub fn config(&self) -> &PacerConfig {
+        &self.config
+    }
+
+    // ----- swapchain lifetime -------------------------------------------------------------
+
+    /// A swapchain `handle` of `image_count` images was made through the pacer, with `old` as
+    /// its `oldSwapchain` (if that is one of the pacer's, the new one continues its lineage:
+    /// the same gate, pacing and telemetry). `display_queues`: its present mode shows every
+    /// frame in order (FIFO, FIFO_RELAXED).
+    pub fn swapchain_created(
+        &mut self,
+        handle: W,
+        image_count: u32,
+        old: Option<W>,
+        display_queues: bool,
+    ) -> Result<(), CoreError> {
+        if image_count == 0 {
+            return Err(CoreError::NoImages);
+        }
+        if self.find(handle).is_some() {
+            return Err(CoreError::OutOfOrder(
+                "swapchain_created: handle already known",
+            ));
+        }
+        let depth = self.config.frames_in_flight + 1;
+        let lineage = old.and_then(|o| self.find(o)).map(|i| self.live[i].chain);
+        let chain = match lineage {
+            Some(id) => id,
+            None => {
+                let id = self.next_chain;
+                self.next_chain += 1;
+                self.chains.push(Chain::new(id, &self.config)?);
+                id
+            }
+        };
+        let c = self.chain_mut(chain)?;
+        c.generations += 1;
+        let generation = c.generations;
+        c.swapchain_changed(display_queues);
+        self.live.push(Paced {
+            state: SwapchainState::new(handle, image_count, depth),
+            chain,
+            generation,
+        });
+        self.stats.swapchains_created += 1;
+        Ok(())
+    }
+
+    /// A call the pacer passed through unpaced (a present on another queue): counted.
+    pub fn unpaced_call(&mut self) {
+        self.stats.unpaced_calls += 1;
+    }
+
+    /// Whether `handle` was made through the pacer and not yet destroyed by the application.
+    #[must_use]
+    pub fn is_paced(&self, handle: W) -> bool {
+        self.find(handle).is_some()
+    }
+
+    // ----- completion ---------------------------------------------------------------------
+
+    /// The submission with `serial` (and every earlier one on the queue) completed, seen at
+    /// `now`.
+    pub fn serial_completed(&mut self, serial: Serial, now: u64) -> Result<(), CoreError> {
+        if serial > self.last_submitted {
+            return Err(CoreError::CompletedUnsubmitted {
+                given: serial,
+                last: self.last_submitted,
+            });
+        }
+        if serial <= self.completed {
+            return Ok(());
+        }
+        self.completed = serial;
+        for c in &mut self.chains {
+            c.completed(serial, now);
+        }
+        self.collect_idle();
+        Ok(())
+    }
+
+    /// The present fence with id `id` (from [`PresentPlan::present_fences`]) signalled: the
+    /// present's semaphore wait has executed. Returns `false` for an id the machine does not
+    /// rely on.
+    pub fn present_fence_signaled(&mut self, id: u64) -> bool {
+        let Some(at) = self.present_fences.iter().position(|(i, _)| *i == id) else {
+            return false;
+        };
+        let (_, owner) = self.present_fences.swap_remove(at);
+        let states = self
+            .live
+            .iter_mut()
+            .map(|p| &mut p.state)
+            .chain(self.retired.iter_mut().map(|r| &mut r.state));
+        for state in states.filter(|s| s.handle == owner) {
+            for h in &mut state.images {
+                h.present_fence_signaled(id);
+            }
+            state.pending_present_fences = state.pending_present_fences.saturating_sub(1);
+        }
+        self.collect_idle();
+        true
+    }
+
+    /// The present fences not yet seen signalled, with their swapchains.
+    pub fn pending_present_fences(&self) -> impl Iterator<Item = (u64, W)> + '_ {
+        self.present_fences.iter().copied()
+    }
+
+    /// The highest completed serial.
+    #[must_use]
+    pub fn completed(&self) -> Serial {
+        self.completed
+    }
+
+    /// The last serial given to a submission.
+    #[must_use]
+    pub fn last_submitted(&self) -> Serial {
+        self.last_submitted
+    }
+
+    // ----- outputs ------------------------------------------------------------------------
+
+    /// The next thing to carry out, if any. Poll until `None` after every input.
+    pub fn poll_action(&mut self) -> Option<PacerAction<S, W>> {
+        self.actions.pop_front()
+    }
+
+    // ----- helpers ------------------------------------------------------------------------
+
+    fn find(&self, handle: W) -> Option<usize> {
+        self.live.iter().position(|p| p.state.handle == handle)
+    }
+
+    fn chain_index(&self, id: u64) -> Result<usize, CoreError> {
+        self.chains
+            .iter()
+            .position(|c| c.id == id)
+            .ok_or(CoreError::OutOfOrder("a swapchain of no lineage"))
+    }
+
+    fn chain_mut(&mut self, id: u64) -> Result<&mut Chain<W>, CoreError> {
+        let i = self.chain_index(id)?;
+        Ok(&mut self.chains[i])
+    }
+
+    /// The next serial, for a submission the shell just made.
+    fn take_serial(&mut self) -> Serial {
+        self.last_submitted = self.last_submitted.next();
+        self.last_submitted
+    }
+
+    /// A repair semaphore is free again: pooled, or destroyed when poisoned or over the cap.
+    fn recycle(&mut self, semaphore: S, poisoned: bool) {
+        let cap = 2 * (self.config.frames_in_flight + 1);
+        if !poisoned && self.pool.len() < cap {
+            self.pool.push(semaphore);
+        } else {
+            if poisoned {
+                self.stats.semaphores_poisoned += 1;
+            }
+            self.semaphores_alive = self.semaphores_alive.saturating_sub(1);
+            self.actions
+                .push_back(PacerAction::DestroySemaphore(semaphore));
+        }
+    }
+}
+
+impl<S, W> PacerMachine<S, W> {
+    /// The outcome of a present for its semaphore waits.
+    fn failed(outcome: PresentOutcome) -> bool {
+        outcome == PresentOutcome::Failed
+    }
+}

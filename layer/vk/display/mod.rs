@@ -26,7 +26,6 @@ pub use timing_shell::PresentTimingInUse;
 pub(crate) use timing_shell::{TimingShell, TIMING_SLOTS};
 
 use crate::core::{choose_paths, Calibrateable, DisplayOffer, DisplayPaths, TimingOffer};
-use crate::vk::config::SwapchainCreateDesc;
 use crate::vk::error::Result;
 use present_timing::PresentTimingFns;
 use present_wait::PresentWaitFns;
@@ -40,6 +39,36 @@ pub(crate) struct Paths {
     pub(crate) timing: Option<TimingShell>,
 }
 
+/// What [`choose`] needs: the handles of one surface's swapchain and the paths the device
+/// enabled (both doors build it: [`crate::Swapchain`] from its create description, the
+/// [`crate::PresentPacer`] per swapchain it is asked to create).
+pub(crate) struct DisplayRequest<'a> {
+    pub(crate) entry: &'a ash::Entry,
+    pub(crate) instance: &'a ash::Instance,
+    pub(crate) physical_device: ash::vk::PhysicalDevice,
+    pub(crate) device: &'a ash::Device,
+    pub(crate) surface: ash::vk::SurfaceKHR,
+    pub(crate) present_wait: bool,
+    pub(crate) present_wait2: bool,
+    pub(crate) present_timing: bool,
+}
+
+impl<'a> DisplayRequest<'a> {
+    /// The request of door 1's swapchain.
+    pub(crate) fn of(desc: &crate::vk::config::SwapchainCreateDesc<'a>) -> Self {
+        Self {
+            entry: desc.entry,
+            instance: desc.instance,
+            physical_device: desc.physical_device,
+            device: desc.device,
+            surface: desc.surface,
+            present_wait: desc.config.present_wait,
+            present_wait2: desc.config.present_wait2,
+            present_timing: desc.config.present_timing,
+        }
+    }
+}
+
 /// The paths for `desc`'s surface. Every entry point an option asked for needs is loaded first
 /// ([`crate::Error::InvalidConfig`] where the device did not enable it), before the surface is
 /// asked and before the caller makes any Vulkan object; then the surface and the device are
@@ -49,8 +78,8 @@ pub(crate) struct Paths {
 ///
 /// As [`crate::Swapchain::new`]: valid handles; each option only with the device extensions
 /// and features it needs enabled.
-pub(crate) unsafe fn choose(desc: &SwapchainCreateDesc<'_>) -> Result<Paths> {
-    let config = &desc.config;
+pub(crate) unsafe fn choose(desc: &DisplayRequest<'_>) -> Result<Paths> {
+    let config = desc;
     let wait = match config.present_wait {
         true => Some(PresentWaitFns::load(desc.instance, desc.device)?),
         false => None,
@@ -109,7 +138,7 @@ struct Asked {
 /// # Safety
 ///
 /// As [`choose`].
-unsafe fn ask_surface(desc: &SwapchainCreateDesc<'_>, wait2: bool, timing: bool) -> Result<Asked> {
+unsafe fn ask_surface(desc: &DisplayRequest<'_>, wait2: bool, timing: bool) -> Result<Asked> {
     let (entry, instance, physical) = (desc.entry, desc.instance, desc.physical_device);
     let ids = match wait2 || timing {
         // SAFETY: valid handles; the device enabled the extensions, so the physical device

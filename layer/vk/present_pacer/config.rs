@@ -6,8 +6,7 @@ use std::time::Duration;
 use ash::vk;
 
 use crate::core::{FrameLimit, PacingPolicy};
-use crate::vk::config::DisplayChoice;
-use crate::vk::enabled_paths::{EnabledPaths, Sealed};
+use crate::vk::enabled_paths::{DisplayChoice, EnabledPaths, Sealed};
 use crate::vk::maintenance1::Maintenance1Names;
 
 /// The Vulkan objects a [`super::PresentPacer`] works with: those of
@@ -45,8 +44,12 @@ pub struct PresentPacerDesc<'a> {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct PresentPacerConfig {
-    /// Presents the CPU may queue ahead of the GPU, 1..=3: an acquire waits until the repair
-    /// submission of the present this many presents back has completed. Default 2.
+    /// Presents the CPU may queue ahead of the GPU, 1..=3: the next frame waits until the
+    /// repair submission of the present this many presents back has completed. Keep it at most
+    /// the application's own frames in flight (the distance at which it reuses its per-frame
+    /// semaphores): the repair that consumed a semaphore has then completed before the
+    /// application signals it again. With repair off there is no repair to wait for, and the
+    /// application's own fences pace. Default 2.
     pub frames_in_flight: usize,
     /// When frames begin beyond the frames-in-flight gate. Default
     /// [`PacingPolicy::FramesInFlight`].

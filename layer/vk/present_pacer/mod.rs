@@ -2,16 +2,29 @@
 //! replacement per swapchain call the engine already makes (create, acquire, present, destroy),
 //! taking the same Vulkan structures and returning the driver's results unchanged.
 
+mod acquire;
+mod chain_walk;
 mod config;
+mod create;
+mod fences;
+mod present;
+mod teardown;
 
-use ash::prelude::VkResult;
 use ash::vk;
 
 pub use config::{PresentPacerConfig, PresentPacerDesc};
 
+use super::clock::Clock;
+use super::display::DisplayFns;
 use super::error::{Error, Result};
 use super::swapchain_info::Setting;
-use crate::core::{validate_frames_in_flight, FrameTimes, PresentPacerStats};
+use crate::core::{
+    validate_frames_in_flight, FrameTimes, PacerAction, PacerConfig, PacerMachine,
+    PresentPacerStats,
+};
+use fences::Fences;
+
+type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
 
 /// Paces swapchains the application creates and presents itself: replace
 /// `vkCreateSwapchainKHR`, `vkAcquireNextImageKHR` (or `2KHR`), `vkQueuePresentKHR` and
@@ -55,12 +68,43 @@ use crate::core::{validate_frames_in_flight, FrameTimes, PresentPacerStats};
 /// # Ok(()) }
 /// ```
 pub struct PresentPacer {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    physical_device: vk::PhysicalDevice,
     device: ash::Device,
     swapchain_fn: ash::khr::swapchain::Device,
     queue: vk::Queue,
     config: PresentPacerConfig,
-    stats: PresentPacerStats,
-    telemetry: Vec<FrameTimes>,
+    machine: Machine,
+    clock: Clock,
+    fences: Fences,
+    /// The swapchains made through the pacer and not yet destroyed by it.
+    swapchains: Vec<Made>,
+    /// Reused by every present, so a steady frame does not allocate.
+    scratch: present::Scratch,
+    /// What was already said in the log once.
+    logged: Logged,
+    destroyed: bool,
+}
+
+/// What the shell keeps of a swapchain it made.
+struct Made {
+    handle: vk::SwapchainKHR,
+    /// Display feedback chosen for its surface, if any.
+    display: Option<DisplayFns>,
+    /// The application's allocation callbacks, for the deferred destroy
+    /// (VUID-vkDestroySwapchainKHR-swapchain-01283).
+    allocator: Option<vk::AllocationCallbacks<'static>>,
+}
+
+/// Things logged once per pacer.
+#[derive(Debug, Default)]
+struct Logged {
+    unpaced: bool,
+    other_queue: bool,
+    gate_timeout: bool,
+    destroy_timeout: bool,
+    present_timing: bool,
 }
 
 impl PresentPacer {
@@ -72,114 +116,39 @@ impl PresentPacer {
     /// `VK_KHR_swapchain` enabled, `queue` a queue of family `queue_family` of `device`, and all
     /// of them must outlive the pacer. The queue must be externally synchronized with the
     /// pacer's calls (the pacer submits to it). The path flags of `desc.config` may be set only
-    /// for what the device enabled ([`crate::Support::apply`] sets exactly those).
+    /// for what the device enabled ([`crate::Support::apply`] sets exactly those):
+    /// `present_wait` with the `presentId` and `presentWait` features, `present_wait2` with
+    /// `presentId2` and `presentWait2`, `swapchain_maintenance1` with the
+    /// `swapchainMaintenance1` feature.
     pub unsafe fn new(mut desc: PresentPacerDesc<'_>) -> Result<Self> {
         desc.config.resolve_display()?;
-        validate_frames_in_flight(desc.config.frames_in_flight)?;
+        let c = &desc.config;
+        let machine = Machine::new(PacerConfig {
+            frames_in_flight: validate_frames_in_flight(c.frames_in_flight)?,
+            max_retired_swapchains: c.max_retired_swapchains,
+            repair: c.repair_present_semaphores,
+            present_fences: c.swapchain_maintenance1.is_some(),
+            present_ids: c.present_wait || c.present_wait2,
+            pacing: c.pacing,
+            frame_limit: c.frame_limit,
+        })?;
         let swapchain_fn = ash::khr::swapchain::Device::new(desc.instance, desc.device);
         Ok(Self {
+            entry: desc.entry.clone(),
+            instance: desc.instance.clone(),
+            physical_device: desc.physical_device,
             device: desc.device.clone(),
             swapchain_fn,
             queue: desc.queue,
             config: desc.config,
-            stats: PresentPacerStats::default(),
-            telemetry: Vec::new(),
+            machine,
+            clock: Clock::new(),
+            fences: Fences::default(),
+            swapchains: Vec::with_capacity(4),
+            scratch: present::Scratch::default(),
+            logged: Logged::default(),
+            destroyed: false,
         })
-    }
-
-    /// `vkCreateSwapchainKHR`, through the pacer: the swapchain is paced from its first
-    /// present.
-    ///
-    /// # Safety
-    ///
-    /// As `vkCreateSwapchainKHR`: `info` valid for the pacer's device (its `old_swapchain`, if
-    /// any, made through this pacer or not at all), `allocator` valid until the swapchain is
-    /// destroyed.
-    pub unsafe fn create_swapchain(
-        &mut self,
-        info: &vk::SwapchainCreateInfoKHR<'_>,
-        allocator: Option<&vk::AllocationCallbacks<'_>>,
-    ) -> VkResult<vk::SwapchainKHR> {
-        // SAFETY: the caller's contract is vkCreateSwapchainKHR's.
-        let made = unsafe { self.swapchain_fn.create_swapchain(info, allocator) }?;
-        self.stats.swapchains_created += 1;
-        Ok(made)
-    }
-
-    /// `vkAcquireNextImageKHR`, through the pacer: the frames-in-flight gate and the pacing
-    /// sleep come first, then the driver's acquire with the caller's semaphore and fence.
-    ///
-    /// # Safety
-    ///
-    /// As `vkAcquireNextImageKHR`.
-    pub unsafe fn acquire_next_image(
-        &mut self,
-        swapchain: vk::SwapchainKHR,
-        timeout: u64,
-        semaphore: vk::Semaphore,
-        fence: vk::Fence,
-    ) -> VkResult<(u32, bool)> {
-        // SAFETY: the caller's contract is vkAcquireNextImageKHR's.
-        let got = unsafe {
-            self.swapchain_fn
-                .acquire_next_image(swapchain, timeout, semaphore, fence)
-        };
-        self.stats.acquires += u64::from(got.is_ok());
-        got
-    }
-
-    /// `vkAcquireNextImage2KHR`, through the pacer, as [`Self::acquire_next_image`].
-    ///
-    /// # Safety
-    ///
-    /// As `vkAcquireNextImage2KHR`.
-    pub unsafe fn acquire_next_image2(
-        &mut self,
-        info: &vk::AcquireNextImageInfoKHR<'_>,
-    ) -> VkResult<(u32, bool)> {
-        // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
-        let got = unsafe { self.swapchain_fn.acquire_next_image2(info) };
-        self.stats.acquires += u64::from(got.is_ok());
-        got
-    }
-
-    /// `vkQueuePresentKHR`, through the pacer: the caller's wait semaphores are consumed by an
-    /// empty submission and the present waits on vkpace's semaphore instead (repair), present
-    /// ids, targets and a present fence are added where enabled and not passed. The caller's
-    /// structures are never written. Returns the driver's result unchanged.
-    ///
-    /// # Safety
-    ///
-    /// As `vkQueuePresentKHR`; `queue` must be the pacer's queue.
-    pub unsafe fn queue_present(
-        &mut self,
-        queue: vk::Queue,
-        info: &vk::PresentInfoKHR<'_>,
-    ) -> VkResult<bool> {
-        // SAFETY: the caller's contract is vkQueuePresentKHR's.
-        let result = unsafe { self.swapchain_fn.queue_present(queue, info) };
-        self.stats.presents += 1;
-        result
-    }
-
-    /// `vkDestroySwapchainKHR`, through the pacer: the destruction is deferred until the
-    /// swapchain is provably idle; one without a successor is destroyed (after a bounded wait)
-    /// before this returns, so the surface may be destroyed next
-    /// (VUID-vkDestroySurfaceKHR-surface-01266).
-    ///
-    /// # Safety
-    ///
-    /// As `vkDestroySwapchainKHR`, except that the swapchain's presents may still be pending;
-    /// `allocator` must stay valid until the pacer destroys the swapchain (at the latest in
-    /// [`Self::destroy`]; VUID-vkDestroySwapchainKHR-swapchain-01283).
-    pub unsafe fn destroy_swapchain(
-        &mut self,
-        swapchain: vk::SwapchainKHR,
-        allocator: Option<&vk::AllocationCallbacks<'_>>,
-    ) {
-        // SAFETY: the caller's contract.
-        unsafe { self.swapchain_fn.destroy_swapchain(swapchain, allocator) };
-        self.stats.swapchains_destroyed += 1;
     }
 
     /// Changes a setting from the next frame on: [`Setting::FramesInFlight`],
@@ -188,10 +157,17 @@ impl PresentPacer {
     pub fn set(&mut self, setting: Setting) -> Result<()> {
         match setting {
             Setting::FramesInFlight(n) => {
-                self.config.frames_in_flight = validate_frames_in_flight(n)?;
+                self.machine.set_frames_in_flight(n)?;
+                self.config.frames_in_flight = n;
             }
-            Setting::Pacing(policy) => self.config.pacing = policy,
-            Setting::FrameLimit(limit) => self.config.frame_limit = limit,
+            Setting::Pacing(policy) => {
+                self.machine.set_pacing(policy);
+                self.config.pacing = policy;
+            }
+            Setting::FrameLimit(limit) => {
+                self.machine.set_frame_limit(limit);
+                self.config.frame_limit = limit;
+            }
             Setting::PresentMode(_) => {
                 return Err(Error::InvalidConfig(
                     "the present mode of a swapchain the application owns is its create info's",
@@ -201,40 +177,63 @@ impl PresentPacer {
         Ok(())
     }
 
-    /// The pacer's counters, over all its swapchains.
+    /// The pacer's counters, over all its swapchains (one pacer serves every swapchain the
+    /// application makes through it).
     pub fn stats(&self) -> PresentPacerStats {
-        self.stats
+        PresentPacerStats {
+            fences_created: self.fences.created,
+            ..self.machine.stats()
+        }
     }
 
-    /// The recent frames' timelines of `swapchain`, oldest first (at most
-    /// [`crate::TELEMETRY_FRAMES`]); none for a swapchain not made through the pacer.
+    /// The recent frames' timelines of `swapchain`'s lineage (it and the swapchains it was
+    /// recreated from), oldest first, at most [`crate::TELEMETRY_FRAMES`]; none for a swapchain
+    /// not made through the pacer.
     pub fn telemetry(
         &self,
         swapchain: vk::SwapchainKHR,
     ) -> impl DoubleEndedIterator<Item = FrameTimes> + '_ {
-        let _ = swapchain;
-        self.telemetry.iter().copied()
+        self.machine.telemetry(swapchain)
     }
 
-    /// Destroys vkpace's objects and every swapchain whose destruction was deferred, after
-    /// bounded waits.
-    ///
-    /// # Safety
-    ///
-    /// The pacer's device and queue are still valid; the application's swapchains are no
-    /// longer used.
-    pub unsafe fn destroy(self) -> Result<()> {
-        let _ = (&self.device, self.queue);
+    /// Carries out the machine's destructions.
+    fn drain_actions(&mut self) {
+        while let Some(action) = self.machine.poll_action() {
+            match action {
+                PacerAction::DestroySemaphore(s) => {
+                    // SAFETY: the machine hands a semaphore out only once nothing will signal
+                    // or wait on it (its present's wait proven executed, or never to execute).
+                    unsafe { self.device.destroy_semaphore(s, None) };
+                }
+                PacerAction::DestroySwapchain(w) => self.destroy_now(w),
+            }
+        }
+    }
+
+    /// A clock reading.
+    fn now(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    /// The bound of every wait, in ns.
+    fn timeout_ns(&self) -> u64 {
+        u64::try_from(self.config.wait_timeout.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Reports serials seen complete without blocking.
+    fn poll_completion(&mut self) -> Result<()> {
+        if let Some(done) = self.fences.poll_submitted(&self.device)? {
+            self.machine.serial_completed(done, self.now())?;
+        }
         Ok(())
     }
 }
 
 impl std::fmt::Debug for PresentPacer {
+    /// The state dump: completion, every swapchain's images and the repair semaphores they hold
+    /// with what proves each free, the destroyed swapchains waiting for proof, the counters.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PresentPacer")
-            .field("queue", &self.queue)
-            .field("config", &self.config)
-            .field("stats", &self.stats)
-            .finish_non_exhaustive()
+        writeln!(f, "{}", self.machine.debug_state())?;
+        writeln!(f, "{:?}", self.stats())
     }
 }

@@ -19,7 +19,7 @@ impl Shell {
             .map(|names| Maintenance1Fns::load(desc.entry, instance, names));
         // SAFETY: caller contract (handles valid; each display option only where enabled).
         let crate::vk::display::Paths { display, timing } =
-            unsafe { crate::vk::display::choose(desc) }?;
+            unsafe { crate::vk::display::choose(&crate::vk::display::DisplayRequest::of(desc)) }?;
         let hdr = match &config.hdr_metadata {
             Some(metadata) => Some(HdrMetadata::load(instance, device, metadata)?),
             None => None,

@@ -1,0 +1,86 @@
+//! A lineage of swapchains: one made without an `oldSwapchain` of the pacer's, and each made
+//! from it since. The frames-in-flight gate, the pacing, present ids and telemetry continue
+//! across a recreation, as door 1's do across its own.
+
+use super::config::PacerConfig;
+use crate::core::error::CoreError;
+use crate::core::pacer::FramePacer;
+use crate::core::pacing::Pacing;
+use crate::core::present_ids::PresentIds;
+use crate::core::serial::Serial;
+use crate::core::telemetry::Telemetry;
+
+/// One lineage's pacing state.
+#[derive(Debug)]
+pub(super) struct Chain<W> {
+    pub(super) id: u64,
+    /// Swapchains made in it so far (the newest one's generation).
+    pub(super) generations: u64,
+    /// The frames-in-flight gate: the repair serials of its recent presents.
+    pub(super) pacer: FramePacer,
+    pub(super) pacing: Pacing,
+    pub(super) telemetry: Telemetry,
+    pub(super) ids: PresentIds<W>,
+    /// The frame begun (gate passed, pacing sleep over) and not yet presented.
+    pub(super) started: Option<u64>,
+    /// The frame the gate held back, counted once.
+    pub(super) gated: bool,
+    /// The newest generation a present to which is proven processed, and by which serial:
+    /// every older swapchain of the lineage is then idle once that serial completes (the
+    /// presentation engine processes presents in order).
+    pub(super) proven: Option<(u64, Serial)>,
+}
+
+impl<W: Copy + PartialEq> Chain<W> {
+    pub(super) fn new(id: u64, config: &PacerConfig) -> Result<Self, CoreError> {
+        let mut pacing = Pacing::new(config.pacing, config.frame_limit);
+        pacing.set_frames_in_flight(config.frames_in_flight);
+        Ok(Self {
+            id,
+            generations: 0,
+            pacer: FramePacer::new(config.frames_in_flight)?,
+            pacing,
+            telemetry: Telemetry::new(),
+            ids: PresentIds::new(),
+            started: None,
+            gated: false,
+            proven: None,
+        })
+    }
+
+    pub(super) fn set_frames_in_flight(&mut self, n: usize) -> Result<(), CoreError> {
+        self.pacer.set_frames_in_flight(n)?;
+        self.pacing.set_frames_in_flight(n);
+        Ok(())
+    }
+
+    /// A new swapchain joined the lineage: the display's queue starts over, and the retired
+    /// one's presents are not asked about any more (`VUID-vkWaitForPresentKHR-swapchain-04997`).
+    pub(super) fn swapchain_changed(&mut self, display_queues: bool) {
+        self.pacing.swapchain_changed();
+        self.pacing.set_display_queues(display_queues);
+        self.pacing.display_restarted();
+        self.ids.retired();
+    }
+
+    /// Every submission up to `serial` completed, seen at `now`.
+    pub(super) fn completed(&mut self, serial: Serial, now: u64) {
+        let pacing = &mut self.pacing;
+        self.telemetry
+            .completed(serial, now, |c| pacing.frames_complete(c.frame, now));
+    }
+
+    /// A present to generation `generation` is proven processed by `serial`.
+    pub(super) fn proven_by(&mut self, generation: u64, serial: Serial) {
+        if !self.proven.is_some_and(|(g, _)| g >= generation) {
+            self.proven = Some((generation, serial));
+        }
+    }
+
+    /// The serial proving a swapchain of generation `generation` idle, if any yet.
+    pub(super) fn proof_for(&self, generation: u64) -> Option<Serial> {
+        self.proven
+            .filter(|(g, _)| *g > generation)
+            .map(|(_, serial)| serial)
+    }
+}

@@ -1,0 +1,212 @@
+//! Deferred destruction. `vkDestroySwapchainKHR` requires that "all uses of presentable images
+//! acquired from swapchain" have completed (VUID-vkDestroySwapchainKHR-swapchain-01282), and a
+//! present's semaphore wait is such a use. The pacer keeps a destroyed swapchain until it is
+//! provably idle, by door 1's retire rules ([`crate::core::retire_queue`]): its present fences
+//! all signalled, or a present to a newer swapchain of its lineage proven processed. A
+//! swapchain with no live successor gets no such proof: the application may destroy its
+//! surface next (VUID-vkDestroySurfaceKHR-surface-01266), so it is destroyed before the call
+//! returns, after a bounded wait ([`BoundedWait`]): its present fences where all its presents
+//! had one, else an empty submission made after everything (door 1's teardown assumption, as
+//! ANGLE makes of `vkQueueWaitIdle`, but bounded). The same wait serves the cap on destroyed
+//! swapchains waiting for proof, and the pacer's teardown.
+
+use super::PacerMachine;
+use crate::core::error::CoreError;
+use crate::core::retire_queue::Retired;
+use crate::core::serial::Serial;
+
+/// What became of a swapchain the application destroyed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum DestroyOutcome {
+    /// Not one of the pacer's: destroy it now, as the application asked.
+    Unpaced,
+    /// Kept until provably idle; a later input destroys it ([`super::PacerAction`]).
+    Deferred,
+    /// To be destroyed before the call returns: carry out [`PacerMachine::bounded_wait`] until
+    /// `None`, then poll the actions.
+    Now,
+}
+
+/// A wait the shell carries out, bounded, before the application's call returns.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum BoundedWait {
+    /// Wait for this present fence; report it with [`PacerMachine::present_fence_signaled`].
+    PresentFence(u64),
+    /// Make an empty submission with a completion signal and report it with
+    /// [`PacerMachine::proof_submitted`].
+    SubmitProof,
+    /// Wait for this serial; report it with [`PacerMachine::serial_completed`].
+    Serial(Serial),
+}
+
+impl<S, W> PacerMachine<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    /// The application destroyed `swapchain`.
+    pub fn destroy_requested(&mut self, swapchain: W) -> Result<DestroyOutcome, CoreError> {
+        let Some(i) = self.find(swapchain) else {
+            return Ok(DestroyOutcome::Unpaced);
+        };
+        if self.pending.active {
+            return Err(CoreError::OutOfOrder("destroy during a present"));
+        }
+        let paced = self.live.remove(i);
+        let (chain, generation) = (paced.chain, paced.generation);
+        let successor = self
+            .live
+            .iter()
+            .any(|p| p.chain == chain && p.generation > generation);
+        let proof = self.chain_mut(chain)?.proof_for(generation);
+        self.retired.retire(paced.state, None);
+        if let Some(r) = self.retired.iter_mut().last() {
+            r.proof = proof;
+        }
+        self.retired_lineage.push((swapchain, chain, generation));
+        let pending = self.retired.len();
+        self.stats.retired_max_pending = self.stats.retired_max_pending.max(pending);
+        if !successor {
+            // No present will come to a newer swapchain of the lineage: neither this one nor
+            // the older ones still waiting can be proven by one any more.
+            let same = self.retired_lineage.iter().filter(|(_, c, _)| *c == chain);
+            self.forced.extend(same.map(|(w, _, _)| *w));
+        }
+        if pending > self.config.max_retired_swapchains {
+            self.stats.fallback_waits += 1;
+            self.forced.clear();
+            self.forced
+                .extend(self.retired_lineage.iter().map(|(w, _, _)| *w));
+        }
+        self.collect_idle();
+        Ok(match self.forced.is_empty() {
+            true if self.is_retired(swapchain) => DestroyOutcome::Deferred,
+            _ => DestroyOutcome::Now,
+        })
+    }
+
+    /// The next bounded wait before the application's call may return, if any.
+    pub fn bounded_wait(&mut self) -> Option<BoundedWait> {
+        let retired = &self.retired_lineage;
+        self.forced
+            .retain(|w| retired.iter().any(|(r, _, _)| r == w));
+        if self.forced.is_empty() && !self.shutting_down {
+            self.forced_proof = None;
+            return None;
+        }
+        if let Some(id) = self.fence_to_wait() {
+            return Some(BoundedWait::PresentFence(id));
+        }
+        if !self.proof_needed() {
+            self.forced_proof = None;
+            return None;
+        }
+        match self.forced_proof {
+            None => Some(BoundedWait::SubmitProof),
+            Some(s) if !s.is_complete(self.completed) => Some(BoundedWait::Serial(s)),
+            Some(s) => {
+                // Complete, yet something forced is not idle: the proof covers it now.
+                self.prove_forced(s);
+                self.collect_idle();
+                self.forced.clear();
+                None
+            }
+        }
+    }
+
+    /// The proof submission of [`BoundedWait::SubmitProof`] was made; returns its serial.
+    pub fn proof_submitted(&mut self) -> Serial {
+        let serial = self.take_serial();
+        self.forced_proof = Some(serial);
+        self.prove_forced(serial);
+        serial
+    }
+
+    /// A bounded wait ran out of time: the swapchains it was for stay (destroyed later, or at
+    /// teardown), and the application's call returns (the shell logs it).
+    pub fn bounded_wait_timed_out(&mut self) {
+        self.forced.clear();
+        self.forced_proof = None;
+    }
+
+    fn is_retired(&self, swapchain: W) -> bool {
+        self.retired_lineage.iter().any(|(w, _, _)| *w == swapchain)
+    }
+
+    /// A present fence of a forced swapchain whose presents all had one (during teardown: any
+    /// pending present fence, which may not be destroyed while a present will signal it,
+    /// VUID-vkDestroyFence-fence-01120).
+    fn fence_to_wait(&self) -> Option<u64> {
+        let fenced = |w: &W| {
+            self.retired
+                .iter()
+                .any(|r| r.state.handle == *w && r.state.unfenced_presents == 0)
+        };
+        self.present_fences
+            .iter()
+            .find(|(_, w)| self.shutting_down || (self.forced.contains(w) && fenced(w)))
+            .map(|(id, _)| *id)
+    }
+
+    /// Whether a forced swapchain (or, at teardown, a repair semaphore) still lacks its proof.
+    fn proof_needed(&self) -> bool {
+        let completed = self.completed;
+        let forced_waiting = self
+            .retired
+            .iter()
+            .any(|r| self.forced.contains(&r.state.handle) && !r.is_idle(completed));
+        forced_waiting || (self.shutting_down && self.last_submitted > Serial::NONE)
+    }
+
+    fn prove_forced(&mut self, serial: Serial) {
+        for r in self.retired.iter_mut() {
+            if self.forced.contains(&r.state.handle) {
+                r.proof = Some(r.proof.map_or(serial, |p| p.min(serial)));
+                for h in &mut r.state.images {
+                    h.prove_previous(serial);
+                }
+            }
+        }
+        if self.shutting_down {
+            for p in &mut self.live {
+                for h in &mut p.state.images {
+                    h.prove_previous(serial);
+                }
+            }
+        }
+    }
+
+    /// Destroys (as actions) the destroyed swapchains now provably idle and recycles their
+    /// repair semaphores.
+    pub(super) fn collect_idle(&mut self) {
+        if self.retired.is_empty() {
+            return;
+        }
+        let mut released: Vec<Retired<S, W>> = Vec::new();
+        self.retired
+            .collect_idle(self.completed, |r| released.push(r));
+        for mut r in released {
+            let w = r.state.handle;
+            self.retired_lineage.retain(|(h, _, _)| *h != w);
+            self.forced.retain(|h| *h != w);
+            self.actions
+                .push_back(super::PacerAction::DestroySwapchain(w));
+            self.stats.swapchains_destroyed += 1;
+            let records: Vec<_> = r.state.images.iter_mut().flat_map(|h| h.drain()).collect();
+            for rec in records {
+                self.recycle(rec.semaphore, rec.poisoned);
+            }
+        }
+        self.drop_idle_chains();
+    }
+
+    /// A lineage with no swapchain left is forgotten.
+    fn drop_idle_chains(&mut self) {
+        let (live, retired) = (&self.live, &self.retired_lineage);
+        self.chains.retain(|c| {
+            live.iter().any(|p| p.chain == c.id) || retired.iter().any(|(_, id, _)| *id == c.id)
+        });
+    }
+}

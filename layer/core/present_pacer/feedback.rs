@@ -1,0 +1,74 @@
+//! The end of a lineage's frame at its present, and what the display says of it afterwards
+//! (present ids polled without blocking, once per present, as door 1's completion round does).
+
+use super::present::Target;
+use super::PacerMachine;
+use crate::core::error::{CoreError, Failure};
+use crate::core::present_ids::Shown;
+use crate::core::vk_values::VkStatus;
+
+impl<S, W> PacerMachine<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    /// Each lineage presented to ends its frame.
+    pub(super) fn end_frames(
+        &mut self,
+        targets: &[Target<W>],
+        failed: bool,
+        now: u64,
+    ) -> Result<(), CoreError> {
+        for (k, t) in targets.iter().enumerate() {
+            let i = self.find(t.swapchain).ok_or(CoreError::NoSwapchain)?;
+            let chain = self.live[i].chain;
+            let earlier = targets[..k]
+                .iter()
+                .filter_map(|e| self.find(e.swapchain))
+                .any(|j| self.live[j].chain == chain);
+            if earlier {
+                continue;
+            }
+            let c = self.chain_mut(chain)?;
+            let frame = c.started.take().unwrap_or_else(|| c.telemetry.begin(now));
+            c.gated = false;
+            c.telemetry.presented(frame, now);
+            c.pacing.frame_presented(frame);
+            if t.id != 0 {
+                // A failed present's id is used up, but its display is never waited for
+                // (VUID-vkWaitForPresent2KHR-presentId-10817).
+                let _given_up = c.ids.presented(t.swapchain, frame, !failed);
+                self.stats.present_ids_added += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The swapchain and present id to ask the display about now (a zero-timeout wait), if
+    /// any present vkpace gave an id is awaited.
+    #[must_use]
+    pub fn display_query(&self) -> Option<(W, u64)> {
+        self.chains.iter().find_map(|c| c.ids.next_query())
+    }
+
+    /// The answer about [`Self::display_query`]'s present, seen at `now`.
+    pub fn display_answer(
+        &mut self,
+        swapchain: W,
+        status: VkStatus,
+        now: u64,
+    ) -> Result<(), Failure> {
+        let Some(c) = self
+            .chains
+            .iter_mut()
+            .find(|c| c.ids.next_query().is_some_and(|(w, _)| w == swapchain))
+        else {
+            return Ok(());
+        };
+        if let Shown::Frame(frame) = c.ids.answer(status)? {
+            c.telemetry.displayed(frame, now);
+            c.pacing.frame_displayed(frame, now, false);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,114 @@
+//! When a lineage's next frame may begin: the frames-in-flight gate, then the pacing sleep.
+//! The shell asks at the end of each present (so the sleep comes before the application reads
+//! its next input, as Swappy, DXVK and MangoHud sleep) and again at each acquire (the first
+//! frame, and an application that acquires without presenting).
+
+use super::PacerMachine;
+use crate::core::error::CoreError;
+use crate::core::serial::Serial;
+use crate::core::vk_values::VkStatus;
+
+/// Whether the next frame of a swapchain's lineage may begin.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Gate {
+    /// Go on.
+    Go,
+    /// Wait (bounded) until this serial completes, report it with
+    /// [`PacerMachine::serial_completed`] and ask again.
+    WaitFor(Serial),
+    /// Sleep until this time (ns, the shell's clock) and ask again.
+    SleepUntil(u64),
+}
+
+impl<S, W> PacerMachine<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    /// May the next frame of `swapchain`'s lineage begin at `now`? [`Gate::Go`] for a
+    /// swapchain not made through the pacer.
+    pub fn begin_frame(&mut self, swapchain: W, now: u64) -> Result<Gate, CoreError> {
+        let Some(i) = self.find(swapchain) else {
+            return Ok(Gate::Go);
+        };
+        let completed = self.completed;
+        let chain = self.live[i].chain;
+        let c = self.chain_mut(chain)?;
+        if c.started.is_some() {
+            return Ok(Gate::Go);
+        }
+        let wait = c.pacer.serial_to_wait();
+        if !wait.is_complete(completed) {
+            let first = !c.gated;
+            c.gated = true;
+            self.stats.gate_waits += u64::from(first);
+            return Ok(Gate::WaitFor(wait));
+        }
+        if let Some(at) = c.pacing.start_at(now) {
+            let c = self.chain_mut(chain)?;
+            if !c.gated {
+                c.gated = true;
+                self.stats.pacing_sleeps += 1;
+            }
+            return Ok(Gate::SleepUntil(at));
+        }
+        self.start(chain, now)
+    }
+
+    /// The gate's wait for `swapchain` timed out: the frame begins anyway, rather than the
+    /// application's call hanging (the shell logs it).
+    pub fn begin_frame_anyway(&mut self, swapchain: W, now: u64) -> Result<(), CoreError> {
+        if let Some(i) = self.find(swapchain) {
+            let chain = self.live[i].chain;
+            if self.chain_mut(chain)?.started.is_none() {
+                let _ = self.start(chain, now)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, chain: u64, now: u64) -> Result<Gate, CoreError> {
+        let c = self.chain_mut(chain)?;
+        let frame = c.telemetry.begin(now);
+        c.pacing.frame_started(frame, now);
+        c.started = Some(frame);
+        c.gated = false;
+        Ok(Gate::Go)
+    }
+
+    /// The application's acquire from `swapchain` returned `status` at `now` (with `image`
+    /// where it succeeded).
+    pub fn acquired(
+        &mut self,
+        swapchain: W,
+        status: VkStatus,
+        image: u32,
+        now: u64,
+    ) -> Result<(), CoreError> {
+        let Some(i) = self.find(swapchain) else {
+            self.stats.unpaced_calls += 1;
+            return Ok(());
+        };
+        let count = self.live[i].state.images.len();
+        let stale = matches!(status, VkStatus::SUBOPTIMAL | VkStatus::OUT_OF_DATE);
+        self.stats.out_of_date_or_suboptimal += u64::from(stale);
+        if !matches!(status, VkStatus::SUCCESS | VkStatus::SUBOPTIMAL) {
+            return Ok(());
+        }
+        if image as usize >= count {
+            return Err(CoreError::ImageOutOfRange {
+                index: image,
+                count: count as u32,
+            });
+        }
+        self.stats.acquires += 1;
+        let chain = self.live[i].chain;
+        let c = self.chain_mut(chain)?;
+        if let Some(frame) = c.started {
+            c.telemetry.acquired(frame, now);
+            c.pacing.frame_acquired(frame, now);
+        }
+        Ok(())
+    }
+}

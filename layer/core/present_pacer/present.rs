@@ -1,0 +1,349 @@
+//! A present through the pacer: which repair semaphore it signals and waits on (the first paced
+//! image's history, N+1 deep, reused only once proven), the present ids and fences added, and
+//! what its result means for the semaphore, the swapchains and the lineage's frame.
+
+use super::{PacerMachine, PresentOutcome};
+use crate::core::error::CoreError;
+use crate::core::present_history::PresentSemaphoreChoice;
+use crate::core::serial::Serial;
+
+/// The repair semaphore of a present.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RepairSemaphore<S> {
+    /// Signal and wait on this one (free: unsignalled, nothing pending).
+    Reuse(S),
+    /// Create one and report it with [`PacerMachine::semaphore_created`].
+    Create,
+}
+
+/// What the shell adds to the application's present.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PresentPlan<S> {
+    /// Repair: an empty submission waits on the application's semaphores and signals this
+    /// semaphore, and the present waits on it alone. `None`: the present waits on the
+    /// application's semaphores as given (repair off, or nothing paced in it).
+    pub repair: Option<RepairSemaphore<S>>,
+    /// Present fences (maintenance1) to add, one per paced swapchain of the present in order,
+    /// with ids from this one up; `None`: none.
+    pub present_fences: Option<u64>,
+    /// Present ids were chosen for the paced swapchains ([`PacerMachine::planned_present_id`]).
+    pub present_ids: bool,
+}
+
+/// The answer to [`PacerMachine::before_present`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum PresentStep<S> {
+    /// The first paced image's history is full and its oldest semaphore is proven only by a
+    /// submission still running (after frames in flight was lowered): wait (bounded) for this
+    /// serial, report it and ask again.
+    WaitFor(Serial),
+    /// Carry the present out so.
+    Plan(PresentPlan<S>),
+}
+
+/// One paced swapchain of the present in progress.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Target<W> {
+    pub(super) swapchain: W,
+    pub(super) image: u32,
+    /// The present id vkpace adds (0: none).
+    pub(super) id: u64,
+    /// The present fence id vkpace adds, if any.
+    pub(super) fence: Option<u64>,
+}
+
+/// The present between [`PacerMachine::before_present`] and
+/// [`PacerMachine::present_returned`].
+#[derive(Debug)]
+pub(super) struct Pending<S, W> {
+    pub(super) active: bool,
+    pub(super) targets: Vec<Target<W>>,
+    pub(super) semaphore: Option<S>,
+    pub(super) repair: bool,
+    pub(super) serial: Option<Serial>,
+}
+
+impl<S, W> Pending<S, W> {
+    pub(super) fn new() -> Self {
+        Self {
+            active: false,
+            targets: Vec::with_capacity(4),
+            semaphore: None,
+            repair: false,
+            serial: None,
+        }
+    }
+}
+
+impl<S, W> PacerMachine<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    /// The application presents `targets` (swapchain and image, in its order); `caller_ids`:
+    /// the present ids it chained (aligned with `targets`), if any; `caller_fences`: it chained
+    /// its own present fences. Swapchains not made through the pacer pass through unpaced.
+    pub fn before_present(
+        &mut self,
+        targets: &[(W, u32)],
+        caller_ids: Option<&[u64]>,
+        caller_fences: bool,
+    ) -> Result<PresentStep<S>, CoreError> {
+        if self.pending.active {
+            return Err(CoreError::OutOfOrder(
+                "before_present while a present is in progress",
+            ));
+        }
+        self.note_caller_ids(targets, caller_ids)?;
+        let first = targets.iter().find(|(w, _)| self.find(*w).is_some());
+        let Some(&(first_w, first_image)) = first else {
+            self.stats.unpaced_calls += 1;
+            return Ok(PresentStep::Plan(PresentPlan {
+                repair: None,
+                present_fences: None,
+                present_ids: false,
+            }));
+        };
+        let repair = match self.config.repair {
+            true => match self.choose_repair(first_w, first_image)? {
+                PresentSemaphoreChoice::WaitFor(s) => return Ok(PresentStep::WaitFor(s)),
+                PresentSemaphoreChoice::Reuse(s) => Some(RepairSemaphore::Reuse(s)),
+                PresentSemaphoreChoice::Create => Some(RepairSemaphore::Create),
+            },
+            false => None,
+        };
+        let fences = self.config.present_fences && !caller_fences;
+        let ids = self.config.present_ids && caller_ids.is_none();
+        self.plan_targets(targets, fences, ids)?;
+        let p = &mut self.pending;
+        p.active = true;
+        p.repair = repair.is_some();
+        p.semaphore = match repair {
+            Some(RepairSemaphore::Reuse(s)) => Some(s),
+            _ => None,
+        };
+        p.serial = None;
+        let present_fences = p.targets.first().and_then(|t| t.fence);
+        if targets.len() > p.targets.len() {
+            self.stats.unpaced_calls += 1;
+        }
+        Ok(PresentStep::Plan(PresentPlan {
+            repair,
+            present_fences,
+            present_ids: ids,
+        }))
+    }
+
+    /// The present id vkpace adds for `swapchain` in the present in progress (0: none, for a
+    /// swapchain not paced or a present that carries the application's ids).
+    #[must_use]
+    pub fn planned_present_id(&self, swapchain: W) -> u64 {
+        self.pending
+            .targets
+            .iter()
+            .find(|t| t.swapchain == swapchain)
+            .map_or(0, |t| t.id)
+    }
+
+    /// The present fence id vkpace adds for `swapchain` in the present in progress.
+    #[must_use]
+    pub fn planned_present_fence(&self, swapchain: W) -> Option<u64> {
+        self.pending
+            .targets
+            .iter()
+            .find(|t| t.swapchain == swapchain)
+            .and_then(|t| t.fence)
+    }
+
+    /// The repair semaphore the shell created after [`RepairSemaphore::Create`].
+    pub fn semaphore_created(&mut self, semaphore: S) -> Result<(), CoreError> {
+        if !self.pending.active || !self.pending.repair || self.pending.semaphore.is_some() {
+            return Err(CoreError::OutOfOrder(
+                "semaphore_created without a repair asking for one",
+            ));
+        }
+        self.pending.semaphore = Some(semaphore);
+        self.semaphores_alive += 1;
+        self.stats.semaphores_created += 1;
+        self.stats.semaphores_max_alive =
+            self.stats.semaphores_max_alive.max(self.semaphores_alive);
+        Ok(())
+    }
+
+    /// The repair submission was made (at `now`); returns its serial. It stands for the
+    /// frame's submission in the lineage's gate and pacing.
+    pub fn repair_submitted(&mut self, now: u64) -> Result<Serial, CoreError> {
+        if !self.pending.active || self.pending.semaphore.is_none() || self.pending.serial.is_some()
+        {
+            return Err(CoreError::OutOfOrder("repair_submitted without a repair"));
+        }
+        let serial = self.take_serial();
+        self.pending.serial = Some(serial);
+        self.stats.repair_submits += 1;
+        for k in 0..self.pending.targets.len() {
+            let w = self.pending.targets[k].swapchain;
+            let i = self
+                .find(w)
+                .ok_or(CoreError::OutOfOrder("target vanished"))?;
+            let chain = self.live[i].chain;
+            if self.pending.targets[..k]
+                .iter()
+                .any(|t| self.find(t.swapchain).map(|j| self.live[j].chain) == Some(chain))
+            {
+                continue;
+            }
+            let c = self.chain_mut(chain)?;
+            c.pacer.frame_submitted(serial);
+            let frame = c.started.unwrap_or_else(|| c.telemetry.begin(now));
+            c.started = Some(frame);
+            c.telemetry.submitted(frame, now, serial, None);
+            c.pacing.frame_submitted(frame, now);
+        }
+        Ok(serial)
+    }
+
+    /// The repair submission failed (nothing was submitted): the semaphore is still
+    /// unsignalled and goes back to the pool, and the present waits on the application's
+    /// semaphores as given.
+    pub fn repair_failed(&mut self) {
+        if let Some(s) = self.pending.semaphore.take() {
+            self.recycle(s, false);
+        }
+        self.pending.repair = false;
+    }
+
+    /// The present returned `outcome` at `now`: records the repair semaphore in the first paced
+    /// image's history, the present in every paced swapchain, and ends the lineages' frames.
+    pub fn present_returned(&mut self, outcome: PresentOutcome, now: u64) -> Result<(), CoreError> {
+        if !self.pending.active {
+            return Err(CoreError::OutOfOrder("present_returned without a present"));
+        }
+        self.pending.active = false;
+        if self.pending.targets.is_empty() {
+            return Ok(());
+        }
+        self.stats.presents += 1;
+        let stale = outcome == PresentOutcome::QueuedStale;
+        self.stats.out_of_date_or_suboptimal += u64::from(stale);
+        let failed = Self::failed(outcome);
+        let targets = std::mem::take(&mut self.pending.targets);
+        for t in &targets {
+            self.record_target(t, failed)?;
+        }
+        if let (Some(s), Some(serial), Some(first)) = (
+            self.pending.semaphore.take(),
+            self.pending.serial.take(),
+            targets.first(),
+        ) {
+            self.record_repaired(first, s, serial, failed)?;
+        }
+        self.end_frames(&targets, failed, now)?;
+        self.pending.targets = targets;
+        self.pending.targets.clear();
+        self.collect_idle();
+        Ok(())
+    }
+
+    // ----- helpers ------------------------------------------------------------------------
+
+    fn note_caller_ids(
+        &mut self,
+        targets: &[(W, u32)],
+        caller_ids: Option<&[u64]>,
+    ) -> Result<(), CoreError> {
+        let Some(ids) = caller_ids else {
+            return Ok(());
+        };
+        for (&(w, _), &id) in targets.iter().zip(ids) {
+            if let Some(i) = self.find(w) {
+                let chain = self.live[i].chain;
+                self.chain_mut(chain)?.ids.skip_past(id);
+            }
+        }
+        Ok(())
+    }
+
+    fn choose_repair(
+        &mut self,
+        swapchain: W,
+        image: u32,
+    ) -> Result<PresentSemaphoreChoice<S>, CoreError> {
+        let i = self.find(swapchain).ok_or(CoreError::NoSwapchain)?;
+        let depth = self.config.frames_in_flight + 1;
+        let completed = self.completed;
+        let images = &mut self.live[i].state.images;
+        let count = images.len();
+        let history = images
+            .get_mut(image as usize)
+            .ok_or(CoreError::ImageOutOfRange {
+                index: image,
+                count: count as u32,
+            })?;
+        let mut poisoned = Vec::new();
+        let mut choice = history.choose(depth, completed, |s| poisoned.push(s));
+        for s in poisoned {
+            self.recycle(s, true);
+        }
+        if choice == PresentSemaphoreChoice::Create {
+            if let Some(s) = self.pool.pop() {
+                choice = PresentSemaphoreChoice::Reuse(s);
+            }
+        }
+        Ok(choice)
+    }
+
+    fn plan_targets(
+        &mut self,
+        targets: &[(W, u32)],
+        fences: bool,
+        ids: bool,
+    ) -> Result<(), CoreError> {
+        self.pending.targets.clear();
+        for &(w, image) in targets {
+            let Some(i) = self.find(w) else { continue };
+            let count = self.live[i].state.images.len();
+            if image as usize >= count {
+                return Err(CoreError::ImageOutOfRange {
+                    index: image,
+                    count: count as u32,
+                });
+            }
+            let chain = self.live[i].chain;
+            let id = match ids {
+                true => self.chain_mut(chain)?.ids.next_id(),
+                false => 0,
+            };
+            let fence = fences.then(|| {
+                let id = self.next_present_fence;
+                self.next_present_fence += 1;
+                id
+            });
+            self.pending.targets.push(super::present::Target {
+                swapchain: w,
+                image,
+                id,
+                fence,
+            });
+        }
+        Ok(())
+    }
+
+    /// Marks a paced swapchain presented to, with or without a present fence it can rely on.
+    fn record_target(&mut self, t: &Target<W>, failed: bool) -> Result<(), CoreError> {
+        let serial = self.pending.serial.unwrap_or(Serial::NONE);
+        let i = self.find(t.swapchain).ok_or(CoreError::NoSwapchain)?;
+        let state = &mut self.live[i].state;
+        state.presented = true;
+        state.last_serial = state.last_serial.max(serial);
+        match t.fence.filter(|_| !failed) {
+            Some(id) => {
+                state.pending_present_fences += 1;
+                self.present_fences.push((id, t.swapchain));
+                self.stats.present_fences_added += 1;
+            }
+            None => state.unfenced_presents += 1,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,73 @@
+//! The repair's proof: which present's semaphore a completed repair frees, and which older
+//! swapchains of the lineage it proves idle.
+//!
+//! The repair of present `p` of image `i` waited on the application's semaphore, which the
+//! application's rendering signalled; that rendering waited on the acquire that returned `i`
+//! for `p`, and the presentation engine signalled that acquire only after it had processed the
+//! previous present of `i` (the engine hands an image back once the present that held it is
+//! done with it). So `p`'s repair, once complete, proves the earlier presents of `i` waited on
+//! their semaphores: [`crate::core::present_history::ImageHistory::prove_previous`] with `p`'s
+//! serial, *before* `p`'s own semaphore joins the history. `p`'s own wait is proven only by the
+//! repair of a later present of `i` (or `p`'s present fence).
+
+use super::present::Target;
+use super::PacerMachine;
+use crate::core::error::CoreError;
+use crate::core::serial::Serial;
+
+impl<S, W> PacerMachine<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    /// The present to `first` (its first paced swapchain) waited on repair semaphore
+    /// `semaphore`, signalled by the repair with `serial`.
+    pub(super) fn record_repaired(
+        &mut self,
+        first: &Target<W>,
+        semaphore: S,
+        serial: Serial,
+        failed: bool,
+    ) -> Result<(), CoreError> {
+        let i = self.find(first.swapchain).ok_or(CoreError::NoSwapchain)?;
+        let fence = first.fence.filter(|_| !failed);
+        let (chain, generation) = (self.live[i].chain, self.live[i].generation);
+        let history = self.live[i]
+            .state
+            .images
+            .get_mut(first.image as usize)
+            .ok_or(CoreError::OutOfOrder("image vanished"))?;
+        let proved = if cfg!(vkpace_mutation = "weak_repair") {
+            // Deliberately wrong (`scripts/mutation-check`): trusts the repair of the same
+            // present as proof that its own semaphore wait has executed.
+            history.push(semaphore, failed, fence);
+            history.prove_previous(serial)
+        } else {
+            let proved = history.prove_previous(serial);
+            history.push(semaphore, failed, fence);
+            proved
+        };
+        if proved {
+            self.prove_lineage(chain, generation, serial)?;
+        }
+        Ok(())
+    }
+
+    /// A present to generation `generation` of lineage `chain` is proven processed by
+    /// `serial`: every older swapchain of the lineage the application destroyed is idle once
+    /// `serial` completes (presents are processed in order, door 1's retire rule).
+    fn prove_lineage(
+        &mut self,
+        chain: u64,
+        generation: u64,
+        serial: Serial,
+    ) -> Result<(), CoreError> {
+        self.chain_mut(chain)?.proven_by(generation, serial);
+        for (r, (_, c, g)) in self.retired.iter_mut().zip(&self.retired_lineage) {
+            if *c == chain && *g < generation && r.proof.is_none() {
+                r.proof = Some(serial);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,142 @@
+//! The pacer's teardown and its getters: counters, telemetry, the state dump.
+
+use super::{PacerAction, PacerMachine, PresentPacerStats};
+use crate::core::serial::Serial;
+use crate::core::telemetry::FrameTimes;
+
+impl<S, W> PacerMachine<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    /// Starts teardown: carry out [`Self::bounded_wait`] until `None` (every present fence
+    /// waited for, then an empty submission made after everything), then call
+    /// [`Self::finish_shutdown`] and poll the actions. Swapchains the application did not
+    /// destroy stay its own.
+    pub fn begin_shutdown(&mut self) {
+        self.shutting_down = true;
+        self.forced_proof = None;
+        self.forced.clear();
+        self.forced
+            .extend(self.retired_lineage.iter().map(|(w, _, _)| *w));
+    }
+
+    /// Ends teardown: every repair semaphore goes out for destruction. Returns whether
+    /// everything vkpace made was proven idle (false after a bounded wait timed out: what is
+    /// not proven stays alive, a leak the shell logs, rather than destroyed while in use).
+    pub fn finish_shutdown(&mut self) -> bool {
+        let proven = self
+            .forced_proof
+            .is_some_and(|s| s.is_complete(self.completed))
+            || self.last_submitted == Serial::NONE;
+        if !proven || !self.present_fences.is_empty() {
+            return false;
+        }
+        let mut semaphores: Vec<S> = self.pool.drain(..).collect();
+        for p in &mut self.live {
+            for h in &mut p.state.images {
+                semaphores.extend(h.drain().map(|r| r.semaphore));
+            }
+        }
+        for s in semaphores {
+            self.actions.push_back(PacerAction::DestroySemaphore(s));
+        }
+        self.semaphores_alive = 0;
+        self.retired.is_empty()
+    }
+
+    /// Counters since creation.
+    #[must_use]
+    pub fn stats(&self) -> PresentPacerStats {
+        PresentPacerStats {
+            semaphores_alive: self.semaphores_alive,
+            ..self.stats
+        }
+    }
+
+    /// The recent frames' timelines of `swapchain`'s lineage, oldest first; none for a
+    /// swapchain not made through the pacer (or destroyed).
+    pub fn telemetry(&self, swapchain: W) -> impl DoubleEndedIterator<Item = FrameTimes> + '_ {
+        let chain = self
+            .live
+            .iter()
+            .find(|p| p.state.handle == swapchain)
+            .map(|p| p.chain);
+        self.chains
+            .iter()
+            .filter(move |c| Some(c.id) == chain)
+            .flat_map(|c| c.telemetry.iter())
+    }
+
+    /// Repair semaphores the machine holds (histories and pool) plus the one of the present in
+    /// progress: every one alive.
+    #[must_use]
+    pub fn semaphores_held(&self) -> usize {
+        let histories =
+            |s: &crate::core::swapchain_state::SwapchainState<S, W>| s.present_semaphores();
+        let live: usize = self.live.iter().map(|p| histories(&p.state)).sum();
+        let retired: usize = self.retired.iter().map(|r| histories(&r.state)).sum();
+        let pending = usize::from(self.pending.active && self.pending.semaphore.is_some());
+        live + retired + self.pool.len() + pending
+    }
+
+    /// Swapchains the application destroyed that the machine still keeps.
+    #[must_use]
+    pub fn retired_pending(&self) -> usize {
+        self.retired.len()
+    }
+
+    /// The deepest repair-semaphore history of any image of any swapchain.
+    #[must_use]
+    pub fn deepest_history(&self) -> usize {
+        let live = self.live.iter().map(|p| p.state.deepest_history());
+        let retired = self.retired.iter().map(|r| r.state.deepest_history());
+        live.chain(retired).max().unwrap_or(0)
+    }
+
+    /// Everything the machine waits for, for a report: completion, each swapchain's images'
+    /// repair semaphores and what proves them free, each destroyed swapchain's proof.
+    pub fn debug_state(&self) -> impl std::fmt::Display + '_ {
+        Dump(self)
+    }
+}
+
+struct Dump<'a, S, W>(&'a PacerMachine<S, W>);
+
+impl<S, W> std::fmt::Display for Dump<'_, S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = self.0;
+        writeln!(
+            out,
+            "present pacer: completed {}, last submitted {}, frames in flight {}, repair {}",
+            m.completed, m.last_submitted, m.config.frames_in_flight, m.config.repair
+        )?;
+        writeln!(
+            out,
+            "  free repair semaphores {}, alive {}; present fences pending {:?}",
+            m.pool.len(),
+            m.semaphores_alive,
+            m.present_fences
+        )?;
+        for c in &m.chains {
+            writeln!(
+                out,
+                "  lineage {}: {} swapchain(s) made, frame begun {:?}, gate waits for {}, proven {:?}",
+                c.id,
+                c.generations,
+                c.started,
+                c.pacer.serial_to_wait(),
+                c.proven
+            )?;
+        }
+        for p in &m.live {
+            write!(out, "  lineage {} generation {}: ", p.chain, p.generation)?;
+            p.state.dump(out, "")?;
+        }
+        m.retired.dump(out)
+    }
+}

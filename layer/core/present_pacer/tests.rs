@@ -1,0 +1,415 @@
+//! The machine driven directly, with plain integers for handles.
+
+use super::*;
+use crate::core::pacing::{FrameLimit, PacingPolicy};
+use crate::core::vk_values::VkStatus;
+
+type M = PacerMachine<u32, u64>;
+
+/// Drives a machine like the shell does, creating semaphores 100, 101, ...
+struct Driver {
+    m: M,
+    next_semaphore: u32,
+    destroyed_swapchains: Vec<u64>,
+    destroyed_semaphores: Vec<u32>,
+}
+
+impl Driver {
+    fn new(config: PacerConfig) -> Result<Self, CoreError> {
+        Ok(Self {
+            m: PacerMachine::new(config)?,
+            next_semaphore: 100,
+            destroyed_swapchains: vec![],
+            destroyed_semaphores: vec![],
+        })
+    }
+
+    fn drain(&mut self) {
+        while let Some(a) = self.m.poll_action() {
+            match a {
+                PacerAction::DestroySwapchain(w) => self.destroyed_swapchains.push(w),
+                PacerAction::DestroySemaphore(s) => self.destroyed_semaphores.push(s),
+            }
+        }
+    }
+
+    /// One present of `image` of `w`: returns the repair semaphore and serial.
+    fn present(
+        &mut self,
+        w: u64,
+        image: u32,
+        outcome: PresentOutcome,
+    ) -> Result<(u32, Serial), CoreError> {
+        let plan = match self.m.before_present(&[(w, image)], None, false)? {
+            PresentStep::Plan(p) => p,
+            PresentStep::WaitFor(s) => panic!("unexpected wait for {s}"),
+        };
+        let s = match plan.repair {
+            Some(RepairSemaphore::Reuse(s)) => s,
+            Some(RepairSemaphore::Create) => {
+                let s = self.next_semaphore;
+                self.next_semaphore += 1;
+                self.m.semaphore_created(s)?;
+                s
+            }
+            None => panic!("repair is on"),
+        };
+        let serial = self.m.repair_submitted(0)?;
+        self.m.present_returned(outcome, 0)?;
+        self.drain();
+        Ok((s, serial))
+    }
+
+    fn complete(&mut self, serial: Serial) -> Result<(), CoreError> {
+        self.m.serial_completed(serial, 0)?;
+        self.drain();
+        Ok(())
+    }
+
+    /// Carries out the bounded waits, completing each serial at once.
+    fn bounded_waits(&mut self) -> Result<(), CoreError> {
+        for _ in 0..16 {
+            match self.m.bounded_wait() {
+                None => break,
+                Some(BoundedWait::PresentFence(id)) => {
+                    assert!(self.m.present_fence_signaled(id));
+                }
+                Some(BoundedWait::SubmitProof) => {
+                    let s = self.m.proof_submitted();
+                    self.m.serial_completed(s, 0)?;
+                }
+                Some(BoundedWait::Serial(s)) => self.m.serial_completed(s, 0)?,
+            }
+        }
+        assert_eq!(self.m.bounded_wait(), None, "bounded waits end");
+        self.drain();
+        Ok(())
+    }
+}
+
+fn config(frames_in_flight: usize) -> PacerConfig {
+    PacerConfig {
+        frames_in_flight,
+        ..PacerConfig::default()
+    }
+}
+
+#[test]
+fn the_repair_of_the_same_present_is_no_proof_of_its_semaphore() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(2))?;
+    d.m.swapchain_created(1, 3, None, true)?;
+    let (s1, serial1) = d.present(1, 0, PresentOutcome::Queued)?;
+    d.complete(serial1)?;
+    // The first present's repair completed, but nothing acquired image 0 again since: the
+    // engine may still be waiting on s1.
+    let (s2, _) = d.present(1, 0, PresentOutcome::Queued)?;
+    assert_ne!(
+        s2, s1,
+        "s1 is reused before any later present of image 0 completed"
+    );
+    Ok(())
+}
+
+#[test]
+fn the_repair_of_a_later_present_of_the_image_frees_its_semaphore() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(2))?;
+    d.m.swapchain_created(1, 3, None, true)?;
+    let (s1, _) = d.present(1, 0, PresentOutcome::Queued)?;
+    let (_, serial2) = d.present(1, 0, PresentOutcome::Queued)?;
+    // Another image's repair proves nothing of image 0.
+    let (_, serial3) = d.present(1, 1, PresentOutcome::Queued)?;
+    d.complete(Serial(serial2.0 - 1))?;
+    let (s4, _) = d.present(1, 0, PresentOutcome::Queued)?;
+    assert_ne!(s4, s1, "proof of image 0's first present is incomplete");
+    d.complete(serial3)?;
+    let (s5, _) = d.present(1, 0, PresentOutcome::Queued)?;
+    assert_eq!(s5, s1, "the second present's repair completed: s1 is free");
+    Ok(())
+}
+
+#[test]
+fn the_gate_holds_a_frame_until_the_repair_n_back_completes() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(1))?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    assert_eq!(d.m.begin_frame(1, 0)?, Gate::Go);
+    let (_, serial1) = d.present(1, 0, PresentOutcome::Queued)?;
+    assert_eq!(d.m.begin_frame(1, 1)?, Gate::WaitFor(serial1));
+    assert_eq!(d.m.begin_frame(1, 2)?, Gate::WaitFor(serial1));
+    d.complete(serial1)?;
+    assert_eq!(d.m.begin_frame(1, 3)?, Gate::Go);
+    assert_eq!(
+        d.m.begin_frame(1, 4)?,
+        Gate::Go,
+        "begun: an acquire goes on"
+    );
+    assert_eq!(
+        d.m.stats().gate_waits,
+        1,
+        "one frame held back, counted once"
+    );
+    // An unpaced swapchain is never held.
+    assert_eq!(d.m.begin_frame(9, 5)?, Gate::Go);
+    Ok(())
+}
+
+#[test]
+fn a_frame_limit_sleeps_until_the_next_slot() -> Result<(), CoreError> {
+    let limit = FrameLimit::fps(100.0)?;
+    let mut d = Driver::new(PacerConfig {
+        frame_limit: Some(limit),
+        pacing: PacingPolicy::FramesInFlight,
+        ..config(2)
+    })?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    assert_eq!(d.m.begin_frame(1, 0)?, Gate::Go);
+    d.present(1, 0, PresentOutcome::Queued)?;
+    match d.m.begin_frame(1, 1_000_000)? {
+        Gate::SleepUntil(t) => assert_eq!(t, 10_000_000, "the 100 fps grid's next slot"),
+        other => panic!("expected a sleep, got {other:?}"),
+    }
+    assert_eq!(d.m.begin_frame(1, 10_000_000)?, Gate::Go);
+    assert_eq!(d.m.stats().pacing_sleeps, 1);
+    Ok(())
+}
+
+#[test]
+fn steady_state_stays_within_the_history_bound() -> Result<(), CoreError> {
+    let (n, images) = (2usize, 3u32);
+    let mut d = Driver::new(config(n))?;
+    d.m.swapchain_created(1, images, None, true)?;
+    for k in 0..200u64 {
+        loop {
+            match d.m.begin_frame(1, k)? {
+                Gate::Go => break,
+                Gate::WaitFor(s) => d.complete(s)?,
+                Gate::SleepUntil(_) => panic!("no limit set"),
+            }
+        }
+        d.m.acquired(1, VkStatus::SUCCESS, (k % 3) as u32, k)?;
+        d.present(1, (k % 3) as u32, PresentOutcome::Queued)?;
+        assert!(d.m.deepest_history() <= n + 1, "frame {k}");
+    }
+    // Every image N+1 deep at most, plus the pool: nothing grows.
+    let bound = images as usize * (n + 1) + 2 * (n + 1);
+    assert!(d.m.stats().semaphores_created as usize <= bound);
+    assert_eq!(d.m.stats().semaphores_alive, d.m.semaphores_held());
+    Ok(())
+}
+
+#[test]
+fn a_destroyed_swapchain_waits_for_a_proven_present_to_its_successor() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(2))?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    d.present(1, 0, PresentOutcome::Queued)?;
+    d.m.swapchain_created(2, 2, Some(1), true)?;
+    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Deferred);
+    let (_, a) = d.present(2, 0, PresentOutcome::Queued)?;
+    d.complete(a)?;
+    assert!(
+        d.destroyed_swapchains.is_empty(),
+        "no present to 2 proven yet"
+    );
+    // A later present of image 0 of swapchain 2: its repair proves the first one processed.
+    let (_, b) = d.present(2, 0, PresentOutcome::Queued)?;
+    assert!(d.destroyed_swapchains.is_empty(), "proof not complete");
+    d.complete(b)?;
+    assert_eq!(d.destroyed_swapchains, vec![1]);
+    assert_eq!(d.m.stats().swapchains_destroyed, 1);
+    Ok(())
+}
+
+#[test]
+fn a_swapchain_without_successor_is_destroyed_after_a_bounded_wait() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(2))?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    d.present(1, 0, PresentOutcome::Queued)?;
+    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Now);
+    assert_eq!(d.m.bounded_wait(), Some(BoundedWait::SubmitProof));
+    d.bounded_waits()?;
+    assert_eq!(d.destroyed_swapchains, vec![1]);
+    assert_eq!(
+        d.m.semaphores_held(),
+        1,
+        "its repair semaphore went to the pool"
+    );
+    // A never-presented swapchain needs no wait at all.
+    d.m.swapchain_created(3, 2, None, true)?;
+    assert_eq!(d.m.destroy_requested(3)?, DestroyOutcome::Now);
+    assert_eq!(d.m.bounded_wait(), None);
+    d.drain();
+    assert_eq!(d.destroyed_swapchains, vec![1, 3]);
+    assert_eq!(d.m.destroy_requested(77)?, DestroyOutcome::Unpaced);
+    Ok(())
+}
+
+#[test]
+fn destroying_the_newest_swapchain_forces_its_unproven_predecessors_too() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(2))?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    d.present(1, 0, PresentOutcome::Queued)?;
+    d.m.swapchain_created(2, 2, Some(1), true)?;
+    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Deferred);
+    // Presents to 2 of different images: none proves a present to 2 processed.
+    let (_, a) = d.present(2, 0, PresentOutcome::Queued)?;
+    let (_, b) = d.present(2, 1, PresentOutcome::Queued)?;
+    d.complete(a)?;
+    d.complete(b)?;
+    assert!(d.destroyed_swapchains.is_empty());
+    // The window closes: 2 has no successor, and nothing can prove 1 any more either.
+    assert_eq!(d.m.destroy_requested(2)?, DestroyOutcome::Now);
+    d.bounded_waits()?;
+    d.destroyed_swapchains.sort_unstable();
+    assert_eq!(d.destroyed_swapchains, vec![1, 2]);
+    assert_eq!(d.m.retired_pending(), 0);
+    Ok(())
+}
+
+#[test]
+fn present_fences_free_semaphores_and_swapchains() -> Result<(), CoreError> {
+    let mut d = Driver::new(PacerConfig {
+        present_fences: true,
+        ..config(2)
+    })?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    let (s1, _) = d.present(1, 0, PresentOutcome::Queued)?;
+    let fences: Vec<_> = d.m.pending_present_fences().collect();
+    assert_eq!(fences, vec![(1, 1)]);
+    assert!(d.m.present_fence_signaled(1));
+    assert!(!d.m.present_fence_signaled(1), "counted once");
+    let (s2, _) = d.present(1, 0, PresentOutcome::Queued)?;
+    assert_eq!(s2, s1, "its present fence signalled: s1 is free");
+    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Now);
+    assert_eq!(d.m.bounded_wait(), Some(BoundedWait::PresentFence(2)));
+    d.bounded_waits()?;
+    assert_eq!(d.destroyed_swapchains, vec![1]);
+    Ok(())
+}
+
+#[test]
+fn a_failed_present_poisons_its_semaphore() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(1))?;
+    d.m.swapchain_created(1, 1, None, true)?;
+    let (s1, _) = d.present(1, 0, PresentOutcome::Failed)?;
+    let (_, b) = d.present(1, 0, PresentOutcome::Queued)?;
+    d.complete(b)?;
+    let (s3, _) = d.present(1, 0, PresentOutcome::Queued)?;
+    assert_ne!(s3, s1, "never reused");
+    assert_eq!(d.destroyed_semaphores, vec![s1], "destroyed once proven");
+    assert_eq!(d.m.stats().semaphores_poisoned, 1);
+    Ok(())
+}
+
+#[test]
+fn a_failed_repair_submission_hands_the_semaphore_back() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(2))?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    let step = d.m.before_present(&[(1, 0)], None, false)?;
+    assert!(matches!(
+        step,
+        PresentStep::Plan(PresentPlan {
+            repair: Some(RepairSemaphore::Create),
+            ..
+        })
+    ));
+    d.m.semaphore_created(50)?;
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    let (s, _) = d.present(1, 1, PresentOutcome::Queued)?;
+    assert_eq!(s, 50, "unsignalled, reused at once");
+    Ok(())
+}
+
+#[test]
+fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), CoreError> {
+    let mut d = Driver::new(PacerConfig {
+        present_fences: true,
+        present_ids: true,
+        ..config(2)
+    })?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    d.m.swapchain_created(2, 2, None, true)?;
+    let step = d.m.before_present(&[(1, 0), (9, 4), (2, 1)], None, false)?;
+    let PresentStep::Plan(plan) = step else {
+        panic!("no wait expected")
+    };
+    assert_eq!(plan.repair, Some(RepairSemaphore::Create));
+    assert!(plan.present_ids);
+    assert_eq!(
+        (
+            d.m.planned_present_id(1),
+            d.m.planned_present_id(9),
+            d.m.planned_present_id(2)
+        ),
+        (1, 0, 1),
+        "one id counter per lineage"
+    );
+    assert_eq!(
+        (d.m.planned_present_fence(1), d.m.planned_present_fence(2)),
+        (Some(1), Some(2))
+    );
+    d.m.semaphore_created(5)?;
+    d.m.repair_submitted(0)?;
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    assert_eq!(d.m.stats().unpaced_calls, 1);
+    assert_eq!(d.m.display_query(), Some((1, 1)));
+    d.m.display_answer(1, VkStatus::SUCCESS, 7)
+        .map_err(|_| CoreError::NoSwapchain)?;
+    assert_eq!(
+        d.m.telemetry(1).last().and_then(|f| f.displayed),
+        Some(std::time::Duration::from_nanos(7))
+    );
+    // The application's own ids: vkpace's later ones stay above them.
+    let _ = d.m.before_present(&[(1, 1)], Some(&[40]), false)?;
+    assert_eq!(
+        d.m.planned_present_id(1),
+        0,
+        "the application's ids pass as they are"
+    );
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    let _ = d.m.before_present(&[(1, 0)], None, false)?;
+    assert_eq!(d.m.planned_present_id(1), 41);
+    Ok(())
+}
+
+#[test]
+fn teardown_destroys_every_repair_semaphore_after_its_proof() -> Result<(), CoreError> {
+    let mut d = Driver::new(config(2))?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    d.present(1, 0, PresentOutcome::Queued)?;
+    d.present(1, 1, PresentOutcome::Queued)?;
+    d.m.swapchain_created(2, 2, Some(1), true)?;
+    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Deferred);
+    d.m.begin_shutdown();
+    d.bounded_waits()?;
+    assert!(d.m.finish_shutdown());
+    d.drain();
+    assert_eq!(d.destroyed_swapchains, vec![1]);
+    let mut sems = d.destroyed_semaphores.clone();
+    sems.sort_unstable();
+    assert_eq!(sems, vec![100, 101]);
+    Ok(())
+}
+
+#[test]
+fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreError> {
+    let mut d = Driver::new(PacerConfig {
+        max_retired_swapchains: 2,
+        ..config(2)
+    })?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    for w in 2..=4u64 {
+        d.present(w - 1, 0, PresentOutcome::Queued)?;
+        d.m.swapchain_created(w, 2, Some(w - 1), true)?;
+        let outcome = d.m.destroy_requested(w - 1)?;
+        let want = match w {
+            4 => DestroyOutcome::Now,
+            _ => DestroyOutcome::Deferred,
+        };
+        assert_eq!(outcome, want, "destroying {}", w - 1);
+    }
+    d.bounded_waits()?;
+    assert_eq!(d.destroyed_swapchains, vec![1, 2, 3]);
+    assert_eq!(d.m.stats().fallback_waits, 1);
+    Ok(())
+}

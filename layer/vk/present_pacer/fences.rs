@@ -1,0 +1,158 @@
+//! The pacer's fences: one per tracked submission (repair and proof submissions), which stand
+//! for their serials, and one per present fence vkpace adds (maintenance1). Submission fences
+//! signal in submission order on the queue (a fence of `vkQueueSubmit` has "all commands that
+//! occur earlier in submission order" in its first synchronization scope, spec *Fence
+//! Signaling*), so one signalled fence completes every serial up to its own: the oldest pending
+//! is looked at first. The decisions (which serial, which present fence) are the machine's.
+
+use std::collections::VecDeque;
+
+use ash::vk;
+
+use crate::core::Serial;
+use crate::vk::error::{Result, VkContext};
+
+/// Free, submitted and present fences.
+#[derive(Debug, Default)]
+pub(super) struct Fences {
+    free: Vec<vk::Fence>,
+    /// Tracked submissions not yet seen complete, oldest first.
+    submitted: VecDeque<(Serial, vk::Fence)>,
+    /// Present fences vkpace added, by the machine's ids.
+    presents: Vec<(u64, vk::Fence)>,
+    /// Fences given to a present that failed: never signalled, destroyed at teardown.
+    lost: Vec<vk::Fence>,
+    pub(super) created: u64,
+}
+
+impl Fences {
+    /// An unsignalled fence with nothing pending, made if none is free.
+    pub(super) fn take(&mut self, device: &ash::Device) -> Result<vk::Fence> {
+        if let Some(f) = self.free.pop() {
+            return Ok(f);
+        }
+        // SAFETY: a plain fence on a valid device.
+        let f = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
+            .during("vkCreateFence")?;
+        self.created += 1;
+        Ok(f)
+    }
+
+    /// A fence taken but not used (its submission failed: nothing will signal it).
+    pub(super) fn untake(&mut self, fence: vk::Fence) {
+        self.free.push(fence);
+    }
+
+    /// `fence` signals when the submission with `serial` completes.
+    pub(super) fn submitted(&mut self, serial: Serial, fence: vk::Fence) {
+        self.submitted.push_back((serial, fence));
+    }
+
+    /// `fence` was given to a present as present fence `id`.
+    pub(super) fn presented(&mut self, id: u64, fence: vk::Fence) {
+        self.presents.push((id, fence));
+    }
+
+    /// The highest serial seen complete without blocking (the oldest pending fences first),
+    /// each signalled fence reset and freed.
+    pub(super) fn poll_submitted(&mut self, device: &ash::Device) -> Result<Option<Serial>> {
+        let mut done = None;
+        while let Some(&(serial, f)) = self.submitted.front() {
+            // SAFETY: the fence is alive and was submitted.
+            if !unsafe { device.get_fence_status(f) }.during("vkGetFenceStatus")? {
+                break;
+            }
+            self.recycle(device, f)?;
+            self.submitted.pop_front();
+            done = Some(serial);
+        }
+        Ok(done)
+    }
+
+    /// Waits at most `timeout_ns` for `serial`; returns whether it completed (then every
+    /// fence up to it is reset and freed).
+    pub(super) fn wait_serial(
+        &mut self,
+        device: &ash::Device,
+        serial: Serial,
+        timeout_ns: u64,
+    ) -> Result<bool> {
+        let Some(&(_, f)) = self.submitted.iter().find(|(s, _)| *s >= serial) else {
+            // Nothing pending at or after it: it completed already.
+            return Ok(true);
+        };
+        if !wait(device, f, timeout_ns)? {
+            return Ok(false);
+        }
+        while let Some(&(s, f)) = self.submitted.front() {
+            if s > serial {
+                break;
+            }
+            self.recycle(device, f)?;
+            self.submitted.pop_front();
+        }
+        Ok(true)
+    }
+
+    /// Present fence `id` went to a present that failed: it may never signal.
+    pub(super) fn lose_present(&mut self, id: u64) {
+        if let Some(at) = self.presents.iter().position(|(i, _)| *i == id) {
+            let (_, f) = self.presents.swap_remove(at);
+            self.lost.push(f);
+        }
+    }
+
+    /// Whether present fence `id` signalled, waiting at most `timeout_ns` (0: a look); a
+    /// signalled one is reset and freed. An id vkpace holds no fence for (its creation failed)
+    /// never counts as signalled: nothing is freed on a proof that does not exist.
+    pub(super) fn present_signalled(
+        &mut self,
+        device: &ash::Device,
+        id: u64,
+        timeout_ns: u64,
+    ) -> Result<bool> {
+        let Some(at) = self.presents.iter().position(|(i, _)| *i == id) else {
+            return Ok(false);
+        };
+        let f = self.presents[at].1;
+        if !wait(device, f, timeout_ns)? {
+            return Ok(false);
+        }
+        self.presents.swap_remove(at);
+        self.recycle(device, f)?;
+        Ok(true)
+    }
+
+    fn recycle(&mut self, device: &ash::Device, f: vk::Fence) -> Result<()> {
+        // SAFETY: signalled, so no queue operation uses it any more.
+        unsafe { device.reset_fences(&[f]) }.during("vkResetFences")?;
+        self.free.push(f);
+        Ok(())
+    }
+
+    /// Destroys every fence. Only once nothing pending will signal one (teardown after its
+    /// waits; a fence of a failed present is never signalled).
+    pub(super) fn destroy_all(&mut self, device: &ash::Device) {
+        let pending = self.submitted.drain(..).map(|(_, f)| f);
+        let presents = self.presents.drain(..).map(|(_, f)| f);
+        let all: Vec<vk::Fence> = pending
+            .chain(presents)
+            .chain(self.free.drain(..))
+            .chain(self.lost.drain(..))
+            .collect();
+        for f in all {
+            // SAFETY: the caller waited for every pending signal (VUID-vkDestroyFence-fence-01120).
+            unsafe { device.destroy_fence(f, None) };
+        }
+    }
+}
+
+/// `vkWaitForFences` on one fence, bounded; whether it signalled.
+fn wait(device: &ash::Device, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
+    // SAFETY: the fence is alive; the timeout is finite.
+    match unsafe { device.wait_for_fences(&[f], true, timeout_ns) } {
+        Ok(()) => Ok(true),
+        Err(vk::Result::TIMEOUT) => Ok(false),
+        Err(e) => Err(crate::vk::error::Error::vk("vkWaitForFences", e)),
+    }
+}

@@ -1,0 +1,46 @@
+//! The pacer's teardown: bounded waits for every present fence and for an empty submission
+//! made after everything, then vkpace's semaphores, fences and the swapchains whose destruction
+//! was deferred are destroyed. Never a device or queue idle wait.
+
+use super::PresentPacer;
+use crate::vk::error::{Error, Result};
+
+impl PresentPacer {
+    /// Destroys vkpace's objects and every swapchain whose destruction it deferred, after
+    /// bounded waits. A wait that runs out is [`Error::Timeout`]: what it was for stays alive
+    /// (a leak) rather than destroyed while in use. Swapchains the application did not destroy
+    /// stay its own.
+    ///
+    /// # Safety
+    ///
+    /// The pacer's device and queue are still valid, no call of the pacer is in progress on
+    /// another thread, and the allocation callbacks given for deferred destructions are still
+    /// valid.
+    pub unsafe fn destroy(mut self) -> Result<()> {
+        self.destroyed = true;
+        self.machine.begin_shutdown();
+        let waited = self.bounded_waits();
+        let idle = self.machine.finish_shutdown();
+        self.drain_actions();
+        let everything = matches!(waited, Ok(true)) && idle;
+        if everything {
+            self.fences.destroy_all(&self.device);
+        }
+        match waited {
+            Err(e) => Err(e),
+            Ok(_) if !everything => Err(Error::Timeout {
+                what: "the present pacer's presents at teardown",
+                timeout: self.config.wait_timeout,
+            }),
+            Ok(_) => Ok(()),
+        }
+    }
+}
+
+impl Drop for PresentPacer {
+    fn drop(&mut self) {
+        if !self.destroyed {
+            log::warn!("vkpace: a PresentPacer dropped without destroy(): its Vulkan objects leak");
+        }
+    }
+}
