@@ -105,7 +105,12 @@ impl std::fmt::Display for Run {
 fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("own_swapchain");
     std::fs::create_dir_all(&dir)?;
-    let tag = args.join("_").replace('-', "");
+    let place = match target {
+        Target::X11(_) => "x11",
+        Target::Headless => "headless",
+        Target::Virtual(_) => "vdisplay",
+    };
+    let tag = format!("{place}{}", args.join("_").replace('-', ""));
     let (out_path, err_path) = (
         dir.join(format!("{tag}.out")),
         dir.join(format!("{tag}.err")),
@@ -217,15 +222,14 @@ fn reused_present_semaphores_are_repaired() -> Result<()> {
 
 /// (b) 100 sizes, each a recreation with the old swapchain destroyed at once: with vkpace clean
 /// and idle-free, each old swapchain destroyed within [`DESTROY_BOUND`] frames, none left at
-/// the end; over the virtual display (frames overlap) and on lavapipe's headless surface. The
-/// display's log is a witness of its own that no swapchain went early: no present of one was
-/// dropped because it was destroyed first (bookworm's layer does not see that destruction).
+/// the end; over the virtual display (frames overlap) and on lavapipe's headless surface. (A
+/// present the display never showed because its swapchain went first is no fault: with
+/// maintenance1 a signalled present fence frees the swapchain. An in-use destruction is what
+/// the newer layer reports, below; bookworm's does not check it.)
 #[test]
 fn a_resize_storm_destroys_old_swapchains_without_idle() -> Result<()> {
-    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("own_swapchain_storm.jsonl");
-    let _ = std::fs::remove_file(&log);
     let storm = ["--validation", "--resize-storm", "100", "--frames", "110"];
-    for target in [small_display(Some(&log)), Target::Headless] {
+    for target in [small_display(None), Target::Headless] {
         let r = run(&target, &[&storm[..], &["--vkpace"]].concat())?;
         clean(&r)?;
         ensure!(r.number("swapchains_created")? == 100, "{r}");
@@ -235,17 +239,6 @@ fn a_resize_storm_destroys_old_swapchains_without_idle() -> Result<()> {
         let fallback = r.number("fallback_waits")?;
         ensure!(fallback == 0, "bounded waits instead of proofs: {r}");
     }
-    let text = std::fs::read_to_string(&log)?;
-    let early = text.matches("\"reason\":\"destroyed\"").count();
-    ensure!(
-        text.lines().count() >= 110,
-        "{} presents logged",
-        text.lines().count()
-    );
-    ensure!(
-        early == 0,
-        "{early} presents dropped: their swapchain was destroyed first"
-    );
     if validation_layer_at_least(313)? {
         // The same storm without vkpace: the layer sees swapchains destroyed in use.
         let r = run(&Target::Headless, &storm)?;
@@ -269,6 +262,16 @@ fn a_30_fps_limit_shows_every_frame_for_two_refreshes() -> Result<()> {
     args.extend(validation.then_some("--validation"));
     let r = run(&small_display(Some(&log)), &args)?;
     ensure!(r.ok && r.number("validation_messages")? == 0, "{r}");
+    // The limit is kept by present timing: (nearly) every present carries a target.
+    let text = std::fs::read_to_string(&log)?;
+    let targeted = text
+        .lines()
+        .filter(|l| !l.contains("\"target_ns\":null") || !l.contains("\"relative_ns\":null"))
+        .count();
+    ensure!(
+        targeted >= 290,
+        "{targeted} of 300 presents carried a target: {r}"
+    );
     let mut shown: Vec<(u64, Option<u64>)> = virtual_display::read_present_log(&log)?
         .iter()
         .filter_map(|p| p.shown_ns.map(|s| (s, p.ready_ns)))
