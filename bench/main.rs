@@ -16,6 +16,7 @@ mod pacing_loops;
 mod pacing_vdisplay;
 mod plots;
 mod real_driver;
+mod repair_cost;
 mod sim_matrix;
 mod textbook_objects;
 mod timer_baseline;
@@ -60,6 +61,10 @@ struct Args {
     /// holds just that section.
     #[arg(long)]
     only_cpu: bool,
+    /// Run only the present pacer's repair cost (CPU per present with present-semaphore repair
+    /// on and off, interleaved in one run); the report holds just that section.
+    #[arg(long)]
+    only_repair: bool,
     /// Internal: run one loop alone under callgrind (`textbook` or `vkpace`, `--frames`).
     #[arg(long, hide = true)]
     instructions_child: Option<String>,
@@ -188,6 +193,9 @@ fn main() -> Result<()> {
         let frames = args.frames.unwrap_or(DISPLAY_FRAMES);
         return display_only(reps, frames, &out_dir, &json_path, args.check);
     }
+    if args.only_repair {
+        return repair_only(reps, args.frames.unwrap_or(FRAMES), &json_path);
+    }
     if args.only_cpu {
         return cpu_only(
             reps,
@@ -218,6 +226,15 @@ fn main() -> Result<()> {
     if args.check && verdicts.failed > 0 {
         anyhow::bail!("{} threshold(s) missed", verdicts.failed);
     }
+    Ok(())
+}
+
+/// `--only-repair`: the present pacer's repair cost alone.
+fn repair_only(reps: usize, frames: u64, json_path: &std::path::Path) -> Result<()> {
+    let runs = repair_cost::measure(frames, reps)?;
+    std::fs::write(json_path, repair_cost::json(&runs))
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    println!("{}", repair_cost::markdown(&runs));
     Ok(())
 }
 

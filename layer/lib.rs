@@ -9,6 +9,10 @@
 //! [`Support`], which also turns paths off: [`OptionalPath`]), completion tokens ([`SyncToken`], [`TokenSet`], [`HostTimeline`],
 //! [`DeferredRelease`]) and render targets that follow the swapchain ([`RenderTargets`]).
 //!
+//! The second door, for an engine that owns its swapchain: [`PresentPacer`] replaces its
+//! create, acquire, present and destroy calls one for one ([`PresentPacerDesc`],
+//! [`PresentPacerConfig`], [`PresentPacerStats`]).
+//!
 //! The sans-IO frame machine (`vkpace::core`) and the Vulkan shell (`vkpace::vk`) stay
 //! reachable for vkpace's own simulator, benchmark and tests, but are not part of the API:
 //! they are hidden from these docs and may change in any release.

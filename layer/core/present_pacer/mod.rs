@@ -67,6 +67,8 @@ struct Paced<S, W> {
     /// Its place in its lineage: later swapchains (made with an older one as `oldSwapchain`)
     /// have higher generations.
     generation: u64,
+    /// Its presents carry vkpace's present ids (the display feedback of its surface).
+    ids: bool,
 }
 
 /// The second door's sans-IO machine, generic over semaphore (`S`) and swapchain (`W`)
@@ -212,6 +214,7 @@ where
             state: SwapchainState::new(handle, image_count, depth),
             chain,
             generation,
+            ids: self.config.present_ids,
         });
         self.stats.swapchains_created += 1;
         Ok(())
@@ -220,6 +223,15 @@ where
     /// A call the pacer passed through unpaced (a present on another queue): counted.
     pub fn unpaced_call(&mut self) {
         self.stats.unpaced_calls += 1;
+    }
+
+    /// Whether `handle`'s presents get present ids (default: [`PacerConfig::present_ids`]):
+    /// false where its surface has no display feedback, so that no id is counted or awaited
+    /// that no present carried.
+    pub fn set_present_ids(&mut self, handle: W, on: bool) {
+        if let Some(i) = self.find(handle) {
+            self.live[i].ids = on && self.config.present_ids;
+        }
     }
 
     /// Whether `handle` was made through the pacer and not yet destroyed by the application.

@@ -310,7 +310,7 @@ where
                 });
             }
             let chain = self.live[i].chain;
-            let id = match ids {
+            let id = match ids && self.live[i].ids {
                 true => self.chain_mut(chain)?.ids.next_id(),
                 false => 0,
             };

@@ -369,6 +369,16 @@ fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), 
     d.m.present_returned(PresentOutcome::Queued, 0)?;
     let _ = d.m.before_present(&[(1, 0)], None, false)?;
     assert_eq!(d.m.planned_present_id(1), 41);
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    // A surface without display feedback: no id planned, none counted.
+    d.m.set_present_ids(2, false);
+    let added = d.m.stats().present_ids_added;
+    let _ = d.m.before_present(&[(2, 0)], None, false)?;
+    assert_eq!(d.m.planned_present_id(2), 0);
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    assert_eq!(d.m.stats().present_ids_added, added);
     Ok(())
 }
 

@@ -66,6 +66,7 @@ impl PresentPacer {
         if let Err(e) = self.machine.swapchain_created(handle, images, old, fifo) {
             log::error!("vkpace: swapchain {handle:?} not paced: {e}");
         }
+        self.machine.set_present_ids(handle, display.is_some());
         self.swapchains.push(Made {
             handle,
             display,

@@ -237,3 +237,13 @@ impl std::fmt::Debug for PresentPacer {
         writeln!(f, "{:?}", self.stats())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// An engine moves its pacer to its render thread, as it does its swapchain.
+    #[test]
+    fn the_pacer_can_move_between_threads() {
+        fn send<T: Send>() {}
+        send::<super::PresentPacer>();
+    }
+}

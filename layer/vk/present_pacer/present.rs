@@ -9,7 +9,7 @@ use ash::vk;
 use super::{chain_walk, PresentPacer};
 use crate::core::VkStatus;
 use crate::core::{PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, Serial};
-use crate::vk::display::DisplayFns;
+use crate::vk::display::{DisplayFeedback, DisplayFns};
 use crate::vk::error::{Result, VkContext};
 use crate::vk::registry::PresentId2KHR;
 use crate::vk::shell::status;
@@ -213,6 +213,8 @@ impl PresentPacer {
         repair: Option<vk::Semaphore>,
         caller: chain_walk::CallerChain,
     ) -> VkResult<bool> {
+        // Before the scratch arrays are taken: it looks at the present's swapchains.
+        let feedback = self.first_display().map(DisplayFns::feedback);
         let mut scratch = std::mem::take(&mut self.scratch);
         let fences = self.present_fences(&mut scratch, plan);
         let ids = plan.present_ids && caller.ids.is_none();
@@ -234,12 +236,12 @@ impl PresentPacer {
         }
         let mut id_info = vk::PresentIdKHR::default().present_ids(&scratch.ids);
         let mut id2_info = PresentId2KHR::default().present_ids(&scratch.ids);
-        match self.first_display() {
+        match feedback {
             // Larger than any id given before to each swapchain (ids per lineage,
             // VUID-VkPresentId2KHR-presentIds-10819); 0 for a swapchain not paced.
-            Some(DisplayFns::Wait2(_)) if ids => ours = ours.push_next(&mut id2_info),
+            Some(DisplayFeedback::PresentWait2) if ids => ours = ours.push_next(&mut id2_info),
             // VUID-VkPresentIdKHR-presentIds-04999, as above.
-            Some(DisplayFns::Wait(_)) if ids => ours = ours.push_next(&mut id_info),
+            Some(DisplayFeedback::PresentWait) if ids => ours = ours.push_next(&mut id_info),
             _ => {}
         }
         // SAFETY: the caller's contract; vkpace's structures are valid for the device's
