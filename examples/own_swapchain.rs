@@ -35,6 +35,7 @@ use support::{idle_count, vulkan, Context, ContextOptions};
 const FRAMES_IN_FLIGHT: usize = 2;
 
 /// One frame in flight's objects.
+#[derive(Clone, Copy)]
 struct InFlight {
     acquired: vk::Semaphore,
     rendered: vk::Semaphore,
@@ -49,13 +50,15 @@ struct Chain {
     images: Vec<vk::Image>,
 }
 
+/// The loop's objects: a device table whose idles are counted, the swapchain functions, the
+/// frames in flight, the swapchain, and (`--vkpace`) the pacer.
 struct Renderer {
     device: ash::Device,
     queue: vk::Queue,
     physical: vk::PhysicalDevice,
     surface: vk::SurfaceKHR,
     surface_fn: ash::khr::surface::Instance,
-    swapchain_fn: ash::khr::swapchain::Device,
+    loader: ash::khr::swapchain::Device,
     pool: vk::CommandPool,
     frames: Vec<InFlight>,
     chain: Chain,
@@ -84,13 +87,13 @@ impl Renderer {
                 }
             });
         }
-        let pacer = flags.vkpace.then(|| make_pacer(ctx, &device, flags.fps)); // vkpace
+        let pacer = flags.vkpace.then(|| pacer(ctx, &device, flags.fps)); // vkpace
         Ok(Self {
             queue: ctx.queue,
             physical: ctx.physical,
             surface: ctx.surface,
             surface_fn: ash::khr::surface::Instance::new(&ctx.entry, &ctx.instance),
-            swapchain_fn: ash::khr::swapchain::Device::new(&ctx.instance, &device),
+            loader: ash::khr::swapchain::Device::new(&ctx.instance, &device),
             device,
             pool,
             frames,
@@ -110,10 +113,11 @@ impl Renderer {
             return Ok(false);
         }
         self.stale = false;
-        let (acquired, fence) = (
-            self.frames[self.frame].acquired,
-            self.frames[self.frame].fence,
-        );
+        let InFlight {
+            acquired: sem,
+            fence,
+            ..
+        } = self.frames[self.frame];
         // SAFETY: the frame's fence, of this device.
         unsafe { self.device.wait_for_fences(&[fence], true, u64::MAX) }?;
         let (sc, null) = (self.chain.handle, vk::Fence::null());
@@ -122,10 +126,8 @@ impl Renderer {
         let acquire = unsafe {
             // vkpace {
             match self.pacer.as_mut() {
-                Some(p) => p.acquire_next_image(sc, u64::MAX, acquired, null),
-                None => self
-                    .swapchain_fn
-                    .acquire_next_image(sc, u64::MAX, acquired, null),
+                Some(p) => p.acquire_next_image(sc, u64::MAX, sem, null),
+                None => self.loader.acquire_next_image(sc, u64::MAX, sem, null),
             }
             // vkpace }
         };
@@ -169,7 +171,7 @@ impl Renderer {
             // vkpace {
             match self.pacer.as_mut() {
                 Some(p) => p.queue_present(self.queue, &info),
-                None => self.swapchain_fn.queue_present(self.queue, &info),
+                None => self.loader.queue_present(self.queue, &info),
             }
             // vkpace }
         };
@@ -244,7 +246,7 @@ impl Renderer {
             // vkpace {
             match self.pacer.as_mut() {
                 Some(p) => p.create_swapchain(&info, None),
-                None => self.swapchain_fn.create_swapchain(&info, None),
+                None => self.loader.create_swapchain(&info, None),
             }
             // vkpace }
         }?;
@@ -258,7 +260,7 @@ impl Renderer {
                 // vkpace {
                 match self.pacer.as_mut() {
                     Some(p) => p.destroy_swapchain(old, None),
-                    None => self.swapchain_fn.destroy_swapchain(old, None),
+                    None => self.loader.destroy_swapchain(old, None),
                 }
                 // vkpace }
             }
@@ -266,7 +268,7 @@ impl Renderer {
             self.counts.destroy_calls.push(self.counts.frames);
         }
         // SAFETY: a live swapchain of this device.
-        self.chain.images = unsafe { self.swapchain_fn.get_swapchain_images(handle) }?;
+        self.chain.images = unsafe { self.loader.get_swapchain_images(handle) }?;
         Ok(true)
     }
 
@@ -328,7 +330,7 @@ impl Renderer {
                 // vkpace {
                 match self.pacer.as_mut() {
                     Some(p) => p.destroy_swapchain(handle, None),
-                    None => self.swapchain_fn.destroy_swapchain(handle, None),
+                    None => self.loader.destroy_swapchain(handle, None),
                 }
                 // vkpace }
                 self.counts.destroyed += 1;
@@ -351,11 +353,7 @@ impl Renderer {
 
 // vkpace {
 /// The pacer (`--vkpace`): the context's handles, the paths its device enabled, the limit.
-fn make_pacer(
-    ctx: &Context,
-    device: &ash::Device,
-    fps: Option<f64>,
-) -> Result<vkpace::PresentPacer> {
+fn pacer(ctx: &Context, device: &ash::Device, fps: Option<f64>) -> Result<vkpace::PresentPacer> {
     let mut config = vkpace::PresentPacerConfig::default();
     ctx.support.apply(&mut config);
     config.frame_limit = fps.map(vkpace::FrameLimit::fps).transpose()?;
@@ -406,7 +404,7 @@ fn frame_loop(
             resized = true;
         }
         if let Some(p) = period {
-            next = (next + p).max(Instant::now() - p);
+            next = (next + p).max(Instant::now());
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
         }
         if !r.draw(resized, wanted)? {
