@@ -204,6 +204,37 @@ fn pacer(ctx: &VulkanContext, maintenance1: bool) -> Result<PresentPacer> {
     Ok(unsafe { PresentPacer::new(desc) }?)
 }
 
+/// The frames of a run, with their recreations; returns the last swapchain and the time from
+/// the first present's return to the last's.
+fn frames(
+    ctx: &VulkanContext,
+    pacer: &mut PresentPacer,
+    slots: &Slots,
+) -> Result<(vk::SwapchainKHR, Duration)> {
+    let mut first = None;
+    let mut elapsed = Duration::ZERO;
+    let mut sc = create(ctx, pacer, vk::SwapchainKHR::null())?;
+    let swapchain_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
+    for k in 0..FRAMES {
+        if k > 0 && k % RECREATE_EVERY == 0 {
+            let old = sc;
+            sc = create(ctx, pacer, old)?;
+            // SAFETY: no image of `old` is held; its presents may be pending (the pacer waits).
+            unsafe { pacer.destroy_swapchain(old, None) };
+        }
+        // SAFETY: a swapchain of this device.
+        let images = unsafe { swapchain_fn.get_swapchain_images(sc) }?;
+        frame(ctx, pacer, slots, sc, &images, k as usize)?;
+        let first = *first.get_or_insert_with(Instant::now);
+        elapsed = first.elapsed();
+        ensure!(
+            ctx.messages.count() == 0,
+            "validation message at frame {k}:\n{pacer:?}"
+        );
+    }
+    Ok((sc, elapsed))
+}
+
 /// What a run saw.
 pub struct Outcome {
     pub stats: PresentPacerStats,
@@ -224,28 +255,8 @@ pub fn run(maintenance1: bool, limit: Option<FrameLimit>) -> Result<Outcome> {
     );
     let mut pacer = pacer(&ctx, maintenance1)?;
     pacer.set(Setting::FrameLimit(limit))?;
-    let mut first = None;
-    let mut elapsed = Duration::ZERO;
     let slots = Slots::new(&ctx)?;
-    let mut sc = create(&ctx, &mut pacer, vk::SwapchainKHR::null())?;
-    let swapchain_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
-    for k in 0..FRAMES {
-        if k > 0 && k % RECREATE_EVERY == 0 {
-            let old = sc;
-            sc = create(&ctx, &mut pacer, old)?;
-            // SAFETY: no image of `old` is held; its presents may be pending (the pacer waits).
-            unsafe { pacer.destroy_swapchain(old, None) };
-        }
-        // SAFETY: a swapchain of this device.
-        let images = unsafe { swapchain_fn.get_swapchain_images(sc) }?;
-        frame(&ctx, &mut pacer, &slots, sc, &images, k as usize)?;
-        let first = *first.get_or_insert_with(Instant::now);
-        elapsed = first.elapsed();
-        ensure!(
-            ctx.messages.count() == 0,
-            "validation message at frame {k}:\n{pacer:?}"
-        );
-    }
+    let (sc, elapsed) = frames(&ctx, &mut pacer, &slots)?;
     // SAFETY: waits for the application's own submissions.
     unsafe { ctx.device.wait_for_fences(&slots.done, true, 2_000_000_000) }?;
     let displayed = pacer

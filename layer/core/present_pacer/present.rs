@@ -309,8 +309,12 @@ where
                     count: count as u32,
                 });
             }
-            let chain = self.live[i].chain;
-            let id = match ids && self.live[i].ids {
+            let (chain, generation) = (self.live[i].chain, self.live[i].generation);
+            let c = self.chain_mut(chain)?;
+            // A retired swapchain (a newer one was made from it) is never asked about its
+            // presents (VUID-vkWaitForPresentKHR-swapchain-04997): no id for it.
+            let newest = c.generations == generation;
+            let id = match ids && newest && self.live[i].ids {
                 true => self.chain_mut(chain)?.ids.next_id(),
                 false => 0,
             };

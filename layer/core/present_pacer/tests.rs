@@ -358,27 +358,6 @@ fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), 
         d.m.telemetry(1).last().and_then(|f| f.displayed),
         Some(std::time::Duration::from_nanos(7))
     );
-    // The application's own ids: vkpace's later ones stay above them.
-    let _ = d.m.before_present(&[(1, 1)], Some(&[40]), false)?;
-    assert_eq!(
-        d.m.planned_present_id(1),
-        0,
-        "the application's ids pass as they are"
-    );
-    d.m.repair_failed();
-    d.m.present_returned(PresentOutcome::Queued, 0)?;
-    let _ = d.m.before_present(&[(1, 0)], None, false)?;
-    assert_eq!(d.m.planned_present_id(1), 41);
-    d.m.repair_failed();
-    d.m.present_returned(PresentOutcome::Queued, 0)?;
-    // A surface without display feedback: no id planned, none counted.
-    d.m.set_present_ids(2, false);
-    let added = d.m.stats().present_ids_added;
-    let _ = d.m.before_present(&[(2, 0)], None, false)?;
-    assert_eq!(d.m.planned_present_id(2), 0);
-    d.m.repair_failed();
-    d.m.present_returned(PresentOutcome::Queued, 0)?;
-    assert_eq!(d.m.stats().present_ids_added, added);
     Ok(())
 }
 
@@ -421,5 +400,44 @@ fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreErro
     d.bounded_waits()?;
     assert_eq!(d.destroyed_swapchains, vec![1, 2, 3]);
     assert_eq!(d.m.stats().fallback_waits, 1);
+    Ok(())
+}
+
+#[test]
+fn the_applications_ids_pass_and_a_surface_without_feedback_gets_none() -> Result<(), CoreError> {
+    let mut d = Driver::new(PacerConfig {
+        present_ids: true,
+        ..config(2)
+    })?;
+    d.m.swapchain_created(1, 2, None, true)?;
+    d.m.swapchain_created(2, 2, None, true)?;
+    // The application's own ids: vkpace's later ones stay above them.
+    let _ = d.m.before_present(&[(1, 1)], Some(&[40]), false)?;
+    assert_eq!(
+        d.m.planned_present_id(1),
+        0,
+        "the application's ids pass as they are"
+    );
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    let _ = d.m.before_present(&[(1, 0)], None, false)?;
+    assert_eq!(d.m.planned_present_id(1), 41);
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    // A present to a retired swapchain (an image acquired before the recreation) gets no id:
+    // its presents are never waited on.
+    d.m.swapchain_created(3, 2, Some(1), true)?;
+    let _ = d.m.before_present(&[(1, 0)], None, false)?;
+    assert_eq!(d.m.planned_present_id(1), 0);
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    // A surface without display feedback: no id planned, none counted.
+    d.m.set_present_ids(2, false);
+    let added = d.m.stats().present_ids_added;
+    let _ = d.m.before_present(&[(2, 0)], None, false)?;
+    assert_eq!(d.m.planned_present_id(2), 0);
+    d.m.repair_failed();
+    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    assert_eq!(d.m.stats().present_ids_added, added);
     Ok(())
 }
