@@ -140,19 +140,9 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
                 .envs(env.iter().cloned())
         }
     };
-    let mut child = cmd.spawn().context("starting own_swapchain")?;
+    let child = cmd.spawn().context("starting own_swapchain")?;
     let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("own_swapchain {args:?} still running after {LIMIT:?}; killed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait(child, args)?;
     let stdout = std::fs::read_to_string(&out_path)?;
     let json = stdout
         .lines()
@@ -171,6 +161,22 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
     );
     ensure!(!run.json.is_empty(), "no summary: {stdout}\n{run}");
     Ok(run)
+}
+
+/// Waits for `child` to exit, at most [`LIMIT`]; kills it past that and fails.
+fn wait(mut child: std::process::Child, args: &[&str]) -> Result<std::process::ExitStatus> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if started.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("own_swapchain {args:?} still running after {LIMIT:?}; killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Whether this stack's validation layer is at least `minor.patch` of 1.4 (sid's 1.4.363 is;
