@@ -7,9 +7,9 @@
 //! Every run goes through winit's Wayland backend (DISPLAY removed, so no X11 fallback), with
 //! validation and synchronization validation, and must say in its report that it ran on
 //! Wayland: FIFO and MAILBOX, the maintenance1 and proof-based paths, both completion backends;
-//! the two examples in `examples/` on both paths; the compositor killed mid-run; and vkcube,
-//! unmodified, on a Wayland surface that the vdisplay layer takes over (`window_surfaces =
-//! virtual`).
+//! the two examples in `examples/` on both paths and `own_swapchain` paced by `PresentPacer`;
+//! the compositor killed mid-run; and vkcube, unmodified, on a Wayland surface that the
+//! vdisplay layer takes over (`window_surfaces = virtual`).
 
 mod demo_process;
 mod run_length;
@@ -501,7 +501,7 @@ fn killing_the_compositor_mid_run_is_a_clean_error() -> Result<()> {
 }
 
 /// The examples in `examples/` (built beside this test by `cargo test`), in a Wayland window
-/// on both paths: exit 0, every frame, no validation message.
+/// on both paths (`own_swapchain` with `--vkpace`): exit 0, every frame, no validation message.
 #[test]
 fn the_examples_run_on_weston() -> Result<()> {
     let weston = Weston::start("examples")?;
@@ -534,6 +534,20 @@ fn the_examples_run_on_weston() -> Result<()> {
             eprintln!("wayland: {summary}");
         }
     }
+    // The loop that owns its swapchain, paced by vkpace's second door (`--vkpace`).
+    let program = examples.join("own_swapchain");
+    let args = ["--wayland", "--vkpace", "--frames", &frames, "--validation"];
+    let out = bounded_output(weston.client(&program, &args), Duration::from_secs(180))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(out.status.success(), "own_swapchain: {stdout}\n{stderr}");
+    let on_wayland = format!("own_swapchain: {frames} frames in ");
+    ensure!(
+        stdout.contains(&on_wayland) && stdout.contains(" on wayland, vkpace true, "),
+        "{stdout}"
+    );
+    ensure!(stdout.contains(" 0 validation messages"), "{stdout}");
+    eprintln!("wayland: {}", stdout.trim());
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use vkpace::{InstanceSupport, Support, Swapchain};
 use super::Args;
 
 /// Validation warnings and errors seen (the whole process has one instance at a time).
-pub(super) static MESSAGES: AtomicU64 = AtomicU64::new(0);
+pub static MESSAGES: AtomicU64 = AtomicU64::new(0);
 
 unsafe extern "system" fn on_message(
     severity: vk::DebugUtilsMessageSeverityFlagsEXT,
@@ -48,36 +48,66 @@ pub struct Context {
     pub physical: vk::PhysicalDevice,
     pub queue: vk::Queue,
     pub queue_family: u32,
-    surface: vk::SurfaceKHR,
+    /// The surface (headless or the window's).
+    pub surface: vk::SurfaceKHR,
     surface_fn: ash::khr::surface::Instance,
     messenger: Option<Messenger>,
-    support: Support,
+    /// The optional paths the device enabled.
+    pub support: Support,
     /// The device's memory types (for [`super::vulkan`]'s objects).
     pub memory: vk::PhysicalDeviceMemoryProperties,
 }
 
 /// A window's handles, for its surface; `None` means VK_EXT_headless_surface.
-pub(super) type WindowHandles = Option<(
+pub type WindowHandles = Option<(
     raw_window_handle::RawDisplayHandle,
     raw_window_handle::RawWindowHandle,
 )>;
 
+/// What a [`Context`] is made with.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContextOptions {
+    /// Leave maintenance1 off (instance and device).
+    pub no_maintenance1: bool,
+    /// The validation layer (synchronization validation on) and a messenger.
+    pub validation: bool,
+    /// Keep present_wait, present_wait2 and present timing where offered (vkpace's display
+    /// feedback and targets); the frame-path examples leave them off.
+    pub display_paths: bool,
+}
+
 impl Context {
+    /// Instance (with the validation layer if asked), surface and device, for `args`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::with_options`].
+    pub(super) unsafe fn new(window: WindowHandles, args: &Args) -> Result<Self> {
+        let options = ContextOptions {
+            no_maintenance1: args.no_maintenance1,
+            validation: args.validation,
+            display_paths: false,
+        };
+        // SAFETY: caller contract.
+        unsafe { Self::with_options(window, options) }
+    }
+
     /// Instance (with the validation layer if asked), surface and device.
     ///
     /// # Safety
     ///
     /// The window handles (if any) stay valid until [`Self::destroy`].
-    pub(super) unsafe fn new(window: WindowHandles, args: &Args) -> Result<Self> {
+    pub unsafe fn with_options(window: WindowHandles, options: ContextOptions) -> Result<Self> {
         // SAFETY: loads the system's Vulkan loader.
         let entry = unsafe { ash::Entry::load() }?;
         // maintenance1's instance extensions, KHR or EXT names, unless --no-maintenance1.
         let mut instance_support = InstanceSupport::query(&entry)?;
-        if args.no_maintenance1 {
+        if options.no_maintenance1 {
             instance_support.maintenance1 = None;
         }
         let extensions = instance_support.extensions();
-        let (instance, messenger) = make_instance(&entry, window, &extensions, args.validation)?;
+        let validation = options.validation;
+        let (instance, messenger) = make_instance(&entry, window, &extensions, validation)?;
         let surface = match window {
             // SAFETY: the handles are valid (caller contract).
             Some((d, w)) => unsafe { ash_window::create_surface(&entry, &instance, d, w, None) }?,
@@ -94,11 +124,18 @@ impl Context {
         let mut support = unsafe {
             Support::query(&entry, &instance, physical, queue_family, &instance_support)
         }?;
-        // The examples show the frame path: of the optional paths, maintenance1 only.
+        // The frame-path examples: of the optional paths, maintenance1 only.
         support.gpu_timestamps = false;
-        support.present_wait = false;
-        support.present_wait2 = false;
-        support.present_timing = None;
+        if !options.display_paths {
+            support.present_wait = false;
+            support.present_wait2 = false;
+        }
+        // A validation layer older than present_id2 / wait2 and present timing (1.4.317)
+        // reports their structures as unknown: validated runs go without them there.
+        if !options.display_paths || (validation && !layer_knows_present_timing(&entry)?) {
+            support.present_wait2 = false;
+            support.present_timing = None;
+        }
         // SAFETY: as above; the family can present.
         let device = unsafe { make_device(&instance, physical, queue_family, &support) }?;
         Ok(Self {
@@ -140,7 +177,7 @@ impl Context {
     }
 
     /// Destroys device, surface, messenger and instance: everything made from them is gone.
-    pub(super) fn destroy(self) {
+    pub fn destroy(self) {
         // SAFETY: the swapchain and the renderer's objects were destroyed before; reverse order
         // of creation.
         unsafe {
@@ -152,6 +189,17 @@ impl Context {
             self.instance.destroy_instance(None);
         }
     }
+}
+
+/// Whether the Khronos validation layer is 1.4.317 or newer (it knows VK_KHR_present_id2,
+/// VK_KHR_present_wait2 and VK_EXT_present_timing); false where it is missing.
+fn layer_knows_present_timing(entry: &ash::Entry) -> Result<bool> {
+    // SAFETY: a plain query of the loader.
+    let layers = unsafe { entry.enumerate_instance_layer_properties() }?;
+    Ok(layers.iter().any(|l| {
+        l.layer_name_as_c_str() == Ok(c"VK_LAYER_KHRONOS_validation")
+            && l.spec_version >= vk::make_api_version(0, 1, 4, 317)
+    }))
 }
 
 /// The messenger's settings: warnings and errors of every kind, to [`on_message`].

@@ -8,7 +8,10 @@
 //! the exit code is 1 on any error or validation message.
 
 mod context;
+pub mod idle_count;
+pub mod own_cli;
 pub mod pipeline;
+pub mod pumped_window;
 pub mod vulkan;
 mod window;
 
@@ -19,8 +22,9 @@ use anyhow::{bail, Context as _, Result};
 use ash::vk;
 use vkpace::{Acquired, CompletionBackend, Frame, Swapchain};
 
-pub use context::Context;
-use context::{WindowHandles, MESSAGES};
+#[allow(unused_imports)] // Only own_swapchain makes its context with options.
+pub use context::ContextOptions;
+pub use context::{Context, WindowHandles, MESSAGES};
 
 /// An example renderer: made once the swapchain exists, asked for each acquired frame, and
 /// given the swapchain back to tear down in the order it needs.
