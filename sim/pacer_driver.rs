@@ -41,15 +41,15 @@ pub struct PacerParams {
 
 impl PacerParams {
     fn config(&self) -> PacerConfig {
-        let mut c = PacerConfig::default();
-        c.frames_in_flight = self.frames_in_flight;
-        c.max_retired_swapchains = self.max_retired;
-        c.repair = self.repair;
-        c.present_fences = self.present_fences;
-        c.present_ids = self.present_ids;
-        c.pacing = self.pacing;
-        c.frame_limit = self.frame_limit;
-        c
+        PacerConfig {
+            frames_in_flight: self.frames_in_flight,
+            max_retired_swapchains: self.max_retired,
+            repair: self.repair,
+            present_fences: self.present_fences,
+            present_ids: self.present_ids,
+            pacing: self.pacing,
+            frame_limit: self.frame_limit,
+        }
     }
 }
 
@@ -180,8 +180,9 @@ impl SimPacer {
             };
             if !done {
                 self.truth.bounded_timeouts += 1;
-                self.machine.bounded_wait_timed_out();
-                break;
+                if !self.machine.bounded_wait_timed_out() {
+                    break;
+                }
             }
         }
         self.carry_out()
