@@ -180,7 +180,7 @@ impl SimPacer {
             };
             if !done {
                 self.truth.bounded_timeouts += 1;
-                if !self.machine.bounded_wait_timed_out() {
+                if !self.machine.bounded_wait_timed_out(wait) {
                     break;
                 }
             }

@@ -134,13 +134,14 @@ where
         serial
     }
 
-    /// The bounded wait last returned by [`Self::bounded_wait`] ran out of time. Returns
-    /// whether to go on with [`Self::bounded_wait`], with a bound of its own: a present fence
-    /// that did not signal is given up for the proof by an empty submission (door 1's
-    /// fallback). Else (the proof itself ran out) the swapchains it was for stay (destroyed
-    /// later, or at teardown), and the application's call returns (the shell logs it).
-    pub fn bounded_wait_timed_out(&mut self) -> bool {
-        if self.fence_to_wait().is_some() {
+    /// The bounded wait `wait` (the last one [`Self::bounded_wait`] returned) ran out of
+    /// time. Returns whether to go on with [`Self::bounded_wait`], with a bound of its own: a
+    /// present fence that did not signal is given up for the proof by an empty submission
+    /// (door 1's fallback). Else (the proof itself ran out) the swapchains it was for stay
+    /// (destroyed later, or at teardown), and the application's call returns (the shell logs
+    /// it).
+    pub fn bounded_wait_timed_out(&mut self, wait: BoundedWait) -> bool {
+        if matches!(wait, BoundedWait::PresentFence(_)) && !self.fences_given_up {
             self.fences_given_up = true;
             return true;
         }

@@ -155,7 +155,7 @@ impl PresentPacer {
                 }
             };
             if !done {
-                if self.machine.bounded_wait_timed_out() {
+                if self.machine.bounded_wait_timed_out(wait) {
                     // A present fence gave up for the proof submission, which gets a bound of
                     // its own (as door 1's fallback).
                     deadline = self.now().saturating_add(self.timeout_ns());

@@ -21,7 +21,7 @@ fn waits_without_fences(d: &mut Driver) -> Result<Vec<BoundedWait>, CoreError> {
         seen.push(wait);
         match wait {
             BoundedWait::PresentFence(_) => {
-                if !d.m.bounded_wait_timed_out() {
+                if !d.m.bounded_wait_timed_out(wait) {
                     break;
                 }
             }
@@ -86,13 +86,16 @@ fn a_proof_that_runs_out_gives_up() -> Result<(), CoreError> {
     assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Now);
     assert_eq!(d.m.bounded_wait(), Some(BoundedWait::PresentFence(1)));
     assert!(
-        d.m.bounded_wait_timed_out(),
+        d.m.bounded_wait_timed_out(BoundedWait::PresentFence(1)),
         "the fence is given up for a proof"
     );
     assert_eq!(d.m.bounded_wait(), Some(BoundedWait::SubmitProof));
     let s = d.m.proof_submitted();
     assert_eq!(d.m.bounded_wait(), Some(BoundedWait::Serial(s)));
-    assert!(!d.m.bounded_wait_timed_out(), "nothing is left to try");
+    assert!(
+        !d.m.bounded_wait_timed_out(BoundedWait::Serial(s)),
+        "nothing is left to try"
+    );
     assert_eq!(d.m.bounded_wait(), None);
     d.m.serial_completed(s, 0)?;
     d.drain();
