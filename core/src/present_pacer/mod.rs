@@ -1,5 +1,5 @@
 //! The second door's machine ([`PacerMachine`]): the state and decisions of a
-//! [`crate::PresentPacer`], which paces swapchains the application creates, acquires from and
+//! `vkpace::PresentPacer`, which paces swapchains the application creates, acquires from and
 //! presents itself. The application's calls are the inputs; the shell asks the machine before
 //! each Vulkan call it adds (a gate, a repair submission, a deferred destruction) and reports
 //! what happened. Composed of the modules door 1 uses: per-image present histories

@@ -1,6 +1,6 @@
 //! What a present pacer counts.
 
-/// Counters of a [`crate::PresentPacer`], over all the swapchains it made (one pacer serves an
+/// Counters of a `vkpace::PresentPacer`, over all the swapchains it made (one pacer serves an
 /// application's every swapchain, so the counts are the pacer's, not one swapchain's).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
