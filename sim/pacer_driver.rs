@@ -180,8 +180,9 @@ impl SimPacer {
             };
             if !done {
                 self.truth.bounded_timeouts += 1;
-                self.machine.bounded_wait_timed_out();
-                break;
+                if !self.machine.bounded_wait_timed_out(wait) {
+                    break;
+                }
             }
         }
         self.carry_out()

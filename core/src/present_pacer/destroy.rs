@@ -7,8 +7,12 @@
 //! surface next (VUID-vkDestroySurfaceKHR-surface-01266), so it is destroyed before the call
 //! returns, after a bounded wait ([`BoundedWait`]): its present fences where all its presents
 //! had one, else an empty submission made after everything (door 1's teardown assumption, as
-//! ANGLE makes of `vkQueueWaitIdle`, but bounded). The same wait serves the cap on destroyed
-//! swapchains waiting for proof, and the pacer's teardown.
+//! ANGLE makes of `vkQueueWaitIdle`, but bounded). A present fence that does not signal in time
+//! (seen on drivers for the fences of retired swapchains) is given up for that empty submission,
+//! as door 1's fallback gives up its retired present fences (`FrameMachine`'s
+//! `fallback_step`, then `Presenter::fallback_waited`): the submission's completion proves every
+//! present queued before it processed. The same wait serves the cap on destroyed swapchains
+//! waiting for proof, and the pacer's teardown.
 
 use super::PacerMachine;
 use crate::error::CoreError;
@@ -65,20 +69,24 @@ where
         if let Some(r) = self.retired.iter_mut().last() {
             r.proof = proof;
         }
-        self.retired_lineage.push((swapchain, chain, generation));
+        self.retired_lineage
+            .push((swapchain, chain, generation, self.next_present_fence));
         let pending = self.retired.len();
         self.stats.retired_max_pending = self.stats.retired_max_pending.max(pending);
         if !successor {
             // No present will come to a newer swapchain of the lineage: neither this one nor
             // the older ones still waiting can be proven by one any more.
-            let same = self.retired_lineage.iter().filter(|(_, c, _)| *c == chain);
-            self.forced.extend(same.map(|(w, _, _)| *w));
+            let same = self
+                .retired_lineage
+                .iter()
+                .filter(|(_, c, _, _)| *c == chain);
+            self.forced.extend(same.map(|(w, _, _, _)| *w));
         }
         if pending > self.config.max_retired_swapchains {
             self.stats.fallback_waits += 1;
             self.forced.clear();
             self.forced
-                .extend(self.retired_lineage.iter().map(|(w, _, _)| *w));
+                .extend(self.retired_lineage.iter().map(|(w, _, _, _)| *w));
         }
         self.collect_idle();
         Ok(match self.forced.is_empty() {
@@ -91,16 +99,16 @@ where
     pub fn bounded_wait(&mut self) -> Option<BoundedWait> {
         let retired = &self.retired_lineage;
         self.forced
-            .retain(|w| retired.iter().any(|(r, _, _)| r == w));
+            .retain(|w| retired.iter().any(|(r, _, _, _)| r == w));
         if self.forced.is_empty() && !self.shutting_down {
-            self.forced_proof = None;
+            self.wait_done();
             return None;
         }
         if let Some(id) = self.fence_to_wait() {
             return Some(BoundedWait::PresentFence(id));
         }
         if !self.proof_needed() {
-            self.forced_proof = None;
+            self.wait_done();
             return None;
         }
         match self.forced_proof {
@@ -111,6 +119,8 @@ where
                 self.prove_forced(s);
                 self.collect_idle();
                 self.forced.clear();
+                // The proof stays for `finish_shutdown`; the next wait starts afresh.
+                self.fences_given_up = false;
                 None
             }
         }
@@ -124,21 +134,41 @@ where
         serial
     }
 
-    /// A bounded wait ran out of time: the swapchains it was for stay (destroyed later, or at
-    /// teardown), and the application's call returns (the shell logs it).
-    pub fn bounded_wait_timed_out(&mut self) {
+    /// The bounded wait `wait` (the last one [`Self::bounded_wait`] returned) ran out of
+    /// time. Returns whether to go on with [`Self::bounded_wait`], with a bound of its own: a
+    /// present fence that did not signal is given up for the proof by an empty submission
+    /// (door 1's fallback). Else (the proof itself ran out) the swapchains it was for stay
+    /// (destroyed later, or at teardown), and the application's call returns (the shell logs
+    /// it).
+    pub fn bounded_wait_timed_out(&mut self, wait: BoundedWait) -> bool {
+        if matches!(wait, BoundedWait::PresentFence(_)) && !self.fences_given_up {
+            self.fences_given_up = true;
+            return true;
+        }
         self.forced.clear();
+        self.wait_done();
+        false
+    }
+
+    /// The bounded wait is over: the next one starts afresh.
+    fn wait_done(&mut self) {
         self.forced_proof = None;
+        self.fences_given_up = false;
     }
 
     fn is_retired(&self, swapchain: W) -> bool {
-        self.retired_lineage.iter().any(|(w, _, _)| *w == swapchain)
+        self.retired_lineage
+            .iter()
+            .any(|(w, _, _, _)| *w == swapchain)
     }
 
     /// A present fence of a forced swapchain whose presents all had one (during teardown: any
     /// pending present fence, which may not be destroyed while a present will signal it,
-    /// VUID-vkDestroyFence-fence-01120).
+    /// VUID-vkDestroyFence-fence-01120); none once a fence wait ran out.
     fn fence_to_wait(&self) -> Option<u64> {
+        if self.fences_given_up {
+            return None;
+        }
         let fenced = |w: &W| {
             self.retired
                 .iter()
@@ -189,7 +219,7 @@ where
             .collect_idle(self.completed, |r| released.push(r));
         for mut r in released {
             let w = r.state.handle;
-            self.retired_lineage.retain(|(h, _, _)| *h != w);
+            self.retired_lineage.retain(|(h, _, _, _)| *h != w);
             self.forced.retain(|h| *h != w);
             self.actions
                 .push_back(super::PacerAction::DestroySwapchain(w));
@@ -206,7 +236,7 @@ where
     fn drop_idle_chains(&mut self) {
         let (live, retired) = (&self.live, &self.retired_lineage);
         self.chains.retain(|c| {
-            live.iter().any(|p| p.chain == c.id) || retired.iter().any(|(_, id, _)| *id == c.id)
+            live.iter().any(|p| p.chain == c.id) || retired.iter().any(|(_, id, _, _)| *id == c.id)
         });
     }
 }

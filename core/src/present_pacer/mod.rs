@@ -79,15 +79,19 @@ pub struct PacerMachine<S, W> {
     config: PacerConfig,
     /// Swapchains the application may still use.
     live: Vec<Paced<S, W>>,
-    /// Swapchains the application destroyed, waiting until provably idle, with their lineage
-    /// and generation (same order as in `retired`).
+    /// Swapchains the application destroyed, waiting until provably idle, with their lineage,
+    /// generation and the first present fence id given after their destruction (same order as
+    /// in `retired`).
     retired: RetireQueue<S, W>,
-    retired_lineage: Vec<(W, u64, u64)>,
+    retired_lineage: Vec<(W, u64, u64, u64)>,
     /// Swapchains that must be destroyed before the current call returns (no successor, or
     /// over the cap): the bounded wait works on them.
     forced: Vec<W>,
     /// The proof submission of a bounded wait, once made.
     forced_proof: Option<Serial>,
+    /// A bounded wait for a present fence ran out: the forced swapchains are proven by the
+    /// empty submission instead (door 1's fallback, [`BoundedWait::SubmitProof`]).
+    fences_given_up: bool,
     chains: Vec<Chain<W>>,
     next_chain: u64,
     completed: Serial,
@@ -123,6 +127,7 @@ where
             retired_lineage: Vec::with_capacity(config.max_retired_swapchains + 2),
             forced: Vec::with_capacity(4),
             forced_proof: None,
+            fences_given_up: false,
             chains: Vec::with_capacity(2),
             next_chain: 0,
             completed: Serial::NONE,
@@ -270,6 +275,7 @@ where
             return false;
         };
         let (_, owner) = self.present_fences.swap_remove(at);
+        self.prove_by_present_fence(owner, id);
         let states = self
             .live
             .iter_mut()

@@ -63,11 +63,36 @@ where
         serial: Serial,
     ) -> Result<(), CoreError> {
         self.chain_mut(chain)?.proven_by(generation, serial);
-        for (r, (_, c, g)) in self.retired.iter_mut().zip(&self.retired_lineage) {
+        for (r, (_, c, g, _)) in self.retired.iter_mut().zip(&self.retired_lineage) {
             if *c == chain && *g < generation && r.proof.is_none() {
                 r.proof = Some(serial);
             }
         }
         Ok(())
+    }
+
+    /// Present fence `id` of a present to `owner` signalled: that present's semaphore waits
+    /// executed (`VkSwapchainPresentFenceInfoKHR`: the fence signals once the present's queue
+    /// operations completed). By door 1's retire rule ([`crate::retire_queue`]: presents are
+    /// processed in queue order, so a present to a newer swapchain of the lineage proven
+    /// processed proves every earlier present to an older one processed), every older
+    /// swapchain of its lineage the application destroyed before that present was queued
+    /// (fence ids grow with each present, so: before `id` was given) is idle. One destroyed
+    /// later may have been presented to after it (an application may still present images
+    /// acquired from a retired swapchain), so it is not proven by it.
+    pub(super) fn prove_by_present_fence(&mut self, owner: W, id: u64) {
+        let live = self
+            .live
+            .iter()
+            .map(|p| (p.state.handle, p.chain, p.generation));
+        let retired = self.retired_lineage.iter().map(|(w, c, g, _)| (*w, *c, *g));
+        let Some((_, chain, generation)) = live.chain(retired).find(|(w, _, _)| *w == owner) else {
+            return;
+        };
+        for (r, (_, c, g, floor)) in self.retired.iter_mut().zip(&self.retired_lineage) {
+            if *c == chain && *g < generation && *floor <= id {
+                r.proof = Some(Serial::NONE);
+            }
+        }
     }
 }

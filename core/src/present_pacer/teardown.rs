@@ -16,9 +16,10 @@ where
     pub fn begin_shutdown(&mut self) {
         self.shutting_down = true;
         self.forced_proof = None;
+        self.fences_given_up = false;
         self.forced.clear();
         self.forced
-            .extend(self.retired_lineage.iter().map(|(w, _, _)| *w));
+            .extend(self.retired_lineage.iter().map(|(w, _, _, _)| *w));
     }
 
     /// Ends teardown: every repair semaphore goes out for destruction. Returns whether

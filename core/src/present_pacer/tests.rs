@@ -4,6 +4,9 @@ use super::*;
 use crate::pacing::{FrameLimit, PacingPolicy};
 use crate::vk_values::VkStatus;
 
+mod fallback;
+mod lineage;
+
 type M = PacerMachine<u32, u64>;
 
 /// Drives a machine like the shell does, creating semaphores 100, 101, ...

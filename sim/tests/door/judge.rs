@@ -176,13 +176,8 @@ fn destroyed_swapchains(
         waiting += 1;
         let bound = presents_to_idle(l);
         let newer = facts.queued_current.min(facts.queued - d.queued_at);
-        // Not judged (the cap still is): a swapchain with a failed present when present fences
-        // are on. Its failed present had no fence, so it needs the lineage's proof, and the
-        // newer presents' records are freed by their fences, which prove no lineage.
-        let fenced_failure = d.failed_present && sim.machine.config().present_fences;
-        let judged = !fenced_failure;
-        outlived = outlived.max(if judged { newer } else { 0 });
-        if judged && newer > bound {
+        outlived = outlived.max(newer);
+        if newer > bound {
             return Err(format!(
                 "swapchain {g} alive after {newer} presents to a newer one, bound {bound}\n{}",
                 sim.machine.debug_state()

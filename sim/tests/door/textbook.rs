@@ -53,8 +53,6 @@ pub struct Facts {
     /// swapchains in creation order, so the lineage's are those from it on).
     pub lineage: u64,
     pub lineage_first: Gen,
-    /// A present to the current swapchain failed.
-    pub current_failed: bool,
     /// The most images a swapchain had.
     pub max_images: u32,
 }
@@ -68,8 +66,6 @@ pub struct Destroyed {
     /// A newer swapchain replaced it (else the window closed).
     pub successor: bool,
     pub lineage: u64,
-    /// A present to it failed (its wait never executes).
-    pub failed_present: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -252,7 +248,6 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             }
             PresentResult::Failed => {
                 self.facts.failed_presents += 1;
-                self.facts.current_failed = true;
                 self.recreate = true;
             }
         }
@@ -263,10 +258,10 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
 
     /// A new swapchain from the current one, which is destroyed right after.
     fn recreate(&mut self) -> Result<(), String> {
-        let (old, failed) = (self.facts.current, self.facts.current_failed);
+        let old = self.facts.current;
         self.create(old)?;
         if let Some(old) = old {
-            self.destroy(old, true, failed)?;
+            self.destroy(old, true)?;
         }
         self.recreate = false;
         Ok(())
@@ -275,7 +270,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
     /// The window closes (its swapchain destroyed, no successor) and opens again.
     fn reopen(&mut self) -> Result<(), String> {
         if let Some(g) = self.facts.current.take() {
-            self.destroy(g, false, self.facts.current_failed)?;
+            self.destroy(g, false)?;
         }
         self.create(None)?;
         self.recreate = false;
@@ -291,21 +286,19 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             self.facts.lineage_first = g;
         }
         self.facts.queued_current = 0;
-        self.facts.current_failed = false;
         self.facts.created += 1;
         self.facts.max_images = self.facts.max_images.max(images);
         Ok(())
     }
 
-    /// Destroys `g` (`failed`: a present to it failed).
-    fn destroy(&mut self, g: Gen, successor: bool, failed: bool) -> Result<(), String> {
+    /// Destroys `g`.
+    fn destroy(&mut self, g: Gen, successor: bool) -> Result<(), String> {
         self.calls.destroy_swapchain(g).map_err(describe)?;
         self.facts.destroyed.push(Destroyed {
             swapchain: g,
             queued_at: self.facts.queued,
             successor,
             lineage: self.facts.lineage,
-            failed_present: failed,
         });
         Ok(())
     }
@@ -323,7 +316,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             self.wait_set(f)?;
         }
         if let Some(g) = self.facts.current.take() {
-            self.destroy(g, false, self.facts.current_failed)?;
+            self.destroy(g, false)?;
         }
         self.calls.shutdown().map_err(describe)?;
         let w = self.calls.world();
