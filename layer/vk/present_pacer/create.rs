@@ -31,6 +31,18 @@ impl PresentPacer {
         info: &vk::SwapchainCreateInfoKHR<'_>,
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> VkResult<vk::SwapchainKHR> {
+        if matches!(
+            info.present_mode,
+            vk::PresentModeKHR::SHARED_DEMAND_REFRESH
+                | vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH
+        ) {
+            // A shared image is acquired once and presented again and again: no later acquire
+            // of the image separates two presents, so the repair's proof (docs/design.md) does
+            // not hold. Such a swapchain passes through unpaced.
+            log::info!("vkpace: a swapchain in a shared present mode passes through unpaced");
+            // SAFETY: the caller's contract, unchanged.
+            return unsafe { self.swapchain_fn.create_swapchain(info, allocator) };
+        }
         // SAFETY: the caller's contract; the flags the device enabled are the config's.
         let chosen = unsafe { self.display_for(info.surface) };
         let display = match chosen {
@@ -79,7 +91,9 @@ impl PresentPacer {
     /// idle (its present fences signalled, or a present to a newer swapchain of its lineage
     /// proven processed). One with no newer swapchain alive (a window closed, shutdown) is
     /// destroyed before this returns, after a bounded wait, so the surface may be destroyed
-    /// next (VUID-vkDestroySurfaceKHR-surface-01266). Never a device or queue idle wait.
+    /// next (VUID-vkDestroySurfaceKHR-surface-01266); if that wait runs out (logged), the
+    /// swapchain stays alive until its presents are proven done, at the latest in
+    /// [`Self::destroy`]. Never a device or queue idle wait.
     ///
     /// # Safety
     ///

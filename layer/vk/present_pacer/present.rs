@@ -31,11 +31,20 @@ impl PresentPacer {
     /// application chained none. The application's structures are read, never written (its
     /// `pResults`, an output, receives the driver's results). Returns the driver's result
     /// unchanged; then the lineage's next frame is paced (the frames-in-flight gate and the
-    /// frame limit's sleep come here, before the application reads its next input).
+    /// frame limit's sleep come here, before the application reads its next input). The
+    /// sleep happens inside this call: an engine that shares the queue between threads holds
+    /// its queue lock while it sleeps, so such an engine presents from the thread that paces.
+    ///
+    /// With repair on, the application's wait semaphores are consumed by the repair
+    /// submission even where the present then fails with `VK_ERROR_OUT_OF_HOST_MEMORY` or
+    /// `VK_ERROR_OUT_OF_DEVICE_MEMORY` (which otherwise leave them untouched): do not wait on
+    /// them again after such an error.
     ///
     /// # Safety
     ///
-    /// As `vkQueuePresentKHR`.
+    /// As `vkQueuePresentKHR`. With repair on, the application's present semaphores must be
+    /// signalled by work that waited on the image's acquire (its semaphore, or its fence on the
+    /// host): that is what proves a repair semaphore free (docs/design.md, "The second door").
     pub unsafe fn queue_present(
         &mut self,
         queue: vk::Queue,
@@ -108,7 +117,16 @@ impl PresentPacer {
                 .machine
                 .before_present(&self.scratch.targets, ids, caller.fences)?
             {
-                PresentStep::Plan(p) => return Ok(Some(p)),
+                PresentStep::Plan(p) => {
+                    // No swapchain of this present is paced (the machine counted the call):
+                    // the driver's present alone, with nothing to record after it.
+                    let paced = self
+                        .scratch
+                        .targets
+                        .iter()
+                        .any(|(w, _)| self.machine.is_paced(*w));
+                    return Ok(paced.then_some(p));
+                }
                 PresentStep::WaitFor(serial) => {
                     let left = deadline.saturating_sub(self.now());
                     if !self.fences.wait_serial(&self.device, serial, left)? {
@@ -312,10 +330,14 @@ impl PresentPacer {
         let outcome = match result {
             Ok(false) => PresentOutcome::Queued,
             // The queue operations, semaphore waits included, are still enqueued
-            // (vkQueuePresentKHR: SUBOPTIMAL, OUT_OF_DATE, SURFACE_LOST).
+            // (vkQueuePresentKHR: SUBOPTIMAL, OUT_OF_DATE, SURFACE_LOST, and
+            // FULL_SCREEN_EXCLUSIVE_MODE_LOST for an application using that extension).
             Ok(true)
             | Err(vk::Result::ERROR_OUT_OF_DATE_KHR)
-            | Err(vk::Result::ERROR_SURFACE_LOST_KHR) => PresentOutcome::QueuedStale,
+            | Err(vk::Result::ERROR_SURFACE_LOST_KHR)
+            | Err(vk::Result::ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT) => {
+                PresentOutcome::QueuedStale
+            }
             Err(_) => PresentOutcome::Failed,
         };
         if outcome == PresentOutcome::Failed {
