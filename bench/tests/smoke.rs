@@ -1,6 +1,7 @@
-//! The benchmark's smoke run: one repetition of 120 frames writes every output with every field
-//! the README and docs/performance.md promise. Its figures are not judged here (one short
-//! repetition says nothing); `vkpace-bench --check` judges them.
+//! The benchmark's smoke runs: one repetition of 120 frames writes every output with every field
+//! the README and docs/performance.md promise, and a short `--only-repair` run writes the
+//! second door's repair cost. Their figures are not judged here (one short repetition says
+//! nothing); `vkpace-bench --check` judges the benchmark's.
 //!
 //! An integration test rather than a step of `scripts/test`, so that the benchmark binary is
 //! built by the suite's one test build, with the same dependency features (a separate
@@ -87,5 +88,42 @@ fn a_short_run_writes_every_output_with_every_field() -> Result<()> {
         ensure!(len > 0, "the benchmark did not write {f}");
     }
     println!("smoke run wrote {} and {FILES:?}", json.display());
+    Ok(())
+}
+
+/// The second door's repair cost (`--only-repair`): one short repetition writes both figures
+/// (CPU per present with repair on and off) and their ratio, each a positive number.
+#[test]
+fn the_repair_cost_run_writes_both_figures() -> Result<()> {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-smoke-repair");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out)?;
+    let json = out.join("repair.json");
+    let run = Command::new(env!("CARGO_BIN_EXE_vkpace-bench"))
+        .arg("--only-repair")
+        .arg("--json")
+        .arg(&json)
+        .args(["--reps", "1", "--frames", "60"])
+        .output()
+        .context("running vkpace-bench --only-repair")?;
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    ensure!(
+        run.status.success(),
+        "vkpace-bench --only-repair failed:\n{log}"
+    );
+    let text = std::fs::read_to_string(&json)?;
+    for key in ["repair_on_us", "repair_off_us", "ratio"] {
+        let value: f64 = text
+            .split(&format!("\"{key}\":"))
+            .nth(1)
+            .and_then(|rest| rest.split([',', '}']).next())
+            .and_then(|v| v.trim().parse().ok())
+            .with_context(|| format!("{key} missing in {text}"))?;
+        ensure!(value > 0.0, "{key} is {value} in {text}");
+    }
     Ok(())
 }
