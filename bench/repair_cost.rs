@@ -58,7 +58,7 @@ fn one_run(frames: u64) -> Result<RepairCost> {
 }
 
 /// An application owning its swapchain, through a pacer: the textbook loop the pacer's smoke
-/// tests run ([`OwnedLoop`]).
+/// tests run (`vkpace_demo::owned_loop::OwnedLoop`).
 struct App {
     ctx: VulkanContext,
     pacer: vkpace::PresentPacer,
