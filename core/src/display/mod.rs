@@ -8,7 +8,9 @@
 //!   ([`recalibration_due`]: the GPU's timestamps and present timing's domain alike);
 //! - **the refresh cycle** a swapchain reports ([`RefreshCycle`]);
 //! - **one swapchain's present timing** ([`TimingBook`]): when its refresh and its domains are
-//!   read again, and each result's stage times on the shell's clock.
+//!   read again, and each result's stage times on the shell's clock;
+//! - **present timing per present** (`timing_queue`): what a present asks for, the results
+//!   queue's slots, and what a result read back means ([`TimingReport`]), for both doors.
 //!
 //! When frames were shown and what that means for pacing are the machine's
 //! (`machine::display_watch`, `pacing::display_schedule`). Nothing here calls Vulkan: the shell
@@ -18,6 +20,7 @@ mod domains;
 mod path;
 mod refresh;
 mod timing_book;
+mod timing_queue;
 
 pub use domains::{
     calibration_from, calibration_plan, choose_domain, recalibration_due, shift, stage_index,
@@ -26,3 +29,5 @@ pub use domains::{
 pub use path::{choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, Targets, TimingOffer};
 pub use refresh::RefreshCycle;
 pub use timing_book::{RawTiming, Rereads, TimingBook};
+pub(crate) use timing_queue::TimingQueue;
+pub use timing_queue::TimingReport;

@@ -96,6 +96,7 @@ use super::sync_token::SyncToken;
 use super::telemetry::{FrameTimes, Telemetry};
 use super::vk_values::{Extent, PresentMode, SurfaceFormat};
 
+pub use crate::display::TimingReport;
 pub use config::MachineConfig;
 pub use debug_state::DebugState;
 pub use request::{
@@ -103,7 +104,6 @@ pub use request::{
     SemaphoreRole,
 };
 pub use stats::SwapchainStats;
-pub use timing::TimingReport;
 
 /// Whether a present mode shows every frame in order at the display's refresh (FIFO and
 /// FIFO_RELAXED), so the display can be a bottleneck frames wait for.
@@ -343,7 +343,7 @@ where
             timing: config
                 .present_timing_slots
                 .map(|capacity| timing::PresentTiming {
-                    capacity,
+                    queue: crate::display::TimingQueue::new(capacity),
                     ..Default::default()
                 }),
             gpu: config.gpu_clock.map(|clock| GpuTiming {

@@ -1,53 +1,13 @@
-//! Present timing (`VK_EXT_present_timing`): what each present asks of the presentation engine,
-//! and the timing results read back once per frame.
-//!
-//! Results queue: a present that asks for stage times takes a slot of the swapchain's results
-//! queue until its complete result is read; with no slot free the present "fails and returns
-//! `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`" and is not shown (`VkPresentTimingInfoEXT`). So
-//! the machine counts the slots it used and asks for stage times only while one is free: a
-//! frame is never lost to a full queue, it only goes without its timing result. Should the
-//! engine report the queue full anyway (it has less room than it was sized to), that one
-//! present is not shown, but its waits still executed ("the set of queue operations are still
-//! considered to be enqueued", `vkQueuePresentKHR`): its semaphore is reused as usual and no
-//! recreation is needed. The machine then takes the results it has outstanding as the queue's
-//! real size, so no later present is refused. A new swapchain has a new, empty queue of the
-//! size asked for.
+//! Present timing (`VK_EXT_present_timing`) in door 1's machine: when the results are read,
+//! and the absolute targets' wait for a frame's fate. What each present asks for, the results
+//! queue and what a result means are shared with the second door (`display::timing_queue`).
 
 use super::request::{PresentTimingRequest, Request};
 use super::{queues_frames, Awaiting, FrameMachine, WaitPurpose};
+use crate::display::{TimingQueue, TimingReport};
 use crate::error::CoreError;
-use crate::pacing::{DisplayTiming, PresentTarget};
+use crate::pacing::DisplayTiming;
 use crate::serial::Serial;
-use crate::telemetry::PresentStages;
-
-/// One timing result, as the shell read it (`VkPastPresentationTimingEXT`), times on the
-/// machine's clock.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct TimingReport {
-    /// The present's id.
-    pub present_id: u64,
-    /// Its stage times.
-    pub stages: PresentStages,
-    /// Every stage asked for has its final value (`reportComplete`): its queue slot is free.
-    pub complete: bool,
-    /// Stage times were reported in a time domain the shell has no calibration for, and were
-    /// dropped (counted in [`super::SwapchainStats::timing_results_unmapped`]).
-    pub unmapped: bool,
-}
-
-impl TimingReport {
-    /// A result for `present_id`.
-    #[must_use]
-    pub fn new(present_id: u64, stages: PresentStages, complete: bool) -> Self {
-        Self {
-            present_id,
-            stages,
-            complete,
-            unmapped: false,
-        }
-    }
-}
 
 /// How often a present that waits for the engine's word on the previous frame's readiness
 /// reads the results again, once that frame is done on the GPU (ns).
@@ -56,12 +16,8 @@ const FATE_POLL_NS: u64 = 500_000;
 /// The machine's present timing state.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct PresentTiming {
-    /// Results-queue slots of the live swapchain.
-    pub(super) capacity: u32,
-    /// Slots taken by presents whose complete result was not read yet.
-    pub(super) outstanding: u32,
-    /// The present in flight asked for stage times.
-    pub(super) asking: bool,
+    /// The live swapchain's results queue.
+    pub(super) queue: TimingQueue,
     /// The submissions of the latest frames (frame, serial), by frame number modulo 4: what a
     /// wait for a frame to finish waits on.
     pub(super) recent: [Option<(u64, Serial)>; 4],
@@ -160,36 +116,19 @@ where
         frame: u64,
         now: u64,
     ) -> Option<PresentTimingRequest> {
-        let fifo = self.targets_allowed();
+        let targets = self.targets_allowed();
         let t = self.timing.as_mut()?;
-        t.asking = t.outstanding < t.capacity;
-        let query_stages = t.asking;
-        let target = if fifo {
-            self.pacing.present_target(frame, now, query_stages)
-        } else {
-            PresentTarget::None
-        };
-        if let Some(at) = self.pacing.schedule().goal(frame).filter(|_| fifo) {
-            self.telemetry.targeted(frame, at);
-        }
-        Some(PresentTimingRequest {
-            target,
-            query_stages,
-        })
+        Some(
+            t.queue
+                .request(&mut self.pacing, &mut self.telemetry, frame, now, targets),
+        )
     }
 
     /// After a present's result: a slot is taken if it asked and the engine took it.
     pub(super) fn present_timing_outcome(&mut self, queued: bool, queue_full: bool) {
         if let Some(t) = self.timing.as_mut() {
-            if queue_full {
-                // May be 0 (an engine with no room at all): no more stage times until the
-                // next swapchain, whose queue is sized again.
-                t.capacity = t.outstanding;
-                self.stats.timing_queue_full += 1;
-            } else if queued && t.asking {
-                t.outstanding += 1;
-            }
-            t.asking = false;
+            t.queue.outcome(queued, queue_full);
+            self.stats.timing_queue_full += u64::from(queue_full);
         }
     }
 
@@ -197,8 +136,7 @@ where
     pub(super) fn present_timing_swapchain_changed(&mut self) {
         let slots = self.config.present_timing_slots;
         if let Some(t) = self.timing.as_mut() {
-            t.outstanding = 0;
-            t.capacity = slots.unwrap_or(t.capacity);
+            t.queue.restart(slots);
             self.pacing.swapchain_changed();
         }
     }
@@ -229,31 +167,18 @@ where
     }
 
     fn take_report(&mut self, r: &TimingReport) {
-        if r.complete {
-            if let Some(t) = self.timing.as_mut() {
-                t.outstanding = t.outstanding.saturating_sub(1);
-            }
-            self.stats.present_timing_results += 1;
-            self.stats.timing_results_unmapped += u64::from(r.unmapped);
-        }
-        let Some(frame) = self
+        let frame = self
             .display
             .as_mut()
-            .and_then(|d| d.frame_of(r.present_id, r.complete))
-        else {
+            .and_then(|d| d.frame_of(r.present_id, r.complete));
+        let Some(t) = self.timing.as_mut() else {
             return;
         };
-        self.telemetry.stages(frame, &r.stages);
-        let s = r.stages;
-        // "Some implementations may not provide timing data for the
-        // IMAGE_FIRST_PIXEL_VISIBLE present stage. Applications should use the supported
-        // present stage nearest to it" (VkPresentTimingInfoEXT).
-        let shown = s
-            .first_pixel_visible
-            .or(s.first_pixel_out)
-            .or(s.request_dequeued);
-        self.pacing
-            .frame_timed(frame, s.queue_operations_end, shown);
+        let taken = t
+            .queue
+            .taken(r, frame, &mut self.telemetry, &mut self.pacing);
+        self.stats.present_timing_results += u64::from(taken.complete);
+        self.stats.timing_results_unmapped += u64::from(taken.unmapped);
         self.stats.refreshes_missed = self.pacing.schedule().missed();
     }
 }
