@@ -3,6 +3,7 @@
 //! across a recreation, as door 1's do across its own.
 
 use super::config::PacerConfig;
+use super::timing::LineageTiming;
 use crate::error::CoreError;
 use crate::pacer::FramePacer;
 use crate::pacing::Pacing;
@@ -29,6 +30,8 @@ pub(super) struct Chain<W> {
     /// every older swapchain of the lineage is then idle once that serial completes (the
     /// presentation engine processes presents in order).
     pub(super) proven: Option<(u64, Serial)>,
+    /// Present timing, where the shell set it up for the newest swapchain.
+    pub(super) timing: Option<LineageTiming<W>>,
 }
 
 impl<W: Copy + PartialEq> Chain<W> {
@@ -45,6 +48,7 @@ impl<W: Copy + PartialEq> Chain<W> {
             started: None,
             gated: false,
             proven: None,
+            timing: None,
         })
     }
 
@@ -54,10 +58,16 @@ impl<W: Copy + PartialEq> Chain<W> {
         Ok(())
     }
 
-    /// A new swapchain joined the lineage: the display's queue starts over, and the retired
-    /// one's presents are not asked about any more (`VUID-vkWaitForPresentKHR-swapchain-04997`).
+    /// A new swapchain joined the lineage: the display's queue starts over, the retired one's
+    /// presents are not asked about any more (`VUID-vkWaitForPresentKHR-swapchain-04997`), and
+    /// its present timing (results queue, refresh) is the new swapchain's to set up.
     pub(super) fn swapchain_changed(&mut self, display_queues: bool) {
         self.pacing.swapchain_changed();
+        if self.timing.take().is_some() {
+            // Until the shell sets it up for the new swapchain (if it does): the frame limit
+            // is the CPU limiter's again, not the targets'.
+            self.pacing.set_display_timing(None);
+        }
         self.pacing.set_display_queues(display_queues);
         self.pacing.display_restarted();
         self.ids.retired();

@@ -29,26 +29,35 @@ where
             if earlier {
                 continue;
             }
+            let refused = self.pending.timing_refused;
             let c = self.chain_mut(chain)?;
             let frame = c.started.take().unwrap_or_else(|| c.telemetry.begin(now));
             c.gated = false;
             c.telemetry.presented(frame, now);
-            c.pacing.frame_presented(frame);
+            if !refused {
+                c.pacing.frame_presented(frame);
+            }
             if t.id != 0 {
                 // A failed present's id is used up, but its display is never waited for
-                // (VUID-vkWaitForPresent2KHR-presentId-10817).
-                let _given_up = c.ids.presented(t.swapchain, frame, !failed);
+                // (VUID-vkWaitForPresent2KHR-presentId-10817); nor is a refused one's, which
+                // is never shown.
+                let _given_up = c.ids.presented(t.swapchain, frame, !failed && !refused);
                 self.stats.present_ids_added += 1;
             }
+            self.timing_outcome(t.swapchain, t.timing.is_some(), frame, !failed);
         }
         Ok(())
     }
 
     /// The swapchain and present id to ask the display about now (a zero-timeout wait), if
-    /// any present vkpace gave an id is awaited.
+    /// any present vkpace gave an id is awaited. A lineage with present timing learns its
+    /// display from the timing results instead ([`Self::present_timings`]).
     #[must_use]
     pub fn display_query(&self) -> Option<(W, u64)> {
-        self.chains.iter().find_map(|c| c.ids.next_query())
+        self.chains
+            .iter()
+            .filter(|c| c.timing.is_none())
+            .find_map(|c| c.ids.next_query())
     }
 
     /// The answer about [`Self::display_query`]'s present, seen at `now`.

@@ -30,6 +30,7 @@ mod stats;
 mod teardown;
 #[cfg(test)]
 mod tests;
+mod timing;
 
 use std::collections::VecDeque;
 

@@ -51,6 +51,8 @@ pub(super) struct Target<W> {
     pub(super) id: u64,
     /// The present fence id vkpace adds, if any.
     pub(super) fence: Option<u64>,
+    /// The present timing vkpace adds, once asked ([`PacerMachine::planned_present_timing`]).
+    pub(super) timing: Option<crate::machine::PresentTimingRequest>,
 }
 
 /// The present between [`PacerMachine::before_present`] and
@@ -62,6 +64,8 @@ pub(super) struct Pending<S, W> {
     pub(super) semaphore: Option<S>,
     pub(super) repair: bool,
     pub(super) serial: Option<Serial>,
+    /// The engine refused the present for a full timing results queue.
+    pub(super) timing_refused: bool,
 }
 
 impl<S, W> Pending<S, W> {
@@ -72,6 +76,7 @@ impl<S, W> Pending<S, W> {
             semaphore: None,
             repair: false,
             serial: None,
+            timing_refused: false,
         }
     }
 }
@@ -124,6 +129,7 @@ where
             _ => None,
         };
         p.serial = None;
+        p.timing_refused = false;
         let present_fences = p.targets.first().and_then(|t| t.fence);
         if targets.len() > p.targets.len() {
             self.stats.unpaced_calls += 1;
@@ -328,6 +334,7 @@ where
                 image,
                 id,
                 fence,
+                timing: None,
             });
         }
         Ok(())

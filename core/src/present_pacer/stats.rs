@@ -44,4 +44,22 @@ pub struct PresentPacerStats {
     pub pacing_sleeps: u64,
     /// `VK_ERROR_OUT_OF_DATE_KHR` or `VK_SUBOPTIMAL_KHR` returned (acquire or present).
     pub out_of_date_or_suboptimal: u64,
+    /// Swapchains whose presents carry vkpace's present timing (the display path: their frame
+    /// limit on the refresh grid is kept by targets, their display learnt from the results).
+    pub swapchains_timed: u64,
+    /// Swapchains whose present timing vkpace gave up because the application chained its own
+    /// present timing or present mode switch.
+    pub timing_stopped: u64,
+    /// Presents that carried a present-timing target vkpace added.
+    pub targets_added: u64,
+    /// Complete present timing results read.
+    pub present_timing_results: u64,
+    /// Results whose stage times were in a time domain vkpace could not map, dropped.
+    pub timing_results_unmapped: u64,
+    /// Presents the engine refused for a full timing results queue (not shown; their waits
+    /// executed).
+    pub timing_queue_full: u64,
+    /// Refreshes missed by frames presented with targets (the display schedule's count, over
+    /// the lineages alive).
+    pub refreshes_missed: u64,
 }

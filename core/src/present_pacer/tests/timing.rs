@@ -1,0 +1,176 @@
+//! Present timing through the second door: targets, results, recreation, refusal, stepping
+//! aside.
+
+use super::*;
+use crate::pacing::{DisplayTiming, PresentTarget};
+use crate::telemetry::PresentStages;
+use crate::TimingReport;
+
+const REFRESH: u64 = 16_666_667;
+const SLOTS: u32 = 4;
+
+fn machine(limit_fps: f64) -> Result<M, CoreError> {
+    M::new(PacerConfig {
+        present_ids: true,
+        frame_limit: Some(FrameLimit::fps(limit_fps)?),
+        ..PacerConfig::default()
+    })
+}
+
+fn relative() -> Option<DisplayTiming> {
+    Some(DisplayTiming {
+        refresh_ns: REFRESH,
+        relative_targets: true,
+    })
+}
+
+/// One present of image 0 of `w` at `now`: the timing asked for, and the id given.
+fn present(
+    m: &mut M,
+    w: u64,
+    now: u64,
+    refused: bool,
+) -> Result<(Option<PresentTimingRequest>, u64), CoreError> {
+    let PresentStep::Plan(plan) = m.before_present(&[(w, 0)], None, false)? else {
+        panic!("no wait expected");
+    };
+    if plan.repair == Some(RepairSemaphore::Create) {
+        m.semaphore_created(now as u32 + 100)?;
+    }
+    let timing = m.planned_present_timing(w, now);
+    assert_eq!(
+        m.planned_present_timing(w, now),
+        timing,
+        "asked twice, the same"
+    );
+    let id = m.planned_present_id(w);
+    let serial = m.repair_submitted(now)?;
+    if refused {
+        m.present_timing_refused();
+    }
+    m.present_returned(PresentOutcome::Queued, now)?;
+    m.serial_completed(serial, now)?;
+    while m.poll_action().is_some() {}
+    Ok((timing, id))
+}
+
+fn shown_at(id: u64, at: u64) -> TimingReport {
+    TimingReport::new(id, PresentStages::new(Some(at), None, None, Some(at)), true)
+}
+
+use crate::machine::PresentTimingRequest;
+
+#[test]
+fn a_limit_on_the_grid_is_kept_by_relative_targets_and_results_come_back() -> Result<(), CoreError>
+{
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    assert!(m.is_timed(1));
+    let (timing, id) = present(&mut m, 1, 0, false)?;
+    let timing = timing.ok_or(CoreError::NoSwapchain)?;
+    assert_eq!(timing.target, PresentTarget::Relative(2 * REFRESH));
+    assert!(timing.query_stages);
+    assert!(id > 0, "results are named by vkpace's ids");
+    // The display is learnt from the results, not from present waits.
+    assert_eq!(m.display_query(), None);
+    m.present_timings(1, &[shown_at(id, 5_000_000)]);
+    let s = m.stats();
+    assert_eq!((s.swapchains_timed, s.targets_added), (1, 1));
+    assert_eq!(s.present_timing_results, 1);
+    Ok(())
+}
+
+#[test]
+fn stage_times_stop_while_the_results_queue_is_full() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    let mut ids = vec![];
+    for k in 0..SLOTS {
+        let (t, id) = present(&mut m, 1, u64::from(k) * 2 * REFRESH, false)?;
+        assert_eq!(t.map(|t| t.query_stages), Some(true));
+        ids.push(id);
+    }
+    let (t, _) = present(&mut m, 1, 9 * REFRESH, false)?;
+    assert_eq!(t.map(|t| t.query_stages), Some(false), "no slot free");
+    m.present_timings(1, &[shown_at(ids[0], 10 * REFRESH)]);
+    let (t, _) = present(&mut m, 1, 11 * REFRESH, false)?;
+    assert_eq!(t.map(|t| t.query_stages), Some(true), "one slot freed");
+    Ok(())
+}
+
+#[test]
+fn a_refused_present_shrinks_the_queue_and_is_never_awaited() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    let (_, first) = present(&mut m, 1, 0, false)?;
+    let _ = present(&mut m, 1, 2 * REFRESH, true)?;
+    assert_eq!(m.stats().timing_queue_full, 1);
+    let (t, _) = present(&mut m, 1, 4 * REFRESH, false)?;
+    assert_eq!(
+        t.map(|t| t.query_stages),
+        Some(false),
+        "the queue holds one"
+    );
+    m.present_timings(1, &[shown_at(first, 5 * REFRESH)]);
+    let (t, _) = present(&mut m, 1, 6 * REFRESH, false)?;
+    assert_eq!(t.map(|t| t.query_stages), Some(true));
+    Ok(())
+}
+
+#[test]
+fn a_new_swapchain_has_no_timing_until_set_up_and_the_old_one_none() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    let _ = present(&mut m, 1, 0, false)?;
+    m.swapchain_created(2, 3, Some(1), true)?;
+    assert!(!m.is_timed(1) && !m.is_timed(2));
+    assert!(
+        m.set_present_timing(1, SLOTS, relative(), true).is_err(),
+        "a retired swapchain takes no timing"
+    );
+    let (t, _) = present(&mut m, 2, 2 * REFRESH, false)?;
+    assert_eq!(t, None);
+    m.set_present_timing(2, SLOTS, relative(), true)?;
+    let (t, _) = present(&mut m, 2, 4 * REFRESH, false)?;
+    assert_eq!(
+        t.map(|t| t.target),
+        Some(PresentTarget::Relative(2 * REFRESH))
+    );
+    assert_eq!(m.timed_swapchains().collect::<Vec<_>>(), vec![2]);
+    Ok(())
+}
+
+#[test]
+fn no_targets_outside_fifo_and_none_after_the_application_takes_over() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, false)?;
+    m.set_present_timing(1, SLOTS, relative(), false)?;
+    let (t, _) = present(&mut m, 1, 0, false)?;
+    assert_eq!(
+        t.map(|t| t.target),
+        Some(PresentTarget::None),
+        "MAILBOX: stages only"
+    );
+    m.stop_present_timing(1);
+    let (t, _) = present(&mut m, 1, 2 * REFRESH, false)?;
+    assert_eq!(t, None);
+    assert_eq!(m.stats().timing_stopped, 1);
+    Ok(())
+}
+
+#[test]
+fn a_present_with_the_applications_ids_carries_no_timing_of_vkpaces() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], Some(&[7]), false)? else {
+        panic!("no wait expected");
+    };
+    assert!(!plan.present_ids);
+    assert_eq!(m.planned_present_timing(1, 0), None);
+    Ok(())
+}

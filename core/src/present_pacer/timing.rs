@@ -1,0 +1,189 @@
+//! Present timing (`VK_EXT_present_timing`) in the second door: targets on the refresh grid and
+//! stage times read back, for the newest swapchain of a lineage where the shell set present
+//! timing up (it made the swapchain with `PRESENT_TIMING` and `PRESENT_ID_2`). What each present
+//! asks for, the results queue and what a result means are door 1's (`display::timing_queue`);
+//! when results are read differs: the second door has no completion round, so the shell reads
+//! them without blocking after each present.
+//!
+//! Absolute targets are planned as door 1 plans them, from completions and results; door 1's
+//! wait, before a present, for the previous frame's fate on its refresh is not made here (the
+//! application's own frame loop is not held up for it), so after a frame that missed its
+//! refresh the next target may be one refresh early and FIFO shows it at the next refresh free.
+
+use super::PacerMachine;
+use crate::display::{TimingQueue, TimingReport};
+use crate::error::CoreError;
+use crate::machine::PresentTimingRequest;
+use crate::pacing::DisplayTiming;
+
+/// A lineage's present timing: its newest swapchain's.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LineageTiming<W> {
+    /// The swapchain whose presents carry timing.
+    pub(super) swapchain: W,
+    /// Its results queue.
+    pub(super) queue: TimingQueue,
+    /// Its present mode takes targets (FIFO or FIFO_RELAXED,
+    /// VUID-VkPresentTimingsInfoEXT-pSwapchains-12235).
+    pub(super) targets: bool,
+}
+
+impl<S, W> PacerMachine<S, W>
+where
+    S: Copy + PartialEq + std::fmt::Debug,
+    W: Copy + PartialEq + std::fmt::Debug,
+{
+    /// The shell set present timing up for `handle`, the newest swapchain of its lineage: a
+    /// results queue of `slots`, the display's refresh as the swapchain reports it
+    /// (`timing`: None for a variable or unknown refresh), and whether its present mode takes
+    /// targets (FIFO, FIFO_RELAXED). Its presents then carry vkpace's present ids, and their
+    /// display is learnt from the results rather than from present waits.
+    pub fn set_present_timing(
+        &mut self,
+        handle: W,
+        slots: u32,
+        timing: Option<DisplayTiming>,
+        targets: bool,
+    ) -> Result<(), CoreError> {
+        let i = self.find(handle).ok_or(CoreError::NoSwapchain)?;
+        let (chain, generation) = (self.live[i].chain, self.live[i].generation);
+        self.live[i].ids = true;
+        let c = self.chain_mut(chain)?;
+        if c.generations != generation {
+            return Err(CoreError::OutOfOrder(
+                "set_present_timing for a swapchain with a newer one in its lineage",
+            ));
+        }
+        c.timing = Some(LineageTiming {
+            swapchain: handle,
+            queue: TimingQueue::new(slots),
+            targets,
+        });
+        c.pacing.set_display_timing(timing);
+        self.stats.swapchains_timed += 1;
+        Ok(())
+    }
+
+    /// The refresh `handle` reports changed (read with its results).
+    pub fn display_timing_changed(&mut self, handle: W, timing: Option<DisplayTiming>) {
+        if let Some(c) = self.timed_chain(handle) {
+            c.pacing.set_display_timing(timing);
+        }
+    }
+
+    /// The application drives `handle`'s present timing or present modes itself (it chained
+    /// its own `VkPresentTimingsInfoEXT` or `VkSwapchainPresentModeInfoEXT`): vkpace adds no
+    /// more timing to its presents, and its frame limit goes back to the CPU limiter.
+    pub fn stop_present_timing(&mut self, handle: W) {
+        if let Some(c) = self.timed_chain(handle) {
+            c.timing = None;
+            c.pacing.set_display_timing(None);
+            self.stats.timing_stopped += 1;
+        }
+    }
+
+    /// Whether vkpace adds present timing to `handle`'s presents.
+    #[must_use]
+    pub fn is_timed(&self, handle: W) -> bool {
+        self.chains
+            .iter()
+            .any(|c| c.timing.is_some_and(|t| t.swapchain == handle))
+    }
+
+    /// The swapchains whose timing results to read (without blocking) after a present.
+    pub fn timed_swapchains(&self) -> impl Iterator<Item = W> + '_ {
+        self.chains
+            .iter()
+            .filter_map(|c| c.timing.map(|t| t.swapchain))
+    }
+
+    /// What the present in progress asks of the engine for `swapchain` at `now`
+    /// (`VkPresentTimingInfoEXT`); None where vkpace adds no timing to it (not timed, or the
+    /// present carries the application's own ids, by which results would be named). Call
+    /// after [`Self::before_present`], once per swapchain of the present.
+    pub fn planned_present_timing(
+        &mut self,
+        swapchain: W,
+        now: u64,
+    ) -> Option<PresentTimingRequest> {
+        let at = self
+            .pending
+            .targets
+            .iter()
+            .position(|t| t.swapchain == swapchain && t.id != 0)?;
+        if let Some(asked) = self.pending.targets[at].timing {
+            return Some(asked);
+        }
+        let chain = self.live[self.find(swapchain)?].chain;
+        let c = self.chain_mut(chain).ok()?;
+        let frame = match c.started {
+            Some(f) => f,
+            None => {
+                let f = c.telemetry.begin(now);
+                c.started = Some(f);
+                f
+            }
+        };
+        let t = c.timing.as_mut().filter(|t| t.swapchain == swapchain)?;
+        let request = t
+            .queue
+            .request(&mut c.pacing, &mut c.telemetry, frame, now, t.targets);
+        self.pending.targets[at].timing = Some(request);
+        self.stats.targets_added += u64::from(request.target != crate::PresentTarget::None);
+        Some(request)
+    }
+
+    /// The engine refused the present in progress because a results queue was full
+    /// (`VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`): it is not shown, but its waits execute.
+    /// Call before [`Self::present_returned`].
+    pub fn present_timing_refused(&mut self) {
+        self.pending.timing_refused = true;
+    }
+
+    /// At a present's result, for a target of it that `asked` for timing: its slot, and a
+    /// refused frame takes no refresh.
+    pub(super) fn timing_outcome(&mut self, swapchain: W, asked: bool, frame: u64, queued: bool) {
+        let refused = self.pending.timing_refused;
+        let Some(c) = self.timed_chain(swapchain) else {
+            return;
+        };
+        if let Some(t) = c.timing.as_mut().filter(|_| asked) {
+            t.queue.outcome(queued, refused);
+            if refused {
+                c.pacing.present_refused(frame);
+            }
+        }
+        self.stats.timing_queue_full += u64::from(refused && asked);
+    }
+
+    /// The results read for `handle`'s presents, in any order.
+    pub fn present_timings(&mut self, handle: W, reports: &[TimingReport]) {
+        let Some(i) = self
+            .chains
+            .iter()
+            .position(|c| c.timing.is_some_and(|t| t.swapchain == handle))
+        else {
+            return;
+        };
+        let c = &mut self.chains[i];
+        for r in reports {
+            let frame = c.ids.frame_of(r.present_id, r.complete);
+            let Some(t) = c.timing.as_mut() else { break };
+            let taken = t.queue.taken(r, frame, &mut c.telemetry, &mut c.pacing);
+            self.stats.present_timing_results += u64::from(taken.complete);
+            self.stats.timing_results_unmapped += u64::from(taken.unmapped);
+        }
+        self.stats.refreshes_missed = self
+            .chains
+            .iter()
+            .map(|c| c.pacing.schedule().missed())
+            .sum();
+    }
+
+    /// The lineage `handle` is the timed swapchain of.
+    fn timed_chain(&mut self, handle: W) -> Option<&mut super::chain::Chain<W>> {
+        self.chains
+            .iter_mut()
+            .find(|c| c.timing.is_some_and(|t| t.swapchain == handle))
+    }
+}
