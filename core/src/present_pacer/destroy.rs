@@ -64,7 +64,14 @@ where
             .live
             .iter()
             .any(|p| p.chain == chain && p.generation > generation);
-        let proof = self.chain_mut(chain)?.proof_for(generation);
+        let c = self.chain_mut(chain)?;
+        let proof = c.proof_for(generation);
+        if c.timing.is_some_and(|t| t.swapchain == swapchain) {
+            // The application is done with it: no more results are read (its handle may be
+            // given to a new swapchain once vkpace destroys it).
+            c.timing = None;
+            c.pacing.set_display_timing(None);
+        }
         self.retired.retire(paced.state, None);
         if let Some(r) = self.retired.iter_mut().last() {
             r.proof = proof;

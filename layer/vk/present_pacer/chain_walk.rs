@@ -16,6 +16,8 @@ pub(super) struct CallerChain {
     pub(super) fences: bool,
     /// `VkPresentTimingsInfoEXT`.
     pub(super) timings: bool,
+    /// `VkSwapchainPresentModeInfoKHR` (= EXT): the application switches present modes.
+    pub(super) modes: bool,
 }
 
 /// The ids and fields `VkPresentIdKHR` and `VkPresentId2KHR` share.
@@ -47,6 +49,7 @@ pub(super) unsafe fn read(p_next: *const std::ffi::c_void) -> CallerChain {
             }
             structure_type::SWAPCHAIN_PRESENT_FENCE_INFO_KHR => found.fences = true,
             structure_type::PRESENT_TIMINGS_INFO_EXT => found.timings = true,
+            structure_type::SWAPCHAIN_PRESENT_MODE_INFO_KHR => found.modes = true,
             _ => {}
         }
         at = base.p_next;

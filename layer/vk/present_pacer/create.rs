@@ -9,16 +9,17 @@ use ash::prelude::VkResult;
 use ash::vk;
 
 use super::{Made, PresentPacer};
-use crate::vk::display::{self, DisplayFns, DisplayRequest};
+use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
 use crate::vk::error::Result;
 use vkpace_core::{BoundedWait, DestroyOutcome};
 use vkpace_registry::swapchain_create;
 
 impl PresentPacer {
     /// `vkCreateSwapchainKHR`, through the pacer: the swapchain is paced from its first
-    /// present. Where present_wait2 feedback is chosen for the surface, the create flags it
-    /// needs are added (`PRESENT_ID_2`, `PRESENT_WAIT_2`); nothing else of `info` changes, and
-    /// its extension chain is passed as it is. An `old_swapchain` made through the pacer joins
+    /// present. The create flags the display path chosen for the surface needs are added:
+    /// `PRESENT_ID_2` and `PRESENT_WAIT_2` for present_wait2 feedback, `PRESENT_TIMING` and
+    /// `PRESENT_ID_2` for present timing; nothing else of `info` changes, and its extension
+    /// chain is passed as it is. An `old_swapchain` made through the pacer joins
     /// the new one's lineage: the same gate, pacing and telemetry.
     ///
     /// # Safety
@@ -45,11 +46,14 @@ impl PresentPacer {
         }
         // SAFETY: the caller's contract; the flags the device enabled are the config's.
         let chosen = unsafe { self.display_for(info.surface) };
-        let display = match chosen {
-            Ok(d) => d,
+        let Paths { display, timing } = match chosen {
+            Ok(p) => p,
             Err(e) => {
                 log::warn!("vkpace: display feedback not available for a swapchain: {e}");
-                None
+                Paths {
+                    display: None,
+                    timing: None,
+                }
             }
         };
         let mut ours = *info;
@@ -57,6 +61,14 @@ impl PresentPacer {
             // Ids given through VkPresentId2KHR and waited on with vkWaitForPresent2KHR need
             // these (VUID-VkPresentId2KHR-None-10820, VUID-vkWaitForPresent2KHR-None-10815).
             ours.flags |= swapchain_create::PRESENT_ID_2_KHR | swapchain_create::PRESENT_WAIT_2_KHR;
+        }
+        if timing.is_some() {
+            // The present timing commands need PRESENT_TIMING
+            // (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229); results name
+            // presents by VkPresentId2KHR ids, which need PRESENT_ID_2
+            // (VUID-VkPresentId2KHR-None-10820). The surface supports both (checked when the
+            // path was chosen).
+            ours.flags |= swapchain_create::PRESENT_TIMING_EXT | swapchain_create::PRESENT_ID_2_KHR;
         }
         // SAFETY: the caller's contract is vkCreateSwapchainKHR's; only flags the device
         // enabled and the surface supports were added.
@@ -79,12 +91,39 @@ impl PresentPacer {
             log::error!("vkpace: swapchain {handle:?} not paced: {e}");
         }
         self.machine.set_present_ids(handle, display.is_some());
+        let timing = timing.and_then(|t| self.timing_created(t, handle, fifo));
         self.swapchains.push(Made {
             handle,
             display,
+            timing,
             allocator: allocator.map(keep),
         });
         Ok(handle)
+    }
+
+    /// Sets up present timing for a swapchain just made with its flags: its results queue, time
+    /// domain and refresh, told to the machine. None (logged) where that failed: the swapchain
+    /// is then paced by the CPU limiter.
+    fn timing_created(
+        &mut self,
+        mut timing: TimingShell,
+        handle: vk::SwapchainKHR,
+        fifo: bool,
+    ) -> Option<TimingShell> {
+        // SAFETY: `handle` was just made by this device with the PRESENT_TIMING flag.
+        let refresh = unsafe { timing.swapchain_created(self.device.handle(), handle, &self.clock) };
+        let set = refresh.map_err(crate::vk::error::Error::from).and_then(|r| {
+            self.machine
+                .set_present_timing(handle, TIMING_SLOTS, r, fifo)
+                .map_err(Into::into)
+        });
+        match set {
+            Ok(()) => Some(timing),
+            Err(e) => {
+                log::warn!("vkpace: present timing not set up for swapchain {handle:?}, the CPU limiter paces it: {e}");
+                None
+            }
+        }
     }
 
     /// `vkDestroySwapchainKHR`, through the pacer: deferred until the swapchain is provably
@@ -187,18 +226,19 @@ impl PresentPacer {
         Ok(true)
     }
 
-    /// The display feedback for swapchains of `surface`, as door 1 chooses it.
+    /// The display paths (feedback, present timing) for swapchains of `surface`, as door 1
+    /// chooses them.
     ///
     /// # Safety
     ///
     /// `surface` is valid; the config's flags say what the device enabled.
-    unsafe fn display_for(&mut self, surface: vk::SurfaceKHR) -> Result<Option<DisplayFns>> {
+    unsafe fn display_for(&mut self, surface: vk::SurfaceKHR) -> Result<Paths> {
         let c = &self.config;
         if !(c.present_wait || c.present_wait2 || c.present_timing) {
-            return Ok(None);
-        }
-        if c.present_timing && !std::mem::replace(&mut self.logged.present_timing, true) {
-            log::info!("vkpace: the present pacer does not use present timing yet: display feedback only, the CPU limiter paces");
+            return Ok(Paths {
+                display: None,
+                timing: None,
+            });
         }
         let request = DisplayRequest {
             entry: &self.entry,
@@ -208,10 +248,10 @@ impl PresentPacer {
             surface,
             present_wait: c.present_wait,
             present_wait2: c.present_wait2,
-            present_timing: false,
+            present_timing: c.present_timing,
         };
         // SAFETY: the caller's contract.
-        Ok(unsafe { display::choose(&request) }?.display)
+        unsafe { display::choose(&request) }
     }
 }
 

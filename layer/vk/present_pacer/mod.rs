@@ -15,7 +15,7 @@ use ash::vk;
 pub use config::{PresentPacerConfig, PresentPacerDesc};
 
 use super::clock::Clock;
-use super::display::DisplayFns;
+use super::display::{DisplayFns, TimingShell};
 use super::error::{Error, Result};
 use super::frame_limit::FrameLimit;
 use super::swapchain_info::Setting;
@@ -93,6 +93,8 @@ struct Made {
     handle: vk::SwapchainKHR,
     /// Display feedback chosen for its surface, if any.
     display: Option<DisplayFns>,
+    /// Present timing, where chosen for its surface and set up.
+    timing: Option<TimingShell>,
     /// The application's allocation callbacks, for the deferred destroy
     /// (VUID-vkDestroySwapchainKHR-swapchain-01283).
     allocator: Option<vk::AllocationCallbacks<'static>>,
@@ -105,7 +107,8 @@ struct Logged {
     other_queue: bool,
     gate_timeout: bool,
     destroy_timeout: bool,
-    present_timing: bool,
+    timing_taken_over: bool,
+    timing_read: bool,
 }
 
 impl PresentPacer {
@@ -129,7 +132,8 @@ impl PresentPacer {
             max_retired_swapchains: c.max_retired_swapchains,
             repair: c.repair_present_semaphores,
             present_fences: c.swapchain_maintenance1.is_some(),
-            present_ids: c.present_wait || c.present_wait2,
+            // Present timing's results name presents by vkpace's ids.
+            present_ids: c.present_wait || c.present_wait2 || c.present_timing,
             pacing: c.pacing,
             frame_limit: c.frame_limit.map(FrameLimit::core),
         })?;

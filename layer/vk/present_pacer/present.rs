@@ -12,7 +12,7 @@ use crate::vk::error::{Result, VkContext};
 use crate::vk::shell::status;
 use vkpace_core::VkStatus;
 use vkpace_core::{PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, Serial};
-use vkpace_registry::PresentId2KHR;
+use vkpace_registry::{PresentId2KHR, PresentTimingInfoEXT, PresentTimingsInfoEXT};
 
 /// Arrays a present fills, kept so a steady frame does not allocate.
 #[derive(Debug, Default)]
@@ -22,6 +22,7 @@ pub(super) struct Scratch {
     ids: Vec<u64>,
     fences: Vec<vk::Fence>,
     stages: Vec<vk::PipelineStageFlags>,
+    timings: Vec<PresentTimingInfoEXT<'static>>,
 }
 
 impl PresentPacer {
@@ -60,6 +61,9 @@ impl PresentPacer {
         }
         // SAFETY: the caller's contract: valid arrays of the given counts and a valid chain.
         let caller = unsafe { self.read_caller(info) };
+        if caller.timings || caller.modes {
+            self.timing_taken_over();
+        }
         let plan = match self.plan(caller) {
             Ok(Some(plan)) => plan,
             Ok(None) => {
@@ -76,9 +80,40 @@ impl PresentPacer {
         let waits = unsafe { slice(info.p_wait_semaphores, info.wait_semaphore_count) };
         let repair = self.repair(plan, waits);
         // SAFETY: the caller's contract, and the repair's semaphore has a signal pending.
-        let result = unsafe { self.present_with(info, plan, repair, caller) };
+        let (result, timed) = unsafe { self.present_with(info, plan, repair, caller) };
+        let result = self.refused_for_timing(result, timed);
         self.after_present(&result);
         result
+    }
+
+    /// The application drives present timing or switches present modes on this present's
+    /// swapchains itself: vkpace's timing on them stops (its stage queries would take the
+    /// application's queue slots, and targets need a FIFO mode vkpace no longer knows).
+    fn timing_taken_over(&mut self) {
+        let mut stopped = false;
+        for &(w, _) in &self.scratch.targets {
+            stopped |= self.machine.is_timed(w);
+            self.machine.stop_present_timing(w);
+        }
+        if stopped && !std::mem::replace(&mut self.logged.timing_taken_over, true) {
+            log::info!("vkpace: the application drives present timing or present modes itself: vkpace's present timing stops for that swapchain, the CPU limiter paces it");
+        }
+    }
+
+    /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` on a present whose timing vkpace added is
+    /// vkpace's doing, never the application's (which asked for no timing): the present is not
+    /// shown but its waits executed ("the set of queue operations are still considered to be
+    /// enqueued", `vkQueuePresentKHR`), so the application gets success, the machine hears of
+    /// the refusal, and no later present asks for more slots than the engine has.
+    fn refused_for_timing(&mut self, result: VkResult<bool>, timed: bool) -> VkResult<bool> {
+        match result {
+            Err(vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) if timed => {
+                log::warn!("vkpace: the presentation engine's timing results queue was full: one frame not shown");
+                self.machine.present_timing_refused();
+                Ok(false)
+            }
+            other => other,
+        }
     }
 
     /// Reads the application's swapchains, images and chain into the scratch arrays.
@@ -219,7 +254,8 @@ impl PresentPacer {
         Ok(serial)
     }
 
-    /// The driver's present with vkpace's structures in front of the application's chain.
+    /// The driver's present with vkpace's structures in front of the application's chain;
+    /// whether vkpace added present timing to it.
     ///
     /// # Safety
     ///
@@ -230,11 +266,12 @@ impl PresentPacer {
         plan: PresentPlan<vk::Semaphore>,
         repair: Option<vk::Semaphore>,
         caller: chain_walk::CallerChain,
-    ) -> VkResult<bool> {
+    ) -> (VkResult<bool>, bool) {
         // Before the scratch arrays are taken: it looks at the present's swapchains.
         let feedback = self.first_display().map(DisplayFns::feedback);
         let mut scratch = std::mem::take(&mut self.scratch);
         let fences = self.present_fences(&mut scratch, plan);
+        let timed = self.present_timings(&mut scratch);
         let ids = plan.present_ids && caller.ids.is_none();
         scratch.ids.clear();
         for &(w, _) in &scratch.targets {
@@ -254,7 +291,18 @@ impl PresentPacer {
         }
         let mut id_info = vk::PresentIdKHR::default().present_ids(&scratch.ids);
         let mut id2_info = PresentId2KHR::default().present_ids(&scratch.ids);
+        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&scratch.timings);
+        if timed {
+            // One VkPresentTimingInfoEXT per swapchain
+            // (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233), zeroed (no target, no
+            // stages) for a swapchain without vkpace's timing.
+            ours = ours.push_next(&mut timings);
+        }
         match feedback {
+            // Present timing results name presents by these ids; a timed swapchain was made
+            // with PRESENT_ID_2 on a surface that supports it (checked when the path was
+            // chosen).
+            _ if timed && ids => ours = ours.push_next(&mut id2_info),
             // Larger than any id given before to each swapchain (ids per lineage,
             // VUID-VkPresentId2KHR-presentIds-10819); 0 for a swapchain not paced.
             Some(DisplayFeedback::PresentWait2) if ids => ours = ours.push_next(&mut id2_info),
@@ -266,7 +314,24 @@ impl PresentPacer {
         // enabled extensions (the config's flags), none duplicates one the caller chained.
         let result = unsafe { self.swapchain_fn.queue_present(self.queue, &ours) };
         self.scratch = scratch;
-        result
+        (result, timed)
+    }
+
+    /// Fills the present timing structures (one per swapchain) where vkpace times any of the
+    /// present's swapchains; whether it does.
+    fn present_timings(&mut self, scratch: &mut Scratch) -> bool {
+        scratch.timings.clear();
+        let now = self.now();
+        let mut any = false;
+        for &(w, _) in &scratch.targets {
+            let info = self.machine.planned_present_timing(w, now).and_then(|request| {
+                let made = self.swapchains.iter().find(|m| m.handle == w)?;
+                made.timing.as_ref()?.present_info(w, &request)
+            });
+            any |= info.is_some();
+            scratch.timings.push(info.unwrap_or_default());
+        }
+        any
     }
 
     /// Fills the present fences (one per swapchain, null for one not paced) where the plan
@@ -382,6 +447,7 @@ impl PresentPacer {
         if signalled {
             self.drain_actions();
         }
+        self.read_timings()?;
         if let Some((w, id)) = self.machine.display_query() {
             let display = self
                 .swapchains
@@ -399,6 +465,41 @@ impl PresentPacer {
             self.machine
                 .display_answer(w, answer, now)
                 .map_err(crate::vk::error::Error::from)?;
+        }
+        Ok(())
+    }
+}
+
+impl PresentPacer {
+    /// Reads the timed swapchains' present timing results without blocking, and hands them,
+    /// and a refresh that changed, to the machine.
+    fn read_timings(&mut self) -> Result<()> {
+        let device = self.device.handle();
+        for k in 0.. {
+            let Some(w) = self.machine.timed_swapchains().nth(k) else {
+                break;
+            };
+            let Some(timing) = self
+                .swapchains
+                .iter_mut()
+                .find(|m| m.handle == w)
+                .and_then(|m| m.timing.as_mut())
+            else {
+                continue;
+            };
+            // SAFETY: `w` is alive (the machine times only swapchains not yet destroyed) and
+            // was made by this device with the present timing flag.
+            let (reports, refresh) = unsafe { timing.read(device, w, &self.clock) };
+            self.machine.present_timings(w, reports);
+            match refresh {
+                Ok(Some(refresh)) => self.machine.display_timing_changed(w, refresh),
+                Ok(None) => {}
+                Err(e) => {
+                    if !std::mem::replace(&mut self.logged.timing_read, true) {
+                        log::warn!("vkpace: reading present timing results: {e}");
+                    }
+                }
+            }
         }
         Ok(())
     }

@@ -174,3 +174,15 @@ fn a_present_with_the_applications_ids_carries_no_timing_of_vkpaces() -> Result<
     assert_eq!(m.planned_present_timing(1, 0), None);
     Ok(())
 }
+
+#[test]
+fn a_destroyed_swapchains_results_are_not_read_any_more() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    let _ = present(&mut m, 1, 0, false)?;
+    let _ = m.destroy_requested(1)?;
+    assert!(!m.is_timed(1));
+    assert_eq!(m.timed_swapchains().count(), 0);
+    Ok(())
+}
