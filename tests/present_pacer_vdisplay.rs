@@ -8,8 +8,9 @@ mod common;
 mod present_pacer_app;
 mod vdisplay_support;
 
-use anyhow::{ensure, Result};
-use present_pacer_app::{run, FRAMES};
+use anyhow::{ensure, Context as _, Result};
+use present_pacer_app::{run, run_frames, FRAMES};
+use vkpace::FrameLimit;
 
 #[test]
 fn present_ids_are_added_and_display_times_come_back() -> Result<()> {
@@ -23,5 +24,72 @@ fn present_ids_are_added_and_display_times_come_back() -> Result<()> {
         "{} of {FRAMES} frames with a display time: {stats:?}",
         outcome.displayed
     );
+    Ok(())
+}
+
+/// Frames of the frame-limit case (2.5 s at 60 fps).
+const LIMIT_FRAMES: u32 = 150;
+/// Frames left out of the judgement at the start (the grid is learnt from the first results).
+const LIMIT_SETTLE: usize = 20;
+/// The display's refresh, ns (60 Hz).
+const REFRESH_NS: u64 = 1_000_000_000 / 60;
+
+/// A number field of one line of vdisplay's JSON-lines log (null or missing: None).
+fn log_field(line: &str, key: &str) -> Option<u64> {
+    let rest = line.split(&format!("\"{key}\":")).nth(1)?;
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    rest[..end].trim().parse().ok()
+}
+
+/// Frame limit 30 on a 60 Hz display with present timing: the pacer puts its presents on the
+/// refresh grid with present-timing targets (vdisplay's log, the neutral witness, shows them),
+/// and every shown interval after the settle is exactly 2 refreshes by the display's own clock.
+#[test]
+fn frame_limit_30_holds_two_refreshes_with_targets() -> Result<()> {
+    let log = vdisplay_support::artifacts_dir().join("present_pacer_limit30.log");
+    std::fs::create_dir_all(log.parent().context("log directory")?)?;
+    let _ = std::fs::remove_file(&log);
+    let settings = [
+        ("refresh_hz", "60".to_string()),
+        ("log", log.display().to_string()),
+    ];
+    let outcome = vdisplay_support::run(&settings, || {
+        run_frames(false, Some(FrameLimit::fps(30.0)?), LIMIT_FRAMES, u32::MAX)
+    })?;
+    let text = std::fs::read_to_string(&log).with_context(|| format!("{}", log.display()))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let targeted = lines
+        .iter()
+        .filter(|l| log_field(l, "target_ns").is_some() || log_field(l, "relative_ns").is_some())
+        .count();
+    let shown: Vec<u64> = lines
+        .iter()
+        .filter_map(|l| log_field(l, "shown_ns"))
+        .collect();
+    let intervals: Vec<u64> = shown.windows(2).map(|w| w[1] - w[0]).collect();
+    // Refreshes between shown frames, rounded to the nearest whole refresh.
+    let refreshes: Vec<u64> = intervals
+        .iter()
+        .skip(LIMIT_SETTLE)
+        .map(|&d| (d + REFRESH_NS / 2) / REFRESH_NS)
+        .collect();
+    let off = refreshes.iter().filter(|&&r| r != 2).count();
+    println!(
+        "{} presents logged, {targeted} with targets, {} shown; {off} of {} intervals after the settle not 2 refreshes: {:?}",
+        lines.len(),
+        shown.len(),
+        refreshes.len(),
+        outcome.stats
+    );
+    ensure!(
+        shown.len() + 4 >= LIMIT_FRAMES as usize,
+        "{} of {LIMIT_FRAMES} frames shown",
+        shown.len()
+    );
+    ensure!(
+        targeted + LIMIT_SETTLE >= LIMIT_FRAMES as usize,
+        "{targeted} of {LIMIT_FRAMES} presents carried a target"
+    );
+    ensure!(off == 0, "intervals in refreshes: {refreshes:?}");
     Ok(())
 }

@@ -45,13 +45,15 @@ fn frames(
     ctx: &VulkanContext,
     pacer: &mut PresentPacer,
     app: &OwnedLoop,
+    count: u32,
+    recreate_every: u32,
 ) -> Result<(vk::SwapchainKHR, Duration)> {
     let mut first = None;
     let mut elapsed = Duration::ZERO;
     let mut sc = create_swapchain(ctx, pacer, vk::SwapchainKHR::null())?;
     let swapchain_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
-    for k in 0..FRAMES {
-        if k > 0 && k % RECREATE_EVERY == 0 {
+    for k in 0..count {
+        if k > 0 && k % recreate_every == 0 {
             let old = sc;
             sc = create_swapchain(ctx, pacer, old)?;
             // SAFETY: no image of `old` is held; its presents may be pending (the pacer waits).
@@ -84,6 +86,16 @@ pub struct Outcome {
 
 /// One case: `FRAMES` frames with a recreation every `RECREATE_EVERY`, then teardown.
 pub fn run(maintenance1: bool, limit: Option<FrameLimit>) -> Result<Outcome> {
+    run_frames(maintenance1, limit, FRAMES, RECREATE_EVERY)
+}
+
+/// One case: `count` frames with a recreation every `recreate_every`, then teardown.
+pub fn run_frames(
+    maintenance1: bool,
+    limit: Option<FrameLimit>,
+    count: u32,
+    recreate_every: u32,
+) -> Result<Outcome> {
     set_runtime_dir();
     let ctx = VulkanContext::new(SurfaceSource::Headless, true, maintenance1)?;
     ensure!(
@@ -94,7 +106,7 @@ pub fn run(maintenance1: bool, limit: Option<FrameLimit>) -> Result<Outcome> {
     let mut pacer = pacer(&ctx, maintenance1)?;
     pacer.set(Setting::FrameLimit(limit))?;
     let app = OwnedLoop::new(&ctx)?;
-    let (sc, elapsed) = frames(&ctx, &mut pacer, &app)?;
+    let (sc, elapsed) = frames(&ctx, &mut pacer, &app, count, recreate_every)?;
     app.wait_idle_slots(&ctx)?;
     let displayed = pacer
         .telemetry(sc)
