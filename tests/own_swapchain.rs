@@ -278,9 +278,10 @@ fn storm_run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
 /// (c) A 30 fps limit on the virtual display at 60 Hz, present timing on: after the first
 /// frames (the schedule settles) every shown interval is exactly two refreshes by the display's
 /// log, except where the log shows the frame was not ready by the blank it was meant for (a busy
-/// machine's miss, not vkpace's), and those at most 5 of 300.
+/// machine's miss, not vkpace's: shown later, never earlier), as door 1's test judges it; and
+/// most frames (200 of the 291 intervals) must be ready in time, so the check judges
+/// something (beside two spinning threads 3 or 4 are late).
 #[test]
-#[ignore = "fails today: the present pacer has no present-timing targets yet (issue 41 stays open)"]
 fn a_30_fps_limit_shows_every_frame_for_two_refreshes() -> Result<()> {
     let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("own_swapchain_fps30.jsonl");
     let _ = std::fs::remove_file(&log);
@@ -327,7 +328,8 @@ fn a_30_fps_limit_shows_every_frame_for_two_refreshes() -> Result<()> {
         refreshes.is_empty(),
         "intervals not 2 refreshes: {refreshes:?}\n{r}"
     );
-    ensure!(misses <= 5, "{misses} frames not ready in time");
+    let judged = shown.len() - 9 - misses;
+    ensure!(judged >= 200, "only {judged} frames ready in time ({misses} late)");
     Ok(())
 }
 
