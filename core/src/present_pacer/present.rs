@@ -162,6 +162,17 @@ where
             .and_then(|t| t.fence)
     }
 
+    /// The shell could not make the present fence planned for `swapchain` (out of memory): the
+    /// present goes without one (`VK_NULL_HANDLE` in its place), so nothing waits for it and
+    /// the swapchain's presents are proven as those without a fence are.
+    pub fn present_fence_not_added(&mut self, swapchain: W) {
+        for t in self.pending.targets.iter_mut() {
+            if t.swapchain == swapchain {
+                t.fence = None;
+            }
+        }
+    }
+
     /// The repair semaphore the shell created after [`RepairSemaphore::Create`].
     pub fn semaphore_created(&mut self, semaphore: S) -> Result<(), CoreError> {
         if !self.pending.active || !self.pending.repair || self.pending.semaphore.is_some() {

@@ -20,7 +20,8 @@ pub(super) struct Fences {
     submitted: VecDeque<(Serial, vk::Fence)>,
     /// Present fences vkpace added, by the machine's ids.
     presents: Vec<(u64, vk::Fence)>,
-    /// Fences given to a present that failed: never signalled, destroyed at teardown.
+    /// Fences given to a present that failed (never signalled) or to a submission nothing
+    /// tracks: destroyed at teardown, after its final proof.
     lost: Vec<vk::Fence>,
     pub(super) created: u64,
 }
@@ -92,6 +93,11 @@ impl Fences {
             self.submitted.pop_front();
         }
         Ok(true)
+    }
+
+    /// `fence` went to a submission the machine does not track: never reused.
+    pub(super) fn untracked(&mut self, fence: vk::Fence) {
+        self.lost.push(fence);
     }
 
     /// Present fence `id` went to a present that failed: it may never signal.

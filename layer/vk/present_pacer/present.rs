@@ -219,12 +219,13 @@ impl PresentPacer {
 
     /// An empty submission on the pacer's queue waiting on `waits` (all commands) and
     /// signalling `signal` if given, with a fence for its serial: a repair (with `signal`) or a
-    /// proof submission (without). Returns the serial.
+    /// proof submission (without). Returns the serial; `None` where the submission was made
+    /// but the machine refused it (logged): it then stands, untracked.
     pub(super) fn submit_tracked(
         &mut self,
         waits: &[vk::Semaphore],
         signal: Option<vk::Semaphore>,
-    ) -> Result<Serial> {
+    ) -> Result<Option<Serial>> {
         let stages = &mut self.scratch.stages;
         stages.clear();
         stages.resize(waits.len(), vk::PipelineStageFlags::ALL_COMMANDS);
@@ -247,11 +248,24 @@ impl PresentPacer {
             return Err(crate::vk::error::Error::vk("vkQueueSubmit", e));
         }
         let serial = match signal {
-            Some(_) => self.machine.repair_submitted(self.now())?,
-            None => self.machine.proof_submitted(),
+            Some(_) => self.machine.repair_submitted(self.now()),
+            None => Ok(self.machine.proof_submitted()),
         };
-        self.fences.submitted(serial, fence);
-        Ok(serial)
+        match serial {
+            Ok(serial) => {
+                self.fences.submitted(serial, fence);
+                Ok(Some(serial))
+            }
+            Err(e) => {
+                // Submitted, so the semaphore has a signal pending and the application's
+                // semaphores were waited on: the present must wait on `signal` now, and nothing
+                // of the submission may be reused. Its fence is destroyed at teardown; the
+                // semaphore is not reused (a leak, logged: a machine error is a vkpace bug).
+                log::error!("vkpace: the repair submission was made but not tracked ({e}); its semaphore is not reused");
+                self.fences.untracked(fence);
+                Ok(None)
+            }
+        }
     }
 
     /// The driver's present with vkpace's structures in front of the application's chain;
@@ -350,6 +364,7 @@ impl PresentPacer {
                     }
                     Err(e) => {
                         log::error!("vkpace: present fence: {e}");
+                        self.machine.present_fence_not_added(w);
                         vk::Fence::null()
                     }
                 },

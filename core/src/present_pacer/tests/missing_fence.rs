@@ -1,0 +1,46 @@
+//! A present fence the shell could not make.
+
+use super::*;
+
+#[test]
+fn a_present_fence_not_made_is_never_waited_for() -> Result<(), CoreError> {
+    let mut m = M::new(PacerConfig {
+        present_fences: true,
+        ..PacerConfig::default()
+    })?;
+    m.swapchain_created(1, 2, None, true)?;
+    let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
+        panic!("no wait expected");
+    };
+    assert_eq!(plan.present_fences, Some(1));
+    m.semaphore_created(100)?;
+    m.present_fence_not_added(1);
+    assert_eq!(m.planned_present_fence(1), None);
+    let serial = m.repair_submitted(0)?;
+    m.present_returned(PresentOutcome::Queued, 0)?;
+    assert_eq!(m.pending_present_fences().count(), 0, "none awaited");
+    assert_eq!(m.stats().present_fences_added, 0);
+    // Its destruction is proven without it: the bounded wait asks for the proof submission
+    // (or the repair's serial), never for present fence 1.
+    assert_eq!(m.destroy_requested(1)?, DestroyOutcome::Now);
+    m.serial_completed(serial, 0)?;
+    while let Some(w) = m.bounded_wait() {
+        assert_ne!(w, BoundedWait::PresentFence(1));
+        match w {
+            BoundedWait::SubmitProof => {
+                let s = m.proof_submitted();
+                m.serial_completed(s, 0)?;
+            }
+            BoundedWait::Serial(s) => m.serial_completed(s, 0)?,
+            BoundedWait::PresentFence(_) => break,
+        }
+    }
+    let mut destroyed = vec![];
+    while let Some(a) = m.poll_action() {
+        if let PacerAction::DestroySwapchain(w) = a {
+            destroyed.push(w);
+        }
+    }
+    assert_eq!(destroyed, vec![1]);
+    Ok(())
+}
