@@ -329,7 +329,10 @@ fn a_30_fps_limit_shows_every_frame_for_two_refreshes() -> Result<()> {
         "intervals not 2 refreshes: {refreshes:?}\n{r}"
     );
     let judged = shown.len() - 9 - misses;
-    ensure!(judged >= 200, "only {judged} frames ready in time ({misses} late)");
+    ensure!(
+        judged >= 200,
+        "only {judged} frames ready in time ({misses} late)"
+    );
     Ok(())
 }
 

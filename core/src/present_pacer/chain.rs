@@ -3,7 +3,7 @@
 //! across a recreation, as door 1's do across its own.
 
 use super::config::PacerConfig;
-use super::timing::LineageTiming;
+use crate::display::TimingQueue;
 use crate::error::CoreError;
 use crate::pacer::FramePacer;
 use crate::pacing::Pacing;
@@ -93,4 +93,16 @@ impl<W: Copy + PartialEq> Chain<W> {
             .filter(|(g, _)| *g > generation)
             .map(|(_, serial)| serial)
     }
+}
+
+/// A lineage's present timing: its newest swapchain's.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LineageTiming<W> {
+    /// The swapchain whose presents carry timing.
+    pub(super) swapchain: W,
+    /// Its results queue.
+    pub(super) queue: TimingQueue,
+    /// Its present mode takes targets (FIFO or FIFO_RELAXED,
+    /// VUID-VkPresentTimingsInfoEXT-pSwapchains-12235).
+    pub(super) targets: bool,
 }

@@ -162,6 +162,17 @@ where
             .and_then(|t| t.fence)
     }
 
+    /// The shell gives `swapchain` no present id in the present in progress (its id structure
+    /// is not the one the present carries: another swapchain of the present decided it): its
+    /// display is not awaited, and the lineage's ids go on from the same number.
+    pub fn present_id_not_added(&mut self, swapchain: W) {
+        for t in self.pending.targets.iter_mut() {
+            if t.swapchain == swapchain {
+                t.id = 0;
+            }
+        }
+    }
+
     /// The shell could not make the present fence planned for `swapchain` (out of memory): the
     /// present goes without one (`VK_NULL_HANDLE` in its place), so nothing waits for it and
     /// the swapchain's presents are proven as those without a fence are.

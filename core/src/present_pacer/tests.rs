@@ -6,7 +6,7 @@ use crate::vk_values::VkStatus;
 
 mod fallback;
 mod lineage;
-mod missing_fence;
+mod not_added;
 mod timing;
 
 type M = PacerMachine<u32, u64>;

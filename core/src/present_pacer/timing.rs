@@ -10,23 +10,12 @@
 //! application's own frame loop is not held up for it), so after a frame that missed its
 //! refresh the next target may be one refresh early and FIFO shows it at the next refresh free.
 
+use super::chain::{Chain, LineageTiming};
 use super::PacerMachine;
 use crate::display::{TimingQueue, TimingReport};
 use crate::error::CoreError;
 use crate::machine::PresentTimingRequest;
 use crate::pacing::DisplayTiming;
-
-/// A lineage's present timing: its newest swapchain's.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct LineageTiming<W> {
-    /// The swapchain whose presents carry timing.
-    pub(super) swapchain: W,
-    /// Its results queue.
-    pub(super) queue: TimingQueue,
-    /// Its present mode takes targets (FIFO or FIFO_RELAXED,
-    /// VUID-VkPresentTimingsInfoEXT-pSwapchains-12235).
-    pub(super) targets: bool,
-}
 
 impl<S, W> PacerMachine<S, W>
 where
@@ -181,7 +170,7 @@ where
     }
 
     /// The lineage `handle` is the timed swapchain of.
-    fn timed_chain(&mut self, handle: W) -> Option<&mut super::chain::Chain<W>> {
+    fn timed_chain(&mut self, handle: W) -> Option<&mut Chain<W>> {
         self.chains
             .iter_mut()
             .find(|c| c.timing.is_some_and(|t| t.swapchain == handle))

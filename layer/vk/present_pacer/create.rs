@@ -45,31 +45,9 @@ impl PresentPacer {
             return unsafe { self.swapchain_fn.create_swapchain(info, allocator) };
         }
         // SAFETY: the caller's contract; the flags the device enabled are the config's.
-        let chosen = unsafe { self.display_for(info.surface) };
-        let Paths { display, timing } = match chosen {
-            Ok(p) => p,
-            Err(e) => {
-                log::warn!("vkpace: display feedback not available for a swapchain: {e}");
-                Paths {
-                    display: None,
-                    timing: None,
-                }
-            }
-        };
+        let Paths { display, timing } = unsafe { self.paths_for(info.surface) };
         let mut ours = *info;
-        if matches!(display, Some(DisplayFns::Wait2(_))) {
-            // Ids given through VkPresentId2KHR and waited on with vkWaitForPresent2KHR need
-            // these (VUID-VkPresentId2KHR-None-10820, VUID-vkWaitForPresent2KHR-None-10815).
-            ours.flags |= swapchain_create::PRESENT_ID_2_KHR | swapchain_create::PRESENT_WAIT_2_KHR;
-        }
-        if timing.is_some() {
-            // The present timing commands need PRESENT_TIMING
-            // (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229); results name
-            // presents by VkPresentId2KHR ids, which need PRESENT_ID_2
-            // (VUID-VkPresentId2KHR-None-10820). The surface supports both (checked when the
-            // path was chosen).
-            ours.flags |= swapchain_create::PRESENT_TIMING_EXT | swapchain_create::PRESENT_ID_2_KHR;
-        }
+        ours.flags |= path_flags(display.as_ref(), timing.is_some());
         // SAFETY: the caller's contract is vkCreateSwapchainKHR's; only flags the device
         // enabled and the surface supports were added.
         let handle = unsafe { self.swapchain_fn.create_swapchain(&ours, allocator) }?;
@@ -111,8 +89,9 @@ impl PresentPacer {
         fifo: bool,
     ) -> Option<TimingShell> {
         // SAFETY: `handle` was just made by this device with the PRESENT_TIMING flag.
-        let refresh = unsafe { timing.swapchain_created(self.device.handle(), handle, &self.clock) };
-        let set = refresh.map_err(crate::vk::error::Error::from).and_then(|r| {
+        let refresh =
+            unsafe { timing.swapchain_created(self.device.handle(), handle, &self.clock) };
+        let set = refresh.and_then(|r| {
             self.machine
                 .set_present_timing(handle, TIMING_SLOTS, r, fifo)
                 .map_err(Into::into)
@@ -226,6 +205,25 @@ impl PresentPacer {
         Ok(true)
     }
 
+    /// The display paths for a swapchain of `surface`; none (logged) where choosing failed.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::display_for`].
+    unsafe fn paths_for(&mut self, surface: vk::SurfaceKHR) -> Paths {
+        // SAFETY: the caller's contract.
+        match unsafe { self.display_for(surface) } {
+            Ok(p) => p,
+            Err(e) => {
+                log::warn!("vkpace: display feedback not available for a swapchain: {e}");
+                Paths {
+                    display: None,
+                    timing: None,
+                }
+            }
+        }
+    }
+
     /// The display paths (feedback, present timing) for swapchains of `surface`, as door 1
     /// chooses them.
     ///
@@ -253,6 +251,24 @@ impl PresentPacer {
         // SAFETY: the caller's contract.
         unsafe { display::choose(&request) }
     }
+}
+
+/// The create flags the display paths need.
+fn path_flags(display: Option<&DisplayFns>, timing: bool) -> vk::SwapchainCreateFlagsKHR {
+    let mut flags = vk::SwapchainCreateFlagsKHR::empty();
+    if matches!(display, Some(DisplayFns::Wait2(_))) {
+        // Ids given through VkPresentId2KHR and waited on with vkWaitForPresent2KHR need these
+        // (VUID-VkPresentId2KHR-None-10820, VUID-vkWaitForPresent2KHR-None-10815).
+        flags |= swapchain_create::PRESENT_ID_2_KHR | swapchain_create::PRESENT_WAIT_2_KHR;
+    }
+    if timing {
+        // The present timing commands need PRESENT_TIMING
+        // (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229); results name presents
+        // by VkPresentId2KHR ids, which need PRESENT_ID_2 (VUID-VkPresentId2KHR-None-10820). The
+        // surface supports both (checked when the path was chosen).
+        flags |= swapchain_create::PRESENT_TIMING_EXT | swapchain_create::PRESENT_ID_2_KHR;
+    }
+    flags
 }
 
 /// The application's callbacks, kept for a later destroy: the same pointers, which the

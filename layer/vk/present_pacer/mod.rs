@@ -7,8 +7,10 @@ mod chain_walk;
 mod config;
 mod create;
 mod fences;
+mod id_structure;
 mod present;
 mod teardown;
+mod timing;
 
 use ash::vk;
 

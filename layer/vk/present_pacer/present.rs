@@ -6,23 +6,23 @@
 use ash::prelude::VkResult;
 use ash::vk;
 
+use super::id_structure::IdStructure;
 use super::{chain_walk, PresentPacer};
-use crate::vk::display::{DisplayFeedback, DisplayFns};
 use crate::vk::error::{Result, VkContext};
 use crate::vk::shell::status;
 use vkpace_core::VkStatus;
 use vkpace_core::{PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, Serial};
-use vkpace_registry::{PresentId2KHR, PresentTimingInfoEXT, PresentTimingsInfoEXT};
+use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
 
 /// Arrays a present fills, kept so a steady frame does not allocate.
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
-    targets: Vec<(vk::SwapchainKHR, u32)>,
+    pub(super) targets: Vec<(vk::SwapchainKHR, u32)>,
     caller_ids: Vec<u64>,
     ids: Vec<u64>,
     fences: Vec<vk::Fence>,
     stages: Vec<vk::PipelineStageFlags>,
-    timings: Vec<PresentTimingInfoEXT<'static>>,
+    pub(super) timings: super::timing::TimingInfos,
 }
 
 impl PresentPacer {
@@ -84,36 +84,6 @@ impl PresentPacer {
         let result = self.refused_for_timing(result, timed);
         self.after_present(&result);
         result
-    }
-
-    /// The application drives present timing or switches present modes on this present's
-    /// swapchains itself: vkpace's timing on them stops (its stage queries would take the
-    /// application's queue slots, and targets need a FIFO mode vkpace no longer knows).
-    fn timing_taken_over(&mut self) {
-        let mut stopped = false;
-        for &(w, _) in &self.scratch.targets {
-            stopped |= self.machine.is_timed(w);
-            self.machine.stop_present_timing(w);
-        }
-        if stopped && !std::mem::replace(&mut self.logged.timing_taken_over, true) {
-            log::info!("vkpace: the application drives present timing or present modes itself: vkpace's present timing stops for that swapchain, the CPU limiter paces it");
-        }
-    }
-
-    /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` on a present whose timing vkpace added is
-    /// vkpace's doing, never the application's (which asked for no timing): the present is not
-    /// shown but its waits executed ("the set of queue operations are still considered to be
-    /// enqueued", `vkQueuePresentKHR`), so the application gets success, the machine hears of
-    /// the refusal, and no later present asks for more slots than the engine has.
-    fn refused_for_timing(&mut self, result: VkResult<bool>, timed: bool) -> VkResult<bool> {
-        match result {
-            Err(vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) if timed => {
-                log::warn!("vkpace: the presentation engine's timing results queue was full: one frame not shown");
-                self.machine.present_timing_refused();
-                Ok(false)
-            }
-            other => other,
-        }
     }
 
     /// Reads the application's swapchains, images and chain into the scratch arrays.
@@ -281,12 +251,13 @@ impl PresentPacer {
         repair: Option<vk::Semaphore>,
         caller: chain_walk::CallerChain,
     ) -> (VkResult<bool>, bool) {
-        // Before the scratch arrays are taken: it looks at the present's swapchains.
-        let feedback = self.first_display().map(DisplayFns::feedback);
+        let ids = match plan.present_ids && caller.ids.is_none() {
+            true => self.id_structure_of_present(),
+            false => IdStructure::None,
+        };
         let mut scratch = std::mem::take(&mut self.scratch);
         let fences = self.present_fences(&mut scratch, plan);
         let timed = self.present_timings(&mut scratch);
-        let ids = plan.present_ids && caller.ids.is_none();
         scratch.ids.clear();
         for &(w, _) in &scratch.targets {
             scratch.ids.push(self.machine.planned_present_id(w));
@@ -305,47 +276,28 @@ impl PresentPacer {
         }
         let mut id_info = vk::PresentIdKHR::default().present_ids(&scratch.ids);
         let mut id2_info = PresentId2KHR::default().present_ids(&scratch.ids);
-        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&scratch.timings);
+        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&scratch.timings.0);
         if timed {
             // One VkPresentTimingInfoEXT per swapchain
             // (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233), zeroed (no target, no
             // stages) for a swapchain without vkpace's timing.
             ours = ours.push_next(&mut timings);
         }
-        match feedback {
-            // Present timing results name presents by these ids; a timed swapchain was made
-            // with PRESENT_ID_2 on a surface that supports it (checked when the path was
-            // chosen).
-            _ if timed && ids => ours = ours.push_next(&mut id2_info),
+        match ids {
             // Larger than any id given before to each swapchain (ids per lineage,
-            // VUID-VkPresentId2KHR-presentIds-10819); 0 for a swapchain not paced.
-            Some(DisplayFeedback::PresentWait2) if ids => ours = ours.push_next(&mut id2_info),
+            // VUID-VkPresentId2KHR-presentIds-10819); 0 for a swapchain not paced or made for
+            // the other structure.
+            IdStructure::Id2 => ours = ours.push_next(&mut id2_info),
             // VUID-VkPresentIdKHR-presentIds-04999, as above.
-            Some(DisplayFeedback::PresentWait) if ids => ours = ours.push_next(&mut id_info),
-            _ => {}
+            IdStructure::Id => ours = ours.push_next(&mut id_info),
+            IdStructure::None => {}
         }
         // SAFETY: the caller's contract; vkpace's structures are valid for the device's
         // enabled extensions (the config's flags), none duplicates one the caller chained.
         let result = unsafe { self.swapchain_fn.queue_present(self.queue, &ours) };
+        scratch.timings.0.clear();
         self.scratch = scratch;
         (result, timed)
-    }
-
-    /// Fills the present timing structures (one per swapchain) where vkpace times any of the
-    /// present's swapchains; whether it does.
-    fn present_timings(&mut self, scratch: &mut Scratch) -> bool {
-        scratch.timings.clear();
-        let now = self.now();
-        let mut any = false;
-        for &(w, _) in &scratch.targets {
-            let info = self.machine.planned_present_timing(w, now).and_then(|request| {
-                let made = self.swapchains.iter().find(|m| m.handle == w)?;
-                made.timing.as_ref()?.present_info(w, &request)
-            });
-            any |= info.is_some();
-            scratch.timings.push(info.unwrap_or_default());
-        }
-        any
     }
 
     /// Fills the present fences (one per swapchain, null for one not paced) where the plan
@@ -373,20 +325,6 @@ impl PresentPacer {
             scratch.fences.push(fence);
         }
         true
-    }
-
-    /// The display feedback of the present's first paced swapchain.
-    fn first_display(&self) -> Option<&DisplayFns> {
-        let &(w, _) = self
-            .scratch
-            .targets
-            .iter()
-            .find(|(w, _)| self.machine.is_paced(*w))?;
-        self.swapchains
-            .iter()
-            .find(|m| m.handle == w)?
-            .display
-            .as_ref()
     }
 }
 
@@ -480,41 +418,6 @@ impl PresentPacer {
             self.machine
                 .display_answer(w, answer, now)
                 .map_err(crate::vk::error::Error::from)?;
-        }
-        Ok(())
-    }
-}
-
-impl PresentPacer {
-    /// Reads the timed swapchains' present timing results without blocking, and hands them,
-    /// and a refresh that changed, to the machine.
-    fn read_timings(&mut self) -> Result<()> {
-        let device = self.device.handle();
-        for k in 0.. {
-            let Some(w) = self.machine.timed_swapchains().nth(k) else {
-                break;
-            };
-            let Some(timing) = self
-                .swapchains
-                .iter_mut()
-                .find(|m| m.handle == w)
-                .and_then(|m| m.timing.as_mut())
-            else {
-                continue;
-            };
-            // SAFETY: `w` is alive (the machine times only swapchains not yet destroyed) and
-            // was made by this device with the present timing flag.
-            let (reports, refresh) = unsafe { timing.read(device, w, &self.clock) };
-            self.machine.present_timings(w, reports);
-            match refresh {
-                Ok(Some(refresh)) => self.machine.display_timing_changed(w, refresh),
-                Ok(None) => {}
-                Err(e) => {
-                    if !std::mem::replace(&mut self.logged.timing_read, true) {
-                        log::warn!("vkpace: reading present timing results: {e}");
-                    }
-                }
-            }
         }
         Ok(())
     }

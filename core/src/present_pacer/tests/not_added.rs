@@ -1,4 +1,5 @@
-//! A present fence the shell could not make.
+//! What the shell planned but did not add: a present fence it could not make, a present id
+//! its swapchain was not made for.
 
 use super::*;
 
@@ -42,5 +43,32 @@ fn a_present_fence_not_made_is_never_waited_for() -> Result<(), CoreError> {
         }
     }
     assert_eq!(destroyed, vec![1]);
+    Ok(())
+}
+
+#[test]
+fn a_present_id_not_added_is_not_awaited_and_not_used_up() -> Result<(), CoreError> {
+    let mut m = M::new(PacerConfig {
+        present_ids: true,
+        ..PacerConfig::default()
+    })?;
+    m.swapchain_created(1, 2, None, true)?;
+    m.swapchain_created(2, 2, None, true)?;
+    let PresentStep::Plan(_) = m.before_present(&[(1, 0), (2, 0)], None, false)? else {
+        panic!("no wait expected");
+    };
+    let (first, second) = (m.planned_present_id(1), m.planned_present_id(2));
+    assert!(first > 0 && second > 0);
+    m.semaphore_created(100)?;
+    m.present_id_not_added(2);
+    assert_eq!(m.planned_present_id(2), 0);
+    m.repair_submitted(0)?;
+    m.present_returned(PresentOutcome::Queued, 0)?;
+    assert_eq!(
+        m.display_query(),
+        Some((1, first)),
+        "only swapchain 1's id awaited"
+    );
+    assert_eq!(m.stats().present_ids_added, 1);
     Ok(())
 }

@@ -1,0 +1,109 @@
+//! Present timing in the present replacement: vkpace's `VkPresentTimingInfoEXT` per swapchain
+//! (the machine's request, the swapchain's timing shell's structure), the results read back
+//! after each present, a refusal vkpace caused, and the application taking timing over.
+
+use ash::prelude::VkResult;
+
+use super::present::Scratch;
+use super::PresentPacer;
+use crate::vk::error::Result;
+use vkpace_registry::PresentTimingInfoEXT;
+
+/// The `VkPresentTimingInfoEXT` array of the present being made, kept so a steady frame does not
+/// allocate.
+#[derive(Debug, Default)]
+pub(super) struct TimingInfos(pub(super) Vec<PresentTimingInfoEXT<'static>>);
+
+// SAFETY: the entries are filled and cleared within one `queue_present` (between calls only
+// the capacity is kept), and each entry's `pNext` is null: nothing a pointer could point at is
+// shared with another thread.
+unsafe impl Send for TimingInfos {}
+
+impl PresentPacer {
+    /// The application drives present timing or switches present modes on this present's
+    /// swapchains itself: vkpace's timing on them stops (its stage queries would take the
+    /// application's queue slots, and targets need a FIFO mode vkpace no longer knows).
+    pub(super) fn timing_taken_over(&mut self) {
+        let mut stopped = false;
+        for &(w, _) in &self.scratch.targets {
+            stopped |= self.machine.is_timed(w);
+            self.machine.stop_present_timing(w);
+        }
+        if stopped && !std::mem::replace(&mut self.logged.timing_taken_over, true) {
+            log::info!("vkpace: the application drives present timing or present modes itself: vkpace's present timing stops for that swapchain, the CPU limiter paces it");
+        }
+    }
+
+    /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` on a present whose timing vkpace added is
+    /// vkpace's doing, never the application's (which asked for no timing): the present is not
+    /// shown but its waits executed ("the set of queue operations are still considered to be
+    /// enqueued", `vkQueuePresentKHR`), so the application gets success, the machine hears of
+    /// the refusal, and no later present asks for more slots than the engine has.
+    pub(super) fn refused_for_timing(
+        &mut self,
+        result: VkResult<bool>,
+        timed: bool,
+    ) -> VkResult<bool> {
+        match result {
+            Err(vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) if timed => {
+                log::warn!("vkpace: the presentation engine's timing results queue was full: one frame not shown");
+                self.machine.present_timing_refused();
+                Ok(false)
+            }
+            other => other,
+        }
+    }
+
+    /// Fills the present timing structures (one per swapchain) where vkpace times any of the
+    /// present's swapchains; whether it does.
+    pub(super) fn present_timings(&mut self, scratch: &mut Scratch) -> bool {
+        scratch.timings.0.clear();
+        let now = self.now();
+        let mut any = false;
+        for &(w, _) in &scratch.targets {
+            let info = self
+                .machine
+                .planned_present_timing(w, now)
+                .and_then(|request| {
+                    let made = self.swapchains.iter().find(|m| m.handle == w)?;
+                    made.timing.as_ref()?.present_info(w, &request)
+                });
+            any |= info.is_some();
+            scratch.timings.0.push(info.unwrap_or_default());
+        }
+        any
+    }
+
+    /// Reads the timed swapchains' present timing results without blocking, and hands them,
+    /// and a refresh that changed, to the machine.
+    pub(super) fn read_timings(&mut self) -> Result<()> {
+        let device = self.device.handle();
+        for k in 0.. {
+            let Some(w) = self.machine.timed_swapchains().nth(k) else {
+                break;
+            };
+            let Some(timing) = self
+                .swapchains
+                .iter_mut()
+                .find(|m| m.handle == w)
+                .and_then(|m| m.timing.as_mut())
+            else {
+                continue;
+            };
+            // SAFETY: `w` is alive (the machine times only swapchains not yet destroyed) and
+            // was made by this device with the present timing flag.
+            let (reports, refresh) = unsafe { timing.read(device, w, &self.clock) };
+            self.machine.present_timings(w, reports);
+            match refresh {
+                Ok(Some(refresh)) => self.machine.display_timing_changed(w, refresh),
+                Ok(None) => {}
+                Err(e) => {
+                    if !std::mem::replace(&mut self.logged.timing_read, true) {
+                        log::warn!("vkpace: reading present timing results: {e}");
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
