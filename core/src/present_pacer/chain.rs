@@ -26,10 +26,11 @@ pub(super) struct Chain<W> {
     pub(super) started: Option<u64>,
     /// The frame the gate held back, counted once.
     pub(super) gated: bool,
-    /// The newest generation a present to which is proven processed, and by which serial:
-    /// every older swapchain of the lineage is then idle once that serial completes (the
-    /// presentation engine processes presents in order).
-    pub(super) proven: Option<(u64, Serial)>,
+    /// The newest present proven processed: its swapchain's generation, the serial proving
+    /// it, and its number. Every present to an older swapchain of the lineage queued before it
+    /// is then processed once that serial completes (the presentation engine processes
+    /// presents in order); one queued after it is not.
+    pub(super) proven: Option<Proven>,
     /// Present timing, where the shell set it up for the newest swapchain.
     pub(super) timing: Option<LineageTiming<W>>,
 }
@@ -80,18 +81,25 @@ impl<W: Copy + PartialEq> Chain<W> {
             .completed(serial, now, |c| pacing.frames_complete(c.frame, now));
     }
 
-    /// A present to generation `generation` is proven processed by `serial`.
-    pub(super) fn proven_by(&mut self, generation: u64, serial: Serial) {
-        if !self.proven.is_some_and(|(g, _)| g >= generation) {
-            self.proven = Some((generation, serial));
+    /// Present number `present`, to generation `generation`, is proven processed by
+    /// `serial`. Proofs come in queue order, so a later one covers more: it replaces one of the
+    /// same or an older generation.
+    pub(super) fn proven_by(&mut self, generation: u64, serial: Serial, present: u64) {
+        if !self.proven.is_some_and(|p| p.generation > generation) {
+            self.proven = Some(Proven {
+                generation,
+                serial,
+                present,
+            });
         }
     }
 
-    /// The serial proving a swapchain of generation `generation` idle, if any yet.
-    pub(super) fn proof_for(&self, generation: u64) -> Option<Serial> {
+    /// The serial proving a swapchain of generation `generation`, whose latest present was
+    /// number `last_present`, idle, if any yet.
+    pub(super) fn proof_for(&self, generation: u64, last_present: u64) -> Option<Serial> {
         self.proven
-            .filter(|(g, _)| *g > generation)
-            .map(|(_, serial)| serial)
+            .filter(|p| p.generation > generation && p.present > last_present)
+            .map(|p| p.serial)
     }
 }
 
@@ -105,4 +113,12 @@ pub(super) struct LineageTiming<W> {
     /// Its present mode takes targets (FIFO or FIFO_RELAXED,
     /// VUID-VkPresentTimingsInfoEXT-pSwapchains-12235).
     pub(super) targets: bool,
+}
+
+/// A present proven processed (see [`Chain::proven`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Proven {
+    pub(super) generation: u64,
+    pub(super) serial: Serial,
+    pub(super) present: u64,
 }

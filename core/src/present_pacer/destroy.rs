@@ -65,7 +65,7 @@ where
             .iter()
             .any(|p| p.chain == chain && p.generation > generation);
         let c = self.chain_mut(chain)?;
-        let proof = c.proof_for(generation);
+        let proof = c.proof_for(generation, paced.last_present);
         if c.timing.is_some_and(|t| t.swapchain == swapchain) {
             // The application is done with it: no more results are read (its handle may be
             // given to a new swapchain once vkpace destroys it).
@@ -76,24 +76,26 @@ where
         if let Some(r) = self.retired.iter_mut().last() {
             r.proof = proof;
         }
-        self.retired_lineage
-            .push((swapchain, chain, generation, self.next_present_fence));
+        self.retired_lineage.push(super::Retiree {
+            swapchain,
+            chain,
+            generation,
+            fence_floor: self.next_present_fence,
+            last_present: paced.last_present,
+        });
         let pending = self.retired.len();
         self.stats.retired_max_pending = self.stats.retired_max_pending.max(pending);
         if !successor {
             // No present will come to a newer swapchain of the lineage: neither this one nor
             // the older ones still waiting can be proven by one any more.
-            let same = self
-                .retired_lineage
-                .iter()
-                .filter(|(_, c, _, _)| *c == chain);
-            self.forced.extend(same.map(|(w, _, _, _)| *w));
+            let same = self.retired_lineage.iter().filter(|r| r.chain == chain);
+            self.forced.extend(same.map(|r| r.swapchain));
         }
         if pending > self.config.max_retired_swapchains {
             self.stats.fallback_waits += 1;
             self.forced.clear();
             self.forced
-                .extend(self.retired_lineage.iter().map(|(w, _, _, _)| *w));
+                .extend(self.retired_lineage.iter().map(|r| r.swapchain));
         }
         self.collect_idle();
         Ok(match self.forced.is_empty() {
@@ -106,7 +108,7 @@ where
     pub fn bounded_wait(&mut self) -> Option<BoundedWait> {
         let retired = &self.retired_lineage;
         self.forced
-            .retain(|w| retired.iter().any(|(r, _, _, _)| r == w));
+            .retain(|w| retired.iter().any(|r| r.swapchain == *w));
         if self.forced.is_empty() && !self.shutting_down {
             self.wait_done();
             return None;
@@ -166,7 +168,7 @@ where
     fn is_retired(&self, swapchain: W) -> bool {
         self.retired_lineage
             .iter()
-            .any(|(w, _, _, _)| *w == swapchain)
+            .any(|r| r.swapchain == swapchain)
     }
 
     /// A present fence of a forced swapchain whose presents all had one (during teardown: any
@@ -226,7 +228,7 @@ where
             .collect_idle(self.completed, |r| released.push(r));
         for mut r in released {
             let w = r.state.handle;
-            self.retired_lineage.retain(|(h, _, _, _)| *h != w);
+            self.retired_lineage.retain(|r| r.swapchain != w);
             self.forced.retain(|h| *h != w);
             self.actions
                 .push_back(super::PacerAction::DestroySwapchain(w));
@@ -243,7 +245,7 @@ where
     fn drop_idle_chains(&mut self) {
         let (live, retired) = (&self.live, &self.retired_lineage);
         self.chains.retain(|c| {
-            live.iter().any(|p| p.chain == c.id) || retired.iter().any(|(_, id, _, _)| *id == c.id)
+            live.iter().any(|p| p.chain == c.id) || retired.iter().any(|r| r.chain == c.id)
         });
     }
 }

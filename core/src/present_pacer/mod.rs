@@ -70,6 +70,26 @@ struct Paced<S, W> {
     generation: u64,
     /// Its presents carry vkpace's present ids (the display feedback of its surface).
     ids: bool,
+    /// The number of its latest present (presents are numbered in queue order, from 1; 0:
+    /// none yet).
+    last_present: u64,
+    /// Per image, the number of the latest present whose repair semaphore joined its history.
+    repaired_present: Vec<u64>,
+}
+
+/// A swapchain the application destroyed, as its lineage's proofs see it (kept in the same
+/// order as the retire queue).
+#[derive(Debug, Clone, Copy)]
+struct Retiree<W> {
+    swapchain: W,
+    chain: u64,
+    generation: u64,
+    /// The first present fence id given after its destruction: a fence from there on proves
+    /// every present to it processed.
+    fence_floor: u64,
+    /// The number of its latest present: a proof covers it only if the present it proves
+    /// processed came later in queue order.
+    last_present: u64,
 }
 
 /// The second door's sans-IO machine, generic over semaphore (`S`) and swapchain (`W`)
@@ -80,11 +100,10 @@ pub struct PacerMachine<S, W> {
     config: PacerConfig,
     /// Swapchains the application may still use.
     live: Vec<Paced<S, W>>,
-    /// Swapchains the application destroyed, waiting until provably idle, with their lineage,
-    /// generation and the first present fence id given after their destruction (same order as
-    /// in `retired`).
+    /// Swapchains the application destroyed, waiting until provably idle, and what their
+    /// lineage's proofs need to know of them (same order as in `retired`).
     retired: RetireQueue<S, W>,
-    retired_lineage: Vec<(W, u64, u64, u64)>,
+    retired_lineage: Vec<Retiree<W>>,
     /// Swapchains that must be destroyed before the current call returns (no successor, or
     /// over the cap): the bounded wait works on them.
     forced: Vec<W>,
@@ -102,6 +121,8 @@ pub struct PacerMachine<S, W> {
     semaphores_alive: usize,
     pending: present::Pending<S, W>,
     next_present_fence: u64,
+    /// Paced presents so far: the number of the latest (queue order).
+    presents_queued: u64,
     /// Present fences vkpace added, not yet seen signalled: (id, swapchain).
     present_fences: Vec<(u64, W)>,
     actions: VecDeque<PacerAction<S, W>>,
@@ -137,6 +158,7 @@ where
             semaphores_alive: 0,
             pending: present::Pending::new(),
             next_present_fence: 1,
+            presents_queued: 0,
             present_fences: Vec::with_capacity(16),
             actions: VecDeque::with_capacity(16),
             shutting_down: false,
@@ -221,6 +243,8 @@ where
             chain,
             generation,
             ids: self.config.present_ids,
+            last_present: 0,
+            repaired_present: vec![0; image_count as usize],
         });
         self.stats.swapchains_created += 1;
         Ok(())

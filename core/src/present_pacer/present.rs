@@ -252,6 +252,7 @@ where
             return Ok(());
         }
         self.stats.presents += 1;
+        self.presents_queued += 1;
         let stale = outcome == PresentOutcome::QueuedStale;
         self.stats.out_of_date_or_suboptimal += u64::from(stale);
         let failed = Self::failed(outcome);
@@ -366,6 +367,7 @@ where
     fn record_target(&mut self, t: &Target<W>, failed: bool) -> Result<(), CoreError> {
         let serial = self.pending.serial.unwrap_or(Serial::NONE);
         let i = self.find(t.swapchain).ok_or(CoreError::NoSwapchain)?;
+        self.live[i].last_present = self.presents_queued;
         let state = &mut self.live[i].state;
         state.presented = true;
         state.last_serial = state.last_serial.max(serial);

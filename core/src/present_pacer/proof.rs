@@ -32,10 +32,16 @@ where
         let i = self.find(first.swapchain).ok_or(CoreError::NoSwapchain)?;
         let fence = first.fence.filter(|_| !failed);
         let (chain, generation) = (self.live[i].chain, self.live[i].generation);
+        let image = first.image as usize;
+        let previous = self.live[i]
+            .repaired_present
+            .get_mut(image)
+            .map(|n| std::mem::replace(n, self.presents_queued))
+            .ok_or(CoreError::OutOfOrder("image vanished"))?;
         let history = self.live[i]
             .state
             .images
-            .get_mut(first.image as usize)
+            .get_mut(image)
             .ok_or(CoreError::OutOfOrder("image vanished"))?;
         let proved = if cfg!(vkpace_mutation = "weak_repair") {
             // Deliberately wrong (`scripts/mutation-check`): trusts the repair of the same
@@ -48,23 +54,29 @@ where
             proved
         };
         if proved {
-            self.prove_lineage(chain, generation, serial)?;
+            self.prove_lineage(chain, generation, serial, previous)?;
         }
         Ok(())
     }
 
-    /// A present to generation `generation` of lineage `chain` is proven processed by
-    /// `serial`: every older swapchain of the lineage the application destroyed is idle once
-    /// `serial` completes (presents are processed in order, door 1's retire rule).
+    /// Present number `present`, to generation `generation` of lineage `chain`, is proven
+    /// processed by `serial`: every older swapchain of the lineage the application destroyed
+    /// is idle once `serial` completes if its presents all came before that one (presents are
+    /// processed in order, door 1's retire rule). One presented later (an image acquired from
+    /// it before the recreation, presented after the successor's) waits for a later proof.
     fn prove_lineage(
         &mut self,
         chain: u64,
         generation: u64,
         serial: Serial,
+        present: u64,
     ) -> Result<(), CoreError> {
-        self.chain_mut(chain)?.proven_by(generation, serial);
-        for (r, (_, c, g, _)) in self.retired.iter_mut().zip(&self.retired_lineage) {
-            if *c == chain && *g < generation && r.proof.is_none() {
+        self.chain_mut(chain)?
+            .proven_by(generation, serial, present);
+        for (r, old) in self.retired.iter_mut().zip(&self.retired_lineage) {
+            let covered =
+                old.chain == chain && old.generation < generation && old.last_present < present;
+            if covered && r.proof.is_none() {
                 r.proof = Some(serial);
             }
         }
@@ -85,12 +97,15 @@ where
             .live
             .iter()
             .map(|p| (p.state.handle, p.chain, p.generation));
-        let retired = self.retired_lineage.iter().map(|(w, c, g, _)| (*w, *c, *g));
+        let retired = self
+            .retired_lineage
+            .iter()
+            .map(|r| (r.swapchain, r.chain, r.generation));
         let Some((_, chain, generation)) = live.chain(retired).find(|(w, _, _)| *w == owner) else {
             return;
         };
-        for (r, (_, c, g, floor)) in self.retired.iter_mut().zip(&self.retired_lineage) {
-            if *c == chain && *g < generation && *floor <= id {
+        for (r, old) in self.retired.iter_mut().zip(&self.retired_lineage) {
+            if old.chain == chain && old.generation < generation && old.fence_floor <= id {
                 r.proof = Some(Serial::NONE);
             }
         }

@@ -19,7 +19,7 @@ where
         self.fences_given_up = false;
         self.forced.clear();
         self.forced
-            .extend(self.retired_lineage.iter().map(|(w, _, _, _)| *w));
+            .extend(self.retired_lineage.iter().map(|r| r.swapchain));
     }
 
     /// Ends teardown: every repair semaphore goes out for destruction. Returns whether

@@ -5,6 +5,7 @@ use crate::pacing::{FrameLimit, PacingPolicy};
 use crate::vk_values::VkStatus;
 
 mod fallback;
+mod late_old_present;
 mod lineage;
 mod not_added;
 mod timing;
