@@ -22,7 +22,7 @@ pub(super) struct Scratch {
     ids: Vec<u64>,
     fences: Vec<vk::Fence>,
     stages: Vec<vk::PipelineStageFlags>,
-    pub(super) timings: super::timing::TimingInfos,
+    timings: super::timing::TimingInfos,
 }
 
 impl PresentPacer {
@@ -257,7 +257,7 @@ impl PresentPacer {
         };
         let mut scratch = std::mem::take(&mut self.scratch);
         let fences = self.present_fences(&mut scratch, plan);
-        let timed = self.present_timings(&mut scratch);
+        let timed = self.present_timings(&scratch.targets, &mut scratch.timings);
         scratch.ids.clear();
         for &(w, _) in &scratch.targets {
             scratch.ids.push(self.machine.planned_present_id(w));

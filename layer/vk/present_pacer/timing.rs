@@ -4,7 +4,8 @@
 
 use ash::prelude::VkResult;
 
-use super::present::Scratch;
+use ash::vk;
+
 use super::PresentPacer;
 use crate::vk::error::Result;
 use vkpace_registry::PresentTimingInfoEXT;
@@ -54,13 +55,17 @@ impl PresentPacer {
         }
     }
 
-    /// Fills the present timing structures (one per swapchain) where vkpace times any of the
-    /// present's swapchains; whether it does.
-    pub(super) fn present_timings(&mut self, scratch: &mut Scratch) -> bool {
-        scratch.timings.0.clear();
+    /// Fills `infos` with the present timing structures (one per swapchain of `targets`) where
+    /// vkpace times any of the present's swapchains; whether it does.
+    pub(super) fn present_timings(
+        &mut self,
+        targets: &[(vk::SwapchainKHR, u32)],
+        infos: &mut TimingInfos,
+    ) -> bool {
+        infos.0.clear();
         let now = self.now();
         let mut any = false;
-        for &(w, _) in &scratch.targets {
+        for &(w, _) in targets {
             let info = self
                 .machine
                 .planned_present_timing(w, now)
@@ -69,7 +74,7 @@ impl PresentPacer {
                     made.timing.as_ref()?.present_info(w, &request)
                 });
             any |= info.is_some();
-            scratch.timings.0.push(info.unwrap_or_default());
+            infos.0.push(info.unwrap_or_default());
         }
         any
     }
