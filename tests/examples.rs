@@ -15,33 +15,16 @@ mod demo_process;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use anyhow::{bail, ensure, Context as _, Result};
-use demo_process::Display;
+use anyhow::{ensure, Context as _, Result};
+use demo_process::{example, wait_bounded, Display};
 use vkpace_demo::virtual_display;
 
 const FRAMES: u64 = 120;
 /// A run of 120 frames takes about a second; this only stops a hang.
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// `target/<profile>/examples/<name>`, from this test's `target/<profile>/deps/examples-<hash>`.
-fn example(name: &str) -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let profile = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .context("the test executable is not in target/<profile>/deps")?;
-    let path = profile.join("examples").join(name);
-    ensure!(
-        path.is_file(),
-        "example {name} not built at {} (run `cargo build --release --examples`, or `cargo test` \
-         without target selection, which builds the examples)",
-        path.display()
-    );
-    Ok(path)
-}
 
 /// What one run printed.
 struct Run {
@@ -98,8 +81,8 @@ fn run(name: &str, target: Target<'_>, flags: &[&str]) -> Result<Run> {
         Target::Window(d) => cmd.env("DISPLAY", d.name()).env_remove("WAYLAND_DISPLAY"),
         Target::VirtualDisplay(env) => cmd.arg("--headless").envs(env.iter().cloned()),
     };
-    let child = cmd.spawn().with_context(|| format!("starting {name}"))?;
-    let status = wait(child, name, flags)?;
+    let mut child = cmd.spawn().with_context(|| format!("starting {name}"))?;
+    let status = wait_bounded(&mut child, LIMIT, &format!("{name} {flags:?}"))?;
     let stdout = std::fs::read_to_string(&out_path)?;
     let stderr = std::fs::read_to_string(&err_path)?;
     let context = || format!("{name} {flags:?} ({place}): {status}\n{stdout}\n{stderr}");
@@ -121,22 +104,6 @@ fn run(name: &str, target: Target<'_>, flags: &[&str]) -> Result<Run> {
     Ok(Run {
         summary: summary.to_string(),
     })
-}
-
-/// Waits for `child` to exit, at most [`LIMIT`]; kills it past that and fails.
-fn wait(mut child: Child, name: &str, flags: &[&str]) -> Result<ExitStatus> {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status);
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("{name} {flags:?} still running after {LIMIT:?}; killed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The runs every example makes on `target`, on both sync paths: plain, a new extent every

@@ -26,8 +26,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, ensure, Context as _, Result};
-use demo_process::Display;
+use anyhow::{ensure, Context as _, Result};
+use demo_process::{example, wait_bounded, Display};
 use vkpace_demo::virtual_display;
 
 /// The render-finished semaphore reuse the example's loop makes (its doc says why).
@@ -44,22 +44,6 @@ const DESTROY_BOUND: u64 = 12;
 const PENDING_BOUND: u64 = 6;
 /// A run ends within this (a hang, not a measurement).
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// `target/<profile>/examples/own_swapchain`, beside this test's `target/<profile>/deps/`.
-fn example() -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let profile = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .context("the test executable is not in target/<profile>/deps")?;
-    let path = profile.join("examples").join("own_swapchain");
-    ensure!(
-        path.is_file(),
-        "{} not built (cargo build --release --example own_swapchain)",
-        path.display()
-    );
-    Ok(path)
-}
 
 /// Where the example runs.
 enum Target<'a> {
@@ -121,7 +105,7 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
         dir.join(format!("{tag}.out")),
         dir.join(format!("{tag}.err")),
     );
-    let mut cmd = Command::new(example()?);
+    let mut cmd = Command::new(example("own_swapchain")?);
     cmd.arg("--json")
         .args(args)
         .env_remove("WAYLAND_DISPLAY")
@@ -140,9 +124,10 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
                 .envs(env.iter().cloned())
         }
     };
-    let child = cmd.spawn().context("starting own_swapchain")?;
+    let mut child = cmd.spawn().context("starting own_swapchain")?;
     let started = Instant::now();
-    let status = wait(child, args)?;
+    let what = format!("own_swapchain {args:?}");
+    let status = wait_bounded(&mut child, LIMIT, &what)?;
     let stdout = std::fs::read_to_string(&out_path)?;
     let json = stdout
         .lines()
@@ -161,22 +146,6 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
     );
     ensure!(!run.json.is_empty(), "no summary: {stdout}\n{run}");
     Ok(run)
-}
-
-/// Waits for `child` to exit, at most [`LIMIT`]; kills it past that and fails.
-fn wait(mut child: std::process::Child, args: &[&str]) -> Result<std::process::ExitStatus> {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status);
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("own_swapchain {args:?} still running after {LIMIT:?}; killed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Whether this stack's validation layer is at least `minor.patch` of 1.4 (sid's 1.4.363 is;

@@ -5,7 +5,7 @@
 pub mod x11;
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _, Result};
@@ -111,6 +111,41 @@ impl Drop for Display {
             let _ = c.wait();
             remove_leftovers(n);
         }
+    }
+}
+
+/// `target/<profile>/examples/<name>`, beside this test's `target/<profile>/deps/` (`cargo test`
+/// with no target selection builds the examples; with `--test`, build them first).
+pub fn example(name: &str) -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let profile = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .context("the test executable is not in target/<profile>/deps")?;
+    let path = profile.join("examples").join(name);
+    ensure!(
+        path.is_file(),
+        "example {name} not built at {} (run `cargo build --release --example {name}`, or \
+         `cargo test` without target selection, which builds the examples)",
+        path.display()
+    );
+    Ok(path)
+}
+
+/// Waits for `child` (`what`, for the error) to exit, at most `limit`: past that it is killed
+/// and reaped, and the wait fails (a hang, not a measurement).
+pub fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> Result<ExitStatus> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("{what} still running after {limit:?}; killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
