@@ -34,6 +34,28 @@ impl Driver {
         Ok(d)
     }
 
+    /// A driver with two independent paced swapchains of two images, 1 and 2, and present ids
+    /// on (`config`'s other settings kept).
+    fn with_two_swapchains_and_ids(config: PacerConfig) -> Result<Self, CoreError> {
+        let mut d = Self::with_swapchain(
+            PacerConfig {
+                present_ids: true,
+                ..config
+            },
+            2,
+        )?;
+        d.m.swapchain_created(2, 2, None, true)?;
+        Ok(d)
+    }
+
+    /// Swapchain 1 (two images, two frames in flight) presented once, then retired into 2.
+    fn retired_after_a_present() -> Result<Self, CoreError> {
+        let mut d = Self::with_swapchain(config(2), 2)?;
+        d.present(1, 0, PresentOutcome::Queued)?;
+        d.retire_into_successor()?;
+        Ok(d)
+    }
+
     /// Swapchain 2 made from 1 (two images), then 1 destroyed: deferred, nothing proves it idle
     /// yet.
     fn retire_into_successor(&mut self) -> Result<(), CoreError> {
@@ -254,9 +276,7 @@ fn steady_state_stays_within_the_history_bound() -> Result<(), CoreError> {
 
 #[test]
 fn a_destroyed_swapchain_waits_for_a_proven_present_to_its_successor() -> Result<(), CoreError> {
-    let mut d = Driver::with_swapchain(config(2), 2)?;
-    d.present(1, 0, PresentOutcome::Queued)?;
-    d.retire_into_successor()?;
+    let mut d = Driver::retired_after_a_present()?;
     let (_, a) = d.present(2, 0, PresentOutcome::Queued)?;
     d.complete(a)?;
     assert!(
@@ -297,9 +317,7 @@ fn a_swapchain_without_successor_is_destroyed_after_a_bounded_wait() -> Result<(
 
 #[test]
 fn destroying_the_newest_swapchain_forces_its_unproven_predecessors_too() -> Result<(), CoreError> {
-    let mut d = Driver::with_swapchain(config(2), 2)?;
-    d.present(1, 0, PresentOutcome::Queued)?;
-    d.retire_into_successor()?;
+    let mut d = Driver::retired_after_a_present()?;
     // Presents to 2 of different images: none proves a present to 2 processed.
     let (_, a) = d.present(2, 0, PresentOutcome::Queued)?;
     let (_, b) = d.present(2, 1, PresentOutcome::Queued)?;
@@ -366,14 +384,7 @@ fn a_failed_repair_submission_hands_the_semaphore_back() -> Result<(), CoreError
 
 #[test]
 fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), CoreError> {
-    let mut d = Driver::with_swapchain(
-        PacerConfig {
-            present_ids: true,
-            ..fenced(2)
-        },
-        2,
-    )?;
-    d.m.swapchain_created(2, 2, None, true)?;
+    let mut d = Driver::with_two_swapchains_and_ids(fenced(2))?;
     let step = d.m.before_present(&[(1, 0), (9, 4), (2, 1)], None, false)?;
     let PresentStep::Plan(plan) = step else {
         panic!("no wait expected")
@@ -451,14 +462,7 @@ fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreErro
 
 #[test]
 fn the_applications_ids_pass_and_a_surface_without_feedback_gets_none() -> Result<(), CoreError> {
-    let mut d = Driver::with_swapchain(
-        PacerConfig {
-            present_ids: true,
-            ..config(2)
-        },
-        2,
-    )?;
-    d.m.swapchain_created(2, 2, None, true)?;
+    let mut d = Driver::with_two_swapchains_and_ids(config(2))?;
     // The application's own ids: vkpace's later ones stay above them.
     assert_eq!(
         d.unrepaired_present(1, 1, Some(&[40]))?,
