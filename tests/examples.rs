@@ -14,12 +14,11 @@
 mod demo_process;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{ensure, Context as _, Result};
-use demo_process::{example, wait_bounded, Display};
+use demo_process::{example, run_to_files, Display, Finished};
 use vkpace_demo::virtual_display;
 
 const FRAMES: u64 = 120;
@@ -58,33 +57,25 @@ enum Target<'a> {
 /// Runs example `name` with `--frames 120 --validation` and `flags` on `target`; checks its
 /// exit status and summary line.
 fn run(name: &str, target: Target<'_>, flags: &[&str]) -> Result<Run> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("examples");
-    std::fs::create_dir_all(&dir)?;
     let place = match target {
         Target::Headless => "headless",
         Target::Window(_) => "x11",
         Target::VirtualDisplay(_) => "vdisplay",
     };
     let tag = format!("{name}_{place}{}", flags.join("_"));
-    let (out_path, err_path) = (
-        dir.join(format!("{tag}.stdout")),
-        dir.join(format!("{tag}.stderr")),
-    );
     let mut cmd = Command::new(example(name)?);
     cmd.args(["--frames", &FRAMES.to_string(), "--validation"])
-        .args(flags)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path)?)
-        .stderr(std::fs::File::create(&err_path)?);
+        .args(flags);
     match target {
         Target::Headless => cmd.arg("--headless"),
         Target::Window(d) => cmd.env("DISPLAY", d.name()).env_remove("WAYLAND_DISPLAY"),
         Target::VirtualDisplay(env) => cmd.arg("--headless").envs(env.iter().cloned()),
     };
-    let mut child = cmd.spawn().with_context(|| format!("starting {name}"))?;
-    let status = wait_bounded(&mut child, LIMIT, &format!("{name} {flags:?}"))?;
-    let stdout = std::fs::read_to_string(&out_path)?;
-    let stderr = std::fs::read_to_string(&err_path)?;
+    let Finished {
+        status,
+        stdout,
+        stderr,
+    } = run_to_files(&mut cmd, "examples", &tag, LIMIT)?;
     let context = || format!("{name} {flags:?} ({place}): {status}\n{stdout}\n{stderr}");
     ensure!(status.success(), "{}", context());
     let prefix = format!("{name}: {FRAMES} frames ");

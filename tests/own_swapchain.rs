@@ -23,11 +23,11 @@ mod demo_process;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context as _, Result};
-use demo_process::{example, wait_bounded, Display};
+use demo_process::{example, run_to_files, Display, Finished};
 use vkpace_demo::virtual_display;
 
 /// The render-finished semaphore reuse the example's loop makes (its doc says why).
@@ -93,25 +93,14 @@ impl std::fmt::Display for Run {
 
 /// Runs the example with `--json` and `args` on `target`.
 fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("own_swapchain");
-    std::fs::create_dir_all(&dir)?;
     let place = match target {
         Target::X11(_) => "x11",
         Target::Headless => "headless",
         Target::Virtual(_) => "vdisplay",
     };
     let tag = format!("{place}{}", args.join("_").replace('-', ""));
-    let (out_path, err_path) = (
-        dir.join(format!("{tag}.out")),
-        dir.join(format!("{tag}.err")),
-    );
     let mut cmd = Command::new(example("own_swapchain")?);
-    cmd.arg("--json")
-        .args(args)
-        .env_remove("WAYLAND_DISPLAY")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path)?)
-        .stderr(std::fs::File::create(&err_path)?);
+    cmd.arg("--json").args(args).env_remove("WAYLAND_DISPLAY");
     match target {
         Target::X11(d) => cmd.arg("--x11").env("DISPLAY", d.name()),
         Target::Headless => cmd.arg("--headless"),
@@ -124,11 +113,12 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
                 .envs(env.iter().cloned())
         }
     };
-    let mut child = cmd.spawn().context("starting own_swapchain")?;
     let started = Instant::now();
-    let what = format!("own_swapchain {args:?}");
-    let status = wait_bounded(&mut child, LIMIT, &what)?;
-    let stdout = std::fs::read_to_string(&out_path)?;
+    let Finished {
+        status,
+        stdout,
+        stderr,
+    } = run_to_files(&mut cmd, "own_swapchain", &tag, LIMIT)?;
     let json = stdout
         .lines()
         .find(|l| l.starts_with("{\"example\":\"own_swapchain\""))
@@ -137,7 +127,7 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
     let run = Run {
         ok: status.success(),
         json,
-        stderr: std::fs::read_to_string(&err_path)?,
+        stderr,
     };
     eprintln!(
         "own_swapchain {args:?} ({:.1} s): {}",

@@ -149,6 +149,35 @@ pub fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> Result<Ex
     }
 }
 
+/// What a process run by [`run_to_files`] printed.
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `cmd` with no input, its output in `<dir>/<tag>.stdout` and `.stderr` under the tests'
+/// temporary folder (kept as artifacts), for at most `limit` ([`wait_bounded`]).
+pub fn run_to_files(cmd: &mut Command, dir: &str, tag: &str, limit: Duration) -> Result<Finished> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir)?;
+    let (out_path, err_path) = (
+        dir.join(format!("{tag}.stdout")),
+        dir.join(format!("{tag}.stderr")),
+    );
+    cmd.stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path)?)
+        .stderr(std::fs::File::create(&err_path)?);
+    let what = format!("{} ({tag})", cmd.get_program().to_string_lossy());
+    let mut child = cmd.spawn().with_context(|| format!("starting {what}"))?;
+    let status = wait_bounded(&mut child, limit, &what)?;
+    Ok(Finished {
+        status,
+        stdout: std::fs::read_to_string(&out_path)?,
+        stderr: std::fs::read_to_string(&err_path)?,
+    })
+}
+
 /// Reads a top-level number from the demo's flat JSON report.
 pub fn json_number(json: &str, key: &str) -> Result<f64> {
     let pat = format!("\"{key}\": ");
