@@ -13,7 +13,7 @@ use ash::vk;
 
 use crate::cpu_time::thread_cpu;
 use crate::vulkan_context::{SurfaceSource, VulkanContext};
-use vkpace_demo::owned_loop::{create_swapchain, OwnedLoop};
+use vkpace_demo::owned_loop::{create_pacer, create_swapchain, OwnedLoop};
 
 /// Frames before the measurement starts (swapchain creation, first use).
 const WARMUP: u64 = 30;
@@ -70,21 +70,8 @@ struct App {
 impl App {
     fn new(repair: bool) -> Result<Self> {
         let ctx = VulkanContext::new(SurfaceSource::Headless, false, false)?;
-        let mut config = vkpace::PresentPacerConfig::default();
-        ctx.support.apply(&mut config);
-        config.swapchain_maintenance1 = None;
-        config.repair_present_semaphores = repair;
-        let desc = vkpace::PresentPacerDesc {
-            entry: &ctx.entry,
-            instance: &ctx.instance,
-            physical_device: ctx.physical,
-            device: &ctx.device,
-            queue: ctx.queue,
-            queue_family: ctx.queue_family,
-            config,
-        };
-        // SAFETY: the context's handles are valid and outlive the pacer.
-        let mut pacer = unsafe { vkpace::PresentPacer::new(desc) }?;
+        // No maintenance1 on this context: the two pacers differ by the repair alone.
+        let mut pacer = create_pacer(&ctx, repair)?;
         let swapchain = create_swapchain(&ctx, &mut pacer, vk::SwapchainKHR::null())?;
         let swapchain_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
         // SAFETY: a swapchain of this device.

@@ -8,7 +8,7 @@
 use anyhow::{Context as _, Result};
 use ash::prelude::VkResult;
 use ash::vk;
-use vkpace::PresentPacer;
+use vkpace::{PresentPacer, PresentPacerConfig, PresentPacerDesc};
 
 use crate::vulkan_context::VulkanContext;
 
@@ -122,6 +122,26 @@ impl OwnedLoop {
             d.destroy_command_pool(self.pool, None);
         }
     }
+}
+
+/// A pacer for the context's device, with the paths the device enabled (`vkpace::Support::apply`:
+/// maintenance1 only where the context enabled it) and present-semaphore repair on or off.
+pub fn create_pacer(ctx: &VulkanContext, repair: bool) -> Result<PresentPacer> {
+    let mut config = PresentPacerConfig::default();
+    ctx.support.apply(&mut config);
+    config.repair_present_semaphores = repair;
+    let desc = PresentPacerDesc {
+        entry: &ctx.entry,
+        instance: &ctx.instance,
+        physical_device: ctx.physical,
+        device: &ctx.device,
+        queue: ctx.queue,
+        queue_family: ctx.queue_family,
+        config,
+    };
+    // SAFETY: the context's handles are valid and outlive the pacer (the caller destroys the
+    // pacer before the context).
+    Ok(unsafe { PresentPacer::new(desc) }?)
 }
 
 /// A FIFO swapchain of the context's surface through the pacer, with `old` retired: the

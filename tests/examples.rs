@@ -14,34 +14,16 @@
 mod demo_process;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-use anyhow::{bail, ensure, Context as _, Result};
-use demo_process::Display;
+use anyhow::{ensure, Context as _, Result};
+use demo_process::{example, run_to_files, Display, Finished};
 use vkpace_demo::virtual_display;
 
 const FRAMES: u64 = 120;
 /// A run of 120 frames takes about a second; this only stops a hang.
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// `target/<profile>/examples/<name>`, from this test's `target/<profile>/deps/examples-<hash>`.
-fn example(name: &str) -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let profile = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .context("the test executable is not in target/<profile>/deps")?;
-    let path = profile.join("examples").join(name);
-    ensure!(
-        path.is_file(),
-        "example {name} not built at {} (run `cargo build --release --examples`, or `cargo test` \
-         without target selection, which builds the examples)",
-        path.display()
-    );
-    Ok(path)
-}
 
 /// What one run printed.
 struct Run {
@@ -75,33 +57,25 @@ enum Target<'a> {
 /// Runs example `name` with `--frames 120 --validation` and `flags` on `target`; checks its
 /// exit status and summary line.
 fn run(name: &str, target: Target<'_>, flags: &[&str]) -> Result<Run> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("examples");
-    std::fs::create_dir_all(&dir)?;
     let place = match target {
         Target::Headless => "headless",
         Target::Window(_) => "x11",
         Target::VirtualDisplay(_) => "vdisplay",
     };
     let tag = format!("{name}_{place}{}", flags.join("_"));
-    let (out_path, err_path) = (
-        dir.join(format!("{tag}.stdout")),
-        dir.join(format!("{tag}.stderr")),
-    );
     let mut cmd = Command::new(example(name)?);
     cmd.args(["--frames", &FRAMES.to_string(), "--validation"])
-        .args(flags)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path)?)
-        .stderr(std::fs::File::create(&err_path)?);
+        .args(flags);
     match target {
         Target::Headless => cmd.arg("--headless"),
         Target::Window(d) => cmd.env("DISPLAY", d.name()).env_remove("WAYLAND_DISPLAY"),
         Target::VirtualDisplay(env) => cmd.arg("--headless").envs(env.iter().cloned()),
     };
-    let child = cmd.spawn().with_context(|| format!("starting {name}"))?;
-    let status = wait(child, name, flags)?;
-    let stdout = std::fs::read_to_string(&out_path)?;
-    let stderr = std::fs::read_to_string(&err_path)?;
+    let Finished {
+        status,
+        stdout,
+        stderr,
+    } = run_to_files(&mut cmd, "examples", &tag, LIMIT)?;
     let context = || format!("{name} {flags:?} ({place}): {status}\n{stdout}\n{stderr}");
     ensure!(status.success(), "{}", context());
     let prefix = format!("{name}: {FRAMES} frames ");
@@ -121,22 +95,6 @@ fn run(name: &str, target: Target<'_>, flags: &[&str]) -> Result<Run> {
     Ok(Run {
         summary: summary.to_string(),
     })
-}
-
-/// Waits for `child` to exit, at most [`LIMIT`]; kills it past that and fails.
-fn wait(mut child: Child, name: &str, flags: &[&str]) -> Result<ExitStatus> {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status);
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("{name} {flags:?} still running after {LIMIT:?}; killed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The runs every example makes on `target`, on both sync paths: plain, a new extent every

@@ -23,11 +23,11 @@ mod demo_process;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, ensure, Context as _, Result};
-use demo_process::Display;
+use anyhow::{ensure, Context as _, Result};
+use demo_process::{example, run_to_files, Display, Finished};
 use vkpace_demo::virtual_display;
 
 /// The render-finished semaphore reuse the example's loop makes (its doc says why).
@@ -44,22 +44,6 @@ const DESTROY_BOUND: u64 = 12;
 const PENDING_BOUND: u64 = 6;
 /// A run ends within this (a hang, not a measurement).
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// `target/<profile>/examples/own_swapchain`, beside this test's `target/<profile>/deps/`.
-fn example() -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let profile = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .context("the test executable is not in target/<profile>/deps")?;
-    let path = profile.join("examples").join("own_swapchain");
-    ensure!(
-        path.is_file(),
-        "{} not built (cargo build --release --example own_swapchain)",
-        path.display()
-    );
-    Ok(path)
-}
 
 /// Where the example runs.
 enum Target<'a> {
@@ -109,25 +93,14 @@ impl std::fmt::Display for Run {
 
 /// Runs the example with `--json` and `args` on `target`.
 fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("own_swapchain");
-    std::fs::create_dir_all(&dir)?;
     let place = match target {
         Target::X11(_) => "x11",
         Target::Headless => "headless",
         Target::Virtual(_) => "vdisplay",
     };
     let tag = format!("{place}{}", args.join("_").replace('-', ""));
-    let (out_path, err_path) = (
-        dir.join(format!("{tag}.out")),
-        dir.join(format!("{tag}.err")),
-    );
-    let mut cmd = Command::new(example()?);
-    cmd.arg("--json")
-        .args(args)
-        .env_remove("WAYLAND_DISPLAY")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path)?)
-        .stderr(std::fs::File::create(&err_path)?);
+    let mut cmd = Command::new(example("own_swapchain")?);
+    cmd.arg("--json").args(args).env_remove("WAYLAND_DISPLAY");
     match target {
         Target::X11(d) => cmd.arg("--x11").env("DISPLAY", d.name()),
         Target::Headless => cmd.arg("--headless"),
@@ -140,10 +113,12 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
                 .envs(env.iter().cloned())
         }
     };
-    let child = cmd.spawn().context("starting own_swapchain")?;
     let started = Instant::now();
-    let status = wait(child, args)?;
-    let stdout = std::fs::read_to_string(&out_path)?;
+    let Finished {
+        status,
+        stdout,
+        stderr,
+    } = run_to_files(&mut cmd, "own_swapchain", &tag, LIMIT)?;
     let json = stdout
         .lines()
         .find(|l| l.starts_with("{\"example\":\"own_swapchain\""))
@@ -152,7 +127,7 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
     let run = Run {
         ok: status.success(),
         json,
-        stderr: std::fs::read_to_string(&err_path)?,
+        stderr,
     };
     eprintln!(
         "own_swapchain {args:?} ({:.1} s): {}",
@@ -161,22 +136,6 @@ fn run(target: &Target<'_>, args: &[&str]) -> Result<Run> {
     );
     ensure!(!run.json.is_empty(), "no summary: {stdout}\n{run}");
     Ok(run)
-}
-
-/// Waits for `child` to exit, at most [`LIMIT`]; kills it past that and fails.
-fn wait(mut child: std::process::Child, args: &[&str]) -> Result<std::process::ExitStatus> {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status);
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("own_swapchain {args:?} still running after {LIMIT:?}; killed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Whether this stack's validation layer is at least `minor.patch` of 1.4 (sid's 1.4.363 is;

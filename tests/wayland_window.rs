@@ -20,7 +20,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _, Result};
-use demo_process::{json_number, quantile, read_resize_log, report_name, Resize, PATHS};
+use demo_process::{
+    json_number, quantile, read_resize_log, report_name, wait_bounded, Resize, PATHS,
+};
 use weston::record::Record;
 use weston::{Options, Shell, Weston};
 
@@ -381,7 +383,7 @@ fn a_stopped_compositor_makes_acquire_not_ready_and_frames_resume() -> Result<()
     weston.pause(true)?;
     std::thread::sleep(Duration::from_secs(5));
     weston.pause(false)?;
-    let status = wait_bounded(&mut demo, Duration::from_secs(60))?;
+    let status = wait_bounded(&mut demo, Duration::from_secs(60), "the demo")?;
     let _ = reader.join();
     let said: Vec<String> = rx.try_iter().collect();
     ensure!(status.success(), "exit {status}: {said:?}");
@@ -439,21 +441,6 @@ fn wait_for_line(
     Ok(said)
 }
 
-/// Waits for `child` to exit, at most `limit` (then kills it and fails).
-fn wait_bounded(child: &mut Child, limit: Duration) -> Result<std::process::ExitStatus> {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status);
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            bail!("still running after {limit:?} (a hang)");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// The report's mean present interval (ms).
 fn interval_mean(json: &str) -> Result<f64> {
     let at = json.find("\"interval_ms\"").context("no interval_ms")?;
@@ -476,7 +463,7 @@ fn killing_the_compositor_mid_run_is_a_clean_error() -> Result<()> {
     std::thread::sleep(Duration::from_secs(1));
     weston.kill()?;
     let killed = Instant::now();
-    let status = wait_bounded(&mut demo, Duration::from_secs(10))
+    let status = wait_bounded(&mut demo, Duration::from_secs(10), "the demo")
         .context("the demo still ran 10 s after the compositor died")?;
     let ended_after = killed.elapsed();
     // The reader ends at the pipe's end: every line the demo wrote is in the channel then.

@@ -57,26 +57,38 @@ const FILES: [&str; 3] = [
     "load-step-interval.png",
 ];
 
-#[test]
-fn a_short_run_writes_every_output_with_every_field() -> Result<()> {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-smoke");
+/// Runs `vkpace-bench` with `args` and `--json <dir>/<json>` in a fresh `dir` under the test's
+/// temporary folder; its output goes to `<dir>/bench.log`. Fails unless it exits 0; returns the
+/// folder and the JSON text.
+fn run_bench(dir: &str, json: &str, args: &[&str]) -> Result<(PathBuf, String)> {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out)?;
-    let json = out.join("bench.json");
+    let json = out.join(json);
     let run = Command::new(env!("CARGO_BIN_EXE_vkpace-bench"))
+        .args(args)
         .arg("--json")
         .arg(&json)
-        .args(["--reps", "1", "--frames", "120"])
         .output()
-        .context("running vkpace-bench")?;
+        .with_context(|| format!("running vkpace-bench {args:?}"))?;
     let log = format!(
         "{}{}",
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     );
     std::fs::write(out.join("bench.log"), &log)?;
-    ensure!(run.status.success(), "vkpace-bench failed:\n{log}");
+    ensure!(run.status.success(), "vkpace-bench {args:?} failed:\n{log}");
     let text = std::fs::read_to_string(&json)?;
+    Ok((out, text))
+}
+
+#[test]
+fn a_short_run_writes_every_output_with_every_field() -> Result<()> {
+    let (out, text) = run_bench(
+        "bench-smoke",
+        "bench.json",
+        &["--reps", "1", "--frames", "120"],
+    )?;
     let missing: Vec<&str> = KEYS
         .iter()
         .copied()
@@ -87,7 +99,7 @@ fn a_short_run_writes_every_output_with_every_field() -> Result<()> {
         let len = std::fs::metadata(out.join(f)).map_or(0, |m| m.len());
         ensure!(len > 0, "the benchmark did not write {f}");
     }
-    println!("smoke run wrote {} and {FILES:?}", json.display());
+    println!("smoke run wrote {} and {FILES:?}", out.display());
     Ok(())
 }
 
@@ -95,27 +107,11 @@ fn a_short_run_writes_every_output_with_every_field() -> Result<()> {
 /// (CPU per present with repair on and off) and their ratio, each a positive number.
 #[test]
 fn the_repair_cost_run_writes_both_figures() -> Result<()> {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-smoke-repair");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out)?;
-    let json = out.join("repair.json");
-    let run = Command::new(env!("CARGO_BIN_EXE_vkpace-bench"))
-        .arg("--only-repair")
-        .arg("--json")
-        .arg(&json)
-        .args(["--reps", "1", "--frames", "60"])
-        .output()
-        .context("running vkpace-bench --only-repair")?;
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    ensure!(
-        run.status.success(),
-        "vkpace-bench --only-repair failed:\n{log}"
-    );
-    let text = std::fs::read_to_string(&json)?;
+    let (_, text) = run_bench(
+        "bench-smoke-repair",
+        "repair.json",
+        &["--only-repair", "--reps", "1", "--frames", "60"],
+    )?;
     for key in ["repair_on_us", "repair_off_us", "ratio"] {
         let value: f64 = text
             .split(&format!("\"{key}\":"))

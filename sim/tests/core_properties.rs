@@ -9,6 +9,7 @@ mod proptest_cases;
 mod sim;
 
 use proptest::prelude::*;
+use proptest_cases::world_faults;
 use sim::app::{run, Params};
 use sim::display::{run_display, DisplayParams};
 use vkpace_core::{choose_paths, DisplayFeedback, DisplayOffer, Targets, TimingOffer};
@@ -127,7 +128,7 @@ fn clock_faults() -> impl Strategy<Value = ClockFaults> {
 fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
     (
         (any::<u64>(), 1usize..=3, 1usize..=6, 1u32..=4, 100u32..=600),
-        (0u32..=6, 0u32..=8, 0u32..=8, 0u32..=5, 0u32..=2, 0u32..=30),
+        world_faults(5),
         (
             0u32..=20,
             0u32..=15,
@@ -135,16 +136,16 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
             prop_oneof![Just(0u32), 1u32..=10],
         ),
         (0u32..=5, 0u32..=3, any::<bool>(), 0u32..=10),
-        (0usize..=2, 0u32..=40, 0u32..=5),
+        (0usize..=2, 0u32..=40),
         feedback(),
     )
         .prop_map(
             move |(
                 (seed, n, max_retired, min_images, steps),
-                (delay, ood, sub, stale, fail, never),
+                faults,
                 (resize, drop, abandon, change_n),
                 (mode, create_fail, maintenance1, token),
-                (other_queues, p_queue, not_ready),
+                (other_queues, p_queue),
                 fb,
             )| Params {
                 seed,
@@ -152,15 +153,7 @@ fn params(completion: CompletionBackend) -> impl Strategy<Value = Params> {
                 max_retired,
                 min_images,
                 steps,
-                faults: Faults {
-                    max_gpu_delay: delay,
-                    p_out_of_date: ood,
-                    p_suboptimal: sub,
-                    p_fence_never: never,
-                    p_present_fail: fail,
-                    p_present_stale: stale,
-                    p_not_ready: not_ready,
-                },
+                faults,
                 p_resize: resize,
                 p_drop: drop,
                 p_abandon: abandon,

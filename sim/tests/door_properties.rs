@@ -11,6 +11,7 @@ mod proptest_cases;
 use door::judge::{judge, judge_teardown, Limits, Seen};
 use door::textbook::{App, Facts, Textbook};
 use proptest::prelude::*;
+use proptest_cases::world_faults;
 use vkpace_core::PresentPacerStats;
 use vkpace_core::{FrameLimit, PacingPolicy};
 use vkpace_sim::own_swapchain::Bare;
@@ -27,32 +28,15 @@ const DIVISOR: u32 = 5;
 /// (the property tests' judge of the door is this world).
 #[test]
 fn without_the_door_the_textbook_loop_breaks_00067() {
-    let p = Textbook {
-        app_frames: 2,
-        min_images: 2,
-        steps: 20_000,
-        p_resize: 0,
-        p_reopen: 0,
-        own_ids: false,
-    };
-    let world = World::new(
-        1,
-        Faults {
-            max_gpu_delay: 5,
-            ..Faults::default()
-        },
-    );
+    // The calm schedule's application and world, without the door.
+    let calm = quiet(1);
+    let world = World::new(calm.seed, calm.faults);
     let mut judge = |_: &mut Bare, _: &Facts| Ok(());
-    let err = App::new(Bare { world }, p, &mut judge)
+    let err = App::new(Bare { world }, calm.app, &mut judge)
         .and_then(App::run)
         .expect_err("the driver alone lets the textbook loop break a rule");
     assert!(err.contains("00067"), "{err}");
 }
-
-/// Most percent of retired swapchains whose present fences never signal, as door 1's schedules
-/// (`core_properties`): the door's bounded wait gives such a fence up for the proof by an empty
-/// submission, as door 1's fallback does.
-const FENCES_NEVER_SIGNAL: u32 = 30;
 
 /// One random schedule of the door: the application's loop, the door's settings, the world's
 /// faults.
@@ -69,35 +53,11 @@ struct Schedule {
     refresh_ns: u64,
 }
 
-/// The world's faults: GPU delays, out of date, suboptimal, stale and failed presents, acquires
-/// that get no image.
-fn faults() -> impl Strategy<Value = Faults> {
-    let never = 0u32..=FENCES_NEVER_SIGNAL;
-    (
-        0u32..=6,
-        0u32..=8,
-        0u32..=8,
-        0u32..=5,
-        0u32..=2,
-        0u32..=10,
-        never,
-    )
-        .prop_map(|(delay, ood, sub, stale, fail, not_ready, never)| Faults {
-            max_gpu_delay: delay,
-            p_out_of_date: ood,
-            p_suboptimal: sub,
-            p_fence_never: never,
-            p_present_fail: fail,
-            p_present_stale: stale,
-            p_not_ready: not_ready,
-        })
-}
-
 fn schedule() -> impl Strategy<Value = Schedule> {
     (
         (any::<u64>(), 1usize..=3, 1usize..=6, 1usize..=3, 1u32..=4),
         (100u32..=600, 0u32..=20, 0u32..=4, 0u64..=20),
-        faults(),
+        world_faults(10),
         (
             any::<bool>(),
             0u32..3,

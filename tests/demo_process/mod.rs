@@ -5,7 +5,7 @@
 pub mod x11;
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _, Result};
@@ -112,6 +112,70 @@ impl Drop for Display {
             remove_leftovers(n);
         }
     }
+}
+
+/// `target/<profile>/examples/<name>`, beside this test's `target/<profile>/deps/` (`cargo test`
+/// with no target selection builds the examples; with `--test`, build them first).
+pub fn example(name: &str) -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let profile = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .context("the test executable is not in target/<profile>/deps")?;
+    let path = profile.join("examples").join(name);
+    ensure!(
+        path.is_file(),
+        "example {name} not built at {} (run `cargo build --release --example {name}`, or \
+         `cargo test` without target selection, which builds the examples)",
+        path.display()
+    );
+    Ok(path)
+}
+
+/// Waits for `child` (`what`, for the error) to exit, at most `limit`: past that it is killed
+/// and reaped, and the wait fails (a hang, not a measurement).
+pub fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> Result<ExitStatus> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("{what} still running after {limit:?}; killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// What a process run by [`run_to_files`] printed.
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `cmd` with no input, its output in `<dir>/<tag>.stdout` and `.stderr` under the tests'
+/// temporary folder (kept as artifacts), for at most `limit` ([`wait_bounded`]).
+pub fn run_to_files(cmd: &mut Command, dir: &str, tag: &str, limit: Duration) -> Result<Finished> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir)?;
+    let (out_path, err_path) = (
+        dir.join(format!("{tag}.stdout")),
+        dir.join(format!("{tag}.stderr")),
+    );
+    cmd.stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path)?)
+        .stderr(std::fs::File::create(&err_path)?);
+    let what = format!("{} ({tag})", cmd.get_program().to_string_lossy());
+    let mut child = cmd.spawn().with_context(|| format!("starting {what}"))?;
+    let status = wait_bounded(&mut child, limit, &what)?;
+    Ok(Finished {
+        status,
+        stdout: std::fs::read_to_string(&out_path)?,
+        stderr: std::fs::read_to_string(&err_path)?,
+    })
 }
 
 /// Reads a top-level number from the demo's flat JSON report.

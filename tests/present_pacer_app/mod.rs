@@ -9,11 +9,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Result};
 use ash::vk;
-use vkpace::{
-    FrameLimit, PresentPacer, PresentPacerConfig, PresentPacerDesc, PresentPacerStats, Setting,
-};
+use vkpace::{FrameLimit, PresentPacer, PresentPacerStats, Setting};
 
-use vkpace_demo::owned_loop::{create_swapchain, OwnedLoop};
+use vkpace_demo::owned_loop::{create_pacer, create_swapchain, OwnedLoop};
 
 use super::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 
@@ -21,23 +19,6 @@ use super::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 pub const FRAMES: u32 = 50;
 /// A recreation every this many frames (so 4 retired swapchains per case).
 pub const RECREATE_EVERY: u32 = 12;
-/// A pacer for the context's device, with what it enabled.
-fn pacer(ctx: &VulkanContext, maintenance1: bool) -> Result<PresentPacer> {
-    let mut config = PresentPacerConfig::default();
-    ctx.support.apply(&mut config);
-    config.swapchain_maintenance1 = ctx.maintenance1_names.filter(|_| maintenance1);
-    let desc = PresentPacerDesc {
-        entry: &ctx.entry,
-        instance: &ctx.instance,
-        physical_device: ctx.physical,
-        device: &ctx.device,
-        queue: ctx.queue,
-        queue_family: ctx.queue_family,
-        config,
-    };
-    // SAFETY: the context's handles are valid and outlive the pacer.
-    Ok(unsafe { PresentPacer::new(desc) }?)
-}
 
 /// The frames of a run, with their recreations; returns the last swapchain and the time from
 /// the first present's return to the last's.
@@ -103,7 +84,7 @@ pub fn run_frames(
         "maintenance1 offered: {}",
         ctx.maintenance1
     );
-    let mut pacer = pacer(&ctx, maintenance1)?;
+    let mut pacer = create_pacer(&ctx, true)?;
     pacer.set(Setting::FrameLimit(limit))?;
     let app = OwnedLoop::new(&ctx)?;
     let (sc, elapsed) = frames(&ctx, &mut pacer, &app, count, recreate_every)?;

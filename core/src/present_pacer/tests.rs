@@ -30,6 +30,43 @@ impl Driver {
         })
     }
 
+    /// A driver whose machine has swapchain 1, paced, with `images` images.
+    fn with_swapchain(config: PacerConfig, images: u32) -> Result<Self, CoreError> {
+        let mut d = Self::new(config)?;
+        d.m.swapchain_created(1, images, None, true)?;
+        Ok(d)
+    }
+
+    /// A driver with two independent paced swapchains of two images, 1 and 2, and present ids
+    /// on (`config`'s other settings kept).
+    fn with_two_swapchains_and_ids(config: PacerConfig) -> Result<Self, CoreError> {
+        let mut d = Self::with_swapchain(
+            PacerConfig {
+                present_ids: true,
+                ..config
+            },
+            2,
+        )?;
+        d.m.swapchain_created(2, 2, None, true)?;
+        Ok(d)
+    }
+
+    /// Swapchain 1 (two images, two frames in flight) presented once, then retired into 2.
+    fn retired_after_a_present() -> Result<Self, CoreError> {
+        let mut d = Self::with_swapchain(config(2), 2)?;
+        d.present(1, 0, PresentOutcome::Queued)?;
+        d.retire_into_successor()?;
+        Ok(d)
+    }
+
+    /// Swapchain 2 made from 1 (two images), then 1 destroyed: deferred, nothing proves it idle
+    /// yet.
+    fn retire_into_successor(&mut self) -> Result<(), CoreError> {
+        self.m.swapchain_created(2, 2, Some(1), true)?;
+        assert_eq!(self.m.destroy_requested(1)?, DestroyOutcome::Deferred);
+        Ok(())
+    }
+
     fn drain(&mut self) {
         while let Some(a) = self.m.poll_action() {
             match a {
@@ -72,24 +109,56 @@ impl Driver {
         Ok(())
     }
 
-    /// Carries out the bounded waits, completing each serial at once.
-    fn bounded_waits(&mut self) -> Result<(), CoreError> {
+    /// Carries out the bounded waits, completing each serial at once; returns the waits seen.
+    /// A present fence signals when `fences_signal`, else it is given up for the next wait
+    /// (as on drivers whose retired swapchains' present fences never signal).
+    fn carry_out_waits(&mut self, fences_signal: bool) -> Result<Vec<BoundedWait>, CoreError> {
+        let mut seen = vec![];
         for _ in 0..16 {
-            match self.m.bounded_wait() {
-                None => break,
-                Some(BoundedWait::PresentFence(id)) => {
+            let Some(wait) = self.m.bounded_wait() else {
+                break;
+            };
+            seen.push(wait);
+            match wait {
+                BoundedWait::PresentFence(id) if fences_signal => {
                     assert!(self.m.present_fence_signaled(id));
                 }
-                Some(BoundedWait::SubmitProof) => {
+                BoundedWait::PresentFence(_) => {
+                    if !self.m.bounded_wait_timed_out(wait) {
+                        break;
+                    }
+                }
+                BoundedWait::SubmitProof => {
                     let s = self.m.proof_submitted();
                     self.m.serial_completed(s, 0)?;
                 }
-                Some(BoundedWait::Serial(s)) => self.m.serial_completed(s, 0)?,
+                BoundedWait::Serial(s) => self.m.serial_completed(s, 0)?,
             }
         }
-        assert_eq!(self.m.bounded_wait(), None, "bounded waits end");
         self.drain();
+        Ok(seen)
+    }
+
+    /// [`Self::carry_out_waits`] with every present fence signalling: the waits end.
+    fn bounded_waits(&mut self) -> Result<(), CoreError> {
+        self.carry_out_waits(true)?;
+        assert_eq!(self.m.bounded_wait(), None, "bounded waits end");
         Ok(())
+    }
+
+    /// A present of `image` of `w` (with the application's `ids`) whose repair submission
+    /// failed: returns the present id vkpace planned for `w` (0: none).
+    fn unrepaired_present(
+        &mut self,
+        w: u64,
+        image: u32,
+        ids: Option<&[u64]>,
+    ) -> Result<u64, CoreError> {
+        let _ = self.m.before_present(&[(w, image)], ids, false)?;
+        let id = self.m.planned_present_id(w);
+        self.m.repair_failed();
+        self.m.present_returned(PresentOutcome::Queued, 0)?;
+        Ok(id)
     }
 }
 
@@ -100,10 +169,17 @@ fn config(frames_in_flight: usize) -> PacerConfig {
     }
 }
 
+/// [`config`] with a present fence added to every present (maintenance1).
+fn fenced(frames_in_flight: usize) -> PacerConfig {
+    PacerConfig {
+        present_fences: true,
+        ..config(frames_in_flight)
+    }
+}
+
 #[test]
 fn the_repair_of_the_same_present_is_no_proof_of_its_semaphore() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(2))?;
-    d.m.swapchain_created(1, 3, None, true)?;
+    let mut d = Driver::with_swapchain(config(2), 3)?;
     let (s1, serial1) = d.present(1, 0, PresentOutcome::Queued)?;
     d.complete(serial1)?;
     // The first present's repair completed, but nothing acquired image 0 again since: the
@@ -118,8 +194,7 @@ fn the_repair_of_the_same_present_is_no_proof_of_its_semaphore() -> Result<(), C
 
 #[test]
 fn the_repair_of_a_later_present_of_the_image_frees_its_semaphore() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(2))?;
-    d.m.swapchain_created(1, 3, None, true)?;
+    let mut d = Driver::with_swapchain(config(2), 3)?;
     let (s1, _) = d.present(1, 0, PresentOutcome::Queued)?;
     let (_, serial2) = d.present(1, 0, PresentOutcome::Queued)?;
     // Another image's repair proves nothing of image 0.
@@ -135,8 +210,7 @@ fn the_repair_of_a_later_present_of_the_image_frees_its_semaphore() -> Result<()
 
 #[test]
 fn the_gate_holds_a_frame_until_the_repair_n_back_completes() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(1))?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(config(1), 2)?;
     assert_eq!(d.m.begin_frame(1, 0)?, Gate::Go);
     let (_, serial1) = d.present(1, 0, PresentOutcome::Queued)?;
     assert_eq!(d.m.begin_frame(1, 1)?, Gate::WaitFor(serial1));
@@ -161,12 +235,14 @@ fn the_gate_holds_a_frame_until_the_repair_n_back_completes() -> Result<(), Core
 #[test]
 fn a_frame_limit_sleeps_until_the_next_slot() -> Result<(), CoreError> {
     let limit = FrameLimit::fps(100.0)?;
-    let mut d = Driver::new(PacerConfig {
-        frame_limit: Some(limit),
-        pacing: PacingPolicy::FramesInFlight,
-        ..config(2)
-    })?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(
+        PacerConfig {
+            frame_limit: Some(limit),
+            pacing: PacingPolicy::FramesInFlight,
+            ..config(2)
+        },
+        2,
+    )?;
     assert_eq!(d.m.begin_frame(1, 0)?, Gate::Go);
     d.present(1, 0, PresentOutcome::Queued)?;
     match d.m.begin_frame(1, 1_000_000)? {
@@ -181,8 +257,7 @@ fn a_frame_limit_sleeps_until_the_next_slot() -> Result<(), CoreError> {
 #[test]
 fn steady_state_stays_within_the_history_bound() -> Result<(), CoreError> {
     let (n, images) = (2usize, 3u32);
-    let mut d = Driver::new(config(n))?;
-    d.m.swapchain_created(1, images, None, true)?;
+    let mut d = Driver::with_swapchain(config(n), images)?;
     for k in 0..200u64 {
         loop {
             match d.m.begin_frame(1, k)? {
@@ -204,11 +279,7 @@ fn steady_state_stays_within_the_history_bound() -> Result<(), CoreError> {
 
 #[test]
 fn a_destroyed_swapchain_waits_for_a_proven_present_to_its_successor() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(2))?;
-    d.m.swapchain_created(1, 2, None, true)?;
-    d.present(1, 0, PresentOutcome::Queued)?;
-    d.m.swapchain_created(2, 2, Some(1), true)?;
-    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Deferred);
+    let mut d = Driver::retired_after_a_present()?;
     let (_, a) = d.present(2, 0, PresentOutcome::Queued)?;
     d.complete(a)?;
     assert!(
@@ -226,8 +297,7 @@ fn a_destroyed_swapchain_waits_for_a_proven_present_to_its_successor() -> Result
 
 #[test]
 fn a_swapchain_without_successor_is_destroyed_after_a_bounded_wait() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(2))?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(config(2), 2)?;
     d.present(1, 0, PresentOutcome::Queued)?;
     assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Now);
     assert_eq!(d.m.bounded_wait(), Some(BoundedWait::SubmitProof));
@@ -250,11 +320,7 @@ fn a_swapchain_without_successor_is_destroyed_after_a_bounded_wait() -> Result<(
 
 #[test]
 fn destroying_the_newest_swapchain_forces_its_unproven_predecessors_too() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(2))?;
-    d.m.swapchain_created(1, 2, None, true)?;
-    d.present(1, 0, PresentOutcome::Queued)?;
-    d.m.swapchain_created(2, 2, Some(1), true)?;
-    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Deferred);
+    let mut d = Driver::retired_after_a_present()?;
     // Presents to 2 of different images: none proves a present to 2 processed.
     let (_, a) = d.present(2, 0, PresentOutcome::Queued)?;
     let (_, b) = d.present(2, 1, PresentOutcome::Queued)?;
@@ -272,11 +338,7 @@ fn destroying_the_newest_swapchain_forces_its_unproven_predecessors_too() -> Res
 
 #[test]
 fn present_fences_free_semaphores_and_swapchains() -> Result<(), CoreError> {
-    let mut d = Driver::new(PacerConfig {
-        present_fences: true,
-        ..config(2)
-    })?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(fenced(2), 2)?;
     let (s1, _) = d.present(1, 0, PresentOutcome::Queued)?;
     let fences: Vec<_> = d.m.pending_present_fences().collect();
     assert_eq!(fences, vec![(1, 1)]);
@@ -293,8 +355,7 @@ fn present_fences_free_semaphores_and_swapchains() -> Result<(), CoreError> {
 
 #[test]
 fn a_failed_present_poisons_its_semaphore() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(1))?;
-    d.m.swapchain_created(1, 1, None, true)?;
+    let mut d = Driver::with_swapchain(config(1), 1)?;
     let (s1, _) = d.present(1, 0, PresentOutcome::Failed)?;
     let (_, b) = d.present(1, 0, PresentOutcome::Queued)?;
     d.complete(b)?;
@@ -307,8 +368,7 @@ fn a_failed_present_poisons_its_semaphore() -> Result<(), CoreError> {
 
 #[test]
 fn a_failed_repair_submission_hands_the_semaphore_back() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(2))?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(config(2), 2)?;
     let step = d.m.before_present(&[(1, 0)], None, false)?;
     assert!(matches!(
         step,
@@ -327,13 +387,7 @@ fn a_failed_repair_submission_hands_the_semaphore_back() -> Result<(), CoreError
 
 #[test]
 fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), CoreError> {
-    let mut d = Driver::new(PacerConfig {
-        present_fences: true,
-        present_ids: true,
-        ..config(2)
-    })?;
-    d.m.swapchain_created(1, 2, None, true)?;
-    d.m.swapchain_created(2, 2, None, true)?;
+    let mut d = Driver::with_two_swapchains_and_ids(fenced(2))?;
     let step = d.m.before_present(&[(1, 0), (9, 4), (2, 1)], None, false)?;
     let PresentStep::Plan(plan) = step else {
         panic!("no wait expected")
@@ -369,12 +423,10 @@ fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), 
 
 #[test]
 fn teardown_destroys_every_repair_semaphore_after_its_proof() -> Result<(), CoreError> {
-    let mut d = Driver::new(config(2))?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(config(2), 2)?;
     d.present(1, 0, PresentOutcome::Queued)?;
     d.present(1, 1, PresentOutcome::Queued)?;
-    d.m.swapchain_created(2, 2, Some(1), true)?;
-    assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Deferred);
+    d.retire_into_successor()?;
     d.m.begin_shutdown();
     d.bounded_waits()?;
     assert!(d.m.finish_shutdown());
@@ -388,11 +440,13 @@ fn teardown_destroys_every_repair_semaphore_after_its_proof() -> Result<(), Core
 
 #[test]
 fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreError> {
-    let mut d = Driver::new(PacerConfig {
-        max_retired_swapchains: 2,
-        ..config(2)
-    })?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(
+        PacerConfig {
+            max_retired_swapchains: 2,
+            ..config(2)
+        },
+        2,
+    )?;
     for w in 2..=4u64 {
         d.present(w - 1, 0, PresentOutcome::Queued)?;
         d.m.swapchain_created(w, 2, Some(w - 1), true)?;
@@ -411,39 +465,22 @@ fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreErro
 
 #[test]
 fn the_applications_ids_pass_and_a_surface_without_feedback_gets_none() -> Result<(), CoreError> {
-    let mut d = Driver::new(PacerConfig {
-        present_ids: true,
-        ..config(2)
-    })?;
-    d.m.swapchain_created(1, 2, None, true)?;
-    d.m.swapchain_created(2, 2, None, true)?;
+    let mut d = Driver::with_two_swapchains_and_ids(config(2))?;
     // The application's own ids: vkpace's later ones stay above them.
-    let _ = d.m.before_present(&[(1, 1)], Some(&[40]), false)?;
     assert_eq!(
-        d.m.planned_present_id(1),
+        d.unrepaired_present(1, 1, Some(&[40]))?,
         0,
         "the application's ids pass as they are"
     );
-    d.m.repair_failed();
-    d.m.present_returned(PresentOutcome::Queued, 0)?;
-    let _ = d.m.before_present(&[(1, 0)], None, false)?;
-    assert_eq!(d.m.planned_present_id(1), 41);
-    d.m.repair_failed();
-    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    assert_eq!(d.unrepaired_present(1, 0, None)?, 41);
     // A present to a retired swapchain (an image acquired before the recreation) gets no id:
     // its presents are never waited on.
     d.m.swapchain_created(3, 2, Some(1), true)?;
-    let _ = d.m.before_present(&[(1, 0)], None, false)?;
-    assert_eq!(d.m.planned_present_id(1), 0);
-    d.m.repair_failed();
-    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    assert_eq!(d.unrepaired_present(1, 0, None)?, 0);
     // A surface without display feedback: no id planned, none counted.
     d.m.set_present_ids(2, false);
     let added = d.m.stats().present_ids_added;
-    let _ = d.m.before_present(&[(2, 0)], None, false)?;
-    assert_eq!(d.m.planned_present_id(2), 0);
-    d.m.repair_failed();
-    d.m.present_returned(PresentOutcome::Queued, 0)?;
+    assert_eq!(d.unrepaired_present(2, 0, None)?, 0);
     assert_eq!(d.m.stats().present_ids_added, added);
     Ok(())
 }

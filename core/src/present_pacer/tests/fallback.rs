@@ -3,47 +3,21 @@
 
 use super::*;
 
-fn fenced() -> PacerConfig {
+/// Fenced presents, at most one destroyed swapchain waiting.
+fn capped() -> PacerConfig {
     PacerConfig {
-        present_fences: true,
         max_retired_swapchains: 1,
-        ..config(1)
+        ..fenced(1)
     }
-}
-
-/// Carries out the bounded waits where no present fence ever signals; returns the waits seen.
-fn waits_without_fences(d: &mut Driver) -> Result<Vec<BoundedWait>, CoreError> {
-    let mut seen = vec![];
-    for _ in 0..16 {
-        let Some(wait) = d.m.bounded_wait() else {
-            break;
-        };
-        seen.push(wait);
-        match wait {
-            BoundedWait::PresentFence(_) => {
-                if !d.m.bounded_wait_timed_out(wait) {
-                    break;
-                }
-            }
-            BoundedWait::SubmitProof => {
-                let s = d.m.proof_submitted();
-                d.m.serial_completed(s, 0)?;
-            }
-            BoundedWait::Serial(s) => d.m.serial_completed(s, 0)?,
-        }
-    }
-    d.drain();
-    Ok(seen)
 }
 
 #[test]
 fn a_closed_windows_swapchain_is_destroyed_though_its_present_fence_never_signals(
 ) -> Result<(), CoreError> {
-    let mut d = Driver::new(fenced())?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(capped(), 2)?;
     d.present(1, 0, PresentOutcome::Queued)?;
     assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Now);
-    let seen = waits_without_fences(&mut d)?;
+    let seen = d.carry_out_waits(false)?;
     assert_eq!(
         seen,
         vec![BoundedWait::PresentFence(1), BoundedWait::SubmitProof]
@@ -59,14 +33,13 @@ fn a_closed_windows_swapchain_is_destroyed_though_its_present_fence_never_signal
 
 #[test]
 fn the_cap_holds_though_present_fences_never_signal() -> Result<(), CoreError> {
-    let mut d = Driver::new(fenced())?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(capped(), 2)?;
     for w in 2..=3u64 {
         d.present(w - 1, 0, PresentOutcome::Queued)?;
         d.m.swapchain_created(w, 2, Some(w - 1), true)?;
         let outcome = d.m.destroy_requested(w - 1)?;
         if outcome == DestroyOutcome::Now {
-            waits_without_fences(&mut d)?;
+            d.carry_out_waits(false)?;
         }
         assert!(
             d.m.retired_pending() <= 1,
@@ -80,8 +53,7 @@ fn the_cap_holds_though_present_fences_never_signal() -> Result<(), CoreError> {
 
 #[test]
 fn a_proof_that_runs_out_gives_up() -> Result<(), CoreError> {
-    let mut d = Driver::new(fenced())?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(capped(), 2)?;
     d.present(1, 0, PresentOutcome::Queued)?;
     assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Now);
     assert_eq!(d.m.bounded_wait(), Some(BoundedWait::PresentFence(1)));

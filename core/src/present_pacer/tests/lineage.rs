@@ -3,18 +3,10 @@
 
 use super::*;
 
-fn fenced() -> PacerConfig {
-    PacerConfig {
-        present_fences: true,
-        ..config(1)
-    }
-}
-
 /// Swapchain 1 with a fenced present (fence 1) and a failed one (no fence), then swapchain 2
 /// made from it.
 fn failed_then_recreated() -> Result<Driver, CoreError> {
-    let mut d = Driver::new(fenced())?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    let mut d = Driver::with_swapchain(fenced(1), 2)?;
     d.present(1, 0, PresentOutcome::Queued)?;
     d.present(1, 1, PresentOutcome::Failed)?;
     d.m.swapchain_created(2, 2, Some(1), true)?;
