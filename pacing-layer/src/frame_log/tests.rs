@@ -3,12 +3,13 @@ use std::time::Duration;
 use super::*;
 
 fn frame(n: u64, shown_ms: Option<u64>) -> FrameTimes {
-    let mut f = FrameTimes::default();
-    f.frame = n;
-    f.cpu_start = Duration::from_millis(n * 33);
-    f.displayed = shown_ms.map(Duration::from_millis);
-    f.target = shown_ms.map(Duration::from_millis);
-    f
+    FrameTimes {
+        frame: n,
+        cpu_start: Duration::from_millis(n * 33),
+        displayed: shown_ms.map(Duration::from_millis),
+        target: shown_ms.map(Duration::from_millis),
+        ..FrameTimes::default()
+    }
 }
 
 fn text(log: FrameLog<Vec<u8>>) -> String {
