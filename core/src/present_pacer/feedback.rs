@@ -30,6 +30,7 @@ where
                 continue;
             }
             let refused = self.pending.timing_refused;
+            let awaitable = !failed && !refused && !self.pending.error_code;
             let c = self.chain_mut(chain)?;
             let frame = c.started.take().unwrap_or_else(|| c.telemetry.begin(now));
             c.gated = false;
@@ -38,10 +39,11 @@ where
                 c.pacing.frame_presented(frame);
             }
             if t.id != 0 {
-                // A failed present's id is used up, but its display is never waited for
+                // A failed present's id is used up, but its display is never waited for, nor
+                // that of one that returned an error code
                 // (VUID-vkWaitForPresent2KHR-presentId-10817); nor is a refused one's, which
                 // is never shown.
-                let _given_up = c.ids.presented(t.swapchain, frame, !failed && !refused);
+                let _given_up = c.ids.presented(t.swapchain, frame, awaitable);
                 self.stats.present_ids_added += 1;
             }
             self.timing_outcome(t.swapchain, t.timing.is_some(), frame, !failed);

@@ -66,6 +66,8 @@ pub(super) struct Pending<S, W> {
     pub(super) serial: Option<Serial>,
     /// The engine refused the present for a full timing results queue.
     pub(super) timing_refused: bool,
+    /// The present returned an error code that still enqueued its waits.
+    pub(super) error_code: bool,
 }
 
 impl<S, W> Pending<S, W> {
@@ -77,6 +79,7 @@ impl<S, W> Pending<S, W> {
             repair: false,
             serial: None,
             timing_refused: false,
+            error_code: false,
         }
     }
 }
@@ -130,6 +133,7 @@ where
         };
         p.serial = None;
         p.timing_refused = false;
+        p.error_code = false;
         let present_fences = p.targets.first().and_then(|t| t.fence);
         if targets.len() > p.targets.len() {
             self.stats.unpaced_calls += 1;
@@ -160,6 +164,16 @@ where
             .iter()
             .find(|t| t.swapchain == swapchain)
             .and_then(|t| t.fence)
+    }
+
+    /// The present in progress returned an error code that still enqueued its waits
+    /// (`VK_ERROR_OUT_OF_DATE_KHR`, `VK_ERROR_SURFACE_LOST_KHR`,
+    /// `VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT`; [`PresentOutcome::QueuedStale`]): only a
+    /// present that returned a success code may be waited for
+    /// (VUID-vkWaitForPresent2KHR-presentId-10817), as door 1 has it. Call before
+    /// [`Self::present_returned`].
+    pub fn present_returned_error_code(&mut self) {
+        self.pending.error_code = true;
     }
 
     /// The shell gives `swapchain` no present id in the present in progress (its id structure

@@ -358,6 +358,9 @@ impl PresentPacer {
             }
             Err(_) => PresentOutcome::Failed,
         };
+        if result.is_err() && outcome == PresentOutcome::QueuedStale {
+            self.machine.present_returned_error_code();
+        }
         if outcome == PresentOutcome::Failed {
             for &(w, _) in &self.scratch.targets {
                 if let Some(id) = self.machine.planned_present_fence(w) {

@@ -72,3 +72,29 @@ fn a_present_id_not_added_is_not_awaited_and_not_used_up() -> Result<(), CoreErr
     assert_eq!(m.stats().present_ids_added, 1);
     Ok(())
 }
+
+#[test]
+fn a_present_that_returned_an_error_code_is_not_awaited() -> Result<(), CoreError> {
+    let mut m = M::new(PacerConfig {
+        present_ids: true,
+        ..PacerConfig::default()
+    })?;
+    m.swapchain_created(1, 2, None, true)?;
+    for error_code in [true, false] {
+        let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
+            panic!("no wait expected");
+        };
+        if plan.repair == Some(RepairSemaphore::Create) {
+            m.semaphore_created(100)?;
+        }
+        let serial = m.repair_submitted(0)?;
+        if error_code {
+            m.present_returned_error_code();
+        }
+        m.present_returned(PresentOutcome::QueuedStale, 0)?;
+        m.serial_completed(serial, 0)?;
+    }
+    // Id 1 (out of date) is used up but never asked about; id 2 (suboptimal) is.
+    assert_eq!(m.display_query(), Some((1, 2)));
+    Ok(())
+}
