@@ -6,16 +6,21 @@
 //! `core_properties.rs`.
 
 mod door;
+mod offers;
 mod proptest_cases;
 
 use door::judge::{judge, judge_teardown, Limits, Seen};
 use door::textbook::{App, Facts, Textbook};
+use offers::{clock_faults, display_offer};
 use proptest::prelude::*;
 use vkpace_core::PresentPacerStats;
+use vkpace_core::{choose_paths, DisplayOffer, PresentTarget, Targets, TimingOffer};
 use vkpace_core::{FrameLimit, PacingPolicy};
 use vkpace_sim::own_swapchain::Bare;
 use vkpace_sim::pacer_driver::{PacerParams, SimPacer};
+use vkpace_sim::pacer_timing::PacerTiming;
 use vkpace_sim::pacer_truth::PacerTruth;
+use vkpace_sim::world::ClockFaults;
 use vkpace_sim::world::{Faults, World};
 
 /// The door's schedules are a fifth of `VKPACE_SCHEDULES` (each runs an application and the
@@ -34,6 +39,7 @@ fn without_the_door_the_textbook_loop_breaks_00067() {
         p_resize: 0,
         p_reopen: 0,
         own_ids: false,
+        p_mailbox: 0,
     };
     let world = World::new(
         1,
@@ -67,6 +73,52 @@ struct Schedule {
     /// The display's refresh, ns (0: none; each present shown once ready). On a refresh grid
     /// the display holds each image until it was shown.
     refresh_ns: u64,
+    /// With present timing: the results-queue slots the world's engine really has per
+    /// swapchain, and whether it reports ready times before a present is shown.
+    engine_slots: u32,
+    partial_results: bool,
+}
+
+/// Present timing in a schedule: the door's settings for it, and the world's engine.
+#[derive(Debug, Clone, Copy)]
+struct Timed {
+    timing: PacerTiming,
+    engine_slots: u32,
+    partial_results: bool,
+    /// Percent of swapchains made in MAILBOX (no targets there).
+    p_mailbox: u32,
+}
+
+/// Present timing in a third of the schedules: a random offer of the surface and device
+/// (`display_offer`, with the present timing path usable three times in four: relative,
+/// absolute or no targets), the engine's clocks (`clock_faults`), 1 to 8 slots given and up
+/// to 2 fewer in the engine (it then refuses a present), partial results or not, and up to a
+/// third of the swapchains in MAILBOX.
+fn timed() -> impl Strategy<Value = Option<Timed>> {
+    let timed = (
+        (any::<u32>(), 0u32..4, any::<u64>()),
+        clock_faults(),
+        (1u32..=8, 0u32..=2, any::<bool>(), 0u32..=33),
+    )
+        .prop_map(
+            |((bits, usable, seed), clocks, (slots, fewer, partial_results, p_mailbox))| {
+                // Bits 3, 5, 7 and 9: present timing asked for, the surface supports it and
+                // present ids 2, the host clock calibrates.
+                let usable_bits = if usable > 0 { 0x2A8 } else { 0 };
+                Timed {
+                    timing: PacerTiming {
+                        offer: display_offer(bits | usable_bits),
+                        clocks,
+                        slots,
+                        seed,
+                    },
+                    engine_slots: slots.saturating_sub(fewer).max(1),
+                    partial_results,
+                    p_mailbox,
+                }
+            },
+        );
+    prop_oneof![2 => Just(None), 1 => timed.prop_map(Some)]
 }
 
 /// The world's faults: GPU delays, out of date, suboptimal, stale and failed presents, acquires
@@ -105,6 +157,7 @@ fn schedule() -> impl Strategy<Value = Schedule> {
             0usize..4,
             prop_oneof![Just(0u32), 1u32..=10],
         ),
+        timed(),
     )
         .prop_map(
             |(
@@ -112,11 +165,14 @@ fn schedule() -> impl Strategy<Value = Schedule> {
                 (steps, p_resize, p_reopen, refresh),
                 faults,
                 (fences, ids, policy, limit, p_change_n),
+                timed,
             )| Schedule {
                 seed,
                 p_change_n,
                 refresh_ns: if refresh < 2 { 0 } else { refresh * 100_000 },
                 faults,
+                engine_slots: timed.map_or(16, |t| t.engine_slots),
+                partial_results: timed.is_some_and(|t| t.partial_results),
                 app: Textbook {
                     app_frames,
                     min_images,
@@ -124,13 +180,21 @@ fn schedule() -> impl Strategy<Value = Schedule> {
                     p_resize,
                     p_reopen,
                     own_ids: ids == 2,
+                    p_mailbox: timed.map_or(0, |t| t.p_mailbox),
                 },
                 door: PacerParams {
                     frames_in_flight: n,
                     max_retired,
                     repair: true,
                     present_fences: fences,
-                    present_ids: ids >= 1,
+                    // With present timing, as the Vulkan shell: ids where the device enabled
+                    // either feedback path or present timing.
+                    present_ids: match timed.map(|t| t.timing.offer) {
+                        Some(o) => {
+                            o.present_wait || o.present_wait2.is_some() || o.timing.is_some()
+                        }
+                        None => ids >= 1,
+                    },
                     pacing: [
                         PacingPolicy::FramesInFlight,
                         PacingPolicy::LowLatency,
@@ -143,6 +207,7 @@ fn schedule() -> impl Strategy<Value = Schedule> {
                         FrameLimit::fps(2_000.0).ok(),
                         FrameLimit::fps(500.0).ok(),
                     ][limit],
+                    timing: timed.map(|t| t.timing),
                 },
             },
         )
@@ -156,6 +221,8 @@ struct Outcome {
     truth: PacerTruth,
     stats: PresentPacerStats,
     seen: Seen,
+    /// First-pixel times and targets of the latest presents the world's display showed.
+    shown: Vec<(u64, PresentTarget)>,
 }
 
 /// Runs one schedule through the door, judging every step and the teardown.
@@ -163,6 +230,8 @@ fn run(s: &Schedule) -> Result<Outcome, String> {
     let mut world = World::new(s.seed, s.faults.clone());
     world.display.config.refresh_ns = s.refresh_ns;
     world.display.config.phase_ns = s.refresh_ns / 3;
+    world.display.config.timing_slots = s.engine_slots;
+    world.display.config.partial_results = s.partial_results;
     let sim = SimPacer::new(&s.door, world).map_err(|e| format!("{e:?}"))?;
     // With the limit changed at run time, presents queued under an earlier, larger one stay.
     let changes = s.p_change_n > 0;
@@ -170,6 +239,7 @@ fn run(s: &Schedule) -> Result<Outcome, String> {
         frames_in_flight: if changes { 3 } else { s.door.frames_in_flight },
         max_retired: s.door.max_retired,
         max_images: s.app.min_images as usize + 2,
+        timing_slots: s.door.timing.map(|t| (t.slots, s.engine_slots)),
     };
     let mut seen = Seen::default();
     let mut after_step = |sim: &mut SimPacer, facts: &Facts| {
@@ -183,7 +253,13 @@ fn run(s: &Schedule) -> Result<Outcome, String> {
     };
     let (facts, sim) = App::new(sim, s.app.clone(), &mut after_step)?.run()?;
     judge_teardown(&sim)?;
+    let d = &sim.world.display.shown;
+    let shown = d
+        .iter()
+        .filter_map(|p| Some((p.shown?, p.target)))
+        .collect();
     Ok(Outcome {
+        shown,
         facts,
         stats: sim.machine.stats(),
         truth: sim.truth,
@@ -220,6 +296,7 @@ fn quiet(seed: u64) -> Schedule {
             p_resize: 0,
             p_reopen: 0,
             own_ids: false,
+            p_mailbox: 0,
         },
         door: PacerParams {
             frames_in_flight: 2,
@@ -229,6 +306,7 @@ fn quiet(seed: u64) -> Schedule {
             present_ids: false,
             pacing: PacingPolicy::FramesInFlight,
             frame_limit: None,
+            timing: None,
         },
         faults: Faults {
             max_gpu_delay: 5,
@@ -236,6 +314,8 @@ fn quiet(seed: u64) -> Schedule {
         },
         p_change_n: 0,
         refresh_ns: 0,
+        engine_slots: 16,
+        partial_results: false,
     }
 }
 
@@ -364,4 +444,91 @@ fn frames_in_flight_changes_and_frame_limits_keep_every_rule() {
         waits += out.truth.history_waits;
     }
     assert!(waits > 0, "no present waited for a proof");
+}
+
+/// Present timing for a surface whose offer makes the core choose `targets`, with `slots`
+/// results-queue slots given, the engine's clocks in `CLOCK_MONOTONIC`.
+fn timing_on(targets: Targets, slots: u32) -> PacerTiming {
+    let offer = DisplayOffer {
+        present_wait: false,
+        present_wait2: None,
+        timing: Some(TimingOffer {
+            surface_timing: true,
+            surface_present_id2: true,
+            host_clock_calibrateable: true,
+            relative_targets: targets == Targets::Relative,
+            absolute_targets: targets == Targets::Absolute,
+        }),
+    };
+    assert_eq!(choose_paths(&offer).timing, Some(targets));
+    PacerTiming {
+        offer,
+        clocks: ClockFaults {
+            offers_monotonic: true,
+            ..ClockFaults::default()
+        },
+        slots,
+        seed: 5,
+    }
+}
+
+/// Present timing on each path the core can choose (relative, absolute and no targets), with
+/// resizes, a fifth of the swapchains in MAILBOX and an engine with one results slot where
+/// two were given: every swapchain is timed, FIFO presents carry targets (the world refuses
+/// one in MAILBOX), results come back and name vkpace's presents, each swapchain's queue is
+/// refused at most once, and every rule of the door holds.
+#[test]
+fn present_timing_is_carried_out_on_every_path() {
+    for (i, targets) in [Targets::Relative, Targets::Absolute, Targets::None]
+        .into_iter()
+        .enumerate()
+    {
+        let mut s = quiet(31 + i as u64);
+        s.refresh_ns = 1_000_000;
+        s.app.p_resize = 1;
+        s.app.p_mailbox = 20;
+        s.door.present_ids = true;
+        s.door.frame_limit = FrameLimit::fps(500.0).ok();
+        s.door.timing = Some(timing_on(targets, 2));
+        s.engine_slots = 1;
+        s.partial_results = targets == Targets::Absolute;
+        let out = run(&s).unwrap();
+        let (t, f) = (&out.truth.timing, &out.facts);
+        let case = format!("{targets:?}: {out:?}");
+        assert_eq!(t.swapchains_timed, f.created, "{case}");
+        assert!(f.created > 10 && f.mailbox_created > 0, "{case}");
+        let complete = t.results.iter().filter(|r| r.2).count();
+        assert!(complete > 300, "{case}");
+        assert!(t.refused.values().sum::<u32>() > 0, "{case}");
+        assert!(out.seen.timing_slots_held > 0, "{case}");
+        match targets {
+            Targets::None => assert_eq!(t.targets, 0, "{case}"),
+            _ => assert!(t.targets > 300, "{case}"),
+        }
+    }
+}
+
+/// A 30 fps limit on a 60 Hz display with relative targets and no faults but GPU delays:
+/// once settled (the display keeps its latest 256 frames), every frame is shown exactly 2
+/// refreshes after the one before it, each asked for with a relative target of 2 refreshes.
+#[test]
+fn a_30_fps_limit_at_60_hz_shows_every_frame_two_refreshes_apart() {
+    let refresh = 16_666_667;
+    let mut s = quiet(37);
+    s.refresh_ns = refresh;
+    s.door.frame_limit = FrameLimit::fps(30.0).ok();
+    s.door.present_ids = true;
+    s.door.timing = Some(timing_on(Targets::Relative, 8));
+    let out = run(&s).unwrap();
+    assert!(out.shown.len() >= 200, "{out:?}");
+    for w in out.shown.windows(2) {
+        let ((before, _), (at, target)) = (w[0], w[1]);
+        assert_eq!(at - before, 2 * refresh, "{:?}", out.shown);
+        assert_eq!(
+            target,
+            PresentTarget::Relative(2 * refresh),
+            "{:?}",
+            out.shown
+        );
+    }
 }
