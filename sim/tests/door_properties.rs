@@ -92,16 +92,16 @@ struct Timed {
 /// Present timing in a third of the schedules: a random offer of the surface and device
 /// (`display_offer`, with the present timing path usable three times in four: relative,
 /// absolute or no targets), the engine's clocks (`clock_faults`), 1 to 8 slots given and up
-/// to 2 fewer in the engine (it then refuses a present), partial results or not, and up to a
-/// third of the swapchains in MAILBOX.
+/// to 2 fewer (it then refuses a present) or 2 more in the engine, partial results or not, and
+/// up to a third of the swapchains in MAILBOX.
 fn timed() -> impl Strategy<Value = Option<Timed>> {
     let timed = (
         (any::<u32>(), 0u32..4, any::<u64>()),
         clock_faults(),
-        (1u32..=8, 0u32..=2, any::<bool>(), 0u32..=33),
+        (1u32..=8, 0u32..=4, any::<bool>(), 0u32..=33),
     )
         .prop_map(
-            |((bits, usable, seed), clocks, (slots, fewer, partial_results, p_mailbox))| {
+            |((bits, usable, seed), clocks, (slots, more, partial_results, p_mailbox))| {
                 // Bits 3, 5, 7 and 9: present timing asked for, the surface supports it and
                 // present ids 2, the host clock calibrates.
                 let usable_bits = if usable > 0 { 0x2A8 } else { 0 };
@@ -112,7 +112,7 @@ fn timed() -> impl Strategy<Value = Option<Timed>> {
                         slots,
                         seed,
                     },
-                    engine_slots: slots.saturating_sub(fewer).max(1),
+                    engine_slots: (slots + more).saturating_sub(2).max(1),
                     partial_results,
                     p_mailbox,
                 }
@@ -473,16 +473,20 @@ fn timing_on(targets: Targets, slots: u32) -> PacerTiming {
 }
 
 /// Present timing on each path the core can choose (relative, absolute and no targets), with
-/// resizes, a fifth of the swapchains in MAILBOX and an engine with one results slot where
-/// two were given: every swapchain is timed, FIFO presents carry targets (the world refuses
-/// one in MAILBOX), results come back and name vkpace's presents, each swapchain's queue is
-/// refused at most once, and every rule of the door holds.
+/// resizes and a fifth of the swapchains in MAILBOX, two results slots given and an engine
+/// with more (the world would take more stage queries than given: the judge counts them) or
+/// with one (it refuses a present): every swapchain is timed, FIFO presents carry targets (the
+/// world refuses one in MAILBOX), results come back and name vkpace's presents, each
+/// swapchain's queue is refused at most once and only by the smaller engine, and every rule of
+/// the door holds.
 #[test]
 fn present_timing_is_carried_out_on_every_path() {
-    for (i, targets) in [Targets::Relative, Targets::Absolute, Targets::None]
-        .into_iter()
-        .enumerate()
-    {
+    let paths = [
+        (Targets::Absolute, 4),
+        (Targets::Relative, 1),
+        (Targets::None, 1),
+    ];
+    for (i, (targets, engine_slots)) in paths.into_iter().enumerate() {
         let mut s = quiet(31 + i as u64);
         s.refresh_ns = 1_000_000;
         s.app.p_resize = 1;
@@ -490,7 +494,7 @@ fn present_timing_is_carried_out_on_every_path() {
         s.door.present_ids = true;
         s.door.frame_limit = FrameLimit::fps(500.0).ok();
         s.door.timing = Some(timing_on(targets, 2));
-        s.engine_slots = 1;
+        s.engine_slots = engine_slots;
         s.partial_results = targets == Targets::Absolute;
         let out = run(&s).unwrap();
         let (t, f) = (&out.truth.timing, &out.facts);
@@ -499,7 +503,7 @@ fn present_timing_is_carried_out_on_every_path() {
         assert!(f.created > 10 && f.mailbox_created > 0, "{case}");
         let complete = t.results.iter().filter(|r| r.2).count();
         assert!(complete > 300, "{case}");
-        assert!(t.refused.values().sum::<u32>() > 0, "{case}");
+        assert_eq!(t.refused.is_empty(), engine_slots >= 2, "{case}");
         assert!(out.seen.timing_slots_held > 0, "{case}");
         match targets {
             Targets::None => assert_eq!(t.targets, 0, "{case}"),
