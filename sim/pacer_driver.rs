@@ -1,9 +1,10 @@
 //! The second door's sim shell: it drives the machine that ships (`PacerMachine`) against the
 //! simulated [`World`] as the Vulkan shell (`layer/vk/present_pacer/`) drives it against a
 //! device, one world operation per step the machine asks for, and makes no decision of its
-//! own: the gate, the repair semaphore, the present ids and fences, when a swapchain the
-//! application destroyed may go, are the machine's. It records what it made in the world
-//! ([`PacerTruth`]) for the properties, which judge that and the world, not the machine.
+//! own: the gate, the repair semaphore, the present ids and fences, present timing's
+//! requests (`pacer_timing.rs`), when a swapchain the application destroyed may go, are the
+//! machine's. It records what it made in the world ([`PacerTruth`]) for the properties, which
+//! judge that and the world, not the machine.
 //!
 //! Completion is by fence, as the Vulkan shell's: each repair submission signals a fence of
 //! the shell's pool, looked at (never waited for) at every call and waited for, bounded, when
@@ -38,8 +39,9 @@ pub struct PacerParams {
     pub present_ids: bool,
     pub pacing: PacingPolicy,
     pub frame_limit: Option<FrameLimit>,
-    /// The device enabled present timing, and what the surface offers (`present_ids` must then
-    /// be on: present timing's results name presents by vkpace's ids).
+    /// The device enabled present timing, and what the surface offers. `present_ids` must be
+    /// on where the offer's present timing path is chosen, as the Vulkan shell's configuration
+    /// has it (present timing's results name presents by vkpace's ids).
     pub timing: Option<PacerTiming>,
 }
 

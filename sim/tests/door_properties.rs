@@ -115,10 +115,12 @@ proptest! {
     /// The textbook loop through the door, in random schedules (per-frame semaphores reused,
     /// out of date, suboptimal, not ready, failed and stale presents, resizes with the old
     /// swapchain destroyed at once, windows closed and opened, present ids and fences or not,
-    /// every pacing policy): no repair semaphore signalled again or destroyed while a present
-    /// may wait on it, no swapchain destroyed before it is idle, destroyed ones gone within
-    /// the stated bounds, repair semaphores within the design's bound, the CPU at most N
-    /// presents ahead of the repairs' completion, and teardown releases everything.
+    /// every pacing policy, present timing on a third, some swapchains in MAILBOX): no repair
+    /// semaphore signalled again or destroyed while a present may wait on it, no swapchain
+    /// destroyed before it is idle, destroyed ones gone within the stated bounds, repair
+    /// semaphores within the design's bound, the CPU at most N presents ahead of the repairs'
+    /// completion, present timing's targets only in FIFO (the world checks), its results
+    /// vkpace's, its results queue within the slots given, and teardown releases everything.
     #[test]
     fn the_door_keeps_every_rule_in_random_schedules(s in schedule()) {
         let described = format!("{s:?}");
