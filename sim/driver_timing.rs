@@ -2,7 +2,7 @@
 //! shell's): results read through the live swapchain's book (`timing_shell.rs`), absolute
 //! targets through its domain, and each present checked against the paths the core chose.
 
-use vkpace_core::{DisplayFeedback, PresentTarget, Targets};
+use vkpace_core::{DisplayFeedback, DisplayOffer, DisplayPaths, PresentTarget, Targets};
 
 use crate::driver::{SimError, SimSwapchain};
 use crate::world::{Gen, PresentExtras};
@@ -25,57 +25,59 @@ impl SimSwapchain {
         Ok(())
     }
 
-    /// What the engine makes of the machine's target: an absolute one goes to the book's
-    /// domain (`TimingBook::target_time`, as the Vulkan shell gives it) and the engine maps it
-    /// back; it must come back as the time the machine asked for.
+    /// What the engine makes of the machine's target ([`SimTiming::engine_target`]).
     pub(crate) fn engine_target(&self, target: PresentTarget) -> Result<PresentTarget, SimError> {
-        let (PresentTarget::Absolute(t), Some(timing)) = (target, self.timing.as_ref()) else {
-            return Ok(target);
-        };
-        match timing.target_round_trip(t) {
-            Some(back) if back == t => Ok(target),
-            other => Err(SimError::Broken(format!(
-                "absolute target {t} reached the engine as {other:?}"
-            ))),
+        match self.timing.as_ref() {
+            Some(timing) => timing.engine_target(target),
+            None => Ok(target),
         }
     }
 
-    /// A present carries only what the chosen paths use, and those only what the offer allows:
-    /// an id only with display feedback or present timing, stage queries only with present
-    /// timing, a relative target only on the relative path of a surface that takes them and an
-    /// absolute one only on the absolute path of a surface that takes those
-    /// (VUID-VkPresentTimingInfoEXT-targetTime-12236/12237), none on present timing's
-    /// `Targets::None`.
+    /// A present carries only what the chosen paths use ([`check_extras`]).
     pub(crate) fn check_path(&self, extras: &PresentExtras) -> Result<(), SimError> {
-        let timing = self.paths.timing;
-        let ids = self.paths.feedback != DisplayFeedback::None || timing.is_some();
-        let offered = self.offer.map(|o| o.timing.unwrap_or_default());
-        let allowed = match (extras.target, timing) {
-            (PresentTarget::None, _) => true,
-            (PresentTarget::Relative(_), Some(Targets::Relative)) => {
-                offered.map_or(true, |t| t.relative_targets)
-            }
-            (PresentTarget::Absolute(_), Some(Targets::Absolute)) => {
-                offered.map_or(true, |t| t.absolute_targets)
-            }
-            _ => false,
-        };
-        let feedback_offered = match (self.offer, self.paths.feedback) {
-            (Some(o), DisplayFeedback::PresentWait2) => o.present_wait2 == Some(true),
-            (Some(o), DisplayFeedback::PresentWait) => o.present_wait,
-            _ => true,
-        };
-        let timing_offered = match (offered, timing) {
-            (Some(t), Some(_)) => t.surface_timing && t.surface_present_id2,
-            _ => true,
-        };
-        let fits = feedback_offered && timing_offered;
-        if (extras.id != 0 && !ids) || (extras.stages && timing.is_none()) || !allowed || !fits {
-            return Err(SimError::Broken(format!(
-                "a present carries {extras:?} on the paths {:?} for the offer {:?}",
-                self.paths, self.offer
-            )));
-        }
-        Ok(())
+        check_extras(self.paths, self.offer, extras)
     }
+}
+
+/// A present carries only what the chosen paths use, and those only what the offer allows:
+/// an id only with display feedback or present timing, stage queries only with present
+/// timing, a relative target only on the relative path of a surface that takes them and an
+/// absolute one only on the absolute path of a surface that takes those
+/// (VUID-VkPresentTimingInfoEXT-targetTime-12236/12237), none on present timing's
+/// `Targets::None`.
+pub(crate) fn check_extras(
+    paths: DisplayPaths,
+    offer: Option<DisplayOffer>,
+    extras: &PresentExtras,
+) -> Result<(), SimError> {
+    let timing = paths.timing;
+    let ids = paths.feedback != DisplayFeedback::None || timing.is_some();
+    let offered = offer.map(|o| o.timing.unwrap_or_default());
+    let allowed = match (extras.target, timing) {
+        (PresentTarget::None, _) => true,
+        (PresentTarget::Relative(_), Some(Targets::Relative)) => {
+            offered.map_or(true, |t| t.relative_targets)
+        }
+        (PresentTarget::Absolute(_), Some(Targets::Absolute)) => {
+            offered.map_or(true, |t| t.absolute_targets)
+        }
+        _ => false,
+    };
+    let feedback_offered = match (offer, paths.feedback) {
+        (Some(o), DisplayFeedback::PresentWait2) => o.present_wait2 == Some(true),
+        (Some(o), DisplayFeedback::PresentWait) => o.present_wait,
+        _ => true,
+    };
+    let timing_offered = match (offered, timing) {
+        (Some(t), Some(_)) => t.surface_timing && t.surface_present_id2,
+        _ => true,
+    };
+    let fits = feedback_offered && timing_offered;
+    if (extras.id != 0 && !ids) || (extras.stages && timing.is_none()) || !allowed || !fits {
+        return Err(SimError::Broken(format!(
+            "a present carries {extras:?} on the paths {:?} for the offer {:?}",
+            paths, offer
+        )));
+    }
+    Ok(())
 }

@@ -9,6 +9,7 @@ mod driver_load;
 mod driver_timing;
 pub mod own_swapchain;
 pub mod pacer_driver;
+pub mod pacer_timing;
 pub mod pacer_truth;
 pub mod pacing;
 pub mod rng;

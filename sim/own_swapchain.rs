@@ -4,6 +4,8 @@
 //! implements the same calls, so one application (the property tests' textbook loop) runs
 //! with vkpace and without, and the world judges both.
 
+use vkpace_core::PresentMode;
+
 use crate::driver::SimError;
 use crate::world::{AcquireResult, Fence, Gen, PresentExtras, PresentResult, Sem, World};
 
@@ -20,8 +22,14 @@ pub trait SwapchainCalls {
     /// The world (the application's own submissions, fences and semaphores go to it).
     fn world(&mut self) -> &mut World;
 
-    /// Creates a swapchain of `images` images in FIFO mode, `old` as `oldSwapchain`.
-    fn create_swapchain(&mut self, images: u32, old: Option<Gen>) -> Result<Gen, SimError>;
+    /// Creates a swapchain of `images` images in present mode `mode`, `old` as
+    /// `oldSwapchain`.
+    fn create_swapchain(
+        &mut self,
+        images: u32,
+        old: Option<Gen>,
+        mode: PresentMode,
+    ) -> Result<Gen, SimError>;
 
     /// Acquires an image of `swapchain`, signalling `semaphore`.
     fn acquire(&mut self, swapchain: Gen, semaphore: Sem) -> Result<AcquireResult, SimError>;
@@ -85,8 +93,13 @@ impl SwapchainCalls for Bare {
         &mut self.world
     }
 
-    fn create_swapchain(&mut self, images: u32, old: Option<Gen>) -> Result<Gen, SimError> {
-        Ok(self.world.create_swapchain(images, old)?)
+    fn create_swapchain(
+        &mut self,
+        images: u32,
+        old: Option<Gen>,
+        mode: PresentMode,
+    ) -> Result<Gen, SimError> {
+        Ok(self.world.create_swapchain_in(images, old, mode)?)
     }
 
     fn acquire(&mut self, swapchain: Gen, semaphore: Sem) -> Result<AcquireResult, SimError> {

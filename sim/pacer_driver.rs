@@ -1,9 +1,10 @@
 //! The second door's sim shell: it drives the machine that ships (`PacerMachine`) against the
 //! simulated [`World`] as the Vulkan shell (`layer/vk/present_pacer/`) drives it against a
 //! device, one world operation per step the machine asks for, and makes no decision of its
-//! own: the gate, the repair semaphore, the present ids and fences, when a swapchain the
-//! application destroyed may go, are the machine's. It records what it made in the world
-//! ([`PacerTruth`]) for the properties, which judge that and the world, not the machine.
+//! own: the gate, the repair semaphore, the present ids and fences, present timing's
+//! requests (`pacer_timing.rs`), when a swapchain the application destroyed may go, are the
+//! machine's. It records what it made in the world ([`PacerTruth`]) for the properties, which
+//! judge that and the world, not the machine.
 //!
 //! Completion is by fence, as the Vulkan shell's: each repair submission signals a fence of
 //! the shell's pool, looked at (never waited for) at every call and waited for, bounded, when
@@ -15,12 +16,13 @@ use vkpace_core::{
     BoundedWait, DestroyOutcome, Gate, PacerAction, PacerConfig, PacerMachine, PresentOutcome,
     PresentPlan, PresentStep, RepairSemaphore, Serial, VkStatus,
 };
-use vkpace_core::{FrameLimit, PacingPolicy};
+use vkpace_core::{FrameLimit, PacingPolicy, PresentMode};
 
 use crate::driver::SimError;
 use crate::own_swapchain::{run_world_until, SwapchainCalls};
+use crate::pacer_timing::{DoorTiming, PacerTiming};
 use crate::pacer_truth::PacerTruth;
-use crate::world::{AcquireResult, Fence, Gen, PresentExtras, PresentResult, Sem, World};
+use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
 
 /// The machine as the sim runs it.
 pub type SimPacerMachine = PacerMachine<Sem, Gen>;
@@ -37,6 +39,10 @@ pub struct PacerParams {
     pub present_ids: bool,
     pub pacing: PacingPolicy,
     pub frame_limit: Option<FrameLimit>,
+    /// The device enabled present timing, and what the surface offers. `present_ids` must be
+    /// on where the offer's present timing path is chosen, as the Vulkan shell's configuration
+    /// has it (present timing's results name presents by vkpace's ids).
+    pub timing: Option<PacerTiming>,
 }
 
 impl PacerParams {
@@ -66,6 +72,8 @@ pub struct SimPacer {
     free_fences: Vec<Fence>,
     /// The teardown proved everything idle and destroyed it.
     pub clean_teardown: bool,
+    /// The display paths and each timed swapchain's present timing (`pacer_timing.rs`).
+    pub(crate) timing: DoorTiming,
 }
 
 impl SimPacer {
@@ -78,6 +86,7 @@ impl SimPacer {
             present_fences: BTreeMap::new(),
             free_fences: Vec::new(),
             clean_teardown: false,
+            timing: DoorTiming::new(params),
         })
     }
 
@@ -139,6 +148,7 @@ impl SimPacer {
                 }
                 PacerAction::DestroySwapchain(g) => {
                     self.world.destroy_swapchain(g)?;
+                    self.timing_destroyed(g);
                     self.truth.destroyed.push(g);
                 }
             }
@@ -290,10 +300,17 @@ impl SwapchainCalls for SimPacer {
         &mut self.world
     }
 
-    fn create_swapchain(&mut self, images: u32, old: Option<Gen>) -> Result<Gen, SimError> {
+    fn create_swapchain(
+        &mut self,
+        images: u32,
+        old: Option<Gen>,
+        mode: PresentMode,
+    ) -> Result<Gen, SimError> {
         self.observe()?;
-        let g = self.world.create_swapchain(images, old)?;
-        self.machine.swapchain_created(g, images, old, true)?;
+        let g = self.world.create_swapchain_in(images, old, mode)?;
+        let fifo = matches!(mode, PresentMode::FIFO | PresentMode::FIFO_RELAXED);
+        self.machine.swapchain_created(g, images, old, fifo)?;
+        self.display_created(g, fifo)?;
         Ok(g)
     }
 
@@ -326,14 +343,12 @@ impl SwapchainCalls for SimPacer {
             None => wait,
         };
         let fence = self.present_fence(&plan);
-        let extras = PresentExtras {
-            id: own_id.unwrap_or(self.machine.planned_present_id(swapchain)),
-            ..PresentExtras::default()
-        };
+        let (extras, timed) = self.present_extras(swapchain, own_id)?;
         self.truth.ids_sent += u64::from(extras.id != 0);
         let result =
             self.world
                 .present_with(swapchain, (image, sem, fence.map(|f| f.1)), extras)?;
+        let result = self.timing_answer(swapchain, result, timed);
         let outcome = match result {
             PresentResult::Queued | PresentResult::QueueFull => PresentOutcome::Queued,
             PresentResult::QueuedStale => PresentOutcome::QueuedStale,
@@ -350,6 +365,7 @@ impl SwapchainCalls for SimPacer {
         }
         let now = self.now();
         self.machine.present_returned(outcome, now)?;
+        self.read_timings()?;
         self.display_feedback()?;
         self.carry_out()?;
         // The pacing sleep at the end of the present (the machine's place for it).
@@ -362,7 +378,10 @@ impl SwapchainCalls for SimPacer {
     fn destroy_swapchain(&mut self, swapchain: Gen) -> Result<(), SimError> {
         self.observe()?;
         match self.machine.destroy_requested(swapchain)? {
-            DestroyOutcome::Unpaced => self.world.destroy_swapchain(swapchain)?,
+            DestroyOutcome::Unpaced => {
+                self.world.destroy_swapchain(swapchain)?;
+                self.timing_destroyed(swapchain);
+            }
             DestroyOutcome::Deferred => {}
             DestroyOutcome::Now => self.bounded_waits()?,
         }

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
+use crate::pacer_timing::TimingTruth;
 use crate::world::{Gen, Sem, World};
 
 /// How many recent repair submissions are kept (more than any frames-in-flight limit).
@@ -34,6 +35,8 @@ pub struct PacerTruth {
     /// Present fences the door added, and those seen signalled.
     pub present_fences: u64,
     pub present_fences_signalled: u64,
+    /// Present timing: what the presents asked for and the results read.
+    pub timing: TimingTruth,
 }
 
 impl PacerTruth {

@@ -7,10 +7,11 @@
 //! domain nobody can map (counted; never silently).
 
 use vkpace_core::{
-    calibration_from, calibration_plan, choose_domain, Calibrateable, DisplayTiming, RawTiming,
-    Rereads, Stages, Targets, TimeDomain, TimingBook, TimingReport,
+    calibration_from, calibration_plan, choose_domain, Calibrateable, DisplayTiming, PresentTarget,
+    RawTiming, Rereads, Stages, Targets, TimeDomain, TimingBook, TimingReport,
 };
 
+use crate::driver::SimError;
 use crate::rng::Rng;
 use crate::world::{ClockFaults, EngineClock, Gen, FOREIGN};
 
@@ -219,5 +220,20 @@ impl SimTiming {
         let raw = book.target_time(t)?;
         let offset = clock.offset(book.domain())?;
         raw.checked_sub(offset)
+    }
+
+    /// What the engine makes of the machine's target: an absolute one goes to the book's
+    /// domain (`TimingBook::target_time`, as the Vulkan shell gives it) and the engine maps it
+    /// back; it must come back as the time the machine asked for.
+    pub fn engine_target(&self, target: PresentTarget) -> Result<PresentTarget, SimError> {
+        let PresentTarget::Absolute(t) = target else {
+            return Ok(target);
+        };
+        match self.target_round_trip(t) {
+            Some(back) if back == t => Ok(target),
+            other => Err(SimError::Broken(format!(
+                "absolute target {t} reached the engine as {other:?}"
+            ))),
+        }
     }
 }

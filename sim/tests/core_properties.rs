@@ -5,9 +5,11 @@
 //! checks the Vulkan rules in the world and the invariants in `sim/app.rs`.
 //! `VKPACE_SCHEDULES` sets how many cases run (default 10,000).
 
+mod offers;
 mod proptest_cases;
 mod sim;
 
+use offers::{clock_faults, display_offer};
 use proptest::prelude::*;
 use proptest_cases::world_faults;
 use sim::app::{run, Params};
@@ -79,48 +81,6 @@ fn feedback() -> impl Strategy<Value = Feedback> {
                     ][(offset % 3) as usize],
                     paths: (offer, clocks),
                 }
-            },
-        )
-}
-
-/// A random offer of display paths, as the shell would find them (`DisplayOffer`): each path
-/// asked for or not, and what the surface and device say, each capability there three times
-/// in four, so that every outcome of `choose_paths` comes up.
-fn display_offer(bits: u32) -> DisplayOffer {
-    let bit = |i: u32| bits >> i & 1 == 1;
-    let mostly = |i: u32| bit(i) || bit(i + 1);
-    let timing = mostly(3).then_some(TimingOffer {
-        surface_timing: mostly(5),
-        surface_present_id2: mostly(7),
-        host_clock_calibrateable: mostly(9),
-        relative_targets: bit(11),
-        absolute_targets: mostly(12),
-    });
-    DisplayOffer {
-        present_wait: bit(0),
-        present_wait2: bit(1).then_some(bit(2)),
-        timing,
-    }
-}
-
-/// How the engine's clocks behave: results in `CLOCK_MONOTONIC` or a local domain that needs a
-/// calibration, a foreign domain now and then, counters that move, `VK_NOT_READY` refreshes.
-fn clock_faults() -> impl Strategy<Value = ClockFaults> {
-    (
-        any::<bool>(),
-        any::<u32>(),
-        0u32..=2,
-        (0u32..=3, 0u32..=3, 0u32..=10, 0u32..=5),
-    )
-        .prop_map(
-            |(monotonic, offset, not_ready, (refresh, domain, mono, foreign))| ClockFaults {
-                offers_monotonic: monotonic,
-                monotonic_offset: u64::from(offset) * 1_000,
-                max_not_ready: not_ready,
-                p_refresh_change: refresh,
-                p_domain_change: domain,
-                p_monotonic_result: mono,
-                p_foreign_result: foreign,
             },
         )
 }

@@ -6,17 +6,21 @@
 //! `core_properties.rs`.
 
 mod door;
+mod offers;
 mod proptest_cases;
 
 use door::judge::{judge, judge_teardown, Limits, Seen};
-use door::textbook::{App, Facts, Textbook};
+use door::schedule::{quiet, schedule, Schedule};
+use door::textbook::{App, Facts};
 use proptest::prelude::*;
-use proptest_cases::world_faults;
 use vkpace_core::PresentPacerStats;
+use vkpace_core::{choose_paths, DisplayOffer, PresentTarget, Targets, TimingOffer};
 use vkpace_core::{FrameLimit, PacingPolicy};
 use vkpace_sim::own_swapchain::Bare;
-use vkpace_sim::pacer_driver::{PacerParams, SimPacer};
+use vkpace_sim::pacer_driver::SimPacer;
+use vkpace_sim::pacer_timing::PacerTiming;
 use vkpace_sim::pacer_truth::PacerTruth;
+use vkpace_sim::world::ClockFaults;
 use vkpace_sim::world::{Faults, World};
 
 /// The door's schedules are a fifth of `VKPACE_SCHEDULES` (each runs an application and the
@@ -38,76 +42,6 @@ fn without_the_door_the_textbook_loop_breaks_00067() {
     assert!(err.contains("00067"), "{err}");
 }
 
-/// One random schedule of the door: the application's loop, the door's settings, the world's
-/// faults.
-#[derive(Debug, Clone)]
-struct Schedule {
-    seed: u64,
-    app: Textbook,
-    door: PacerParams,
-    faults: Faults,
-    /// Percent per step: the application sets a new frames-in-flight limit (1..=3).
-    p_change_n: u32,
-    /// The display's refresh, ns (0: none; each present shown once ready). On a refresh grid
-    /// the display holds each image until it was shown.
-    refresh_ns: u64,
-}
-
-fn schedule() -> impl Strategy<Value = Schedule> {
-    (
-        (any::<u64>(), 1usize..=3, 1usize..=6, 1usize..=3, 1u32..=4),
-        (100u32..=600, 0u32..=20, 0u32..=4, 0u64..=20),
-        world_faults(10),
-        (
-            any::<bool>(),
-            0u32..3,
-            0usize..3,
-            0usize..4,
-            prop_oneof![Just(0u32), 1u32..=10],
-        ),
-    )
-        .prop_map(
-            |(
-                (seed, n, max_retired, app_frames, min_images),
-                (steps, p_resize, p_reopen, refresh),
-                faults,
-                (fences, ids, policy, limit, p_change_n),
-            )| Schedule {
-                seed,
-                p_change_n,
-                refresh_ns: if refresh < 2 { 0 } else { refresh * 100_000 },
-                faults,
-                app: Textbook {
-                    app_frames,
-                    min_images,
-                    steps,
-                    p_resize,
-                    p_reopen,
-                    own_ids: ids == 2,
-                },
-                door: PacerParams {
-                    frames_in_flight: n,
-                    max_retired,
-                    repair: true,
-                    present_fences: fences,
-                    present_ids: ids >= 1,
-                    pacing: [
-                        PacingPolicy::FramesInFlight,
-                        PacingPolicy::LowLatency,
-                        PacingPolicy::Display,
-                    ][policy],
-                    // Frames take a few 100 us ticks of virtual time: these limits sleep.
-                    frame_limit: [
-                        None,
-                        None,
-                        FrameLimit::fps(2_000.0).ok(),
-                        FrameLimit::fps(500.0).ok(),
-                    ][limit],
-                },
-            },
-        )
-}
-
 /// What a schedule did: the application's facts, what the shell made in the world, the
 /// machine's counters and the judge's maxima.
 #[derive(Debug)]
@@ -116,6 +50,8 @@ struct Outcome {
     truth: PacerTruth,
     stats: PresentPacerStats,
     seen: Seen,
+    /// First-pixel times and targets of the latest presents the world's display showed.
+    shown: Vec<(u64, PresentTarget)>,
 }
 
 /// Runs one schedule through the door, judging every step and the teardown.
@@ -123,6 +59,8 @@ fn run(s: &Schedule) -> Result<Outcome, String> {
     let mut world = World::new(s.seed, s.faults.clone());
     world.display.config.refresh_ns = s.refresh_ns;
     world.display.config.phase_ns = s.refresh_ns / 3;
+    world.display.config.timing_slots = s.engine_slots;
+    world.display.config.partial_results = s.partial_results;
     let sim = SimPacer::new(&s.door, world).map_err(|e| format!("{e:?}"))?;
     // With the limit changed at run time, presents queued under an earlier, larger one stay.
     let changes = s.p_change_n > 0;
@@ -130,6 +68,7 @@ fn run(s: &Schedule) -> Result<Outcome, String> {
         frames_in_flight: if changes { 3 } else { s.door.frames_in_flight },
         max_retired: s.door.max_retired,
         max_images: s.app.min_images as usize + 2,
+        timing_slots: s.door.timing.map(|t| (t.slots, s.engine_slots)),
     };
     let mut seen = Seen::default();
     let mut after_step = |sim: &mut SimPacer, facts: &Facts| {
@@ -143,7 +82,13 @@ fn run(s: &Schedule) -> Result<Outcome, String> {
     };
     let (facts, sim) = App::new(sim, s.app.clone(), &mut after_step)?.run()?;
     judge_teardown(&sim)?;
+    let d = &sim.world.display.shown;
+    let shown = d
+        .iter()
+        .filter_map(|p| Some((p.shown?, p.target)))
+        .collect();
     Ok(Outcome {
+        shown,
         facts,
         stats: sim.machine.stats(),
         truth: sim.truth,
@@ -157,45 +102,16 @@ proptest! {
     /// The textbook loop through the door, in random schedules (per-frame semaphores reused,
     /// out of date, suboptimal, not ready, failed and stale presents, resizes with the old
     /// swapchain destroyed at once, windows closed and opened, present ids and fences or not,
-    /// every pacing policy): no repair semaphore signalled again or destroyed while a present
-    /// may wait on it, no swapchain destroyed before it is idle, destroyed ones gone within
-    /// the stated bounds, repair semaphores within the design's bound, the CPU at most N
-    /// presents ahead of the repairs' completion, and teardown releases everything.
+    /// every pacing policy, present timing on a third, some swapchains in MAILBOX): no repair
+    /// semaphore signalled again or destroyed while a present may wait on it, no swapchain
+    /// destroyed before it is idle, destroyed ones gone within the stated bounds, repair
+    /// semaphores within the design's bound, the CPU at most N presents ahead of the repairs'
+    /// completion, present timing's targets only in FIFO (the world checks), its results
+    /// vkpace's, its results queue within the slots given, and teardown releases everything.
     #[test]
     fn the_door_keeps_every_rule_in_random_schedules(s in schedule()) {
         let described = format!("{s:?}");
         run(&s).map_err(|e| TestCaseError::fail(format!("{e}\n  schedule: {described}")))?;
-    }
-}
-
-/// A calm schedule of the door: two per-frame sets, two frames in flight, no faults; tests
-/// switch on what they need.
-fn quiet(seed: u64) -> Schedule {
-    Schedule {
-        seed,
-        app: Textbook {
-            app_frames: 2,
-            min_images: 2,
-            steps: 20_000,
-            p_resize: 0,
-            p_reopen: 0,
-            own_ids: false,
-        },
-        door: PacerParams {
-            frames_in_flight: 2,
-            max_retired: 5,
-            repair: true,
-            present_fences: false,
-            present_ids: false,
-            pacing: PacingPolicy::FramesInFlight,
-            frame_limit: None,
-        },
-        faults: Faults {
-            max_gpu_delay: 5,
-            ..Faults::default()
-        },
-        p_change_n: 0,
-        refresh_ns: 0,
     }
 }
 
@@ -324,4 +240,97 @@ fn frames_in_flight_changes_and_frame_limits_keep_every_rule() {
         waits += out.truth.history_waits;
     }
     assert!(waits > 0, "no present waited for a proof");
+}
+
+/// Present timing for a surface whose offer makes the core choose `targets`, with `slots`
+/// results-queue slots given, the engine's clocks in `CLOCK_MONOTONIC`.
+fn timing_on(targets: Targets, slots: u32) -> PacerTiming {
+    let offer = DisplayOffer {
+        present_wait: false,
+        present_wait2: None,
+        timing: Some(TimingOffer {
+            surface_timing: true,
+            surface_present_id2: true,
+            host_clock_calibrateable: true,
+            relative_targets: targets == Targets::Relative,
+            absolute_targets: targets == Targets::Absolute,
+        }),
+    };
+    assert_eq!(choose_paths(&offer).timing, Some(targets));
+    PacerTiming {
+        offer,
+        clocks: ClockFaults {
+            offers_monotonic: true,
+            ..ClockFaults::default()
+        },
+        slots,
+        seed: 5,
+    }
+}
+
+/// Present timing on each path the core can choose (relative, absolute and no targets), with
+/// resizes and a fifth of the swapchains in MAILBOX, two results slots given and an engine
+/// with more (the world would take more stage queries than given: the judge counts them) or
+/// with one (it refuses a present): every swapchain is timed, FIFO presents carry targets (the
+/// world refuses one in MAILBOX), results come back and name vkpace's presents, each
+/// swapchain's queue is refused at most once and only by the smaller engine, and every rule of
+/// the door holds.
+#[test]
+fn present_timing_is_carried_out_on_every_path() {
+    let paths = [
+        (Targets::Absolute, 4),
+        (Targets::Relative, 1),
+        (Targets::None, 1),
+    ];
+    for (i, (targets, engine_slots)) in paths.into_iter().enumerate() {
+        let mut s = quiet(31 + i as u64);
+        s.refresh_ns = 1_000_000;
+        s.app.steps = 12_000;
+        s.app.p_resize = 1;
+        s.app.p_mailbox = 20;
+        s.door.present_ids = true;
+        s.door.frame_limit = FrameLimit::fps(500.0).ok();
+        s.door.timing = Some(timing_on(targets, 2));
+        s.engine_slots = engine_slots;
+        s.partial_results = targets == Targets::Absolute;
+        let out = run(&s).unwrap();
+        let (t, f) = (&out.truth.timing, &out.facts);
+        let case = format!("{targets:?}: {out:?}");
+        assert_eq!(t.swapchains_timed, f.created, "{case}");
+        assert!(f.created > 10 && f.mailbox_created > 0, "{case}");
+        let complete = t.results.iter().filter(|r| r.2).count();
+        assert!(complete > 200, "{case}");
+        assert_eq!(t.refused.is_empty(), engine_slots >= 2, "{case}");
+        assert!(out.seen.timing_slots_held > 0, "{case}");
+        match targets {
+            Targets::None => assert_eq!(t.targets, 0, "{case}"),
+            _ => assert!(t.targets > 200, "{case}"),
+        }
+    }
+}
+
+/// A 30 fps limit on a 60 Hz display with relative targets and no faults but GPU delays:
+/// once settled (the display keeps its latest 256 frames), every frame is shown exactly 2
+/// refreshes after the one before it, each asked for with a relative target of 2 refreshes.
+#[test]
+fn a_30_fps_limit_at_60_hz_shows_every_frame_two_refreshes_apart() {
+    let refresh = 16_666_667;
+    let mut s = quiet(37);
+    s.refresh_ns = refresh;
+    s.app.steps = 4_000;
+    s.door.frame_limit = FrameLimit::fps(30.0).ok();
+    s.door.present_ids = true;
+    s.door.timing = Some(timing_on(Targets::Relative, 8));
+    let out = run(&s).unwrap();
+    assert!(out.shown.len() >= 200, "{out:?}");
+    for w in out.shown.windows(2) {
+        let ((before, _), (at, target)) = (w[0], w[1]);
+        assert_eq!(at - before, 2 * refresh, "{:?}", out.shown);
+        assert_eq!(
+            target,
+            PresentTarget::Relative(2 * refresh),
+            "{:?}",
+            out.shown
+        );
+    }
 }

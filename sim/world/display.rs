@@ -207,6 +207,12 @@ impl Display {
                 .is_some_and(|s| s.results.len() as u32 >= self.config.timing_slots)
     }
 
+    /// Results-queue slots of `g` taken now: presents that asked for stage times, queued and
+    /// not yet read back complete.
+    pub fn timing_slots_held(&self, g: Gen) -> usize {
+        self.swapchains.get(&g).map_or(0, |s| s.results.len())
+    }
+
     /// The rules a present's extras must keep, before it is queued: ids grow per swapchain
     /// (`VUID-VkPresentIdKHR-presentIds-04999`); a target only in a FIFO mode, before and
     /// after the present's switch (`VUID-VkPresentTimingsInfoEXT-pSwapchains-12235`).

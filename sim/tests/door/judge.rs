@@ -6,7 +6,10 @@
 //! of it is pending, present ids that do not grow, targets outside FIFO) are checked by the
 //! world at the operation that would break them: any such operation fails the schedule.
 
+use std::collections::BTreeSet;
+
 use vkpace_sim::pacer_driver::SimPacer;
+use vkpace_sim::world::Gen;
 
 use super::textbook::Facts;
 
@@ -19,6 +22,9 @@ pub struct Limits {
     pub max_retired: usize,
     /// The most images a swapchain may have (the application's request plus the "driver's").
     pub max_images: usize,
+    /// Present timing: the results-queue slots the shell gave each timed swapchain, and the
+    /// slots the world's engine really has.
+    pub timing_slots: Option<(u32, u32)>,
 }
 
 /// The most repair semaphores the door may hold: each image's present history is `n + 1`
@@ -42,7 +48,7 @@ pub fn presents_to_idle(l: &Limits) -> u64 {
 
 /// The most the judge saw at once over a schedule, for the tests that check the properties
 /// were exercised.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Seen {
     pub repairs_pending: usize,
     pub destroyed_waiting: usize,
@@ -54,6 +60,11 @@ pub struct Seen {
     /// The application's destroyed swapchains before this one are all gone (destroyed in the
     /// world, which is final): the judge looks from here on.
     pub first_alive: usize,
+    /// Present timing: the most results-queue slots of the current swapchain taken at once in
+    /// the world, the results judged so far, and the presents whose complete result was read.
+    pub timing_slots_held: usize,
+    pub results_judged: usize,
+    pub results_complete: BTreeSet<(Gen, u64)>,
 }
 
 /// Every property of a step; records the maxima in `seen`.
@@ -71,6 +82,64 @@ pub fn judge(sim: &mut SimPacer, facts: &Facts, l: &Limits, seen: &mut Seen) -> 
     seen.destroyed_waiting = seen.destroyed_waiting.max(waiting);
     seen.presents_outlived = seen.presents_outlived.max(outlived);
     seen.frames_displayed = seen.frames_displayed.max(displayed(sim, facts)?);
+    timing_results(sim, seen)?;
+    timing_slots(sim, facts, l, seen)
+}
+
+/// Present timing's results are vkpace's: each one handed to the machine names a present to
+/// that swapchain that asked for stage times with vkpace's own present id (never one carrying
+/// the application's ids, by which results would be named), and each present's complete result
+/// is read once. (The ids themselves grow per swapchain: the world checks every present's.)
+fn timing_results(sim: &SimPacer, seen: &mut Seen) -> Result<(), String> {
+    let t = &sim.truth.timing;
+    if t.asked_with_caller_ids > 0 {
+        return Err(format!(
+            "{} presents with the application's own ids asked for stage times",
+            t.asked_with_caller_ids
+        ));
+    }
+    for &(g, id, complete) in &t.results[seen.results_judged.min(t.results.len())..] {
+        if !t.asked.contains(&(g, id)) {
+            return Err(format!(
+                "a timing result of swapchain {g} names present id {id}, which vkpace asked no stage times for"
+            ));
+        }
+        if complete && !seen.results_complete.insert((g, id)) {
+            return Err(format!(
+                "the complete result of present {id} of swapchain {g} read twice"
+            ));
+        }
+    }
+    seen.results_judged = t.results.len();
+    Ok(())
+}
+
+/// Present timing's results queue, in the world: the current swapchain's presents asking for
+/// stage times never hold more slots than the shell gave it; and the world refuses a present
+/// for a full queue only where its engine has fewer slots than that, at most once per
+/// swapchain (vkpace then asks for no more than it has; the refused present still executed
+/// its waits, which the world checked).
+fn timing_slots(sim: &SimPacer, facts: &Facts, l: &Limits, seen: &mut Seen) -> Result<(), String> {
+    let Some((given, engine)) = l.timing_slots else {
+        return Ok(());
+    };
+    if let Some(g) = facts.current {
+        let held = sim.world.display.timing_slots_held(g);
+        if held > given as usize {
+            return Err(format!(
+                "swapchain {g}: {held} presents hold a timing results slot, {given} slots given"
+            ));
+        }
+        seen.timing_slots_held = seen.timing_slots_held.max(held);
+    }
+    let allowed = u32::from(engine < given);
+    for (g, &refused) in &sim.truth.timing.refused {
+        if refused > allowed {
+            return Err(format!(
+                "swapchain {g}: {refused} presents refused for a full timing results queue, at most {allowed} (slots given {given}, the engine's {engine})"
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -3,4 +3,5 @@
 //! ground truth.
 
 pub mod judge;
+pub mod schedule;
 pub mod textbook;

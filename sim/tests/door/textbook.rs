@@ -8,6 +8,7 @@
 //! with no successor). It calls the swapchain functions through [`SwapchainCalls`]: the driver
 //! alone or the second door. After every step the caller's judge checks its properties.
 
+use vkpace_core::PresentMode;
 use vkpace_sim::driver::SimError;
 use vkpace_sim::own_swapchain::SwapchainCalls;
 use vkpace_sim::world::{AcquireResult, Fence, Gen, PresentResult, Sem};
@@ -25,6 +26,9 @@ pub struct Textbook {
     pub p_reopen: u32,
     /// The application chains its own present ids to every present (the door adds none).
     pub own_ids: bool,
+    /// Percent per creation: the swapchain is made in MAILBOX (which takes no present-timing
+    /// targets) rather than FIFO.
+    pub p_mailbox: u32,
 }
 
 /// What the application did and holds, for the judge.
@@ -55,6 +59,8 @@ pub struct Facts {
     pub lineage_first: Gen,
     /// The most images a swapchain had.
     pub max_images: u32,
+    /// Swapchains made in MAILBOX.
+    pub mailbox_created: u64,
 }
 
 /// A swapchain the application destroyed.
@@ -278,8 +284,17 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
     }
 
     fn create(&mut self, old: Option<Gen>) -> Result<(), String> {
-        let images = self.p.min_images + self.calls.world().rng.below(3);
-        let g = self.calls.create_swapchain(images, old).map_err(describe)?;
+        let rng = &mut self.calls.world().rng;
+        let images = self.p.min_images + rng.below(3);
+        // No draw without MAILBOX in the schedule: such schedules run as they always did.
+        let mode = match self.p.p_mailbox > 0 && rng.chance(self.p.p_mailbox) {
+            true => PresentMode::MAILBOX,
+            false => PresentMode::FIFO,
+        };
+        let g = self
+            .calls
+            .create_swapchain(images, old, mode)
+            .map_err(describe)?;
         self.facts.current = Some(g);
         if old.is_none() {
             self.facts.lineage += 1;
@@ -287,6 +302,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
         }
         self.facts.queued_current = 0;
         self.facts.created += 1;
+        self.facts.mailbox_created += u64::from(mode == PresentMode::MAILBOX);
         self.facts.max_images = self.facts.max_images.max(images);
         Ok(())
     }
