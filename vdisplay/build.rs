@@ -1,7 +1,7 @@
-//! Links the layer library with `-Bsymbolic`: its references to its own exported symbols
-//! (`vkGetInstanceProcAddr` and the rest) bind to its own definitions, never to libvulkan's
-//! exports of the same names that an application linking libvulkan puts in the global scope
-//! (see `src/exports.rs`).
+//! Links the layer library with `-Bsymbolic` (the line `vkpace_layer_plumbing::SYMBOLIC_LINK_ARG`
+//! names; the plumbing's `exports` module says why every layer needs it and why each layer
+//! package prints it itself: cargo takes a cdylib's link arguments only from its own build
+//! script).
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
