@@ -132,30 +132,32 @@ mod tests {
         _payload: u64,
     }
 
+    /// A device and its queue (one dispatch table), and a device of another table.
+    static DEVICE: Object = Object {
+        dispatch: 0x1000,
+        _payload: 1,
+    };
+    static QUEUE: Object = Object {
+        dispatch: 0x1000,
+        _payload: 2,
+    };
+    static OTHER: Object = Object {
+        dispatch: 0x2000,
+        _payload: 3,
+    };
+
     fn handle<H: vk::Handle>(obj: &Object) -> H {
         H::from_raw(obj as *const Object as u64)
     }
 
     #[test]
     fn key_is_the_first_word_shared_by_objects_of_one_table() {
-        let device = Object {
-            dispatch: 0x1000,
-            _payload: 1,
-        };
-        let queue = Object {
-            dispatch: 0x1000,
-            _payload: 2,
-        };
-        let other = Object {
-            dispatch: 0x2000,
-            _payload: 3,
-        };
-        // SAFETY: the objects live on this frame and start with their dispatch word.
+        // SAFETY: the objects are statics starting with their dispatch word.
         let (d, q, o) = unsafe {
             (
-                DispatchKey::of(handle::<vk::Device>(&device)),
-                DispatchKey::of(handle::<vk::Queue>(&queue)),
-                DispatchKey::of(handle::<vk::Device>(&other)),
+                DispatchKey::of(handle::<vk::Device>(&DEVICE)),
+                DispatchKey::of(handle::<vk::Queue>(&QUEUE)),
+                DispatchKey::of(handle::<vk::Device>(&OTHER)),
             )
         };
         assert_eq!(d.as_raw(), 0x1000);
@@ -166,31 +168,19 @@ mod tests {
     #[test]
     fn map_finds_state_from_any_handle_sharing_the_key() {
         let map: DispatchMap<&str> = Table::new();
-        let device = Object {
-            dispatch: 0x1000,
-            _payload: 1,
-        };
-        let queue = Object {
-            dispatch: 0x1000,
-            _payload: 2,
-        };
-        let stranger = Object {
-            dispatch: 0x3000,
-            _payload: 3,
-        };
         assert!(map
             .insert(DispatchKey::from_raw(0x1000), Arc::new("dev"))
             .is_none());
-        // SAFETY: as above.
+        // SAFETY: the objects are statics starting with their dispatch word.
         unsafe {
-            assert_eq!(map.of(handle::<vk::Queue>(&queue)).as_deref(), Some(&"dev"));
-            assert!(map.of(handle::<vk::Device>(&stranger)).is_none());
+            assert_eq!(map.of(handle::<vk::Queue>(&QUEUE)).as_deref(), Some(&"dev"));
+            assert!(map.of(handle::<vk::Device>(&OTHER)).is_none());
         }
         let replaced = map.insert(DispatchKey::from_raw(0x1000), Arc::new("dev2"));
         assert_eq!(replaced.as_deref(), Some(&"dev"));
         assert_eq!(map.len(), 1);
         // SAFETY: as above.
-        let key = unsafe { DispatchKey::of(handle::<vk::Device>(&device)) };
+        let key = unsafe { DispatchKey::of(handle::<vk::Device>(&DEVICE)) };
         assert_eq!(map.remove(key).as_deref(), Some(&"dev2"));
         assert!(map.is_empty());
         assert!(map.remove(key).is_none());
