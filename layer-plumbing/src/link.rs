@@ -114,6 +114,33 @@ impl InstanceLink {
         })
     }
 
+    /// A layer's whole part in the chain walk of `vkCreateInstance`: takes this layer's link
+    /// from `ci` (advancing it), has `call_down` call the next layer's `vkCreateInstance`
+    /// (with the application's arguments or the layer's edited copy, writing to `out`), and on
+    /// success returns the next layer's entry points bound to the new instance. The error is
+    /// what the layer's `vkCreateInstance` returns: `VK_ERROR_INITIALIZATION_FAILED` without a
+    /// link, else the next layer's error.
+    ///
+    /// # Safety
+    /// As [`take`](Self::take); `out` must be the application's output pointer, written by
+    /// `call_down` when it returns `VK_SUCCESS`.
+    pub unsafe fn create(
+        ci: &vk::InstanceCreateInfo<'_>,
+        out: *mut vk::Instance,
+        call_down: impl FnOnce(vk::PFN_vkCreateInstance) -> vk::Result,
+    ) -> Result<NextInstance, vk::Result> {
+        // SAFETY: the caller's contract.
+        let link = unsafe { Self::take(ci) }.ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        let next_create = link
+            .create_instance()
+            .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        match call_down(next_create) {
+            // SAFETY: creation succeeded, so `*out` is the new instance.
+            vk::Result::SUCCESS => Ok(link.bind(unsafe { *out })),
+            error => Err(error),
+        }
+    }
+
     /// The next layer's entry points bound to the instance it created.
     pub fn bind(self, handle: vk::Instance) -> NextInstance {
         NextInstance {
@@ -165,6 +192,31 @@ impl DeviceLink {
         Some(unsafe {
             std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCreateDevice>(f)
         })
+    }
+
+    /// A layer's whole part in the chain walk of `vkCreateDevice`, as
+    /// [`InstanceLink::create`]: `instance` is the physical device's instance (the next
+    /// layer's `vkCreateDevice` is looked up with it).
+    ///
+    /// # Safety
+    /// As [`take`](Self::take); `instance` must be valid; `out` must be the application's
+    /// output pointer, written by `call_down` when it returns `VK_SUCCESS`.
+    pub unsafe fn create(
+        ci: &vk::DeviceCreateInfo<'_>,
+        instance: vk::Instance,
+        out: *mut vk::Device,
+        call_down: impl FnOnce(vk::PFN_vkCreateDevice) -> vk::Result,
+    ) -> Result<NextDevice, vk::Result> {
+        // SAFETY: the caller's contract.
+        let link = unsafe { Self::take(ci) }.ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        // SAFETY: the caller's contract.
+        let next_create = unsafe { link.create_device(instance) }
+            .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        match call_down(next_create) {
+            // SAFETY: creation succeeded, so `*out` is the new device.
+            vk::Result::SUCCESS => Ok(link.bind(unsafe { *out })),
+            error => Err(error),
+        }
     }
 
     /// The next layer's device entry points bound to the device it created.
@@ -325,5 +377,77 @@ mod tests {
             assert!(DeviceLink::take(&bare).is_none());
             assert!(set_device_loader_data(&bare).is_none());
         }
+    }
+
+    unsafe extern "system" fn fake_create(
+        _: *const vk::InstanceCreateInfo<'_>,
+        _: *const vk::AllocationCallbacks<'_>,
+        _: *mut vk::Instance,
+    ) -> vk::Result {
+        vk::Result::SUCCESS
+    }
+
+    /// A next layer that offers only `vkCreateInstance`.
+    unsafe extern "system" fn gipa_create(
+        _: vk::Instance,
+        name: *const std::ffi::c_char,
+    ) -> vk::PFN_vkVoidFunction {
+        // SAFETY: the callers pass C strings.
+        let wanted = unsafe { std::ffi::CStr::from_ptr(name) } == c"vkCreateInstance";
+        // SAFETY: erasing the function's type, as a GetInstanceProcAddr does.
+        wanted.then(|| unsafe {
+            std::mem::transmute::<vk::PFN_vkCreateInstance, unsafe extern "system" fn()>(
+                fake_create,
+            )
+        })
+    }
+
+    /// `create` with a one-link chain whose next layer is `next_gipa`, `call_down` writing
+    /// `handle` and returning `result`.
+    fn create_with(
+        next_gipa: vk::PFN_vkGetInstanceProcAddr,
+        result: vk::Result,
+    ) -> Result<NextInstance, vk::Result> {
+        let mut next = LayerInstanceLink {
+            p_next: std::ptr::null_mut(),
+            pfn_next_get_instance_proc_addr: next_gipa,
+            pfn_next_get_physical_device_proc_addr: None,
+        };
+        let link_info = LayerInstanceCreateInfo {
+            s_type: LOADER_INSTANCE_CREATE_INFO,
+            p_next: std::ptr::null(),
+            function: LayerFunction::LINK_INFO,
+            p_layer_info: &mut next,
+        };
+        let ci = vk::InstanceCreateInfo {
+            p_next: (&link_info as *const LayerInstanceCreateInfo).cast(),
+            ..Default::default()
+        };
+        let mut out = vk::Instance::null();
+        let out_ptr: *mut vk::Instance = &mut out;
+        // SAFETY: the chain and `out` live on this frame.
+        unsafe {
+            InstanceLink::create(&ci, out_ptr, |create| {
+                assert_eq!(addr(create), addr(fake_create as vk::PFN_vkCreateInstance));
+                *out_ptr = vk::Handle::from_raw(0x5000);
+                result
+            })
+        }
+    }
+
+    #[test]
+    fn create_binds_the_new_instance_or_passes_the_error_up() {
+        let next = create_with(gipa_create, vk::Result::SUCCESS).map(|n| (n.handle, addr(n.gipa)));
+        let bound = vk::Handle::from_raw(0x5000);
+        assert_eq!(
+            next,
+            Ok((bound, addr(gipa_create as vk::PFN_vkGetInstanceProcAddr)))
+        );
+        let failed =
+            create_with(gipa_create, vk::Result::ERROR_LAYER_NOT_PRESENT).map(|n| n.handle);
+        assert_eq!(failed, Err(vk::Result::ERROR_LAYER_NOT_PRESENT));
+        // A next layer without vkCreateInstance: the layer's creation fails, nothing is called.
+        let none = create_with(gipa_a, vk::Result::SUCCESS).map(|n| n.handle);
+        assert_eq!(none, Err(vk::Result::ERROR_INITIALIZATION_FAILED));
     }
 }

@@ -174,14 +174,6 @@ pub unsafe fn create(
     let Some(inst) = (unsafe { Instance::of_physical(pd) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: the loader's create info, once per call.
-    let Some(link) = (unsafe { DeviceLink::take(&*ci) }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the physical device's instance.
-    let Some(next_create) = (unsafe { link.create_device(inst.handle) }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
     // SAFETY: `ci` is valid for the call.
     let names = unsafe {
         extensions::names(
@@ -193,23 +185,26 @@ pub unsafe fn create(
     let driver = unsafe { crate::physical::driver_extensions(&inst, pd) };
     let (kept, drop_types) = plan_down(&names, &driver);
     let kept_ptrs: Vec<*const c_char> = kept.iter().map(|n| n.as_ptr()).collect();
-    // SAFETY: `ci` is valid.
-    let mut down = vk::DeviceCreateInfo {
-        enabled_extension_count: kept_ptrs.len() as u32,
-        pp_enabled_extension_names: kept_ptrs.as_ptr(),
-        ..unsafe { *ci }
+    let call_down = |next_create: vk::PFN_vkCreateDevice| {
+        // SAFETY: `ci` is valid.
+        let mut down = vk::DeviceCreateInfo {
+            enabled_extension_count: kept_ptrs.len() as u32,
+            pp_enabled_extension_names: kept_ptrs.as_ptr(),
+            ..unsafe { *ci }
+        };
+        // SAFETY: `down` heads the application's valid chain; only the call below reads it,
+        // and the splice relinks the application's structures when dropped after it.
+        let _splice =
+            unsafe { Splice::unlink((&mut down as *mut vk::DeviceCreateInfo).cast(), &drop_types) };
+        // SAFETY: a valid create info without the structures and names the driver must not see.
+        unsafe { next_create(pd, &down, alloc, out) }
     };
-    // SAFETY: `down` heads the application's valid chain; it is only read by the call below.
-    let splice =
-        unsafe { Splice::unlink((&mut down as *mut vk::DeviceCreateInfo).cast(), &drop_types) };
-    // SAFETY: a valid create info without the structures and names the driver must not see.
-    let r = unsafe { next_create(pd, &down, alloc, out) };
-    drop(splice);
-    if r != vk::Result::SUCCESS {
-        return r;
+    // SAFETY: the loader's create info, once per call; the physical device's instance.
+    match unsafe { DeviceLink::create(&*ci, inst.handle, out, call_down) } {
+        // SAFETY: the device was just created from `ci`.
+        Ok(next) => unsafe { finish_create(inst, pd, &*ci, &names, next) },
+        Err(error) => error,
     }
-    // SAFETY: the device was just created from `ci`.
-    unsafe { finish_create(inst, pd, &*ci, &names, link.bind(*out)) }
 }
 
 /// The extension names to pass down and the feature structures to unlink: the layer's

@@ -71,20 +71,18 @@ pub unsafe fn create(
     alloc: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> vk::Result {
-    // SAFETY: the loader's create info, once per call.
-    let Some(link) = (unsafe { InstanceLink::take(&*ci) }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    // SAFETY: the loader's create info, once per call; `ci` is valid.
+    let next = unsafe {
+        InstanceLink::create(&*ci, out, |next_create| {
+            call_down_create(next_create, &*ci, alloc, out)
+        })
     };
-    let Some(next_create) = link.create_instance() else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    let next = match next {
+        Ok(next) => next,
+        Err(error) => return error,
     };
-    // SAFETY: `ci` is valid.
-    let result = unsafe { call_down_create(next_create, &*ci, alloc, out) };
-    if result != vk::Result::SUCCESS {
-        return result;
-    }
-    // SAFETY: creation succeeded, `*out` is the new instance.
-    let instance = unsafe { build(link.bind(*out), &*ci) };
+    // SAFETY: `next` is bound to the instance just created from `ci`.
+    let instance = unsafe { build(next, &*ci) };
     // SAFETY: a valid instance handle.
     let key = unsafe { DispatchKey::of(instance.handle) };
     INSTANCES.insert(key, Arc::new(instance));
