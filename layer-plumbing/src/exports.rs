@@ -15,12 +15,9 @@
 //! * the library is linked with `-Wl,-Bsymbolic`, so any reference to an exported symbol from
 //!   inside binds to the library's own definition. Cargo applies a link argument only to the
 //!   package whose build script prints it (`cargo::rustc-cdylib-link-arg`; a dependency's
-//!   build script cannot add it), so each layer package keeps a build script with the one line
-//!   [`SYMBOLIC_LINK_ARG`] names;
+//!   build script cannot add it), so every layer package names the one script that does,
+//!   `layer-plumbing/build/link_symbolic.rs`, as its `build` in its `Cargo.toml`;
 //! * Rust's cdylib version script keeps every other symbol local.
-
-/// The line each layer package's `build.rs` prints (see the module documentation).
-pub const SYMBOLIC_LINK_ARG: &str = "cargo::rustc-cdylib-link-arg=-Wl,-Bsymbolic";
 
 /// Exports the loader interface of the layer type `$layer` (a [`Layer`](crate::Layer)):
 /// `vkNegotiateLoaderLayerInterfaceVersion`, the only symbol a loader of interface 2 or later

@@ -17,8 +17,9 @@
 //! * [`chain`]: finding and temporarily unlinking structures of an application's `pNext`
 //!   chain without writing through its pointers for longer than a call.
 //!
-//! A layer is then its [`Layer`] implementation, its hooks, and a build script printing
-//! [`SYMBOLIC_LINK_ARG`]. The smallest one, which intercepts `vkDestroyDevice` and passes
+//! A layer is then its [`Layer`] implementation, its hooks, and the line
+//! `build = "../layer-plumbing/build/link_symbolic.rs"` in its `Cargo.toml` (the shared build
+//! script that links it with `-Bsymbolic`). The smallest one, which intercepts `vkDestroyDevice` and passes
 //! everything else down (its `vkCreateDevice` hook, not shown, takes the [`DeviceLink`], calls
 //! down and inserts a `Dev` into `DEVICES`):
 //!
@@ -82,7 +83,6 @@ pub mod proc_addr;
 pub use ash;
 
 pub use dispatch::{DispatchKey, DispatchMap, Table};
-pub use exports::SYMBOLIC_LINK_ARG;
 pub use guard::Guard;
 pub use link::{
     find_device_info, find_instance_info, set_device_loader_data, DeviceLink, InstanceLink,

@@ -247,41 +247,61 @@ pub unsafe fn set_device_loader_data(
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+    use std::ffi::c_char;
+
     use super::*;
     use crate::loader::{LayerInstanceCreateInfo, LayerInstanceLink};
 
-    unsafe extern "system" fn gipa_a(
-        _: vk::Instance,
-        _: *const std::ffi::c_char,
-    ) -> vk::PFN_vkVoidFunction {
+    // The fake next layers are told apart by calling them (each records its name), not by
+    // their addresses: the compiler may merge functions with the same code, and one function
+    // may have more than one address.
+    thread_local! {
+        static CALLED: Cell<&'static str> = const { Cell::new("") };
+    }
+
+    fn record(name: &'static str) {
+        CALLED.with(|c| c.set(name));
+    }
+
+    /// The name the last fake called recorded.
+    fn called() -> &'static str {
+        CALLED.with(|c| c.replace(""))
+    }
+
+    unsafe extern "system" fn gipa_a(_: vk::Instance, _: *const c_char) -> vk::PFN_vkVoidFunction {
+        record("gipa_a");
         None
     }
-    unsafe extern "system" fn gipa_b(
-        _: vk::Instance,
-        _: *const std::ffi::c_char,
-    ) -> vk::PFN_vkVoidFunction {
+    unsafe extern "system" fn gipa_b(_: vk::Instance, _: *const c_char) -> vk::PFN_vkVoidFunction {
+        record("gipa_b");
         None
     }
-    unsafe extern "system" fn gdpa_a(
-        _: vk::Device,
-        _: *const std::ffi::c_char,
-    ) -> vk::PFN_vkVoidFunction {
+    unsafe extern "system" fn gdpa_a(_: vk::Device, _: *const c_char) -> vk::PFN_vkVoidFunction {
+        record("gdpa_a");
         None
     }
-    unsafe extern "system" fn gdpa_b(
-        _: vk::Device,
-        _: *const std::ffi::c_char,
-    ) -> vk::PFN_vkVoidFunction {
+    unsafe extern "system" fn gdpa_b(_: vk::Device, _: *const c_char) -> vk::PFN_vkVoidFunction {
+        record("gdpa_b");
         None
     }
     unsafe extern "system" fn set_data(_: vk::Device, _: *mut c_void) -> vk::Result {
+        record("set_data");
         vk::Result::SUCCESS
     }
 
-    fn addr<T: Copy>(f: T) -> usize {
-        assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<usize>());
-        // SAFETY: `T` is a function pointer (same size as usize, checked above).
-        unsafe { std::mem::transmute_copy(&f) }
+    /// Which fake an instance-level lookup is.
+    fn which_gipa(f: vk::PFN_vkGetInstanceProcAddr) -> &'static str {
+        // SAFETY: the fakes read nothing.
+        unsafe { f(vk::Instance::null(), c"vkProbe".as_ptr()) };
+        called()
+    }
+
+    /// Which fake a device-level lookup is.
+    fn which_gdpa(f: vk::PFN_vkGetDeviceProcAddr) -> &'static str {
+        // SAFETY: the fakes read nothing.
+        unsafe { f(vk::Device::null(), c"vkProbe".as_ptr()) };
+        called()
     }
 
     /// Two layers' links below this one, behind an unrelated structure and the loader's
@@ -319,11 +339,11 @@ mod tests {
             ..Default::default()
         };
         // SAFETY: the chain lives on this frame.
-        let first = unsafe { InstanceLink::take(&ci) }.map(|l| addr(l.next_gipa));
-        assert_eq!(first, Some(addr(gipa_a as vk::PFN_vkGetInstanceProcAddr)));
+        let first = unsafe { InstanceLink::take(&ci) }.map(|l| which_gipa(l.next_gipa));
+        assert_eq!(first, Some("gipa_a"));
         // SAFETY: as above.
-        let second = unsafe { InstanceLink::take(&ci) }.map(|l| addr(l.next_gipa));
-        assert_eq!(second, Some(addr(gipa_b as vk::PFN_vkGetInstanceProcAddr)));
+        let second = unsafe { InstanceLink::take(&ci) }.map(|l| which_gipa(l.next_gipa));
+        assert_eq!(second, Some("gipa_b"));
         // SAFETY: as above.
         assert!(unsafe { InstanceLink::take(&ci) }.is_none());
         assert!(link_info.p_layer_info.is_null());
@@ -358,18 +378,17 @@ mod tests {
             ..Default::default()
         };
         // SAFETY: the chain lives on this frame.
-        let link = unsafe { DeviceLink::take(&ci) }.map(|l| (addr(l.next_gipa), addr(l.next_gdpa)));
-        assert_eq!(
-            link,
-            Some((
-                addr(gipa_a as vk::PFN_vkGetInstanceProcAddr),
-                addr(gdpa_a as vk::PFN_vkGetDeviceProcAddr)
-            ))
-        );
+        let link = unsafe { DeviceLink::take(&ci) }
+            .map(|l| (which_gipa(l.next_gipa), which_gdpa(l.next_gdpa)));
+        assert_eq!(link, Some(("gipa_a", "gdpa_a")));
         assert_eq!(link_info.u, (&mut below as *mut LayerDeviceLink).cast());
         // SAFETY: as above.
-        let set = unsafe { set_device_loader_data(&ci) }.map(addr);
-        assert_eq!(set, Some(addr(set_data as PfnSetDeviceLoaderData)));
+        let set = unsafe { set_device_loader_data(&ci) }.map(|set| {
+            // SAFETY: the fake reads nothing.
+            let _ = unsafe { set(vk::Device::null(), std::ptr::null_mut()) };
+            called()
+        });
+        assert_eq!(set, Some("set_data"));
         // A chain without the loader's structures (not loaded by a loader).
         let bare = vk::DeviceCreateInfo::default();
         // SAFETY: an empty chain.
@@ -384,14 +403,16 @@ mod tests {
         _: *const vk::AllocationCallbacks<'_>,
         _: *mut vk::Instance,
     ) -> vk::Result {
+        record("fake_create");
         vk::Result::SUCCESS
     }
 
     /// A next layer that offers only `vkCreateInstance`.
     unsafe extern "system" fn gipa_create(
         _: vk::Instance,
-        name: *const std::ffi::c_char,
+        name: *const c_char,
     ) -> vk::PFN_vkVoidFunction {
+        record("gipa_create");
         // SAFETY: the callers pass C strings.
         let wanted = unsafe { std::ffi::CStr::from_ptr(name) } == c"vkCreateInstance";
         // SAFETY: erasing the function's type, as a GetInstanceProcAddr does.
@@ -402,12 +423,12 @@ mod tests {
         })
     }
 
-    /// `create` with a one-link chain whose next layer is `next_gipa`, `call_down` writing
-    /// `handle` and returning `result`.
+    /// `create` with a one-link chain whose next layer is `next_gipa`, `call_down` writing a
+    /// handle and returning `result`; the created instance's handle and next lookup.
     fn create_with(
         next_gipa: vk::PFN_vkGetInstanceProcAddr,
         result: vk::Result,
-    ) -> Result<NextInstance, vk::Result> {
+    ) -> Result<(vk::Instance, &'static str), vk::Result> {
         let mut next = LayerInstanceLink {
             p_next: std::ptr::null_mut(),
             pfn_next_get_instance_proc_addr: next_gipa,
@@ -426,28 +447,29 @@ mod tests {
         let mut out = vk::Instance::null();
         let out_ptr: *mut vk::Instance = &mut out;
         // SAFETY: the chain and `out` live on this frame.
-        unsafe {
+        let created = unsafe {
             InstanceLink::create(&ci, out_ptr, |create| {
-                assert_eq!(addr(create), addr(fake_create as vk::PFN_vkCreateInstance));
+                let _ = create(std::ptr::null(), std::ptr::null(), std::ptr::null_mut());
+                assert_eq!(
+                    called(),
+                    "fake_create",
+                    "call_down gets the next vkCreateInstance"
+                );
                 *out_ptr = vk::Handle::from_raw(0x5000);
                 result
             })
-        }
+        };
+        created.map(|next| (next.handle, which_gipa(next.gipa)))
     }
 
     #[test]
     fn create_binds_the_new_instance_or_passes_the_error_up() {
-        let next = create_with(gipa_create, vk::Result::SUCCESS).map(|n| (n.handle, addr(n.gipa)));
-        let bound = vk::Handle::from_raw(0x5000);
-        assert_eq!(
-            next,
-            Ok((bound, addr(gipa_create as vk::PFN_vkGetInstanceProcAddr)))
-        );
-        let failed =
-            create_with(gipa_create, vk::Result::ERROR_LAYER_NOT_PRESENT).map(|n| n.handle);
+        let created = create_with(gipa_create, vk::Result::SUCCESS);
+        assert_eq!(created, Ok((vk::Handle::from_raw(0x5000), "gipa_create")));
+        let failed = create_with(gipa_create, vk::Result::ERROR_LAYER_NOT_PRESENT);
         assert_eq!(failed, Err(vk::Result::ERROR_LAYER_NOT_PRESENT));
         // A next layer without vkCreateInstance: the layer's creation fails, nothing is called.
-        let none = create_with(gipa_a, vk::Result::SUCCESS).map(|n| n.handle);
+        let none = create_with(gipa_a, vk::Result::SUCCESS);
         assert_eq!(none, Err(vk::Result::ERROR_INITIALIZATION_FAILED));
     }
 }

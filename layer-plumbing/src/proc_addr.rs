@@ -224,8 +224,32 @@ mod tests {
     static DEVICE_NO_EXT: Object = Object(0x30);
     static DEVICES: LazyLock<DispatchMap<Dev>> = LazyLock::new(DispatchMap::new);
 
-    unsafe extern "system" fn mine() {}
-    unsafe extern "system" fn theirs() {}
+    // The commands are told apart by calling them (each records its name), not by their
+    // addresses: the compiler may merge functions with the same code.
+    thread_local! {
+        static CALLED: std::cell::Cell<&'static str> = const { std::cell::Cell::new("") };
+    }
+
+    unsafe extern "system" fn mine() {
+        CALLED.with(|c| c.set("mine"));
+    }
+    unsafe extern "system" fn theirs() {
+        CALLED.with(|c| c.set("theirs"));
+    }
+
+    /// Which command `f` is (`mine`, `theirs`), by calling it.
+    fn which(f: VoidFn) -> &'static str {
+        // SAFETY: `mine` and `theirs` take no arguments.
+        unsafe { f() };
+        CALLED.with(|c| c.replace(""))
+    }
+
+    /// What a `vkGetInstanceProcAddr` answers for `vkCreateInstance` (the layer's own answers
+    /// `mine`).
+    fn gipa_answer(f: vk::PFN_vkGetInstanceProcAddr) -> Option<&'static str> {
+        // SAFETY: a lookup with a null instance and a C string.
+        unsafe { f(vk::Instance::null(), c"vkCreateInstance".as_ptr()) }.map(which)
+    }
 
     /// The next layer: offers "vkDriverCmd" and "vkNextOnly", nothing else.
     unsafe extern "system" fn next_gipa(
@@ -278,20 +302,26 @@ mod tests {
         H::from_raw(o as *const Object as u64)
     }
 
-    fn gipa(instance: vk::Instance, name: &CStr) -> Option<usize> {
+    fn gipa(instance: vk::Instance, name: &CStr) -> Option<&'static str> {
         // SAFETY: a fake dispatchable instance (or null) and a C string.
-        unsafe { get_instance_proc_addr::<Fake>(instance, name.as_ptr()) }.map(|f| f as usize)
+        let f = unsafe { get_instance_proc_addr::<Fake>(instance, name.as_ptr()) }?;
+        if name == c"vkGetInstanceProcAddr" {
+            // SAFETY: the lookup returned a function of this type for this name.
+            let f = unsafe { std::mem::transmute::<VoidFn, vk::PFN_vkGetInstanceProcAddr>(f) };
+            return gipa_answer(f).map(|_| "own vkGetInstanceProcAddr");
+        }
+        Some(which(f))
     }
 
-    fn gdpa(device: vk::Device, name: &CStr) -> Option<usize> {
+    fn gdpa(device: vk::Device, name: &CStr) -> Option<&'static str> {
         // SAFETY: a fake dispatchable device and a C string.
-        unsafe { get_device_proc_addr::<Fake>(device, name.as_ptr()) }.map(|f| f as usize)
+        unsafe { get_device_proc_addr::<Fake>(device, name.as_ptr()) }.map(which)
     }
 
-    fn gpdpa(name: &CStr) -> Option<usize> {
+    fn gpdpa(name: &CStr) -> Option<&'static str> {
         // SAFETY: as above.
         unsafe { get_physical_device_proc_addr::<Fake>(handle(&INSTANCE), name.as_ptr()) }
-            .map(|f| f as usize)
+            .map(which)
     }
 
     fn register_devices() {
@@ -309,10 +339,7 @@ mod tests {
 
     #[test]
     fn instance_lookup_hands_out_own_commands_by_level_and_passes_the_rest() {
-        let (me, them) = (
-            Some(mine as VoidFn as usize),
-            Some(theirs as VoidFn as usize),
-        );
+        let (me, them) = (Some("mine"), Some("theirs"));
         let null = vk::Instance::null();
         let inst: vk::Instance = handle(&INSTANCE);
         assert_eq!(gipa(null, c"vkCreateInstance"), me);
@@ -320,11 +347,8 @@ mod tests {
         assert_eq!(gipa(inst, c"vkDestroyInstance"), me);
         assert_eq!(gipa(inst, c"vkNextOnly"), them);
         assert_eq!(gipa(inst, c"vkUnknown"), None);
-        let own_gipa = get_instance_proc_addr::<Fake> as vk::PFN_vkGetInstanceProcAddr;
-        assert_eq!(
-            gipa(null, c"vkGetInstanceProcAddr"),
-            Some(own_gipa as usize)
-        );
+        let own_gipa = Some("own vkGetInstanceProcAddr");
+        assert_eq!(gipa(null, c"vkGetInstanceProcAddr"), own_gipa);
         assert_eq!(gpdpa(c"vkPhysicalCmd"), me);
         assert_eq!(gpdpa(c"vkDestroyDevice"), None, "own, not physical");
         assert_eq!(gpdpa(c"vkNextOnly"), them);
@@ -333,10 +357,7 @@ mod tests {
     #[test]
     fn device_lookup_follows_levels_and_the_device_state() {
         register_devices();
-        let (me, them) = (
-            Some(mine as VoidFn as usize),
-            Some(theirs as VoidFn as usize),
-        );
+        let (me, them) = (Some("mine"), Some("theirs"));
         let (dev, plain): (vk::Device, vk::Device) = (handle(&DEVICE), handle(&DEVICE_NO_EXT));
         assert_eq!(gdpa(dev, c"vkDestroyDevice"), me);
         assert_eq!(
@@ -368,11 +389,9 @@ mod tests {
         // SAFETY: a valid negotiation structure.
         assert_eq!(unsafe { negotiate::<Fake>(&mut v) }, vk::Result::SUCCESS);
         assert_eq!(v.loader_layer_interface_version, 2);
-        let own_gipa = get_instance_proc_addr::<Fake> as vk::PFN_vkGetInstanceProcAddr;
-        assert_eq!(
-            v.pfn_get_instance_proc_addr.map(|f| f as usize),
-            Some(own_gipa as usize)
-        );
+        // The layer's own lookup (the next layer has no vkCreateInstance).
+        let answer = v.pfn_get_instance_proc_addr.and_then(gipa_answer);
+        assert_eq!(answer, Some("mine"));
         assert!(
             v.pfn_get_device_proc_addr.is_some() && v.pfn_get_physical_device_proc_addr.is_some()
         );

@@ -1,9 +1,9 @@
 //! The symbols the library exports to the loader (the plumbing's
 //! [`export_loader_interface!`](vkpace_layer_plumbing::export_loader_interface), which explains
-//! why nothing else of Vulkan's is exported and why `build.rs` links with `-Bsymbolic`), and
-//! what the plumbing needs to know of vdisplay to answer the loader: its commands
-//! ([`crate::entry`]) and where its instance and device state is ([`crate::handles`]). The
-//! control functions of `control.rs` are the only other exports.
+//! why nothing else of Vulkan's is exported and why the library is linked with
+//! `-Bsymbolic`), and what the plumbing needs to know of vdisplay to answer the loader: its
+//! commands ([`crate::entry`]) and where its instance and device state is
+//! ([`crate::handles`]). The control functions of `control.rs` are the only other exports.
 
 use std::ffi::CStr;
 use std::sync::Arc;
@@ -38,17 +38,3 @@ impl Layer for Vdisplay {
 }
 
 vkpace_layer_plumbing::export_loader_interface!(Vdisplay);
-
-#[cfg(test)]
-mod tests {
-    /// The build script prints the plumbing's `-Bsymbolic` line (it cannot name the constant:
-    /// the plumbing is not a build dependency).
-    #[test]
-    fn build_script_links_with_bsymbolic() {
-        let script = include_str!("../build.rs");
-        assert!(script.contains(&format!(
-            "println!(\"{}\")",
-            vkpace_layer_plumbing::SYMBOLIC_LINK_ARG
-        )));
-    }
-}
