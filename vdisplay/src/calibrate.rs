@@ -8,9 +8,9 @@ use vkpace_registry as r;
 
 use crate::clock::now_ns;
 use crate::device::Device;
-use crate::ffi::chain;
 use crate::swapchain;
 use crate::timing::{is_local, Domains};
+use vkpace_layer_plumbing::chain;
 
 /// The offset of a local domain's entry: that of the swapchain its
 /// `VkSwapchainCalibratedTimestampInfoEXT` names (the spec requires one for these domains),

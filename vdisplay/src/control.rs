@@ -5,14 +5,14 @@
 
 use ash::vk;
 
-use crate::ffi::guard::guard;
+use crate::GUARD;
 use crate::{surface, swapchain};
 
 /// Sets the current extent of virtual surfaces (an external resize; 0x0 = minimized). Returns
 /// how many surfaces changed.
 #[no_mangle]
 pub extern "C" fn vdisplay_set_extent(surface_seq: u64, width: u32, height: u32) -> u32 {
-    guard("vdisplay_set_extent", 0, || {
+    GUARD.run("vdisplay_set_extent", 0, || {
         surface::set_extent(surface_seq, vk::Extent2D { width, height }) as u32
     })
 }
@@ -22,7 +22,7 @@ pub extern "C" fn vdisplay_set_extent(surface_seq: u64, width: u32, height: u32)
 /// handed back, so acquires time out. Returns how many surfaces.
 #[no_mangle]
 pub extern "C" fn vdisplay_pause(surface_seq: u64, paused: u32) -> u32 {
-    guard("vdisplay_pause", 0, || {
+    GUARD.run("vdisplay_pause", 0, || {
         surface::set_paused(surface_seq, paused != 0) as u32
     })
 }
@@ -30,7 +30,7 @@ pub extern "C" fn vdisplay_pause(surface_seq: u64, paused: u32) -> u32 {
 /// Marks virtual surfaces lost. Returns how many.
 #[no_mangle]
 pub extern "C" fn vdisplay_lose_surface(surface_seq: u64) -> u32 {
-    guard("vdisplay_lose_surface", 0, || {
+    GUARD.run("vdisplay_lose_surface", 0, || {
         surface::set_lost(surface_seq) as u32
     })
 }
@@ -49,7 +49,7 @@ pub unsafe extern "C" fn vdisplay_hdr_metadata(
     swapchain_seq: *mut u64,
     out: *mut vk::HdrMetadataEXT<'static>,
 ) -> u32 {
-    guard("vdisplay_hdr_metadata", 0, || {
+    GUARD.run("vdisplay_hdr_metadata", 0, || {
         let Some((seq, md)) = swapchain::hdr_metadata_of_surface(surface_seq) else {
             return 0;
         };

@@ -7,6 +7,7 @@
 //! every other object goes down the chain unchanged.
 
 use ash::vk;
+use vkpace_layer_plumbing::call_next;
 
 use crate::device::Device;
 use crate::{surface, swapchain};

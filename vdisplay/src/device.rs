@@ -12,10 +12,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use ash::vk;
 
+use vkpace_layer_plumbing::chain::Splice;
+use vkpace_layer_plumbing::loader::PfnSetDeviceLoaderData;
+use vkpace_layer_plumbing::{DeviceLink, DispatchKey, NextDevice};
+
 use crate::engine::Engine;
 use crate::extensions::{self, DEVICE_EXTS};
-use crate::ffi::chain::Splice;
-use crate::ffi::loader::{self, LayerDeviceLink, LayerFunction, PfnSetDeviceLoaderData};
 use crate::handles::DEVICES;
 use crate::instance::Instance;
 use crate::log::PresentLog;
@@ -102,7 +104,15 @@ impl Device {
     /// `handle` must be a valid dispatchable handle of a device-level object.
     pub unsafe fn of<H: vk::Handle>(handle: H) -> Option<Arc<Device>> {
         // SAFETY: caller's contract.
-        DEVICES.get(unsafe { loader::dispatch_key(handle) })
+        unsafe { DEVICES.of(handle) }
+    }
+
+    /// The next layer's entry points for this device.
+    pub fn next(&self) -> NextDevice {
+        NextDevice {
+            handle: self.handle,
+            gdpa: self.next_gdpa,
+        }
     }
 
     /// Takes the device's queue lock (see the module documentation).
@@ -146,8 +156,7 @@ impl Device {
 
     /// Loads a next-layer device command by name.
     pub fn next_proc(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
-        // SAFETY: the next layer's GetDeviceProcAddr with our device.
-        unsafe { (self.next_gdpa)(self.handle, name.as_ptr()) }
+        self.next().next_proc(name)
     }
 }
 
@@ -165,18 +174,6 @@ pub unsafe fn create(
     let Some(inst) = (unsafe { Instance::of_physical(pd) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: the loader chains its link info into the create info.
-    let Some(link) = (unsafe { take_link(&*ci) }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the next layer's instance-level lookup.
-    let Some(next_create) = (unsafe {
-        (link.pfn_next_get_instance_proc_addr)(inst.handle, c"vkCreateDevice".as_ptr())
-    }) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the pointer is `vkCreateDevice`.
-    let next_create: vk::PFN_vkCreateDevice = unsafe { std::mem::transmute(next_create) };
     // SAFETY: `ci` is valid for the call.
     let names = unsafe {
         extensions::names(
@@ -188,52 +185,25 @@ pub unsafe fn create(
     let driver = unsafe { crate::physical::driver_extensions(&inst, pd) };
     let (kept, drop_types) = plan_down(&names, &driver);
     let kept_ptrs: Vec<*const c_char> = kept.iter().map(|n| n.as_ptr()).collect();
-    // SAFETY: `ci` is valid.
-    let mut down = vk::DeviceCreateInfo {
-        enabled_extension_count: kept_ptrs.len() as u32,
-        pp_enabled_extension_names: kept_ptrs.as_ptr(),
-        ..unsafe { *ci }
+    let call_down = |next_create: vk::PFN_vkCreateDevice| {
+        // SAFETY: `ci` is valid.
+        let mut down = vk::DeviceCreateInfo {
+            enabled_extension_count: kept_ptrs.len() as u32,
+            pp_enabled_extension_names: kept_ptrs.as_ptr(),
+            ..unsafe { *ci }
+        };
+        // SAFETY: `down` heads the application's valid chain; only the call below reads it,
+        // and the splice relinks the application's structures when dropped after it.
+        let _splice =
+            unsafe { Splice::unlink((&mut down as *mut vk::DeviceCreateInfo).cast(), &drop_types) };
+        // SAFETY: a valid create info without the structures and names the driver must not see.
+        unsafe { next_create(pd, &down, alloc, out) }
     };
-    // SAFETY: `down` heads the application's valid chain; it is only read by the call below.
-    let splice =
-        unsafe { Splice::unlink((&mut down as *mut vk::DeviceCreateInfo).cast(), &drop_types) };
-    // SAFETY: a valid create info without the structures and names the driver must not see.
-    let r = unsafe { next_create(pd, &down, alloc, out) };
-    drop(splice);
-    if r != vk::Result::SUCCESS {
-        return r;
-    }
-    // SAFETY: the device was just created from `ci`.
-    unsafe {
-        finish_create(
-            inst,
-            pd,
-            &*ci,
-            &names,
-            link.pfn_next_get_device_proc_addr,
-            *out,
-        )
-    }
-}
-
-/// Finds the loader's link for this layer and advances it for the next one.
-///
-/// # Safety
-/// `ci` must be the loader's create info.
-unsafe fn take_link(ci: &vk::DeviceCreateInfo<'_>) -> Option<LayerDeviceLink> {
-    // SAFETY: the chain is valid; the link structure is the loader's, valid for this call.
-    unsafe {
-        let info = loader::find_device_link(ci.p_next, LayerFunction::LINK_INFO);
-        if info.is_null() {
-            return None;
-        }
-        let link = (*info).u.cast::<LayerDeviceLink>();
-        (*info).u = (*link).p_next.cast();
-        Some(LayerDeviceLink {
-            p_next: std::ptr::null_mut(),
-            pfn_next_get_instance_proc_addr: (*link).pfn_next_get_instance_proc_addr,
-            pfn_next_get_device_proc_addr: (*link).pfn_next_get_device_proc_addr,
-        })
+    // SAFETY: the loader's create info, once per call; the physical device's instance.
+    match unsafe { DeviceLink::create(&*ci, inst.handle, out, call_down) } {
+        // SAFETY: the device was just created from `ci`.
+        Ok(next) => unsafe { finish_create(inst, pd, &*ci, &names, next) },
+        Err(error) => error,
     }
 }
 
@@ -274,25 +244,22 @@ fn plan_down<'a>(
 /// Builds the layer's device state and starts its engine.
 ///
 /// # Safety
-/// `handle` must be the device just created from `ci` on `pd`.
+/// `next` must be bound to the device just created from `ci` on `pd`.
 unsafe fn finish_create(
     inst: Arc<Instance>,
     pd: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
     names: &[&CStr],
-    next_gdpa: vk::PFN_vkGetDeviceProcAddr,
-    handle: vk::Device,
+    next: NextDevice,
 ) -> vk::Result {
-    // SAFETY: commands of a valid device, loaded through the next layer.
-    let load = |name: &CStr| unsafe { std::mem::transmute(next_gdpa(handle, name.as_ptr())) };
-    // SAFETY: as above.
-    let fp = unsafe { ash::Device::load_with(load, handle) };
+    let (handle, load) = (next.handle, next.loader());
+    let fp = next.load();
     // SAFETY: `ci` is valid; a device has at least one queue create info.
     let family = unsafe { (*ci.p_queue_create_infos).queue_family_index };
     // SAFETY: queue 0 of a family the device was created with.
     let queue = unsafe { fp.get_device_queue(family, 0) };
     // SAFETY: the chain is valid.
-    let set_loader_data = unsafe { find_set_loader_data(ci) };
+    let set_loader_data = unsafe { vkpace_layer_plumbing::set_device_loader_data(ci) };
     // SAFETY: `ci` is valid.
     let queue_families = unsafe { queues_of(&fp, ci) };
     if let Some(set) = set_loader_data {
@@ -308,10 +275,10 @@ unsafe fn finish_create(
     let dev = Arc::new(Device {
         handle,
         fp,
-        next_gdpa,
-        swapchain_fp: ash::khr::swapchain::DeviceFn::load(load),
-        calibrated_fp: ash::ext::calibrated_timestamps::DeviceFn::load(load),
-        sync2_fp: ash::khr::synchronization2::DeviceFn::load(load),
+        next_gdpa: next.gdpa,
+        swapchain_fp: ash::khr::swapchain::DeviceFn::load(&load),
+        calibrated_fp: ash::ext::calibrated_timestamps::DeviceFn::load(&load),
+        sync2_fp: ash::khr::synchronization2::DeviceFn::load(&load),
         set_loader_data,
         enabled: Enabled::from_names(names),
         mem_props,
@@ -328,7 +295,7 @@ unsafe fn finish_create(
     });
     Engine::start(&dev);
     // SAFETY: a valid device handle.
-    DEVICES.insert(unsafe { loader::dispatch_key(handle) }, dev);
+    DEVICES.insert(unsafe { DispatchKey::of(handle) }, dev);
     vk::Result::SUCCESS
 }
 
@@ -353,20 +320,6 @@ unsafe fn queues_of(fp: &ash::Device, ci: &vk::DeviceCreateInfo<'_>) -> Vec<(u64
     out
 }
 
-/// The loader's `vkSetDeviceLoaderData` callback, if provided.
-///
-/// # Safety
-/// `ci`'s chain must be valid.
-unsafe fn find_set_loader_data(ci: &vk::DeviceCreateInfo<'_>) -> Option<PfnSetDeviceLoaderData> {
-    // SAFETY: caller's contract; `u` holds the callback when `function` says so.
-    unsafe {
-        let info = loader::find_device_link(ci.p_next, LayerFunction::LOADER_DATA_CALLBACK);
-        (!info.is_null() && !(*info).u.is_null()).then(|| {
-            std::mem::transmute::<*mut std::ffi::c_void, PfnSetDeviceLoaderData>((*info).u)
-        })
-    }
-}
-
 /// `vkDestroyDevice`: waits for the device, stops the engine, frees the layer's objects.
 ///
 /// # Safety
@@ -376,7 +329,7 @@ pub unsafe fn destroy(device: vk::Device, alloc: *const vk::AllocationCallbacks<
         return;
     }
     // SAFETY: a valid device handle.
-    let Some(dev) = DEVICES.remove(unsafe { loader::dispatch_key(device) }) else {
+    let Some(dev) = DEVICES.remove(unsafe { DispatchKey::of(device) }) else {
         return;
     };
     dev.engine.drain();

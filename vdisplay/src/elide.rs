@@ -20,7 +20,7 @@ use ash::vk;
 use ash::vk::Handle;
 
 use crate::device::Device;
-use crate::ffi::chain::{self, Splice};
+use vkpace_layer_plumbing::chain::{self, Splice};
 
 /// Semaphores owed an acquire signal, per device.
 #[derive(Default)]

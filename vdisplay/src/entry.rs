@@ -1,17 +1,17 @@
 //! The layer's exported entry points and its `vkGet*ProcAddr` tables.
 //!
-//! Every intercepted command is an `extern "system"` function whose body runs under
-//! [`guard`](crate::ffi::guard) (no panic crosses into the loader) and calls the module that
-//! implements it.
+//! Every intercepted command is an `extern "system"` function whose body runs under the
+//! layer's panic guard (no panic crosses into the loader) and calls the module that implements
+//! it. [`lookup`] is the table the plumbing's `vkGet*ProcAddr` consult
+//! ([`crate::exports::Vdisplay`]).
 
 use std::ffi::{c_char, CStr};
 
 use ash::vk;
+use vkpace_layer_plumbing::{call_next, pfn, Level, VoidFn};
 use vkpace_registry as r;
 
 use crate::device::Device;
-use crate::ffi::guard::{guard, guard_result};
-use crate::ffi::loader;
 use crate::handles::INSTANCES;
 use crate::{
     calibrate, debug_names, device, instance, physical, present, queue, surface, surface_query,
@@ -19,20 +19,9 @@ use crate::{
 };
 
 /// Defines an `extern "system"` entry point returning `VkResult` (or nothing) that runs
-/// `$body` under the panic guard.
+/// `$body` under the layer's panic guard.
 macro_rules! entry {
-    ($name:ident ( $($arg:ident : $ty:ty),* ) -> vk::Result => $body:expr) => {
-        unsafe extern "system" fn $name($($arg: $ty),*) -> vk::Result {
-            // SAFETY: the loader (or the layer above) calls with valid arguments.
-            guard_result(stringify!($name), || unsafe { $body })
-        }
-    };
-    ($name:ident ( $($arg:ident : $ty:ty),* ) => $body:expr) => {
-        unsafe extern "system" fn $name($($arg: $ty),*) {
-            // SAFETY: the loader (or the layer above) calls with valid arguments.
-            guard(stringify!($name), (), || unsafe { $body })
-        }
-    };
+    ($($t:tt)*) => { vkpace_layer_plumbing::entry_point!(crate::GUARD; $($t)*); };
 }
 
 type Alloc<'a> = *const vk::AllocationCallbacks<'a>;
@@ -139,7 +128,7 @@ unsafe fn destroy_surface_impl(i: vk::Instance, s: vk::SurfaceKHR, a: Alloc<'_>)
         return;
     }
     // SAFETY: valid instance.
-    if let Some(inst) = INSTANCES.get(unsafe { loader::dispatch_key(i) }) {
+    if let Some(inst) = unsafe { INSTANCES.of(i) } {
         // SAFETY: not a virtual surface: down the chain.
         unsafe { (inst.surface.destroy_surface_khr)(i, s, a) };
     }
@@ -201,52 +190,11 @@ unsafe fn group_present_modes_impl(
     )
 }
 
-/// Where a command lives.
-#[derive(Clone, Copy)]
-enum Level {
-    /// Callable without an instance.
-    Global,
-    /// Instance-level.
-    Instance,
-    /// Takes a physical device.
-    Physical,
-    /// Device-level, always offered.
-    Device,
-    /// Device-level, offered when the next layer offers it (driver extension commands).
-    DeviceIfNext,
-    /// Device-level command of one of the layer's extensions.
-    DeviceExt(fn(&device::Enabled) -> bool),
-}
-
-/// Erases a function pointer's type.
-macro_rules! pfn {
-    ($f:expr, $t:ty) => {{
-        let f: $t = $f;
-        // SAFETY: function pointers of any signature have the same size and representation.
-        unsafe { std::mem::transmute::<$t, unsafe extern "system" fn()>(f) }
-    }};
-}
-
 /// The layer's commands by name.
-fn lookup(name: &CStr) -> Option<(Level, unsafe extern "system" fn())> {
+pub(crate) fn lookup(name: &CStr) -> Option<(Level<Device>, VoidFn)> {
     use Level::*;
     let b = name.to_bytes();
     let found = match b {
-        b"vkGetInstanceProcAddr" => (
-            Global,
-            pfn!(get_instance_proc_addr, vk::PFN_vkGetInstanceProcAddr),
-        ),
-        b"vkGetDeviceProcAddr" => (
-            Device,
-            pfn!(get_device_proc_addr, vk::PFN_vkGetDeviceProcAddr),
-        ),
-        b"vk_layerGetPhysicalDeviceProcAddr" => (
-            Global,
-            pfn!(
-                get_physical_device_proc_addr,
-                loader::PfnGetPhysicalDeviceProcAddr
-            ),
-        ),
         b"vkCreateInstance" => (Global, pfn!(create_instance, vk::PFN_vkCreateInstance)),
         b"vkEnumerateInstanceExtensionProperties" => (
             Global,
@@ -285,7 +233,7 @@ fn lookup(name: &CStr) -> Option<(Level, unsafe extern "system" fn())> {
     Some(found)
 }
 
-fn lookup_physical(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+fn lookup_physical(b: &[u8]) -> Option<(Level<Device>, VoidFn)> {
     use Level::Physical;
     Some(match b {
         b"vkEnumerateDeviceLayerProperties" => (
@@ -319,7 +267,7 @@ fn lookup_physical(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
     })
 }
 
-fn lookup_surface(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+fn lookup_surface(b: &[u8]) -> Option<(Level<Device>, VoidFn)> {
     use Level::Physical;
     Some(match b {
         b"vkGetPhysicalDeviceSurfaceSupportKHR" => (
@@ -377,7 +325,7 @@ fn lookup_surface(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
 
 /// The device-level commands the layer intercepts: the device's and queues' own, then the
 /// swapchain, extension and debug-utils commands.
-fn lookup_device(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+fn lookup_device(b: &[u8]) -> Option<(Level<Device>, VoidFn)> {
     use Level::*;
     Some(match b {
         b"vkDestroyDevice" => (Device, pfn!(destroy_device, vk::PFN_vkDestroyDevice)),
@@ -413,7 +361,7 @@ fn lookup_device(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
 
 /// The swapchain commands of `VK_KHR_swapchain` (and its device-group query), which the
 /// layer implements for its virtual displays.
-fn lookup_swapchain(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+fn lookup_swapchain(b: &[u8]) -> Option<(Level<Device>, VoidFn)> {
     use Level::DeviceIfNext;
     Some(match b {
         b"vkCreateSwapchainKHR" => (
@@ -453,7 +401,7 @@ fn lookup_swapchain(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
 }
 
 /// The debug-utils object commands (the layer's own handles stop here, `debug_names.rs`).
-fn lookup_debug_utils(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
+fn lookup_debug_utils(b: &[u8]) -> Option<(Level<Device>, VoidFn)> {
     use Level::DeviceIfNext;
     Some(match b {
         b"vkSetDebugUtilsObjectNameEXT" => (
@@ -468,52 +416,52 @@ fn lookup_debug_utils(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> 
     })
 }
 
-fn lookup_device_ext(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
-    use Level::DeviceExt;
+fn lookup_device_ext(b: &[u8]) -> Option<(Level<Device>, VoidFn)> {
+    use Level::DeviceIf;
     Some(match b {
         b"vkReleaseSwapchainImagesEXT" | b"vkReleaseSwapchainImagesKHR" => (
-            DeviceExt(|e| e.maintenance1),
+            DeviceIf(|d: &Device| d.enabled.maintenance1),
             pfn!(release_images, vk::PFN_vkReleaseSwapchainImagesEXT),
         ),
         b"vkWaitForPresentKHR" => (
-            DeviceExt(|e| e.present_wait),
+            DeviceIf(|d: &Device| d.enabled.present_wait),
             pfn!(wait_for_present, vk::PFN_vkWaitForPresentKHR),
         ),
         b"vkWaitForPresent2KHR" => (
-            DeviceExt(|e| e.present_wait2),
+            DeviceIf(|d: &Device| d.enabled.present_wait2),
             pfn!(wait_for_present2, r::PFN_vkWaitForPresent2KHR),
         ),
         b"vkSetSwapchainPresentTimingQueueSizeEXT" => (
-            DeviceExt(|e| e.present_timing),
+            DeviceIf(|d: &Device| d.enabled.present_timing),
             pfn!(
                 set_timing_queue_size,
                 r::PFN_vkSetSwapchainPresentTimingQueueSizeEXT
             ),
         ),
         b"vkGetSwapchainTimingPropertiesEXT" => (
-            DeviceExt(|e| e.present_timing),
+            DeviceIf(|d: &Device| d.enabled.present_timing),
             pfn!(
                 swapchain_timing_props,
                 r::PFN_vkGetSwapchainTimingPropertiesEXT
             ),
         ),
         b"vkGetSwapchainTimeDomainPropertiesEXT" => (
-            DeviceExt(|e| e.present_timing),
+            DeviceIf(|d: &Device| d.enabled.present_timing),
             pfn!(
                 swapchain_domain_props,
                 r::PFN_vkGetSwapchainTimeDomainPropertiesEXT
             ),
         ),
         b"vkGetPastPresentationTimingEXT" => (
-            DeviceExt(|e| e.present_timing),
+            DeviceIf(|d: &Device| d.enabled.present_timing),
             pfn!(past_timing, r::PFN_vkGetPastPresentationTimingEXT),
         ),
         b"vkSetHdrMetadataEXT" => (
-            DeviceExt(|e| e.hdr_metadata),
+            DeviceIf(|d: &Device| d.enabled.hdr_metadata),
             pfn!(set_hdr_metadata, vk::PFN_vkSetHdrMetadataEXT),
         ),
         b"vkGetCalibratedTimestampsKHR" => (
-            DeviceExt(|e| e.calibrated_khr),
+            DeviceIf(|d: &Device| d.enabled.calibrated_khr),
             pfn!(calibrated_timestamps, vk::PFN_vkGetCalibratedTimestampsKHR),
         ),
         b"vkGetCalibratedTimestampsEXT" => (
@@ -521,82 +469,6 @@ fn lookup_device_ext(b: &[u8]) -> Option<(Level, unsafe extern "system" fn())> {
             pfn!(calibrated_timestamps, vk::PFN_vkGetCalibratedTimestampsKHR),
         ),
         _ => return None,
-    })
-}
-
-/// The layer's `vkGetInstanceProcAddr`.
-///
-/// # Safety
-/// Called by the loader with a valid (or null) instance and a C string.
-pub(crate) unsafe extern "system" fn get_instance_proc_addr(
-    instance: vk::Instance,
-    name: *const c_char,
-) -> vk::PFN_vkVoidFunction {
-    guard("vkGetInstanceProcAddr", None, || {
-        // SAFETY: the loader passes a C string.
-        let cname = unsafe { CStr::from_ptr(name) };
-        if let Some((level, f)) = lookup(cname) {
-            if matches!(level, Level::Global) || instance != vk::Instance::null() {
-                return Some(f);
-            }
-        }
-        if instance == vk::Instance::null() {
-            return None;
-        }
-        // SAFETY: a valid instance handle.
-        let inst = INSTANCES.get(unsafe { loader::dispatch_key(instance) })?;
-        // SAFETY: the next layer's lookup.
-        unsafe { (inst.next_gipa)(instance, name) }
-    })
-}
-
-/// The layer's `vk_layerGetPhysicalDeviceProcAddr`: physical-device commands only, so the
-/// loader can route commands it does not know (vkGetPhysicalDeviceCalibrateableTimeDomainsKHR).
-///
-/// # Safety
-/// Called by the loader with a valid instance and a C string.
-pub(crate) unsafe extern "system" fn get_physical_device_proc_addr(
-    instance: vk::Instance,
-    name: *const c_char,
-) -> vk::PFN_vkVoidFunction {
-    guard("vk_layerGetPhysicalDeviceProcAddr", None, || {
-        // SAFETY: the loader passes a C string.
-        let cname = unsafe { CStr::from_ptr(name) };
-        match lookup(cname) {
-            Some((Level::Physical, f)) => Some(f),
-            Some(_) => None,
-            None => {
-                // SAFETY: a valid instance handle.
-                let inst = INSTANCES.get(unsafe { loader::dispatch_key(instance) })?;
-                // SAFETY: the next layer's lookup.
-                inst.next_gpdpa
-                    .and_then(|next| unsafe { next(instance, name) })
-            }
-        }
-    })
-}
-
-/// The layer's `vkGetDeviceProcAddr`: its own commands when the device has what they need
-/// (Spec: NULL for commands of extensions that are not enabled), the next layer's otherwise.
-///
-/// # Safety
-/// Called with a valid device and a C string.
-pub(crate) unsafe extern "system" fn get_device_proc_addr(
-    device: vk::Device,
-    name: *const c_char,
-) -> vk::PFN_vkVoidFunction {
-    guard("vkGetDeviceProcAddr", None, || {
-        // SAFETY: a C string.
-        let cname = unsafe { CStr::from_ptr(name) };
-        // SAFETY: a valid device handle.
-        let dev = unsafe { Device::of(device) }?;
-        let next = || dev.next_proc(cname);
-        match lookup(cname) {
-            Some((Level::Device, f)) => Some(f),
-            Some((Level::DeviceIfNext, f)) => next().map(|_| f),
-            Some((Level::DeviceExt(enabled), f)) => enabled(&dev.enabled).then_some(f),
-            _ => next(),
-        }
     })
 }
 

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use ash::vk;
 use vkpace_registry as registry;
 
+use vkpace_layer_plumbing::loader::PfnGetPhysicalDeviceProcAddr;
+use vkpace_layer_plumbing::{DispatchKey, InstanceLink, NextInstance};
+
 use crate::extensions::{self, INSTANCE_EXTS};
-use crate::ffi::loader::{self, LayerFunction, PfnGetPhysicalDeviceProcAddr};
 use crate::handles::INSTANCES;
 use crate::settings::Settings;
 use crate::LAYER_NAME;
@@ -42,13 +44,21 @@ impl Instance {
     /// `pd` must be a valid physical device handle.
     pub unsafe fn of_physical(pd: vk::PhysicalDevice) -> Option<Arc<Instance>> {
         // SAFETY: caller's contract.
-        INSTANCES.get(unsafe { loader::dispatch_key(pd) })
+        unsafe { INSTANCES.of(pd) }
+    }
+
+    /// The next layer's entry points for this instance.
+    pub fn next(&self) -> NextInstance {
+        NextInstance {
+            handle: self.handle,
+            gipa: self.next_gipa,
+            gpdpa: self.next_gpdpa,
+        }
     }
 
     /// Loads a next-layer command by name.
     pub fn next_proc(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
-        // SAFETY: the next layer's GetInstanceProcAddr with our (valid) instance.
-        unsafe { (self.next_gipa)(self.handle, name.as_ptr()) }
+        self.next().next_proc(name)
     }
 }
 
@@ -61,41 +71,21 @@ pub unsafe fn create(
     alloc: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> vk::Result {
-    // SAFETY: the loader chains its link info into the create info.
-    let link = unsafe { loader::find_instance_link((*ci).p_next, LayerFunction::LINK_INFO) };
-    if link.is_null() {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    }
-    // SAFETY: the link is the loader's and valid for this call; we advance it for the layer
-    // below, as LoaderLayerInterface.md requires.
-    let (next_gipa, next_gpdpa) = unsafe {
-        let info = &*(*link).p_layer_info;
-        (*link).p_layer_info = info.p_next;
-        (
-            info.pfn_next_get_instance_proc_addr,
-            info.pfn_next_get_physical_device_proc_addr,
-        )
+    // SAFETY: the loader's create info, once per call; `ci` is valid.
+    let next = unsafe {
+        InstanceLink::create(&*ci, out, |next_create| {
+            call_down_create(next_create, &*ci, alloc, out)
+        })
     };
-    // SAFETY: global command lookup with a null instance.
-    let Some(next_create) =
-        (unsafe { next_gipa(vk::Instance::null(), c"vkCreateInstance".as_ptr()) })
-    else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    let next = match next {
+        Ok(next) => next,
+        Err(error) => return error,
     };
-    // SAFETY: the pointer is `vkCreateInstance` of the next layer.
-    let next_create: vk::PFN_vkCreateInstance = unsafe { std::mem::transmute(next_create) };
-    // SAFETY: `ci` is valid.
-    let result = unsafe { call_down_create(next_create, &*ci, alloc, out) };
-    if result != vk::Result::SUCCESS {
-        return result;
-    }
-    // SAFETY: creation succeeded, `*out` is the new instance.
-    let instance = unsafe { build(*out, &*ci, next_gipa, next_gpdpa) };
+    // SAFETY: `next` is bound to the instance just created from `ci`.
+    let instance = unsafe { build(next, &*ci) };
     // SAFETY: a valid instance handle.
-    INSTANCES.insert(
-        unsafe { loader::dispatch_key(instance.handle) },
-        Arc::new(instance),
-    );
+    let key = unsafe { DispatchKey::of(instance.handle) };
+    INSTANCES.insert(key, Arc::new(instance));
     vk::Result::SUCCESS
 }
 
@@ -143,20 +133,9 @@ unsafe fn call_down_create(
 /// Builds the layer's instance state.
 ///
 /// # Safety
-/// `handle` must be the instance just created from `ci` through `next_gipa`.
-unsafe fn build(
-    handle: vk::Instance,
-    ci: &vk::InstanceCreateInfo<'_>,
-    next_gipa: vk::PFN_vkGetInstanceProcAddr,
-    next_gpdpa: Option<PfnGetPhysicalDeviceProcAddr>,
-) -> Instance {
-    // SAFETY: commands of a valid instance, loaded through the next layer.
-    let load = |name: &CStr| unsafe { std::mem::transmute(next_gipa(handle, name.as_ptr())) };
-    let static_fn = ash::StaticFn {
-        get_instance_proc_addr: next_gipa,
-    };
-    // SAFETY: as above.
-    let fp = unsafe { ash::Instance::load(&static_fn, handle) };
+/// `next` must be bound to the instance just created from `ci`.
+unsafe fn build(next: NextInstance, ci: &vk::InstanceCreateInfo<'_>) -> Instance {
+    let load = next.loader();
     // SAFETY: the create info's names are valid C strings.
     let names =
         unsafe { extensions::names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
@@ -164,13 +143,13 @@ unsafe fn build(
     // SAFETY: `ci`'s chain is valid.
     unsafe { settings.apply_layer_settings(ci.p_next) };
     Instance {
-        handle,
-        next_gipa,
-        next_gpdpa,
-        fp,
-        surface: ash::khr::surface::InstanceFn::load(load),
-        surface2: ash::khr::get_surface_capabilities2::InstanceFn::load(load),
-        calibrated: ash::ext::calibrated_timestamps::InstanceFn::load(load),
+        handle: next.handle,
+        next_gipa: next.gipa,
+        next_gpdpa: next.gpdpa,
+        fp: next.load(),
+        surface: ash::khr::surface::InstanceFn::load(&load),
+        surface2: ash::khr::get_surface_capabilities2::InstanceFn::load(&load),
+        calibrated: ash::ext::calibrated_timestamps::InstanceFn::load(&load),
         colorspace_ext: names.contains(&vk::EXT_SWAPCHAIN_COLORSPACE_NAME),
         settings,
     }
@@ -185,7 +164,7 @@ pub unsafe fn destroy(instance: vk::Instance, alloc: *const vk::AllocationCallba
         return;
     }
     // SAFETY: a valid instance handle.
-    let key = unsafe { loader::dispatch_key(instance) };
+    let key = unsafe { DispatchKey::of(instance) };
     if let Some(inst) = INSTANCES.remove(key) {
         crate::surface::forget_instance(key);
         // SAFETY: the next layer's destroy with the application's arguments.

@@ -9,23 +9,10 @@
 //! settings, faults and the log format.
 
 #![allow(clippy::missing_safety_doc)] // every unsafe fn below has a `# Safety` section
-#![allow(non_snake_case)] // exported Vulkan entry points keep their Vulkan names
 
 use std::ffi::CStr;
 
-/// Calls the next layer's command `$name` (a C-string literal) with signature `$pfn`, or
-/// evaluates to `$missing` if the next layer has no such command. `$src` is anything with a
-/// `next_proc(&CStr)` method (the device or instance state).
-macro_rules! call_next {
-    ($src:expr, $name:literal, $pfn:ty, ($($arg:expr),*), $missing:expr) => {
-        match $src.next_proc($name) {
-            // SAFETY: the next layer returned this pointer for this command name, so it has the
-            // command's signature; the arguments are the ones the application passed.
-            Some(f) => unsafe { std::mem::transmute::<unsafe extern "system" fn(), $pfn>(f)($($arg),*) },
-            None => $missing,
-        }
-    };
-}
+use vkpace_layer_plumbing::Guard;
 
 mod calibrate;
 pub mod clock;
@@ -38,7 +25,6 @@ mod entry;
 mod exports;
 mod extensions;
 pub mod faults;
-mod ffi;
 mod handles;
 mod instance;
 pub mod log;
@@ -55,6 +41,9 @@ mod wait;
 
 /// The layer's name.
 pub const LAYER_NAME: &CStr = c"VK_LAYER_VKPACE_vdisplay";
+
+/// The panic guard of every entry point (messages start with `vdisplay:`).
+const GUARD: Guard = Guard::new("vdisplay");
 
 pub use exports::{
     vkGetDeviceProcAddr, vkGetInstanceProcAddr, vkNegotiateLoaderLayerInterfaceVersion,

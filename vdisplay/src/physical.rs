@@ -9,10 +9,10 @@ use ash::vk;
 use vkpace_registry::{self as registry, structure_type as st};
 
 use crate::extensions::{self, DEVICE_EXTS};
-use crate::ffi::chain;
 use crate::instance::Instance;
 use crate::timing::Domains;
 use crate::LAYER_NAME;
+use vkpace_layer_plumbing::chain;
 
 /// The next layer's (the driver's) device extensions.
 ///

@@ -15,9 +15,9 @@ use crate::device::Device;
 use crate::engine::display::Target;
 use crate::engine::{Job, Request};
 use crate::faults::Injected;
-use crate::ffi::chain;
 use crate::swapchain::{self, ImageState, Status, Swapchain};
 use crate::timing;
+use vkpace_layer_plumbing::chain;
 
 /// The per-swapchain arrays of a present's extension structures.
 #[derive(Default)]

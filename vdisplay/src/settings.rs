@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use ash::vk;
 
-use crate::ffi::chain;
 use crate::LAYER_NAME;
+use vkpace_layer_plumbing::chain;
 
 mod engine_timing;
 

@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use ash::vk;
 
 use crate::clock::now_ns;
-use crate::ffi::loader;
 use crate::handles::{self, SURFACES};
 use crate::instance::Instance;
 use crate::settings::{DisplayColorSpace, ModeCompat, Settings};
+use vkpace_layer_plumbing::DispatchKey;
 
 /// The present modes of a virtual display.
 pub const PRESENT_MODES: [vk::PresentModeKHR; 4] = [
@@ -53,7 +53,7 @@ pub struct Surface {
     /// Creation order, for the log.
     pub seq: u64,
     /// Dispatch key of its instance.
-    pub instance_key: usize,
+    pub instance_key: DispatchKey,
     /// A vertical blank of its refresh grid.
     pub epoch_ns: u64,
     /// Its refresh period.
@@ -213,7 +213,7 @@ pub fn lookup(surface: vk::SurfaceKHR) -> Option<Arc<Surface>> {
 pub unsafe fn create_headless(instance: vk::Instance, out: *mut vk::SurfaceKHR) -> vk::Result {
     use ash::vk::Handle;
     // SAFETY: a valid instance handle.
-    let key = unsafe { loader::dispatch_key(instance) };
+    let key = unsafe { DispatchKey::of(instance) };
     let Some(inst) = crate::handles::INSTANCES.get(key) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -239,7 +239,7 @@ pub unsafe fn create_window(
     down: impl FnOnce(unsafe extern "system" fn()) -> vk::Result,
 ) -> vk::Result {
     // SAFETY: a valid instance handle.
-    let key = unsafe { loader::dispatch_key(instance) };
+    let key = unsafe { DispatchKey::of(instance) };
     let Some(inst) = crate::handles::INSTANCES.get(key) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -253,7 +253,7 @@ pub unsafe fn create_window(
     }
 }
 
-fn new_surface(inst: &Instance, key: usize) -> Surface {
+fn new_surface(inst: &Instance, key: DispatchKey) -> Surface {
     Surface {
         handle: handles::new_handle(),
         seq: handles::new_seq(),
@@ -285,7 +285,7 @@ pub fn destroy(surface: vk::SurfaceKHR) -> bool {
 }
 
 /// Forgets the surfaces of a destroyed instance (the application should have destroyed them).
-pub fn forget_instance(key: usize) {
+pub fn forget_instance(key: DispatchKey) {
     for s in SURFACES.filter(|s| s.instance_key == key) {
         SURFACES.remove(s.handle);
     }

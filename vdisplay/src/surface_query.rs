@@ -3,12 +3,13 @@
 use std::ffi::c_void;
 
 use ash::vk;
+use vkpace_layer_plumbing::call_next;
 use vkpace_registry::{self as registry, structure_type as st};
 
 use crate::extensions::write_array;
-use crate::ffi::chain;
 use crate::instance::Instance;
 use crate::surface::{self, Surface, PRESENT_MODES};
+use vkpace_layer_plumbing::chain;
 
 /// Looks up the instance of `pd`, or returns `ERROR_INITIALIZATION_FAILED` from the caller.
 macro_rules! instance_or_fail {

@@ -9,6 +9,7 @@
 //! the swapchain is out of date and no queued present can still satisfy the wait.
 
 use ash::vk;
+use vkpace_layer_plumbing::call_next;
 use vkpace_registry as r;
 
 use crate::clock::{deadline, now_ns};

@@ -7,6 +7,7 @@
 //! expires -> VK_TIMEOUT; a retired or out-of-date swapchain -> VK_ERROR_OUT_OF_DATE_KHR.
 
 use ash::vk;
+use vkpace_layer_plumbing::call_next;
 
 use super::create::bind_memory;
 use super::{lookup, ImageState, Status, Swapchain};

@@ -9,12 +9,12 @@ use ash::vk::Handle;
 use super::{lookup, ImageState, Info, State, Swapchain};
 use crate::device::Device;
 use crate::faults::Faults;
-use crate::ffi::chain;
-use crate::ffi::loader::dispatch_key;
 use crate::handles::{self, SWAPCHAINS};
 use crate::readback::ReadbackImages;
 use crate::surface::{self, Surface};
 use crate::timing::TimingQueue;
+use vkpace_layer_plumbing::chain;
+use vkpace_layer_plumbing::DispatchKey;
 
 /// How long destruction waits for the layer's own batches that still reference the swapchain.
 const DESTROY_WAIT_NS: u64 = 2_000_000_000;
@@ -122,7 +122,7 @@ unsafe fn build(
         handle: handles::new_handle(),
         seq,
         // SAFETY: valid device handle.
-        device_key: unsafe { dispatch_key(dev.handle) },
+        device_key: unsafe { DispatchKey::of(dev.handle) },
         surface,
         info,
         images,
@@ -328,7 +328,7 @@ unsafe fn teardown(dev: &Device, sc: &Swapchain) {
 /// Destroys the virtual swapchains a device still has at its destruction.
 pub fn destroy_all_of(dev: &Device) {
     // SAFETY: valid device handle.
-    let key = unsafe { dispatch_key(dev.handle) };
+    let key = unsafe { DispatchKey::of(dev.handle) };
     for sc in SWAPCHAINS.filter(|s| s.device_key == key) {
         SWAPCHAINS.remove(sc.handle);
         // SAFETY: removed from the table; the device is idle.

@@ -4,6 +4,7 @@
 //! go down the chain.
 
 use ash::vk;
+use vkpace_layer_plumbing::call_next;
 
 use super::lookup;
 use crate::device::Device;

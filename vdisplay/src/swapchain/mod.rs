@@ -80,7 +80,7 @@ pub struct Swapchain {
     /// Creation order, for the log.
     pub seq: u64,
     /// Dispatch key of its device.
-    pub device_key: usize,
+    pub device_key: vkpace_layer_plumbing::DispatchKey,
     /// Its surface.
     pub surface: Arc<Surface>,
     /// Creation parameters.

@@ -1,7 +1,8 @@
 //! The loader's layer interface (`vk_layer.h`, LoaderLayerInterface.md): the structures the
 //! Khronos loader chains into `VkInstanceCreateInfo` / `VkDeviceCreateInfo` to tell each layer
-//! where the next one is, and the version negotiation structure. Layer-only, so defined here
-//! rather than in the vkpace-registry crate.
+//! where the next one is, and the version negotiation structure. Only layers use them, so they
+//! are defined here, once for every layer of the workspace, rather than in vkpace-registry (the
+//! structures an application chains).
 
 use std::ffi::{c_char, c_void};
 
@@ -29,7 +30,7 @@ pub type PfnGetPhysicalDeviceProcAddr =
     unsafe extern "system" fn(vk::Instance, *const c_char) -> vk::PFN_vkVoidFunction;
 
 /// `PFN_vkSetDeviceLoaderData`: installs the loader's dispatch pointer in a dispatchable object
-/// the layer created behind the loader's back (our command buffers).
+/// a layer creates behind the loader's back (command buffers, queues it fetches itself).
 pub type PfnSetDeviceLoaderData = unsafe extern "system" fn(vk::Device, *mut c_void) -> vk::Result;
 
 /// `VkLayerInstanceLink`.
@@ -43,7 +44,7 @@ pub struct LayerInstanceLink {
     pub pfn_next_get_physical_device_proc_addr: Option<PfnGetPhysicalDeviceProcAddr>,
 }
 
-/// `VkLayerInstanceCreateInfo` (only the union members this layer reads).
+/// `VkLayerInstanceCreateInfo` (only the union member a layer reads).
 #[repr(C)]
 pub struct LayerInstanceCreateInfo {
     /// `LOADER_INSTANCE_CREATE_INFO`.
@@ -53,7 +54,7 @@ pub struct LayerInstanceCreateInfo {
     /// Which union member is valid.
     pub function: LayerFunction,
     /// `u.pLayerInfo` when `function == LINK_INFO` (the union's other members are pointers of
-    /// the same size, or a pair of them, which this layer never reads).
+    /// the same size, or a pair of them, which the layers never read).
     pub p_layer_info: *mut LayerInstanceLink,
 }
 
@@ -99,63 +100,4 @@ pub struct NegotiateLayerInterface {
     pub pfn_get_device_proc_addr: Option<vk::PFN_vkGetDeviceProcAddr>,
     /// Out: the layer's `vk_layerGetPhysicalDeviceProcAddr`.
     pub pfn_get_physical_device_proc_addr: Option<PfnGetPhysicalDeviceProcAddr>,
-}
-
-/// Finds the loader's `VkLayerInstanceCreateInfo` with `function` in a create-info chain.
-///
-/// # Safety
-/// `p_next` must be a valid Vulkan `pNext` chain.
-pub unsafe fn find_instance_link(
-    mut p_next: *const c_void,
-    function: LayerFunction,
-) -> *mut LayerInstanceCreateInfo {
-    while !p_next.is_null() {
-        // SAFETY: every structure of a valid chain starts like VkBaseInStructure.
-        let base = unsafe { &*p_next.cast::<vk::BaseInStructure>() };
-        if base.s_type == LOADER_INSTANCE_CREATE_INFO {
-            let info = p_next as *mut LayerInstanceCreateInfo;
-            // SAFETY: the sType says this is the loader's structure.
-            if unsafe { (*info).function } == function {
-                return info;
-            }
-        }
-        p_next = base.p_next.cast();
-    }
-    std::ptr::null_mut()
-}
-
-/// Finds the loader's `VkLayerDeviceCreateInfo` with `function` in a create-info chain.
-///
-/// # Safety
-/// `p_next` must be a valid Vulkan `pNext` chain.
-pub unsafe fn find_device_link(
-    mut p_next: *const c_void,
-    function: LayerFunction,
-) -> *mut LayerDeviceCreateInfo {
-    while !p_next.is_null() {
-        // SAFETY: every structure of a valid chain starts like VkBaseInStructure.
-        let base = unsafe { &*p_next.cast::<vk::BaseInStructure>() };
-        if base.s_type == LOADER_DEVICE_CREATE_INFO {
-            let info = p_next as *mut LayerDeviceCreateInfo;
-            // SAFETY: the sType says this is the loader's structure.
-            if unsafe { (*info).function } == function {
-                return info;
-            }
-        }
-        p_next = base.p_next.cast();
-    }
-    std::ptr::null_mut()
-}
-
-/// The dispatch key of a dispatchable handle: the loader's dispatch-table pointer stored in its
-/// first word. Instances and their physical devices share one; devices, queues and command
-/// buffers share another.
-///
-/// # Safety
-/// `handle` must be a valid dispatchable Vulkan handle.
-pub unsafe fn dispatch_key<H: vk::Handle>(handle: H) -> usize {
-    let ptr = handle.as_raw() as *const usize;
-    // SAFETY: dispatchable handles point at an object whose first word is the loader's
-    // dispatch pointer (the loader's ICD interface contract).
-    unsafe { *ptr }
 }

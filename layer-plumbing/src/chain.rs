@@ -1,10 +1,11 @@
 //! Walking and editing `pNext` chains.
 //!
-//! Extension structures of the extensions this layer implements must not reach the driver:
-//! Mesa checks the feature structures it knows (`presentId`, `presentWait`) against what
-//! lavapipe supports and would fail `vkCreateDevice`. Structures cannot be copied without
-//! knowing their size, so [`Splice`] unlinks them in place for the duration of the call down and
-//! relinks them afterwards (the approach of a layer that cannot deep-copy unknown structures).
+//! A layer that implements an extension the driver lacks must keep that extension's
+//! structures from reaching the driver (Mesa checks the feature structures it knows, such as
+//! `presentId`, against what lavapipe supports and would fail `vkCreateDevice`). Structures
+//! cannot be copied without knowing their size, so [`Splice`] unlinks them in place for the
+//! duration of the call down and relinks them afterwards (the approach of a layer that cannot
+//! deep-copy unknown structures): the application's chain is as it was when the call returns.
 
 use std::ffi::c_void;
 
