@@ -8,7 +8,7 @@ use ash::vk;
 use vkpace_layer_plumbing::{entry_point, pfn, Level, VoidFn};
 
 use crate::device::{self, Device};
-use crate::instance;
+use crate::{instance, swapchain};
 
 type Alloc<'a> = *const vk::AllocationCallbacks<'a>;
 
@@ -16,6 +16,13 @@ entry_point!(crate::GUARD; create_instance(ci: *const vk::InstanceCreateInfo<'_>
 entry_point!(crate::GUARD; destroy_instance(i: vk::Instance, a: Alloc<'_>) => instance::destroy(i, a));
 entry_point!(crate::GUARD; create_device(pd: vk::PhysicalDevice, ci: *const vk::DeviceCreateInfo<'_>, a: Alloc<'_>, out: *mut vk::Device) -> vk::Result => device::create(pd, ci, a, out));
 entry_point!(crate::GUARD; destroy_device(d: vk::Device, a: Alloc<'_>) => device::destroy(d, a));
+entry_point!(crate::GUARD; get_device_queue(d: vk::Device, f: u32, i: u32, out: *mut vk::Queue) => device::get_queue(d, f, i, out));
+entry_point!(crate::GUARD; get_device_queue2(d: vk::Device, info: *const vk::DeviceQueueInfo2<'_>, out: *mut vk::Queue) => device::get_queue2(d, info, out));
+entry_point!(crate::GUARD; create_swapchain(d: vk::Device, ci: *const vk::SwapchainCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SwapchainKHR) -> vk::Result => swapchain::create(d, ci, a, out));
+entry_point!(crate::GUARD; destroy_swapchain(d: vk::Device, s: vk::SwapchainKHR, a: Alloc<'_>) => swapchain::destroy(d, s, a));
+entry_point!(crate::GUARD; acquire_next_image(d: vk::Device, s: vk::SwapchainKHR, t: u64, sem: vk::Semaphore, f: vk::Fence, i: *mut u32) -> vk::Result => swapchain::acquire(d, s, t, sem, f, i));
+entry_point!(crate::GUARD; acquire_next_image2(d: vk::Device, info: *const vk::AcquireNextImageInfoKHR<'_>, i: *mut u32) -> vk::Result => swapchain::acquire2(d, info, i));
+entry_point!(crate::GUARD; queue_present(q: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> vk::Result => swapchain::present(q, info));
 
 /// The layer's commands by name.
 pub(crate) fn lookup(name: &CStr) -> Option<(Level<Device>, VoidFn)> {
@@ -30,6 +37,36 @@ pub(crate) fn lookup(name: &CStr) -> Option<(Level<Device>, VoidFn)> {
         ),
         b"vkCreateDevice" => (Level::Physical, pfn!(create_device, vk::PFN_vkCreateDevice)),
         b"vkDestroyDevice" => (Level::Device, pfn!(destroy_device, vk::PFN_vkDestroyDevice)),
+        b"vkGetDeviceQueue" => (
+            Level::Device,
+            pfn!(get_device_queue, vk::PFN_vkGetDeviceQueue),
+        ),
+        b"vkGetDeviceQueue2" => (
+            Level::DeviceIfNext,
+            pfn!(get_device_queue2, vk::PFN_vkGetDeviceQueue2),
+        ),
+        // The swapchain commands only where the device enabled VK_KHR_swapchain (the next
+        // layer has them).
+        b"vkCreateSwapchainKHR" => (
+            Level::DeviceIfNext,
+            pfn!(create_swapchain, vk::PFN_vkCreateSwapchainKHR),
+        ),
+        b"vkDestroySwapchainKHR" => (
+            Level::DeviceIfNext,
+            pfn!(destroy_swapchain, vk::PFN_vkDestroySwapchainKHR),
+        ),
+        b"vkAcquireNextImageKHR" => (
+            Level::DeviceIfNext,
+            pfn!(acquire_next_image, vk::PFN_vkAcquireNextImageKHR),
+        ),
+        b"vkAcquireNextImage2KHR" => (
+            Level::DeviceIfNext,
+            pfn!(acquire_next_image2, vk::PFN_vkAcquireNextImage2KHR),
+        ),
+        b"vkQueuePresentKHR" => (
+            Level::DeviceIfNext,
+            pfn!(queue_present, vk::PFN_vkQueuePresentKHR),
+        ),
         _ => return None,
     })
 }

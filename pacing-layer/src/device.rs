@@ -1,18 +1,27 @@
 //! `vkCreateDevice` / `vkDestroyDevice` and the layer's per-device state.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use ash::vk;
 use vkpace_layer_plumbing::{DeviceLink, DispatchKey, DispatchMap, NextDevice};
 
 use crate::instance::INSTANCES;
+use crate::pacer::PacerSlot;
 
 /// The layer's state of one device.
 pub struct Device {
     /// The next layer's entry points for it.
     pub next: NextDevice,
-    /// The next layer's core device commands (what the present pacer will be made with).
+    /// The next layer's core device commands (what the present pacer is made with).
     pub fp: ash::Device,
+    /// The next layer's instance commands and entry, and the physical device.
+    pub(crate) instance: ash::Instance,
+    pub(crate) entry: ash::Entry,
+    pub(crate) physical: vk::PhysicalDevice,
+    /// The first queue the application got, with its family: the pacer's queue.
+    pub(crate) queue: Mutex<Option<(vk::Queue, u32)>>,
+    /// The present pacer, made at the first swapchain command with a queue known.
+    pub(crate) pacer: Mutex<PacerSlot>,
 }
 
 /// Devices by dispatch key (a device and its queues and command buffers share one).
@@ -43,6 +52,11 @@ pub unsafe fn create(
     let device = Device {
         next,
         fp: next.load(),
+        instance: instance_for(&inst.next, &next),
+        entry: inst.entry.clone(),
+        physical: pd,
+        queue: Mutex::new(None),
+        pacer: Mutex::new(PacerSlot::NotYet),
     };
     // SAFETY: a valid device handle.
     DEVICES.insert(unsafe { DispatchKey::of(handle) }, Arc::new(device));
@@ -64,9 +78,63 @@ pub unsafe fn destroy(device: vk::Device, alloc: *const vk::AllocationCallbacks<
     let Some(dev) = DEVICES.remove(unsafe { DispatchKey::of(device) }) else {
         return;
     };
+    dev.end_pacing();
     crate::log(format_args!(
         "vkDestroyDevice: device destroyed through the layer"
     ));
     // SAFETY: the next layer's destroy with the application's arguments.
     unsafe { (dev.fp.fp_v1_0().destroy_device)(device, alloc) };
+}
+
+/// `vkGetDeviceQueue`: the application's queue, recorded (the first one becomes the pacer's).
+///
+/// # Safety
+/// The arguments of a valid `vkGetDeviceQueue` call.
+pub unsafe fn get_queue(device: vk::Device, family: u32, index: u32, out: *mut vk::Queue) {
+    // SAFETY: a valid device handle.
+    let Some(dev) = DEVICES.get(unsafe { DispatchKey::of(device) }) else {
+        return;
+    };
+    // SAFETY: the next layer's command with the application's arguments.
+    unsafe { (dev.fp.fp_v1_0().get_device_queue)(device, family, index, out) };
+    // SAFETY: the driver wrote the queue.
+    dev.queue_seen(unsafe { *out }, family);
+}
+
+/// `vkGetDeviceQueue2`, as [`get_queue`].
+///
+/// # Safety
+/// The arguments of a valid `vkGetDeviceQueue2` call.
+pub unsafe fn get_queue2(
+    device: vk::Device,
+    info: *const vk::DeviceQueueInfo2<'_>,
+    out: *mut vk::Queue,
+) {
+    // SAFETY: a valid device handle.
+    let Some(dev) = DEVICES.get(unsafe { DispatchKey::of(device) }) else {
+        return;
+    };
+    // SAFETY: the next layer's command with the application's arguments.
+    unsafe { (dev.fp.fp_v1_1().get_device_queue2)(device, info, out) };
+    // SAFETY: the driver wrote the queue; `info` is valid.
+    dev.queue_seen(unsafe { *out }, unsafe { (*info).queue_family_index });
+}
+
+/// The instance commands the present pacer is made with, for this device: the next layer's,
+/// except that `vkGetDeviceProcAddr` is this device's next layer's, so the pacer's swapchain
+/// commands are looked up below this layer (the instance's lookup may give the loader's
+/// dispatching entry points, which would call this layer again).
+fn instance_for(inst: &vkpace_layer_plumbing::NextInstance, dev: &NextDevice) -> ash::Instance {
+    let gdpa = dev.gdpa;
+    let load = inst.loader();
+    // SAFETY: every pointer is the next layer's for its name, for this instance and device.
+    unsafe {
+        ash::Instance::load_with(
+            |name| match name.to_bytes() {
+                b"vkGetDeviceProcAddr" => gdpa as *const std::ffi::c_void,
+                _ => load(name),
+            },
+            inst.handle,
+        )
+    }
 }

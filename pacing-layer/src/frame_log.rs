@@ -1,8 +1,8 @@
 //! The per-frame CSV log (`VKPACE_LOG=path`) and the one-line summary at exit, from the pacer's
 //! telemetry (`vkpace::FrameTimes`). A frame is written once it is settled: its display time
 //! came back, or enough later frames were presented that it never will ([`SETTLE_FRAMES`]).
-//! Times are milliseconds on the layer's clock (CLOCK_MONOTONIC), so they compare with other
-//! tools' logs of the same run.
+//! Times are milliseconds since the device's pacer was made; `interval_ms` is the time from the
+//! previous shown frame's display, where the display says when frames were shown.
 
 use std::io::Write;
 use std::time::Duration;
@@ -13,7 +13,7 @@ use vkpace::FrameTimes;
 pub const SETTLE_FRAMES: u64 = 8;
 
 /// The CSV header.
-pub const HEADER: &str = "frame,start_ms,target_ms,ready_ms,shown_ms,interval_ms";
+pub const HEADER: &str = "frame,start_ms,presented_ms,target_ms,ready_ms,shown_ms,interval_ms";
 
 /// Writes settled frames, each once, in order, and keeps what the summary needs.
 pub struct FrameLog<W: Write> {
@@ -24,6 +24,10 @@ pub struct FrameLog<W: Write> {
     last_shown: Option<Duration>,
     /// Shown intervals, ms.
     intervals: Vec<f64>,
+    /// The previous frame's present time, and the intervals between presents, ms (what the
+    /// summary gives where no display time came back).
+    last_presented: Option<Duration>,
+    presented_intervals: Vec<f64>,
     /// Frames written without a display time.
     unshown: u64,
 }
@@ -37,6 +41,8 @@ impl<W: Write> FrameLog<W> {
             written: None,
             last_shown: None,
             intervals: Vec::with_capacity(4096),
+            last_presented: None,
+            presented_intervals: Vec::with_capacity(4096),
             unshown: 0,
         })
     }
@@ -70,6 +76,11 @@ impl<W: Write> FrameLog<W> {
         if let Some(i) = interval {
             self.intervals.push(i);
         }
+        if let (Some(now), Some(before)) = (f.presented, self.last_presented) {
+            self.presented_intervals
+                .push(ms(now.saturating_sub(before)));
+        }
+        self.last_presented = f.presented.or(self.last_presented);
         if f.displayed.is_some() {
             self.last_shown = f.displayed;
         } else {
@@ -79,9 +90,10 @@ impl<W: Write> FrameLog<W> {
         let cell = |d: Option<Duration>| d.map_or(String::new(), |d| format!("{:.3}", ms(d)));
         writeln!(
             self.out,
-            "{},{:.3},{},{},{},{}",
+            "{},{:.3},{},{},{},{},{}",
             f.frame,
             ms(f.cpu_start),
+            cell(f.presented),
             cell(f.target),
             cell(f.rendered),
             cell(f.displayed),
@@ -90,30 +102,20 @@ impl<W: Write> FrameLog<W> {
     }
 
     /// The one-line summary: frames written, the shown intervals' mean, standard deviation and
-    /// 99th percentile, and the frames with no display time.
+    /// 99th percentile (where no display time came back, those of the intervals between
+    /// presents), and the frames with no display time.
     pub fn summary(&self) -> String {
         let frames = self.written.map_or(0, |w| w + 1);
-        let n = self.intervals.len();
-        if n == 0 {
-            return format!(
-                "vkpace pacing: {frames} frames, no display times ({} without)",
-                self.unshown
-            );
-        }
-        let mean = self.intervals.iter().sum::<f64>() / n as f64;
-        let var = self
-            .intervals
-            .iter()
-            .map(|i| (i - mean).powi(2))
-            .sum::<f64>()
-            / n as f64;
-        let mut sorted = self.intervals.clone();
-        sorted.sort_by(f64::total_cmp);
-        let p99 = sorted[((n as f64 * 0.99).ceil() as usize).clamp(1, n) - 1];
+        let (what, intervals) = match self.intervals.is_empty() {
+            false => ("shown", &self.intervals),
+            true => ("presented (no display times)", &self.presented_intervals),
+        };
+        let Some(s) = Spread::of(intervals) else {
+            return format!("vkpace pacing: {frames} frames, no intervals");
+        };
         format!(
-            "vkpace pacing: {frames} frames, shown every {mean:.2} ms (sd {:.2} ms, p99 {p99:.2} ms), {} without a display time",
-            var.sqrt(),
-            self.unshown
+            "vkpace pacing: {frames} frames, {what} every {:.2} ms (sd {:.2} ms, p99 {:.2} ms), {} without a display time",
+            s.mean, s.sd, s.p99, self.unshown
         )
     }
 
@@ -121,6 +123,32 @@ impl<W: Write> FrameLog<W> {
     pub fn finish(mut self) -> std::io::Result<W> {
         self.out.flush()?;
         Ok(self.out)
+    }
+}
+
+/// Mean, standard deviation and 99th percentile of intervals.
+struct Spread {
+    mean: f64,
+    sd: f64,
+    p99: f64,
+}
+
+impl Spread {
+    fn of(intervals: &[f64]) -> Option<Self> {
+        let n = intervals.len();
+        if n == 0 {
+            return None;
+        }
+        let mean = intervals.iter().sum::<f64>() / n as f64;
+        let var = intervals.iter().map(|i| (i - mean).powi(2)).sum::<f64>() / n as f64;
+        let mut sorted = intervals.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let p99 = sorted[((n as f64 * 0.99).ceil() as usize).clamp(1, n) - 1];
+        Some(Self {
+            mean,
+            sd: var.sqrt(),
+            p99,
+        })
     }
 }
 

@@ -9,6 +9,8 @@ use vkpace_layer_plumbing::{call_next, DispatchKey, DispatchMap, InstanceLink, N
 pub struct Instance {
     /// The next layer's entry points for it.
     pub next: NextInstance,
+    /// The global entry the present pacer is made with ([`entry_for`]).
+    pub entry: ash::Entry,
 }
 
 /// Instances by dispatch key (an instance and its physical devices share one).
@@ -32,7 +34,10 @@ pub unsafe fn create(
     // SAFETY: a valid instance handle.
     INSTANCES.insert(
         unsafe { DispatchKey::of(handle) },
-        Arc::new(Instance { next }),
+        Arc::new(Instance {
+            next,
+            entry: entry_for(next.gipa),
+        }),
     );
     crate::log(format_args!(
         "vkCreateInstance: instance created through the layer"
@@ -62,4 +67,35 @@ pub unsafe fn destroy(instance: vk::Instance, alloc: *const vk::AllocationCallba
         (instance, alloc),
         ()
     );
+}
+
+/// The next layer's `vkGetInstanceProcAddr`, for [`entry_for`]'s entry (one chain below this
+/// layer per process).
+static NEXT_GIPA: std::sync::OnceLock<vk::PFN_vkGetInstanceProcAddr> = std::sync::OnceLock::new();
+
+/// An `ash::Entry` for the present pacer whose lookups go to the next layer for an instance
+/// and find nothing without one. The next layer may not answer global lookups at all (Mesa's
+/// device-select layer crashes on them), and the pacer needs none: it looks up only instance
+/// commands, with the instance.
+fn entry_for(gipa: vk::PFN_vkGetInstanceProcAddr) -> ash::Entry {
+    let _ = NEXT_GIPA.set(gipa);
+    let static_fn = ash::StaticFn {
+        get_instance_proc_addr: instance_lookup,
+    };
+    // SAFETY: `instance_lookup` has vkGetInstanceProcAddr's signature and contract.
+    unsafe { ash::Entry::from_static_fn(static_fn) }
+}
+
+/// The lookup of [`entry_for`]'s entry.
+unsafe extern "system" fn instance_lookup(
+    instance: vk::Instance,
+    name: *const std::ffi::c_char,
+) -> vk::PFN_vkVoidFunction {
+    if instance == vk::Instance::null() {
+        return None;
+    }
+    // SAFETY: the next layer's lookup with a valid instance and name (the caller's contract).
+    NEXT_GIPA
+        .get()
+        .and_then(|gipa| unsafe { gipa(instance, name) })
 }

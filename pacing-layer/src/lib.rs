@@ -30,7 +30,10 @@ mod device;
 mod exports;
 pub mod frame_log;
 mod instance;
+mod pacer;
+mod policy;
 pub mod settings;
+mod swapchain;
 
 use std::ffi::CStr;
 

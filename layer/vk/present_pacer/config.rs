@@ -18,7 +18,10 @@ use crate::vk::maintenance1::Maintenance1Names;
 pub struct PresentPacerDesc<'a> {
     /// The loaded Vulkan entry.
     pub entry: &'a ash::Entry,
-    /// The instance the surfaces and device belong to.
+    /// The instance the surfaces and device belong to. Its `vkGetDeviceProcAddr` looks up the
+    /// swapchain commands the pacer calls: a layer gives a table whose `vkGetDeviceProcAddr` is
+    /// the next layer's for the device (else the loader's dispatching entry points would call
+    /// the layer again).
     pub instance: &'a ash::Instance,
     /// The physical device of `device`.
     pub physical_device: vk::PhysicalDevice,

@@ -6,6 +6,7 @@ fn frame(n: u64, shown_ms: Option<u64>) -> FrameTimes {
     FrameTimes {
         frame: n,
         cpu_start: Duration::from_millis(n * 33),
+        presented: Some(Duration::from_millis(n * 33 + 5)),
         displayed: shown_ms.map(Duration::from_millis),
         target: shown_ms.map(Duration::from_millis),
         ..FrameTimes::default()
@@ -34,7 +35,10 @@ fn frames_are_written_once_in_order_when_their_display_time_is_known() -> std::i
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(lines[0], HEADER);
     assert_eq!(lines.len(), 4, "{t}");
-    assert!(lines[1].starts_with("0,0.000,100.000,,100.000,"), "{t}");
+    assert!(
+        lines[1].starts_with("0,0.000,5.000,100.000,,100.000,"),
+        "{t}"
+    );
     assert!(lines[2].ends_with(",133.000,33.000"), "{t}");
     assert!(lines[3].ends_with(",167.000,34.000"), "{t}");
     assert!(
@@ -55,7 +59,10 @@ fn a_frame_never_shown_is_written_once_enough_later_frames_came() -> std::io::Re
     assert!(summary.contains("1 without a display time"), "{summary}");
     let t = text(log);
     assert_eq!(t.lines().count(), 1 + SETTLE_FRAMES as usize + 1, "{t}");
-    assert!(t.lines().nth(1).is_some_and(|l| l == "0,0.000,,,,"), "{t}");
+    assert!(
+        t.lines().nth(1).is_some_and(|l| l == "0,0.000,5.000,,,,"),
+        "{t}"
+    );
     Ok(())
 }
 
@@ -81,6 +88,19 @@ fn the_summary_gives_spread_and_p99_of_the_shown_intervals() -> std::io::Result<
         "{s}"
     );
     let empty = FrameLog::new(Vec::new())?;
-    assert!(empty.summary().contains("0 frames, no display times"));
+    assert!(empty.summary().contains("0 frames, no intervals"));
+    Ok(())
+}
+
+#[test]
+fn without_display_times_the_summary_gives_the_intervals_between_presents() -> std::io::Result<()> {
+    let mut log = FrameLog::new(Vec::new())?;
+    log.record((0..=SETTLE_FRAMES + 3).map(|n| frame(n, None)))?;
+    let s = log.summary();
+    assert!(
+        s.contains("presented (no display times) every 33.00 ms"),
+        "{s}"
+    );
+    assert!(s.contains("sd 0.00") && s.contains("4 without"), "{s}");
     Ok(())
 }

@@ -1,0 +1,168 @@
+//! One device's present pacer: made at the first swapchain command once the application got a
+//! queue, used by every swapchain command under the device's lock, destroyed with the device.
+//! A panic inside the pacer turns the device into a pass-through (logged): the application
+//! keeps running on the next layer's commands.
+//!
+//! Known limit: the pacer's frame-limit sleep happens inside `vkQueuePresentKHR` with the
+//! device's lock held, so another thread's acquire on the same device waits for it.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::sync::MutexGuard;
+
+use ash::vk;
+use vkpace::{FrameLimit, PacingPolicy, PresentPacer, PresentPacerConfig, PresentPacerDesc};
+
+use crate::device::Device;
+use crate::frame_log::FrameLog;
+use crate::policy::POLICY;
+use crate::settings::{Decision, Mode};
+
+/// The pacer's state on one device.
+pub enum PacerSlot {
+    /// Not made yet.
+    NotYet,
+    /// Pacing, with the frame log if one was asked for.
+    Pacing(Box<Paced>),
+    /// Not pacing (the policy, a failure, or a panic): every call passes through.
+    PassThrough,
+}
+
+/// A pacer and its log.
+pub struct Paced {
+    pacer: PresentPacer,
+    log: Option<FrameLog<BufWriter<File>>>,
+}
+
+impl Device {
+    /// A queue the application got: the first one becomes the pacer's.
+    pub(crate) fn queue_seen(&self, queue: vk::Queue, family: u32) {
+        let mut q = lock(&self.queue);
+        if q.is_none() && queue != vk::Queue::null() {
+            *q = Some((queue, family));
+        }
+    }
+
+    /// Runs `f` with the device's pacer (made now if it can be); `None` where the layer does
+    /// not pace this device, so the caller passes the command through.
+    pub(crate) fn with_pacer<R>(&self, f: impl FnOnce(&mut PresentPacer) -> R) -> Option<R> {
+        let mut slot = lock(&self.pacer);
+        if matches!(*slot, PacerSlot::NotYet) {
+            *slot = self.make_pacer();
+        }
+        let PacerSlot::Pacing(paced) = &mut *slot else {
+            return None;
+        };
+        let pacer = &mut paced.pacer;
+        match crate::GUARD.catch("the present pacer", || f(pacer)) {
+            Some(r) => Some(r),
+            None => {
+                crate::log(format_args!(
+                    "a panic in the present pacer: this device passes every call through from now on"
+                ));
+                *slot = PacerSlot::PassThrough;
+                None
+            }
+        }
+    }
+
+    /// The pacer, or why there is none (logged).
+    fn make_pacer(&self) -> PacerSlot {
+        let policy = &*POLICY;
+        if policy.decision != Decision::Pace {
+            return PacerSlot::PassThrough;
+        }
+        let Some((queue, family)) = *lock(&self.queue) else {
+            // No queue yet: ask again at the next swapchain command.
+            return PacerSlot::NotYet;
+        };
+        let s = &policy.settings;
+        let mut config = PresentPacerConfig::default();
+        config.frames_in_flight = s.frames_in_flight.unwrap_or(config.frames_in_flight);
+        config.pacing = match s.mode {
+            Mode::LowLatency => PacingPolicy::LowLatency,
+            _ => PacingPolicy::FramesInFlight,
+        };
+        config.frame_limit = s.fps.and_then(|f| FrameLimit::fps(f).ok());
+        config.repair_present_semaphores = s.repair;
+        let desc = PresentPacerDesc {
+            entry: &self.entry,
+            instance: &self.instance,
+            physical_device: self.physical,
+            device: &self.fp,
+            queue,
+            queue_family: family,
+            config,
+        };
+        // SAFETY: the handles are the device's, made through this layer, and outlive the
+        // pacer (destroyed in vkDestroyDevice first); no display path is enabled.
+        match unsafe { PresentPacer::new(desc) } {
+            Ok(pacer) => PacerSlot::Pacing(Box::new(Paced {
+                pacer,
+                log: open_log(),
+            })),
+            Err(e) => {
+                crate::log(format_args!("no present pacer, passing through: {e}"));
+                PacerSlot::PassThrough
+            }
+        }
+    }
+
+    /// After a present to `swapchain`: the frame log's settled frames.
+    pub(crate) fn log_frames(&self, swapchain: vk::SwapchainKHR) {
+        let mut slot = lock(&self.pacer);
+        if let PacerSlot::Pacing(paced) = &mut *slot {
+            if let Some(log) = paced.log.as_mut() {
+                if let Err(e) = log.record(paced.pacer.telemetry(swapchain)) {
+                    crate::log(format_args!("frame log: {e}; no more lines"));
+                    paced.log = None;
+                }
+            }
+        }
+    }
+
+    /// The device is being destroyed: the pacer's objects go (its bounded waits), and the
+    /// summary line is written.
+    pub(crate) fn end_pacing(&self) {
+        let slot = std::mem::replace(&mut *lock(&self.pacer), PacerSlot::PassThrough);
+        let PacerSlot::Pacing(paced) = slot else {
+            return;
+        };
+        let Paced { pacer, log } = *paced;
+        let stats = pacer.stats();
+        // SAFETY: the application destroys the device, so no call of the pacer is in progress
+        // and none follows.
+        if let Err(e) = unsafe { pacer.destroy() } {
+            crate::log(format_args!("destroying the present pacer: {e}"));
+        }
+        if let Some(log) = log {
+            crate::log(format_args!("{}", log.summary()));
+            let _ = log.finish();
+        }
+        crate::log(format_args!(
+            "{} presents paced, {} repairs, {} swapchains made and {} destroyed by the pacer",
+            stats.presents,
+            stats.repair_submits,
+            stats.swapchains_created,
+            stats.swapchains_destroyed
+        ));
+    }
+}
+
+/// The frame log `VKPACE_LOG` names, if any (a file that cannot be made is logged).
+fn open_log() -> Option<FrameLog<BufWriter<File>>> {
+    let path = POLICY.settings.log.as_ref()?;
+    let made = File::create(path).and_then(|f| FrameLog::new(BufWriter::new(f)));
+    match made {
+        Ok(log) => Some(log),
+        Err(e) => {
+            crate::log(format_args!("frame log {}: {e}", path.display()));
+            None
+        }
+    }
+}
+
+/// A lock that a panic elsewhere did not make unusable (the pacer's panics are caught inside).
+fn lock<T>(m: &std::sync::Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

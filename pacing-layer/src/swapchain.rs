@@ -1,0 +1,183 @@
+//! The swapchain commands, through the device's present pacer (the second door): creation and
+//! destruction, acquire (both entry points) and present. Where the layer does not pace (mode
+//! off, another limiter, no pacer) each goes to the next layer as the application called it.
+//! The application's structures are passed as they are; the pacer never writes through them.
+
+use ash::prelude::VkResult;
+use ash::vk;
+use vkpace_layer_plumbing::{call_next, DispatchKey};
+
+use crate::device::{Device, DEVICES};
+
+/// The device of a dispatchable handle (a device or a queue).
+///
+/// # Safety
+/// `handle` is a valid dispatchable handle.
+unsafe fn device_of<H: vk::Handle>(handle: H) -> Option<std::sync::Arc<Device>> {
+    // SAFETY: the caller's contract.
+    DEVICES.get(unsafe { DispatchKey::of(handle) })
+}
+
+/// A `VkResult<T>` as the result code the application gets, with `out` written on success.
+fn code<T>(got: VkResult<(T, bool)>, out: impl FnOnce(T)) -> vk::Result {
+    match got {
+        Ok((value, suboptimal)) => {
+            out(value);
+            match suboptimal {
+                true => vk::Result::SUBOPTIMAL_KHR,
+                false => vk::Result::SUCCESS,
+            }
+        }
+        Err(e) => e,
+    }
+}
+
+/// `vkCreateSwapchainKHR`.
+///
+/// # Safety
+/// The arguments of a valid `vkCreateSwapchainKHR` call.
+pub unsafe fn create(
+    device: vk::Device,
+    ci: *const vk::SwapchainCreateInfoKHR<'_>,
+    alloc: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::SwapchainKHR,
+) -> vk::Result {
+    // SAFETY: a valid device.
+    let Some(dev) = (unsafe { device_of(device) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, valid for the call.
+    let made = dev.with_pacer(|p| unsafe { p.create_swapchain(&*ci, alloc.as_ref()) });
+    match made {
+        Some(Ok(handle)) => {
+            // SAFETY: `out` is the application's output.
+            unsafe { *out = handle };
+            vk::Result::SUCCESS
+        }
+        Some(Err(e)) => e,
+        None => call_next!(
+            dev.next,
+            c"vkCreateSwapchainKHR",
+            vk::PFN_vkCreateSwapchainKHR,
+            (device, ci, alloc, out),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        ),
+    }
+}
+
+/// `vkDestroySwapchainKHR`: deferred by the pacer until the swapchain is provably idle.
+///
+/// # Safety
+/// The arguments of a valid `vkDestroySwapchainKHR` call.
+pub unsafe fn destroy(
+    device: vk::Device,
+    swapchain: vk::SwapchainKHR,
+    alloc: *const vk::AllocationCallbacks<'_>,
+) {
+    // SAFETY: a valid device.
+    let Some(dev) = (unsafe { device_of(device) }) else {
+        return;
+    };
+    // SAFETY: the application's arguments; the callbacks stay valid until the pacer destroys
+    // it (the application's contract for its allocator).
+    let done = dev.with_pacer(|p| unsafe { p.destroy_swapchain(swapchain, alloc.as_ref()) });
+    if done.is_none() {
+        call_next!(
+            dev.next,
+            c"vkDestroySwapchainKHR",
+            vk::PFN_vkDestroySwapchainKHR,
+            (device, swapchain, alloc),
+            ()
+        );
+    }
+}
+
+/// `vkAcquireNextImageKHR`.
+///
+/// # Safety
+/// The arguments of a valid `vkAcquireNextImageKHR` call.
+pub unsafe fn acquire(
+    device: vk::Device,
+    swapchain: vk::SwapchainKHR,
+    timeout: u64,
+    semaphore: vk::Semaphore,
+    fence: vk::Fence,
+    index: *mut u32,
+) -> vk::Result {
+    // SAFETY: a valid device.
+    let Some(dev) = (unsafe { device_of(device) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments.
+    let got =
+        dev.with_pacer(|p| unsafe { p.acquire_next_image(swapchain, timeout, semaphore, fence) });
+    match got {
+        // SAFETY: `index` is the application's output.
+        Some(got) => code(got, |i| unsafe { *index = i }),
+        None => call_next!(
+            dev.next,
+            c"vkAcquireNextImageKHR",
+            vk::PFN_vkAcquireNextImageKHR,
+            (device, swapchain, timeout, semaphore, fence, index),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        ),
+    }
+}
+
+/// `vkAcquireNextImage2KHR`.
+///
+/// # Safety
+/// The arguments of a valid `vkAcquireNextImage2KHR` call.
+pub unsafe fn acquire2(
+    device: vk::Device,
+    info: *const vk::AcquireNextImageInfoKHR<'_>,
+    index: *mut u32,
+) -> vk::Result {
+    // SAFETY: a valid device.
+    let Some(dev) = (unsafe { device_of(device) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments.
+    let got = dev.with_pacer(|p| unsafe { p.acquire_next_image2(&*info) });
+    match got {
+        // SAFETY: `index` is the application's output.
+        Some(got) => code(got, |i| unsafe { *index = i }),
+        None => call_next!(
+            dev.next,
+            c"vkAcquireNextImage2KHR",
+            vk::PFN_vkAcquireNextImage2KHR,
+            (device, info, index),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        ),
+    }
+}
+
+/// `vkQueuePresentKHR`: the pacer's present (repair, pacing), then the frame log.
+///
+/// # Safety
+/// The arguments of a valid `vkQueuePresentKHR` call.
+pub unsafe fn present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> vk::Result {
+    // SAFETY: a valid queue: it shares its device's dispatch key.
+    let Some(dev) = (unsafe { device_of(queue) }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments.
+    let got = dev.with_pacer(|p| unsafe { p.queue_present(queue, &*info) });
+    // SAFETY: a valid present info: its first swapchain, if any.
+    let first = unsafe { (*info).swapchain_count > 0 && !(*info).p_swapchains.is_null() }
+        // SAFETY: as above.
+        .then(|| unsafe { *(*info).p_swapchains });
+    if let (Some(_), Some(w)) = (&got, first) {
+        dev.log_frames(w);
+    }
+    match got {
+        Some(got) => code(got.map(|s| ((), s)), |()| {}),
+        None => call_next!(
+            dev.next,
+            c"vkQueuePresentKHR",
+            vk::PFN_vkQueuePresentKHR,
+            (queue, info),
+            vk::Result::ERROR_EXTENSION_NOT_PRESENT
+        ),
+    }
+}
