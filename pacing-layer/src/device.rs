@@ -1,12 +1,13 @@
 //! `vkCreateDevice` / `vkDestroyDevice` and the layer's per-device state.
 
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock};
 
 use ash::vk;
 use vkpace_layer_plumbing::{DeviceLink, DispatchKey, DispatchMap, NextDevice};
 
 use crate::instance::INSTANCES;
-use crate::pacer::PacerSlot;
+use crate::pacer::{Handles, PacerState};
+use vkpace::PresentPacer;
 
 /// The layer's state of one device.
 pub struct Device {
@@ -18,10 +19,21 @@ pub struct Device {
     pub(crate) instance: ash::Instance,
     pub(crate) entry: ash::Entry,
     pub(crate) physical: vk::PhysicalDevice,
-    /// The first queue the application got, with its family: the pacer's queue.
-    pub(crate) queue: Mutex<Option<(vk::Queue, u32)>>,
-    /// The present pacer, made at the first swapchain command with a queue known.
-    pub(crate) pacer: Mutex<PacerSlot>,
+    /// The present pacer, made at the first swapchain command once a queue is known.
+    pub(crate) pacing: PacerState,
+}
+
+impl Device {
+    /// Runs `f` with the device's present pacer; `None` where the layer does not pace it.
+    pub(crate) fn with_pacer<R>(&self, f: impl FnOnce(&mut PresentPacer) -> R) -> Option<R> {
+        let handles = Handles {
+            entry: &self.entry,
+            instance: &self.instance,
+            physical: self.physical,
+            device: &self.fp,
+        };
+        self.pacing.with_pacer(&handles, f)
+    }
 }
 
 /// Devices by dispatch key (a device and its queues and command buffers share one).
@@ -55,8 +67,7 @@ pub unsafe fn create(
         instance: instance_for(&inst.next, &next),
         entry: inst.entry.clone(),
         physical: pd,
-        queue: Mutex::new(None),
-        pacer: Mutex::new(PacerSlot::NotYet),
+        pacing: PacerState::new(),
     };
     // SAFETY: a valid device handle.
     DEVICES.insert(unsafe { DispatchKey::of(handle) }, Arc::new(device));
@@ -78,7 +89,7 @@ pub unsafe fn destroy(device: vk::Device, alloc: *const vk::AllocationCallbacks<
     let Some(dev) = DEVICES.remove(unsafe { DispatchKey::of(device) }) else {
         return;
     };
-    dev.end_pacing();
+    dev.pacing.end_pacing();
     crate::log(format_args!(
         "vkDestroyDevice: device destroyed through the layer"
     ));
@@ -98,7 +109,7 @@ pub unsafe fn get_queue(device: vk::Device, family: u32, index: u32, out: *mut v
     // SAFETY: the next layer's command with the application's arguments.
     unsafe { (dev.fp.fp_v1_0().get_device_queue)(device, family, index, out) };
     // SAFETY: the driver wrote the queue.
-    dev.queue_seen(unsafe { *out }, family);
+    dev.pacing.queue_seen(unsafe { *out }, family);
 }
 
 /// `vkGetDeviceQueue2`, as [`get_queue`].
@@ -117,7 +128,8 @@ pub unsafe fn get_queue2(
     // SAFETY: the next layer's command with the application's arguments.
     unsafe { (dev.fp.fp_v1_1().get_device_queue2)(device, info, out) };
     // SAFETY: the driver wrote the queue; `info` is valid.
-    dev.queue_seen(unsafe { *out }, unsafe { (*info).queue_family_index });
+    dev.pacing
+        .queue_seen(unsafe { *out }, unsafe { (*info).queue_family_index });
 }
 
 /// The instance commands the present pacer is made with, for this device: the next layer's,

@@ -8,12 +8,11 @@
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::sync::MutexGuard;
+use std::sync::{Mutex, MutexGuard};
 
 use ash::vk;
 use vkpace::{FrameLimit, PacingPolicy, PresentPacer, PresentPacerConfig, PresentPacerDesc};
 
-use crate::device::Device;
 use crate::frame_log::FrameLog;
 use crate::policy::POLICY;
 use crate::settings::{Decision, Mode};
@@ -34,7 +33,29 @@ pub struct Paced {
     log: Option<FrameLog<BufWriter<File>>>,
 }
 
-impl Device {
+/// A device's pacing state: the first queue the application got (the pacer's), and the pacer.
+pub struct PacerState {
+    queue: Mutex<Option<(vk::Queue, u32)>>,
+    pacer: Mutex<PacerSlot>,
+}
+
+/// The device's handles a pacer is made with.
+pub struct Handles<'a> {
+    pub entry: &'a ash::Entry,
+    pub instance: &'a ash::Instance,
+    pub physical: vk::PhysicalDevice,
+    pub device: &'a ash::Device,
+}
+
+impl PacerState {
+    /// No queue and no pacer yet.
+    pub fn new() -> Self {
+        Self {
+            queue: Mutex::new(None),
+            pacer: Mutex::new(PacerSlot::NotYet),
+        }
+    }
+
     /// A queue the application got: the first one becomes the pacer's.
     pub(crate) fn queue_seen(&self, queue: vk::Queue, family: u32) {
         let mut q = lock(&self.queue);
@@ -45,10 +66,14 @@ impl Device {
 
     /// Runs `f` with the device's pacer (made now if it can be); `None` where the layer does
     /// not pace this device, so the caller passes the command through.
-    pub(crate) fn with_pacer<R>(&self, f: impl FnOnce(&mut PresentPacer) -> R) -> Option<R> {
+    pub(crate) fn with_pacer<R>(
+        &self,
+        handles: &Handles<'_>,
+        f: impl FnOnce(&mut PresentPacer) -> R,
+    ) -> Option<R> {
         let mut slot = lock(&self.pacer);
         if matches!(*slot, PacerSlot::NotYet) {
-            *slot = self.make_pacer();
+            *slot = self.make_pacer(handles);
         }
         let PacerSlot::Pacing(paced) = &mut *slot else {
             return None;
@@ -67,7 +92,7 @@ impl Device {
     }
 
     /// The pacer, or why there is none (logged).
-    fn make_pacer(&self) -> PacerSlot {
+    fn make_pacer(&self, h: &Handles<'_>) -> PacerSlot {
         let policy = &*POLICY;
         if policy.decision != Decision::Pace {
             return PacerSlot::PassThrough;
@@ -86,10 +111,10 @@ impl Device {
         config.frame_limit = s.fps.and_then(|f| FrameLimit::fps(f).ok());
         config.repair_present_semaphores = s.repair;
         let desc = PresentPacerDesc {
-            entry: &self.entry,
-            instance: &self.instance,
-            physical_device: self.physical,
-            device: &self.fp,
+            entry: h.entry,
+            instance: h.instance,
+            physical_device: h.physical,
+            device: h.device,
             queue,
             queue_family: family,
             config,
@@ -163,6 +188,6 @@ fn open_log() -> Option<FrameLog<BufWriter<File>>> {
 }
 
 /// A lock that a panic elsewhere did not make unusable (the pacer's panics are caught inside).
-fn lock<T>(m: &std::sync::Mutex<T>) -> MutexGuard<'_, T> {
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

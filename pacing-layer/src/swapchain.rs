@@ -168,7 +168,7 @@ pub unsafe fn present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> 
         // SAFETY: as above.
         .then(|| unsafe { *(*info).p_swapchains });
     if let (Some(_), Some(w)) = (&got, first) {
-        dev.log_frames(w);
+        dev.pacing.log_frames(w);
     }
     match got {
         Some(got) => code(got.map(|s| ((), s)), |()| {}),
