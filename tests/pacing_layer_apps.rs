@@ -11,8 +11,11 @@
 //!   layer knows the check (sid's): VUID-vkQueueSubmit-pSignalSemaphores-00067 without the
 //!   layer, none with it (the layer's present-semaphore repair).
 //!
+//! - a test-only fault that panics inside the pacer at vkcube's 30th present: vkcube runs to
+//!   its end, and the layer says the device passes every call through from then on.
+//!
 //! Not here yet (issue 42 stays open): present-timing targets through the layer (vkcube over
-//! vdisplay), weston, the fault-injected panic, the benchmark against MangoHud.
+//! vdisplay), weston, the benchmark against MangoHud.
 
 mod demo_process;
 
@@ -74,6 +77,32 @@ fn vkcube_is_paced_to_30_fps_by_the_layer_alone() -> Result<()> {
     ensure!(
         (mean - INTERVAL_MS).abs() <= INTERVAL_MS * 0.01,
         "mean interval {mean:.3} ms, not within 1% of {INTERVAL_MS:.3} ms"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_panic_in_the_pacer_leaves_the_program_running_unpaced() -> Result<()> {
+    let display = Display::get()?;
+    let layer = Installed::new("vkcube_panic")?;
+    let mut cmd = Command::new("vkcube");
+    cmd.args(["--c", "60"])
+        .env("DISPLAY", display.name())
+        .env_remove("WAYLAND_DISPLAY")
+        .envs(layer.env())
+        .env("VKPACE_FPS", FPS.to_string())
+        .env("VKPACE_TEST_PANIC_AT_PRESENT", "30");
+    let done = run_to_files(&mut cmd, "pacing_layer", "vkcube_panic", LIMIT)?;
+    let output = format!("{}\n{}", done.stdout, done.stderr);
+    ensure!(done.status.success(), "vkcube did not survive: {output}");
+    ensure!(
+        output.contains("vkpace-pacing: panic in the present pacer")
+            && output.contains("passes every call through from now on"),
+        "the layer did not say it fell back: {output}"
+    );
+    ensure!(
+        output.contains("vkDestroyDevice: device destroyed through the layer"),
+        "vkcube did not reach its end: {output}"
     );
     Ok(())
 }

@@ -28,6 +28,7 @@
 mod commands;
 mod device;
 mod exports;
+mod fault;
 pub mod frame_log;
 mod instance;
 mod pacer;

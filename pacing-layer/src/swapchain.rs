@@ -161,8 +161,12 @@ pub unsafe fn present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> 
     let Some(dev) = (unsafe { device_of(queue) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: the application's arguments.
-    let got = dev.with_pacer(|p| unsafe { p.queue_present(queue, &*info) });
+    let fault = crate::fault::panic_due();
+    let got = dev.with_pacer(|p| {
+        crate::fault::panic_if(fault);
+        // SAFETY: the application's arguments.
+        unsafe { p.queue_present(queue, &*info) }
+    });
     // SAFETY: a valid present info: its first swapchain, if any.
     let first = unsafe { (*info).swapchain_count > 0 && !(*info).p_swapchains.is_null() }
         // SAFETY: as above.

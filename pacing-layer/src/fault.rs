@@ -1,0 +1,31 @@
+//! A test-only fault: `VKPACE_TEST_PANIC_AT_PRESENT=N` panics inside the pacer at the N-th
+//! present of the process (counted from 1), before the pacer touches it, so a test can show
+//! that the program keeps running and the device passes every call through from then on.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::LazyLock;
+
+/// The present the fault is due at, if asked for.
+static DUE: LazyLock<Option<u64>> = LazyLock::new(|| {
+    std::env::var("VKPACE_TEST_PANIC_AT_PRESENT")
+        .ok()?
+        .parse()
+        .ok()
+});
+
+/// Presents so far.
+static PRESENTS: AtomicU64 = AtomicU64::new(0);
+
+/// Counts a present; whether the fault is due at it.
+pub(crate) fn panic_due() -> bool {
+    let n = PRESENTS.fetch_add(1, Ordering::Relaxed) + 1;
+    *DUE == Some(n)
+}
+
+/// Panics where the fault is `due` (the layer's guard catches it: that is what it tests).
+#[allow(clippy::panic)]
+pub(crate) fn panic_if(due: bool) {
+    if due {
+        panic!("the test fault VKPACE_TEST_PANIC_AT_PRESENT");
+    }
+}
