@@ -75,6 +75,7 @@ pub mod dispatch;
 pub mod exports;
 mod guard;
 mod link;
+mod link_mark;
 pub mod loader;
 mod next;
 pub mod proc_addr;
@@ -87,5 +88,6 @@ pub use guard::Guard;
 pub use link::{
     find_device_info, find_instance_info, set_device_loader_data, DeviceLink, InstanceLink,
 };
+pub use link_mark::LinkMark;
 pub use next::{NextDevice, NextInstance};
 pub use proc_addr::{Layer, Level, VoidFn};

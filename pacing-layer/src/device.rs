@@ -19,6 +19,8 @@ pub struct Device {
     pub(crate) instance: ash::Instance,
     pub(crate) entry: ash::Entry,
     pub(crate) physical: vk::PhysicalDevice,
+    /// What the layer enabled below the application for the pacer (present timing).
+    pub(crate) support: Option<vkpace::Support>,
     /// The present pacer, made at the first swapchain command once a queue is known.
     pub(crate) pacing: PacerState,
 }
@@ -31,6 +33,7 @@ impl Device {
             instance: &self.instance,
             physical: self.physical,
             device: &self.fp,
+            support: self.support,
         };
         self.pacing.with_pacer(&handles, f)
     }
@@ -53,8 +56,29 @@ pub unsafe fn create(
     let Some(inst) = (unsafe { INSTANCES.of(pd) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: the loader's create info, once per call; the application's arguments go down.
-    let create = |create: vk::PFN_vkCreateDevice| unsafe { create(pd, ci, alloc, out) };
+    let instance = instance_table(&inst.next);
+    let pace = crate::policy::POLICY.decision == crate::settings::Decision::Pace;
+    // SAFETY: the next layer's instance commands; `pd` is the instance's; `ci` is valid.
+    let offered = pace
+        .then(|| unsafe {
+            crate::below::present_timing_support(
+                &inst.entry,
+                &instance,
+                pd,
+                &*ci,
+                inst.surface_capabilities2,
+            )
+        })
+        .flatten();
+    let mut support = None;
+    // SAFETY: the loader's create info, once per call; the application's arguments go down,
+    // with present timing added where offered.
+    let create = |create: vk::PFN_vkCreateDevice| unsafe {
+        let (result, enabled) =
+            crate::below::create_device(&*ci, offered, |info| create(pd, info, alloc, out));
+        support = enabled;
+        result
+    };
     // SAFETY: as above; the physical device's instance.
     let next = match unsafe { DeviceLink::create(&*ci, inst.next.handle, out, create) } {
         Ok(next) => next,
@@ -67,6 +91,7 @@ pub unsafe fn create(
         instance: instance_for(&inst.next, &next),
         entry: inst.entry.clone(),
         physical: pd,
+        support,
         pacing: PacerState::new(),
     };
     // SAFETY: a valid device handle.
@@ -149,4 +174,11 @@ fn instance_for(inst: &vkpace_layer_plumbing::NextInstance, dev: &NextDevice) ->
             inst.handle,
         )
     }
+}
+
+/// The next layer's instance commands, as the pacer's queries of the physical device use them.
+fn instance_table(inst: &vkpace_layer_plumbing::NextInstance) -> ash::Instance {
+    let load = inst.loader();
+    // SAFETY: every pointer is the next layer's for its name, for this instance.
+    unsafe { ash::Instance::load_with(|name| load(name), inst.handle) }
 }

@@ -11,6 +11,8 @@ pub struct Instance {
     pub next: NextInstance,
     /// The global entry the present pacer is made with ([`entry_for`]).
     pub entry: ash::Entry,
+    /// `VK_KHR_get_surface_capabilities2` is enabled (the application's or the layer's).
+    pub surface_capabilities2: bool,
 }
 
 /// Instances by dispatch key (an instance and its physical devices share one).
@@ -25,8 +27,20 @@ pub unsafe fn create(
     alloc: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> vk::Result {
-    // SAFETY: the loader's create info, once per call; the application's arguments go down.
-    let next = match unsafe { InstanceLink::create(&*ci, out, |create| create(ci, alloc, out)) } {
+    let pace = crate::policy::POLICY.decision == crate::settings::Decision::Pace;
+    let mut surface_capabilities2 = false;
+    // SAFETY: the loader's create info, once per call; the application's arguments go down,
+    // with VK_KHR_get_surface_capabilities2 added where the layer paces.
+    let call_down = |create: vk::PFN_vkCreateInstance| unsafe {
+        if !pace {
+            return create(ci, alloc, out);
+        }
+        let (result, caps2) = crate::below::create_instance(&*ci, |info| create(info, alloc, out));
+        surface_capabilities2 = caps2;
+        result
+    };
+    // SAFETY: as above.
+    let next = match unsafe { InstanceLink::create(&*ci, out, call_down) } {
         Ok(next) => next,
         Err(error) => return error,
     };
@@ -37,6 +51,7 @@ pub unsafe fn create(
         Arc::new(Instance {
             next,
             entry: entry_for(next.gipa),
+            surface_capabilities2,
         }),
     );
     crate::log(format_args!(

@@ -25,6 +25,7 @@
 //!   `VKPACE_MODE`, the configuration file), each in its own module, listed in
 //!   `commands.rs`'s table.
 
+mod below;
 mod commands;
 mod device;
 mod exports;

@@ -45,6 +45,8 @@ pub struct Handles<'a> {
     pub instance: &'a ash::Instance,
     pub physical: vk::PhysicalDevice,
     pub device: &'a ash::Device,
+    /// What the layer enabled below the application (present timing), if anything.
+    pub support: Option<vkpace::Support>,
 }
 
 impl PacerState {
@@ -110,6 +112,16 @@ impl PacerState {
         };
         config.frame_limit = s.fps.and_then(|f| FrameLimit::fps(f).ok());
         config.repair_present_semaphores = s.repair;
+        if let Some(support) = h.support {
+            support.apply(&mut config);
+        }
+        crate::log(format_args!(
+            "{}",
+            match h.support {
+                Some(_) => "present timing enabled below the application: a cap that divides the refresh is kept by targets on the grid where the surface offers them",
+                None => "no present timing below the application: the CPU limiter keeps the cap",
+            }
+        ));
         let desc = PresentPacerDesc {
             entry: h.entry,
             instance: h.instance,

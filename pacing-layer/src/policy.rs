@@ -54,7 +54,7 @@ fn describe(exe: &str, s: &Settings, decision: &Decision) -> String {
                 _ => "frames in flight",
             };
             let repair = if s.repair { "on" } else { "off" };
-            format!("{exe}: paces ({mode}, {cap}; the CPU limiter, as the device enabled no display timing), present-semaphore repair {repair}")
+            format!("{exe}: paces ({mode}, {cap}), present-semaphore repair {repair}")
         }
     }
 }

@@ -1,0 +1,166 @@
+//! What the layer enables below the application so the pacer can pace to the display:
+//! `VK_KHR_get_surface_capabilities2` on the instance (present timing's surface queries need
+//! it) and present timing on the device (`VK_EXT_present_timing` with present id2 and
+//! calibrated timestamps, and their features), where offered. The application's create info
+//! is copied, never written: vkpace's names are added to a copy of its list and vkpace's
+//! feature structures put in front of its chain. Nothing is added that the application chained
+//! already (a structure appears once in a chain, VUID-VkDeviceCreateInfo-sType-unique), and a
+//! creation the next layer refuses with the additions is made again without them, so the
+//! layer never makes instance or device creation fail.
+
+use std::ffi::{c_char, CStr};
+
+use ash::vk;
+use vkpace::{InstanceSupport, Support};
+use vkpace_registry::structure_type;
+
+/// The instance extension present timing's surface queries need.
+const SURFACE_CAPABILITIES2: &CStr = ash::khr::get_surface_capabilities2::NAME;
+
+/// The names of a create info's extension list.
+///
+/// # Safety
+/// `names` points at `count` valid C strings (or is null with `count` 0).
+unsafe fn names<'a>(names: *const *const c_char, count: u32) -> Vec<&'a CStr> {
+    if names.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(names, count as usize) }
+        .iter()
+        // SAFETY: as above.
+        .map(|&n| unsafe { CStr::from_ptr(n) })
+        .collect()
+}
+
+/// The application's extension list with `extra` added where missing; `None` if nothing is
+/// missing.
+fn with_names(app: &[&CStr], extra: &[&'static CStr]) -> Option<Vec<*const c_char>> {
+    let missing: Vec<&CStr> = extra.iter().copied().filter(|e| !app.contains(e)).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(app.iter().chain(&missing).map(|n| n.as_ptr()).collect())
+}
+
+/// Creates the instance through `create` with `VK_KHR_get_surface_capabilities2` added if the
+/// application did not enable it, and again as the application asked if the next layer refuses
+/// that; returns the result and whether the extension is enabled.
+///
+/// # Safety
+/// `ci` is the application's create info, after this layer took its link; `create` calls the
+/// next layer's `vkCreateInstance` with the given info.
+pub(crate) unsafe fn create_instance(
+    ci: &vk::InstanceCreateInfo<'_>,
+    mut create: impl FnMut(&vk::InstanceCreateInfo<'_>) -> vk::Result,
+) -> (vk::Result, bool) {
+    // SAFETY: the application's create info is valid.
+    let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    let Some(list) = with_names(&app, &[SURFACE_CAPABILITIES2]) else {
+        return (create(ci), true);
+    };
+    // SAFETY: this layer's link was taken from `ci` (the caller's contract).
+    let mark = unsafe { vkpace_layer_plumbing::LinkMark::instance(ci) };
+    let mut ours = *ci;
+    ours.enabled_extension_count = list.len() as u32;
+    ours.pp_enabled_extension_names = list.as_ptr();
+    let result = create(&ours);
+    if result == vk::Result::SUCCESS {
+        return (result, true);
+    }
+    crate::log(format_args!(
+        "vkCreateInstance refused {SURFACE_CAPABILITIES2:?} ({result:?}): made as the application asked, without present timing"
+    ));
+    if let Some(mark) = mark {
+        // SAFETY: the same call, before calling down again.
+        unsafe { mark.restore() };
+    }
+    (create(ci), false)
+}
+
+/// What the device offers for present timing, and only that.
+///
+/// # Safety
+/// `instance` holds the next layer's instance commands; `physical` is one of its devices.
+pub(crate) unsafe fn present_timing_support(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    ci: &vk::DeviceCreateInfo<'_>,
+    surface_capabilities2: bool,
+) -> Option<Support> {
+    let mut enabled = InstanceSupport::default();
+    enabled.surface_capabilities2 = surface_capabilities2;
+    // SAFETY: a valid create info has its queue infos.
+    let family = unsafe { ci.p_queue_create_infos.as_ref() }?.queue_family_index;
+    // SAFETY: the caller's contract.
+    let mut support =
+        unsafe { Support::query(entry, instance, physical, family, &enabled) }.ok()?;
+    support.maintenance1 = None;
+    support.gpu_timestamps = false;
+    support.present_wait = false;
+    support.present_wait2 = false;
+    support.present_timing?;
+    // SAFETY: a valid chain.
+    let chained = unsafe { chains_any(ci.p_next) };
+    (!chained).then_some(support)
+}
+
+/// Whether the application chained a feature structure vkpace would add.
+///
+/// # Safety
+/// `p_next` is a valid chain.
+unsafe fn chains_any(mut p_next: *const std::ffi::c_void) -> bool {
+    let ours = [
+        structure_type::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
+        structure_type::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR,
+    ];
+    while !p_next.is_null() {
+        // SAFETY: every structure of a valid chain starts like VkBaseInStructure.
+        let base = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
+        if ours.contains(&base.s_type) {
+            return true;
+        }
+        p_next = base.p_next.cast();
+    }
+    false
+}
+
+/// Creates the device through `create` with present timing's extensions and features added
+/// where `support` has it, and again as the application asked if the next layer refuses that;
+/// returns the result and the support enabled.
+///
+/// # Safety
+/// As [`create_instance`], for `vkCreateDevice`.
+pub(crate) unsafe fn create_device(
+    ci: &vk::DeviceCreateInfo<'_>,
+    support: Option<Support>,
+    mut create: impl FnMut(&vk::DeviceCreateInfo<'_>) -> vk::Result,
+) -> (vk::Result, Option<Support>) {
+    let Some(support) = support else {
+        return (create(ci), None);
+    };
+    // SAFETY: the application's create info is valid.
+    let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    let list = with_names(&app, &support.device_extensions())
+        .unwrap_or_else(|| app.iter().map(|n| n.as_ptr()).collect());
+    // SAFETY: this layer's link was taken from `ci` (the caller's contract).
+    let mark = unsafe { vkpace_layer_plumbing::LinkMark::device(ci) };
+    let mut features = support.features();
+    let mut ours = *ci;
+    ours.enabled_extension_count = list.len() as u32;
+    ours.pp_enabled_extension_names = list.as_ptr();
+    let ours = features.chain(ours);
+    let result = create(&ours);
+    if result == vk::Result::SUCCESS {
+        return (result, Some(support));
+    }
+    crate::log(format_args!(
+        "vkCreateDevice refused present timing ({result:?}): made as the application asked"
+    ));
+    if let Some(mark) = mark {
+        // SAFETY: the same call, before calling down again.
+        unsafe { mark.restore() };
+    }
+    (create(ci), None)
+}
