@@ -36,7 +36,12 @@ unsafe fn names<'a>(names: *const *const c_char, count: u32) -> Vec<&'a CStr> {
 /// The application's extension list with `extra` added where missing; `None` if nothing is
 /// missing.
 fn with_names(app: &[&CStr], extra: &[&'static CStr]) -> Option<Vec<*const c_char>> {
-    let missing: Vec<&CStr> = extra.iter().copied().filter(|e| !app.contains(e)).collect();
+    let mut missing: Vec<&CStr> = Vec::with_capacity(extra.len());
+    for e in extra {
+        if !app.contains(e) && !missing.contains(e) {
+            missing.push(e);
+        }
+    }
     if missing.is_empty() {
         return None;
     }
@@ -76,6 +81,27 @@ pub(crate) unsafe fn create_instance(
         unsafe { mark.restore() };
     }
     (create(ci), false)
+}
+
+/// Device extensions with which the application paces itself: the layer steps aside for such a
+/// device (unless forced), so that two pacers do not fight over its frames.
+const SELF_PACING: [&CStr; 6] = [
+    c"VK_NV_low_latency",
+    c"VK_NV_low_latency2",
+    c"VK_AMD_anti_lag",
+    c"VK_EXT_present_timing",
+    c"VK_KHR_present_wait",
+    c"VK_KHR_present_wait2",
+];
+
+/// The first extension of the application's device create info with which it paces itself.
+///
+/// # Safety
+/// `ci` is a valid device create info.
+pub(crate) unsafe fn self_pacing(ci: &vk::DeviceCreateInfo<'_>) -> Option<&'static CStr> {
+    // SAFETY: the caller's contract.
+    let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    SELF_PACING.into_iter().find(|e| app.contains(e))
 }
 
 /// What the device offers for present timing, and only that.
@@ -163,4 +189,28 @@ pub(crate) unsafe fn create_device(
         unsafe { mark.restore() };
     }
     (create(ci), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_with_a_self_pacing_extension_is_found() {
+        let list = [c"VK_KHR_swapchain".as_ptr(), c"VK_NV_low_latency2".as_ptr()];
+        let ci = vk::DeviceCreateInfo::default().enabled_extension_names(&list);
+        // SAFETY: a valid create info with valid names.
+        assert_eq!(unsafe { self_pacing(&ci) }, Some(c"VK_NV_low_latency2"));
+        let ci = vk::DeviceCreateInfo::default().enabled_extension_names(&list[..1]);
+        // SAFETY: as above.
+        assert_eq!(unsafe { self_pacing(&ci) }, None);
+    }
+
+    #[test]
+    fn missing_names_are_added_once_and_none_when_all_are_there() {
+        let app = [c"VK_KHR_swapchain", SURFACE_CAPABILITIES2];
+        assert!(with_names(&app, &[SURFACE_CAPABILITIES2]).is_none());
+        let list = with_names(&app[..1], &[SURFACE_CAPABILITIES2, SURFACE_CAPABILITIES2]);
+        assert_eq!(list.map(|l| l.len()), Some(2));
+    }
 }

@@ -57,7 +57,15 @@ pub unsafe fn create(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     let instance = instance_table(&inst.next);
-    let pace = crate::policy::POLICY.decision == crate::settings::Decision::Pace;
+    let policy = &*crate::policy::POLICY;
+    // SAFETY: a valid create info.
+    let drives = unsafe { crate::below::self_pacing(&*ci) }.filter(|_| !policy.settings.force);
+    if let Some(ext) = drives {
+        crate::log(format_args!(
+            "vkCreateDevice: the application enabled {ext:?} and paces itself: the layer steps aside for this device (VKPACE_FORCE=1 paces anyway)"
+        ));
+    }
+    let pace = policy.decision == crate::settings::Decision::Pace && drives.is_none();
     // SAFETY: the next layer's instance commands; `pd` is the instance's; `ci` is valid.
     let offered = pace
         .then(|| unsafe {
@@ -92,7 +100,7 @@ pub unsafe fn create(
         entry: inst.entry.clone(),
         physical: pd,
         support,
-        pacing: PacerState::new(),
+        pacing: PacerState::new(pace),
     };
     // SAFETY: a valid device handle.
     DEVICES.insert(unsafe { DispatchKey::of(handle) }, Arc::new(device));

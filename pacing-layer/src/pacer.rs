@@ -50,11 +50,14 @@ pub struct Handles<'a> {
 }
 
 impl PacerState {
-    /// No queue and no pacer yet.
-    pub fn new() -> Self {
+    /// No queue and no pacer yet; `pace`: false for a device the layer steps aside for.
+    pub fn new(pace: bool) -> Self {
         Self {
             queue: Mutex::new(None),
-            pacer: Mutex::new(PacerSlot::NotYet),
+            pacer: Mutex::new(match pace {
+                true => PacerSlot::NotYet,
+                false => PacerSlot::PassThrough,
+            }),
         }
     }
 
