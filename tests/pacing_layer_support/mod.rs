@@ -1,0 +1,82 @@
+//! The pacing layer as the tests install it: its committed manifest with the library cargo built
+//! beside the test, in a private `$XDG_DATA_HOME` (both stacks' loaders search it for implicit
+//! layers), and its CSV frame log read back.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{ensure, Context as _, Result};
+
+/// The layer's manifest, installed for one test in a private `XDG_DATA_HOME`.
+pub struct Installed {
+    /// The private data directory (the manifest is under it).
+    pub root: PathBuf,
+}
+
+impl Installed {
+    /// Installs the manifest for a test called `tag`.
+    pub fn new(tag: &str) -> Result<Self> {
+        let template = include_str!("../../pacing-layer/manifest/VkLayer_VKPACE_pacing.json");
+        let library = layer_library()?;
+        let text = template.replace(
+            "../../target/release/libvkpace_pacing_layer.so",
+            &library.display().to_string(),
+        );
+        ensure!(
+            text != template,
+            "the manifest's library_path is not the one expected"
+        );
+        let root = std::env::temp_dir().join(format!("vkpace-pacing-{tag}-{}", std::process::id()));
+        let dir = root.join("vulkan/implicit_layer.d");
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("VkLayer_VKPACE_pacing.json"), text)?;
+        Ok(Self { root })
+    }
+
+    /// The environment that enables it (and nothing else of the user's configuration).
+    pub fn env(&self) -> [(&'static str, std::ffi::OsString); 3] {
+        [
+            ("XDG_DATA_HOME", self.root.clone().into_os_string()),
+            ("VKPACE_PACING", "1".into()),
+            (
+                "VKPACE_CONFIG",
+                self.root.join("none.conf").into_os_string(),
+            ),
+        ]
+    }
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// The layer library cargo built beside this test (target/<profile>/).
+fn layer_library() -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .context("the test executable is not in target/<profile>/deps")?;
+    let lib = profile.join("libvkpace_pacing_layer.so");
+    ensure!(
+        lib.is_file(),
+        "{} not built (cargo build --release -p vkpace-pacing-layer)",
+        lib.display()
+    );
+    Ok(lib)
+}
+
+/// The values of a column of the layer's CSV log, in frame order (empty cells skipped).
+pub fn column(csv: &str, name: &str) -> Result<Vec<f64>> {
+    let mut lines = csv.lines();
+    let header = lines.next().context("an empty frame log")?;
+    let at = header
+        .split(',')
+        .position(|h| h == name)
+        .with_context(|| format!("no column {name} in {header}"))?;
+    Ok(lines
+        .filter_map(|l| l.split(',').nth(at)?.parse().ok())
+        .collect())
+}
