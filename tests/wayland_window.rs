@@ -609,14 +609,7 @@ fn vkcube_on_wayland_is_paced_to_30_fps_by_the_layer() -> Result<()> {
         !said.contains("VUID-") && !said.contains("Validation Error"),
         "{said}"
     );
-    let presented = pacing_layer_support::column(&std::fs::read_to_string(&log)?, "presented_ms")?;
-    ensure!(
-        presented.len() >= 140,
-        "{} frames logged: {said}",
-        presented.len()
-    );
-    let judged = &presented[10..];
-    let mean = (judged[judged.len() - 1] - judged[0]) / (judged.len() - 1) as f64;
+    let mean = pacing_layer_support::mean_present_interval(&log, 10, 140)?;
     eprintln!("vkcube on weston at 30 fps through the layer: mean present interval {mean:.3} ms");
     let want = 1000.0 / 30.0;
     ensure!(

@@ -57,27 +57,8 @@ pub unsafe fn create(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     let instance = instance_table(&inst.next);
-    let policy = &*crate::policy::POLICY;
-    // SAFETY: a valid create info.
-    let drives = unsafe { crate::below::self_pacing(&*ci) }.filter(|_| !policy.settings.force);
-    if let Some(ext) = drives {
-        crate::log(format_args!(
-            "vkCreateDevice: the application enabled {ext:?} and paces itself: the layer steps aside for this device (VKPACE_FORCE=1 paces anyway)"
-        ));
-    }
-    let pace = policy.decision == crate::settings::Decision::Pace && drives.is_none();
     // SAFETY: the next layer's instance commands; `pd` is the instance's; `ci` is valid.
-    let offered = pace
-        .then(|| unsafe {
-            crate::below::present_timing_support(
-                &inst.entry,
-                &instance,
-                pd,
-                &*ci,
-                inst.surface_capabilities2,
-            )
-        })
-        .flatten();
+    let (pace, offered) = unsafe { what_to_enable(&inst, &instance, pd, &*ci) };
     let mut support = None;
     // SAFETY: the loader's create info, once per call; the application's arguments go down,
     // with present timing added where offered.
@@ -189,4 +170,40 @@ fn instance_table(inst: &vkpace_layer_plumbing::NextInstance) -> ash::Instance {
     let load = inst.loader();
     // SAFETY: every pointer is the next layer's for its name, for this instance.
     unsafe { ash::Instance::load_with(|name| load(name), inst.handle) }
+}
+
+/// Whether the layer paces a device made from `ci`, and the present timing it adds below the
+/// application where offered. It steps aside (logged) for an application that paces itself.
+///
+/// # Safety
+/// `instance` holds the next layer's instance commands; `pd` is one of its devices; `ci` is
+/// valid.
+unsafe fn what_to_enable(
+    inst: &crate::instance::Instance,
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    ci: &vk::DeviceCreateInfo<'_>,
+) -> (bool, Option<vkpace::Support>) {
+    let policy = &*crate::policy::POLICY;
+    // SAFETY: a valid create info.
+    let drives = unsafe { crate::below::self_pacing(ci) }.filter(|_| !policy.settings.force);
+    if let Some(ext) = drives {
+        crate::log(format_args!(
+            "vkCreateDevice: the application enabled {ext:?} and paces itself: the layer steps aside for this device (VKPACE_FORCE=1 paces anyway)"
+        ));
+    }
+    let pace = policy.decision == crate::settings::Decision::Pace && drives.is_none();
+    // SAFETY: the caller's contract.
+    let offered = pace
+        .then(|| unsafe {
+            crate::below::present_timing_support(
+                &inst.entry,
+                instance,
+                pd,
+                ci,
+                inst.surface_capabilities2,
+            )
+        })
+        .flatten();
+    (pace, offered)
 }

@@ -80,3 +80,16 @@ pub fn column(csv: &str, name: &str) -> Result<Vec<f64>> {
         .filter_map(|l| l.split(',').nth(at)?.parse().ok())
         .collect())
 }
+
+/// The mean interval between presents in the layer's log at `log`, leaving out the first
+/// `settle` frames; at least `frames` must be logged.
+pub fn mean_present_interval(log: &Path, settle: usize, frames: usize) -> Result<f64> {
+    let presented = column(&std::fs::read_to_string(log)?, "presented_ms")?;
+    ensure!(
+        presented.len() >= frames && frames > settle + 1,
+        "{} frames logged of {frames}",
+        presented.len()
+    );
+    let judged = &presented[settle..];
+    Ok((judged[judged.len() - 1] - judged[0]) / (judged.len() - 1) as f64)
+}
