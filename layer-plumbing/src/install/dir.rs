@@ -27,14 +27,14 @@ impl LayerDir {
     }
 
     /// The line that makes a loader search a directory of this kind it does not search by
-    /// itself (`VK_LAYER_PATH` holds explicit layers only; the implicit variable is newer
-    /// than bookworm's loader 1.3.239).
+    /// itself (`VK_LAYER_PATH` holds explicit layers only; the implicit variable is known to
+    /// sid's loader 1.4.363, not to bookworm's 1.3.239).
     pub(crate) fn path_hint(self, dir: &Path) -> String {
         match self {
             Self::Explicit => format!("  export VK_LAYER_PATH={}", dir.display()),
             Self::Implicit => format!(
-                "  export VK_ADD_IMPLICIT_LAYER_PATH={}   # loaders newer than 1.3.239; \
-                 else install into a directory the loader searches",
+                "  export VK_ADD_IMPLICIT_LAYER_PATH={}   # newer loaders only (1.4.363 \
+                 yes, 1.3.239 no); else install where the loader searches",
                 dir.display()
             ),
         }
