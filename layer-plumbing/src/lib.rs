@@ -15,7 +15,9 @@
 //!   and exports exactly the symbols the loader looks for ([`exports`] explains `-Bsymbolic`);
 //! * [`Guard`] and [`entry_point!`]: no panic unwinds into the loader;
 //! * [`chain`]: finding and temporarily unlinking structures of an application's `pNext`
-//!   chain without writing through its pointers for longer than a call.
+//!   chain without writing through its pointers for longer than a call;
+//! * [`install`]: the one installer of the layers' manifests (`vdisplay-install`,
+//!   `vkpace-pacing-install`).
 //!
 //! A layer is then its [`Layer`] implementation, its hooks, and the line
 //! `build = "../layer-plumbing/build/link_symbolic.rs"` in its `Cargo.toml` (the shared build
@@ -74,6 +76,7 @@ pub mod chain;
 pub mod dispatch;
 pub mod exports;
 mod guard;
+pub mod install;
 mod link;
 mod link_mark;
 pub mod loader;

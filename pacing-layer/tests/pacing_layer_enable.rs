@@ -1,20 +1,24 @@
-//! `VK_LAYER_VKPACE_pacing` installed as an implicit layer (its committed manifest, in a
-//! private `$XDG_DATA_HOME/vulkan/implicit_layer.d`, which both loaders search; bookworm's
-//! 1.3.239 has no `VK_ADD_IMPLICIT_LAYER_PATH`) and a probe application (this executable run
-//! again with `--probe`, linked to nothing but the loader) that creates an instance and a
-//! device on the stack's driver, uses them, and destroys them:
+//! `VK_LAYER_VKPACE_pacing` installed as a user installs it: `vkpace-pacing-install` writes
+//! its manifest into a private `$XDG_DATA_HOME/vulkan/implicit_layer.d` (its default there,
+//! which both loaders search; bookworm's 1.3.239 has no `VK_ADD_IMPLICIT_LAYER_PATH`), and a
+//! probe application (this executable run again with `--probe`, linked to nothing but the
+//! loader) creates an instance and a device on the stack's driver, uses them, and destroys
+//! them:
 //! * not enabled: the loader does not load the layer, which intercepts nothing (no line of its
 //!   log);
 //! * `VKPACE_PACING=1`: instance and device creation and destruction go through the layer, one
 //!   log line each, in order, and everything else passes through to a working device;
 //! * `VKPACE_PACING=1` with `DISABLE_VKPACE_PACING=0`: the disable variable wins, whatever its
-//!   value (both loaders disable an implicit layer whose disable variable is set at all).
+//!   value (both loaders disable an implicit layer whose disable variable is set at all);
+//! * after `vkpace-pacing-install --uninstall`: the manifest is gone and `VKPACE_PACING=1`
+//!   finds no layer.
 //!
 //! Run: `cargo test --release -p vkpace-pacing-layer --test pacing_layer_enable` (cargo builds
-//! the layer library next to it); on sid through `scripts/on-stack sid -- EXE`.
+//! the layer library and the installer next to it); on sid through `scripts/on-stack sid --
+//! EXE`.
 
 use std::error::Error;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use ash::vk;
@@ -39,12 +43,40 @@ fn main() -> Result<()> {
     if std::env::args().any(|a| a == PROBE) {
         return probe();
     }
-    let data_home = install_manifest()?;
-    let outcome = run_cases(&data_home);
+    let data_home =
+        std::env::temp_dir().join(format!("vkpace-pacing-layer-{}", std::process::id()));
+    let outcome = install_and_run_cases(&data_home);
     std::fs::remove_dir_all(&data_home)?;
     outcome?;
-    println!("pacing_layer_enable: 3 cases passed");
+    println!("pacing_layer_enable: 4 cases passed");
     Ok(())
+}
+
+/// The manifest's file name in the implicit-layer directory.
+const MANIFEST: &str = "VkLayer_VKPACE_pacing.json";
+
+/// Installs with the installer, runs the three installed cases, uninstalls and runs the last.
+fn install_and_run_cases(data_home: &Path) -> Result<()> {
+    let said = installer(data_home, &[])?;
+    let manifest = data_home.join("vulkan/implicit_layer.d").join(MANIFEST);
+    assert!(
+        said.contains(&format!("installed {}", manifest.display())),
+        "{said}"
+    );
+    assert!(
+        said.contains("VKPACE_PACING=1 VKPACE_FPS=60 %command%"),
+        "{said}"
+    );
+    check_manifest(&manifest)?;
+    run_cases(data_home)?;
+    let said = installer(data_home, &["--uninstall"])?;
+    assert!(
+        said.contains(&format!("removed {}", manifest.display())),
+        "{said}"
+    );
+    assert!(!manifest.exists(), "the manifest is gone");
+    let case: Case<'_> = ("uninstalled", &[("VKPACE_PACING", "1")], &[]);
+    run_case(data_home, case)
 }
 
 /// One case: its name, the environment set for the probe, the layer's expected lines.
@@ -61,16 +93,22 @@ fn run_cases(data_home: &Path) -> Result<()> {
             &[],
         ),
     ];
-    for (name, env, expected) in cases {
-        let lines = run_probe(data_home, env)?;
-        println!("case {name}: layer lines {lines:?}");
-        assert_eq!(lines.len(), expected.len(), "case {name}: {lines:?}");
-        for (line, want) in lines.iter().zip(expected.iter()) {
-            assert!(
-                line.contains(want),
-                "case {name}: {line:?} should contain {want:?}"
-            );
-        }
+    for case in cases {
+        run_case(data_home, case)?;
+    }
+    Ok(())
+}
+
+/// Runs the probe for one case; its layer lines must be the expected ones.
+fn run_case(data_home: &Path, (name, env, expected): Case<'_>) -> Result<()> {
+    let lines = run_probe(data_home, env)?;
+    println!("case {name}: layer lines {lines:?}");
+    assert_eq!(lines.len(), expected.len(), "case {name}: {lines:?}");
+    for (line, want) in lines.iter().zip(expected.iter()) {
+        assert!(
+            line.contains(want),
+            "case {name}: {line:?} should contain {want:?}"
+        );
     }
     Ok(())
 }
@@ -101,37 +139,36 @@ fn run_probe(data_home: &Path, env: &[(&str, &str)]) -> Result<Vec<String>> {
         .collect())
 }
 
-/// Writes the committed manifest, with the absolute path of the library cargo built, into a
-/// fresh `<tmp>/vulkan/implicit_layer.d`; returns `<tmp>` (the probe's `XDG_DATA_HOME`).
-fn install_manifest() -> Result<PathBuf> {
-    let template = include_str!("../manifest/VkLayer_VKPACE_pacing.json");
-    assert!(!template.contains("$LIB"), "no $LIB in the manifest");
-    for key in ["\"enable_environment\"", "\"disable_environment\""] {
-        assert!(template.contains(key), "the manifest has {key}");
+/// Runs `vkpace-pacing-install` with `args` and `data_home` as `XDG_DATA_HOME` (its default
+/// directory then lies there); it must succeed. Returns what it printed.
+fn installer(data_home: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_vkpace-pacing-install"))
+        .args(args)
+        .env("XDG_DATA_HOME", data_home)
+        .output()?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("vkpace-pacing-install {args:?} failed: {stdout}{stderr}").into());
     }
-    let lib = layer_library()?;
-    let text = template.replace(
-        "../../target/release/libvkpace_pacing_layer.so",
-        &lib.display().to_string(),
-    );
-    assert_ne!(text, template, "the manifest's library_path changed");
-    let root = std::env::temp_dir().join(format!("vkpace-pacing-layer-{}", std::process::id()));
-    let dir = root.join("vulkan/implicit_layer.d");
-    std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("VkLayer_VKPACE_pacing.json"), text)?;
-    Ok(root)
+    Ok(stdout)
 }
 
-/// The layer library cargo built with this test (target/<profile>/ or its deps/).
-fn layer_library() -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let deps = exe.parent().ok_or("no deps directory")?;
-    let profile = deps.parent().ok_or("no profile directory")?;
-    [profile, deps]
-        .iter()
-        .map(|d| d.join("libvkpace_pacing_layer.so"))
-        .find(|p| p.exists())
-        .ok_or_else(|| format!("libvkpace_pacing_layer.so not found near {}", exe.display()).into())
+/// The installed manifest: no `$LIB`, the enable and disable variables, and the library by
+/// absolute path to an existing file.
+fn check_manifest(manifest: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(manifest)?;
+    assert!(!text.contains("$LIB"), "no $LIB in the manifest: {text}");
+    for key in ["\"enable_environment\"", "\"disable_environment\""] {
+        assert!(text.contains(key), "the manifest has {key}");
+    }
+    let line = text
+        .lines()
+        .find(|l| l.contains("\"library_path\""))
+        .ok_or("no library_path")?;
+    let path = Path::new(line.split('"').nth(3).ok_or("library_path has no value")?);
+    assert!(path.is_absolute() && path.is_file(), "{line}");
+    Ok(())
 }
 
 /// The probe application: an instance and a device on the first physical device, a queue
