@@ -52,20 +52,26 @@ impl Drop for Installed {
     }
 }
 
-/// The layer library cargo built beside this test (target/<profile>/).
+/// The layer library cargo built with the tests: in `target/<profile>/` or, in a build where
+/// it was only a dependency of them, `target/<profile>/deps/`; the newer where both are.
 fn layer_library() -> Result<PathBuf> {
     let exe = std::env::current_exe()?;
-    let profile = exe
+    let deps = exe
         .parent()
-        .and_then(Path::parent)
         .context("the test executable is not in target/<profile>/deps")?;
-    let lib = profile.join("libvkpace_pacing_layer.so");
-    ensure!(
-        lib.is_file(),
-        "{} not built (cargo build --release -p vkpace-pacing-layer)",
-        lib.display()
-    );
-    Ok(lib)
+    let profile = deps.parent().context("no profile directory")?;
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    [profile, deps]
+        .iter()
+        .map(|d| d.join("libvkpace_pacing_layer.so"))
+        .filter(|p| p.is_file())
+        .max_by_key(modified)
+        .with_context(|| {
+            format!(
+                "libvkpace_pacing_layer.so not built near {} (cargo build --release -p vkpace-pacing-layer)",
+                exe.display()
+            )
+        })
 }
 
 /// The values of a column of the layer's CSV log, in frame order (empty cells skipped).
