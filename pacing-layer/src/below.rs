@@ -61,6 +61,18 @@ pub(crate) unsafe fn create_instance(
 ) -> (vk::Result, bool) {
     // SAFETY: the application's create info is valid.
     let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    // Present timing's device extensions need Vulkan 1.1 or VK_KHR_get_physical_device_
+    // properties2 (VK_KHR_calibrated_timestamps), and get_surface_capabilities2 needs
+    // VK_KHR_surface (VUID-vkCreateInstance-ppEnabledExtensionNames-01388): without them
+    // nothing is added, and no present timing is used.
+    // SAFETY: a valid create info's application info, if any.
+    let version = unsafe { ci.p_application_info.as_ref() }.map_or(0, |a| a.api_version);
+    let one_one = vk::api_version_minor(version) >= 1 || vk::api_version_major(version) > 1;
+    let usable = app.contains(&ash::khr::surface::NAME)
+        && (one_one || app.contains(&ash::khr::get_physical_device_properties2::NAME));
+    if !usable {
+        return (create(ci), false);
+    }
     let Some(list) = with_names(&app, &[SURFACE_CAPABILITIES2]) else {
         return (create(ci), true);
     };
@@ -70,8 +82,9 @@ pub(crate) unsafe fn create_instance(
     ours.enabled_extension_count = list.len() as u32;
     ours.pp_enabled_extension_names = list.as_ptr();
     let result = create(&ours);
-    if result == vk::Result::SUCCESS {
-        return (result, true);
+    if result != vk::Result::ERROR_EXTENSION_NOT_PRESENT {
+        // Success, or an error of the application's own request.
+        return (result, result == vk::Result::SUCCESS);
     }
     crate::log(format_args!(
         "vkCreateInstance refused {SURFACE_CAPABILITIES2:?} ({result:?}): made as the application asked, without present timing"
@@ -115,6 +128,13 @@ pub(crate) unsafe fn present_timing_support(
     ci: &vk::DeviceCreateInfo<'_>,
     surface_capabilities2: bool,
 ) -> Option<Support> {
+    // Present timing's device extensions need VK_KHR_swapchain
+    // (VUID-vkCreateDevice-ppEnabledExtensionNames-01387): only for a device that presents.
+    // SAFETY: a valid create info.
+    let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    if !surface_capabilities2 || !app.contains(&ash::khr::swapchain::NAME) {
+        return None;
+    }
     let mut enabled = InstanceSupport::default();
     enabled.surface_capabilities2 = surface_capabilities2;
     // SAFETY: a valid create info has its queue infos.
@@ -178,8 +198,13 @@ pub(crate) unsafe fn create_device(
     ours.pp_enabled_extension_names = list.as_ptr();
     let ours = features.chain(ours);
     let result = create(&ours);
-    if result == vk::Result::SUCCESS {
-        return (result, Some(support));
+    let refused = [
+        vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+        vk::Result::ERROR_FEATURE_NOT_PRESENT,
+    ];
+    if !refused.contains(&result) {
+        // Success, or an error of the application's own request.
+        return (result, (result == vk::Result::SUCCESS).then_some(support));
     }
     crate::log(format_args!(
         "vkCreateDevice refused present timing ({result:?}): made as the application asked"

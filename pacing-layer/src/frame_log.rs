@@ -65,7 +65,8 @@ impl<W: Write> FrameLog<W> {
             }
             self.write(&f)?;
         }
-        Ok(())
+        // A program may exit without destroying its device: the lines so far are on disk.
+        self.out.flush()
     }
 
     fn write(&mut self, f: &FrameTimes) -> std::io::Result<()> {

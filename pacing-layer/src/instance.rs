@@ -11,7 +11,8 @@ pub struct Instance {
     pub next: NextInstance,
     /// The global entry the present pacer is made with ([`entry_for`]).
     pub entry: ash::Entry,
-    /// `VK_KHR_get_surface_capabilities2` is enabled (the application's or the layer's).
+    /// `VK_KHR_get_surface_capabilities2` is enabled (the application's or the layer's) on an
+    /// instance that can use present timing (Vulkan 1.1 or get_physical_device_properties2).
     pub surface_capabilities2: bool,
 }
 
@@ -50,7 +51,7 @@ pub unsafe fn create(
         unsafe { DispatchKey::of(handle) },
         Arc::new(Instance {
             next,
-            entry: entry_for(next.gipa),
+            entry: entry_for(),
             surface_capabilities2,
         }),
     );
@@ -84,16 +85,11 @@ pub unsafe fn destroy(instance: vk::Instance, alloc: *const vk::AllocationCallba
     );
 }
 
-/// The next layer's `vkGetInstanceProcAddr`, for [`entry_for`]'s entry (one chain below this
-/// layer per process).
-static NEXT_GIPA: std::sync::OnceLock<vk::PFN_vkGetInstanceProcAddr> = std::sync::OnceLock::new();
-
-/// An `ash::Entry` for the present pacer whose lookups go to the next layer for an instance
-/// and find nothing without one. The next layer may not answer global lookups at all (Mesa's
-/// device-select layer crashes on them), and the pacer needs none: it looks up only instance
-/// commands, with the instance.
-fn entry_for(gipa: vk::PFN_vkGetInstanceProcAddr) -> ash::Entry {
-    let _ = NEXT_GIPA.set(gipa);
+/// An `ash::Entry` for the present pacer whose lookups go to the next layer of the instance
+/// asked about and find nothing without one. The next layer may not answer global lookups at
+/// all (Mesa's device-select layer crashes on them), and the pacer needs none: it looks up only
+/// instance commands, with the instance.
+fn entry_for() -> ash::Entry {
     let static_fn = ash::StaticFn {
         get_instance_proc_addr: instance_lookup,
     };
@@ -101,7 +97,7 @@ fn entry_for(gipa: vk::PFN_vkGetInstanceProcAddr) -> ash::Entry {
     unsafe { ash::Entry::from_static_fn(static_fn) }
 }
 
-/// The lookup of [`entry_for`]'s entry.
+/// The lookup of [`entry_for`]'s entry: the next layer's, of the instance's own chain.
 unsafe extern "system" fn instance_lookup(
     instance: vk::Instance,
     name: *const std::ffi::c_char,
@@ -109,8 +105,8 @@ unsafe extern "system" fn instance_lookup(
     if instance == vk::Instance::null() {
         return None;
     }
-    // SAFETY: the next layer's lookup with a valid instance and name (the caller's contract).
-    NEXT_GIPA
-        .get()
-        .and_then(|gipa| unsafe { gipa(instance, name) })
+    // SAFETY: a valid instance handle (the caller's contract).
+    let next = INSTANCES.get(unsafe { DispatchKey::of(instance) })?.next;
+    // SAFETY: the next layer's lookup with a valid instance and name.
+    unsafe { (next.gipa)(instance, name) }
 }
