@@ -42,7 +42,8 @@ impl Device {
 /// Devices by dispatch key (a device and its queues and command buffers share one).
 pub static DEVICES: LazyLock<DispatchMap<Device>> = LazyLock::new(DispatchMap::new);
 
-/// `vkCreateDevice`: the application's create info goes down unchanged.
+/// `vkCreateDevice`: the application's create info goes down, with present timing added to a
+/// copy where the layer paces and the device offers it (`below`).
 ///
 /// # Safety
 /// The arguments of a valid `vkCreateDevice` call made by the loader.

@@ -19,7 +19,8 @@ pub struct Instance {
 /// Instances by dispatch key (an instance and its physical devices share one).
 pub static INSTANCES: LazyLock<DispatchMap<Instance>> = LazyLock::new(DispatchMap::new);
 
-/// `vkCreateInstance`: the application's create info goes down unchanged.
+/// `vkCreateInstance`: the application's create info goes down, with
+/// `VK_KHR_get_surface_capabilities2` added to a copy where the layer paces (`below`).
 ///
 /// # Safety
 /// The arguments of a valid `vkCreateInstance` call made by the loader.

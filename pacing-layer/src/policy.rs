@@ -14,7 +14,7 @@ pub struct Policy {
     pub decision: Decision,
 }
 
-/// The process's policy, read at its first use (the first device).
+/// The process's policy, read at its first use (the first `vkCreateInstance`).
 pub static POLICY: LazyLock<Policy> = LazyLock::new(|| {
     let env = |k: &str| std::env::var(k).ok();
     let exe = executable_name();
