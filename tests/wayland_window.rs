@@ -287,7 +287,7 @@ fn a_configure_storm_shows_each_size_without_a_queue_of_old_frames() -> Result<(
 /// more (a configure may coalesce with the next under load: at least 90 changes); weston's
 /// record shows that when the first frame of a new size reached it, at most one older frame
 /// was still waiting to be shown (vkpace drains the old swapchain's display queue before
-/// retiring it), and that every size was shown soon after it was asked for (the figures go to
+/// retiring it), and that every size (but the last, see [`ms_to_shown`]) was shown soon after it was asked for (the figures go to
 /// the log; the bound here is ten refreshes, where frames queued on old swapchains took seconds
 /// before the drain). The resize log and weston's `vblank_monotonic` are both CLOCK_MONOTONIC
 /// (a log in CLOCK_MONOTONIC_RAW would put every size later by the two clocks' offset, which
@@ -353,11 +353,14 @@ fn resize_storm(shell: Shell, name: &str, storm: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// For each resize, the time from its request to the first frame of its size weston showed,
-/// ms; a size never shown fails.
+/// For each resize but the last, the time from its request to the first frame of its size
+/// weston showed, ms; a size never shown fails. The last size is asked for three frames
+/// before the run ends, and the demo's exit destroys the window with FIFO frames still queued:
+/// with one older frame waiting, weston may never reach that size (a CI run saw it).
 fn ms_to_shown(resizes: &[Resize], record: &Record) -> Result<Vec<f64>> {
     let mut to_shown = Vec::new();
-    for r in resizes {
+    let (_last, judged) = resizes.split_last().context("no resizes")?;
+    for r in judged {
         let shown = record
             .first_shown(r.size, r.requested_ns)
             .with_context(|| format!("size {:?} never shown", r.size))?;

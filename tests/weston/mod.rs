@@ -114,9 +114,19 @@ impl Weston {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// What weston showed when, read from its log (started with `record: true`).
+    /// What weston showed when, read from its log (started with `record: true`) once weston
+    /// has settled: a client's last frames are shown at the next repaints, which can come after
+    /// the client exited, so the log is read when the repaint loop went idle after the last
+    /// commit (or after 3 s, when the record is whatever weston wrote).
     pub fn record(&self) -> Result<record::Record> {
-        record::Record::parse(&self.log_text())
+        let start = Instant::now();
+        loop {
+            let text = self.log_text();
+            if record::settled(&text) || start.elapsed() > Duration::from_secs(3) {
+                return record::Record::parse(&text);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// The demo, told to use this compositor and nothing else.

@@ -65,6 +65,14 @@ struct Reader {
     flushed: Option<usize>,
 }
 
+/// Whether weston's repaint loop went idle after the last commit in `log`: every frame it was
+/// sent has been shown or dropped, so the log holds the whole record.
+pub fn settled(log: &str) -> bool {
+    let idle = log.rfind("\"N\":\"core_repaint_exit_loop\"");
+    let commit = log.rfind(".commit()");
+    idle.is_some_and(|idle| commit.is_none_or(|commit| idle > commit))
+}
+
 impl Record {
     /// Reads weston's log.
     pub fn parse(log: &str) -> Result<Self> {
@@ -251,6 +259,19 @@ mod tests {
 { "T":[1, 0], "N":"core_flush_damage", "ws":2, "wo":1 }
 { "T":[1, 0], "N":"core_repaint_finished", "wo":1, "vblank_monotonic":[10, 50000000] }
 "#;
+
+    #[test]
+    fn the_log_is_settled_once_the_repaint_loop_idles_after_the_last_commit() {
+        let end = LOG.rfind("core_repaint_exit_loop").unwrap_or(0);
+        assert!(!settled(&LOG[..end]), "no idle after the last commit yet");
+        assert!(settled(&LOG[..end + 40]));
+        let commit_after = format!(
+            "{}{}",
+            &LOG[..end + 40],
+            "\n[t][proto] client 0x1 (PID 1) rq wl_surface@13.commit()\n"
+        );
+        assert!(!settled(&commit_after), "a commit after the idle");
+    }
 
     #[test]
     fn frames_sizes_and_showings_are_read_in_order() -> Result<()> {
