@@ -660,7 +660,10 @@ mod tests {
             seq,
             present_id: seq,
             image: seq % 4,
+            acquired_ns: None,
             queued_ns: ready_ns.saturating_sub(1_000_000),
+            target_ns: None,
+            relative_ns: None,
             ready_ns: Some(ready_ns),
             shown_ns: Some(shown_ns),
         }

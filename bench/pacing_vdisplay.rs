@@ -411,7 +411,10 @@ mod tests {
                 seq: i + 1,
                 present_id: i + 1,
                 image: i % 4,
+                acquired_ns: None,
                 queued_ns: 1_000 * ms + i * 10 * ms + ms,
+                target_ns: None,
+                relative_ns: None,
                 ready_ns: Some(1_000 * ms + i * 10 * ms + 9 * ms),
                 shown_ns: Some(1_000 * ms + i * 10 * ms + 25 * ms),
             })

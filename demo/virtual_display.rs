@@ -190,8 +190,14 @@ pub struct LoggedPresent {
     pub present_id: u64,
     /// The image presented.
     pub image: u64,
+    /// The application's acquire of the image returned (null or missing in older logs).
+    pub acquired_ns: Option<u64>,
     /// `vkQueuePresentKHR` was called.
     pub queued_ns: u64,
+    /// An absolute present-timing target, if the present carried one.
+    pub target_ns: Option<u64>,
+    /// A relative present-timing target (a duration), if the present carried one.
+    pub relative_ns: Option<u64>,
     /// The frame's rendering was complete.
     pub ready_ns: Option<u64>,
     /// It became visible (null: replaced, rejected or destroyed first).
@@ -205,6 +211,14 @@ fn log_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let rest = &line[at..];
     let end = rest.find([',', '}']).unwrap_or(rest.len());
     Some(rest[..end].trim())
+}
+
+/// A field that older logs lack: missing or null is `None`.
+fn log_optional(line: &str, key: &str) -> Result<Option<u64>> {
+    match log_field(line, key) {
+        None => Ok(None),
+        Some(_) => log_number(line, key),
+    }
 }
 
 fn log_number(line: &str, key: &str) -> Result<Option<u64>> {
@@ -226,7 +240,10 @@ pub fn parse_present_log(text: &str) -> Result<Vec<LoggedPresent>> {
                 seq: req("seq")?,
                 present_id: req("present_id")?,
                 image: req("image")?,
+                acquired_ns: log_optional(l, "acquired_ns")?,
                 queued_ns: req("queued_ns")?,
+                target_ns: log_optional(l, "target_ns")?,
+                relative_ns: log_optional(l, "relative_ns")?,
                 ready_ns: log_number(l, "ready_ns")?,
                 shown_ns: log_number(l, "shown_ns")?,
             })
@@ -248,7 +265,7 @@ mod tests {
     fn log_lines_are_parsed() -> Result<()> {
         let log = parse_present_log(
             "{\"surface\":1,\"swapchain\":2,\"seq\":17,\"present_id\":17,\"image\":1,\"mode\":\"FIFO\",\
-             \"queued_ns\":8459177834285,\"ready_ns\":8459177873980,\"shown_ns\":8459183333333,\
+             \"acquired_ns\":8459177800000,\"queued_ns\":8459177834285,\"target_ns\":8459183333333,\"ready_ns\":8459177873980,\"shown_ns\":8459183333333,\
              \"dropped\":false,\"reason\":null,\"result\":\"SUCCESS\"}\n\
              {\"surface\":1,\"swapchain\":2,\"seq\":18,\"present_id\":0,\"image\":0,\"mode\":\"MAILBOX\",\
              \"queued_ns\":5,\"ready_ns\":null,\"shown_ns\":null,\"dropped\":true,\
@@ -256,6 +273,9 @@ mod tests {
         )?;
         assert_eq!(log.len(), 2);
         assert_eq!(log[0].shown_ns, Some(8_459_183_333_333));
+        assert_eq!(log[0].acquired_ns, Some(8_459_177_800_000));
+        assert_eq!(log[0].target_ns, Some(8_459_183_333_333));
+        assert_eq!((log[1].acquired_ns, log[1].target_ns), (None, None));
         assert_eq!(
             (log[0].swapchain, log[0].image, log[0].present_id),
             (2, 1, 17)

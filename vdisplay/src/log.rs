@@ -3,7 +3,7 @@
 //! line, so several devices (or processes) can share it.
 //!
 //! ```json
-//! {"surface":1,"swapchain":2,"seq":17,"present_id":17,"image":1,"mode":"FIFO",
+//! {"surface":1,"swapchain":2,"seq":17,"present_id":17,"image":1,"mode":"FIFO","acquired_ns":..,
 //!  "queued_ns":..,"ready_ns":..,"shown_ns":..,"dropped":false,"reason":null,"result":"SUCCESS"}
 //! ```
 //! Times are CLOCK_MONOTONIC nanoseconds; `shown_ns` is the refresh-grid time the image became
@@ -53,6 +53,9 @@ pub struct PresentRecord {
     pub image: u32,
     /// The present mode it was presented with.
     pub mode: vk::PresentModeKHR,
+    /// When the application's acquire of the image returned (the frame's start as far as an
+    /// unmodified application shows it), if known.
+    pub acquired_ns: Option<u64>,
     /// When `vkQueuePresentKHR` was called.
     pub queued_ns: u64,
     /// The time it was meant for, for an absolute target (converted to CLOCK_MONOTONIC, the
@@ -106,13 +109,14 @@ impl PresentRecord {
             .dropped
             .map_or_else(|| "null".to_string(), |r| format!("\"{}\"", r.as_str()));
         format!(
-            "{{\"surface\":{},\"swapchain\":{},\"seq\":{},\"present_id\":{},\"image\":{},\"mode\":\"{}\",\"queued_ns\":{},\"target_ns\":{},\"relative_ns\":{},\"ready_ns\":{},\"shown_ns\":{},\"dropped\":{},\"reason\":{},\"result\":\"{}\"}}",
+            "{{\"surface\":{},\"swapchain\":{},\"seq\":{},\"present_id\":{},\"image\":{},\"mode\":\"{}\",\"acquired_ns\":{},\"queued_ns\":{},\"target_ns\":{},\"relative_ns\":{},\"ready_ns\":{},\"shown_ns\":{},\"dropped\":{},\"reason\":{},\"result\":\"{}\"}}",
             self.surface,
             self.swapchain,
             self.seq,
             self.present_id,
             self.image,
             mode_name(self.mode),
+            opt(self.acquired_ns),
             self.queued_ns,
             opt(self.target_ns),
             opt(self.relative_ns),
@@ -168,6 +172,7 @@ mod tests {
             present_id: 4,
             image: 1,
             mode: vk::PresentModeKHR::MAILBOX,
+            acquired_ns: Some(9),
             queued_ns: 10,
             target_ns: None,
             relative_ns: Some(5),
@@ -178,7 +183,7 @@ mod tests {
         };
         assert_eq!(
             r.to_json(),
-            "{\"surface\":1,\"swapchain\":2,\"seq\":3,\"present_id\":4,\"image\":1,\"mode\":\"MAILBOX\",\"queued_ns\":10,\"target_ns\":null,\"relative_ns\":5,\"ready_ns\":11,\"shown_ns\":null,\"dropped\":true,\"reason\":\"replaced\",\"result\":\"SUCCESS\"}"
+            "{\"surface\":1,\"swapchain\":2,\"seq\":3,\"present_id\":4,\"image\":1,\"mode\":\"MAILBOX\",\"acquired_ns\":9,\"queued_ns\":10,\"target_ns\":null,\"relative_ns\":5,\"ready_ns\":11,\"shown_ns\":null,\"dropped\":true,\"reason\":\"replaced\",\"result\":\"SUCCESS\"}"
         );
     }
 }

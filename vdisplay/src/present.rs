@@ -174,6 +174,11 @@ fn plan(
         st.queued_id = st.queued_id.max(present_id);
     }
     let mode = st.mode;
+    let acquired_ns = st
+        .acquired_ns
+        .get(image as usize)
+        .copied()
+        .filter(|&t| t > 0);
     drop(st);
     sc.surface.note_present();
     let readback = result.as_raw() >= 0
@@ -187,6 +192,7 @@ fn plan(
         present_id,
         mode,
         target,
+        acquired_ns,
         queued_ns: now,
         ready_ns: None,
         result,

@@ -41,6 +41,8 @@ pub struct Request {
     pub mode: vk::PresentModeKHR,
     /// Its target time.
     pub target: Target,
+    /// When the acquire of its image returned, if it was acquired through vdisplay.
+    pub acquired_ns: Option<u64>,
     /// When `vkQueuePresentKHR` was called.
     pub queued_ns: u64,
     /// When the engine saw its queue operations complete.

@@ -157,6 +157,7 @@ fn log(dev: &Device, r: &Request, shown: Option<u64>, dropped: Option<DropReason
         present_id: r.present_id,
         image: r.image,
         mode: r.mode,
+        acquired_ns: r.acquired_ns,
         queued_ns: r.queued_ns,
         target_ns: match r.target {
             Target::Absolute { at, .. } => Some(at),

@@ -97,6 +97,9 @@ fn take(sc: &Swapchain, st: &mut super::State) -> Result<u32, vk::Result> {
     let pick = sc.faults.pick(st.free.len());
     let index = st.free.remove(pick).ok_or(vk::Result::ERROR_UNKNOWN)?;
     st.images[index as usize] = ImageState::Acquired;
+    if let Some(at) = st.acquired_ns.get_mut(index as usize) {
+        *at = crate::clock::now_ns();
+    }
     Ok(index)
 }
 

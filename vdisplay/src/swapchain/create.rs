@@ -140,6 +140,7 @@ unsafe fn build(
 fn initial_state(count: u32, mode: vk::PresentModeKHR) -> State {
     State {
         images: vec![ImageState::Free; count as usize],
+        acquired_ns: vec![0; count as usize],
         free: (0..count).collect::<VecDeque<u32>>(),
         retired: false,
         out_of_date: false,

@@ -56,6 +56,9 @@ pub struct State {
     pub images: Vec<ImageState>,
     /// Free images, oldest freed first.
     pub free: VecDeque<u32>,
+    /// Per image, when the application's latest acquire of it returned (CLOCK_MONOTONIC ns):
+    /// the start of the frame presented with it, as far as an application's own code shows.
+    pub acquired_ns: Vec<u64>,
     /// Retired by a newer swapchain (oldSwapchain).
     pub retired: bool,
     /// Out of date for good (the OUT_OF_DATE fault).
