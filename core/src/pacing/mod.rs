@@ -49,6 +49,16 @@ pub enum PacingPolicy {
     /// the CPU starts each frame one interval before its refresh. Without present timing it is
     /// [`PacingPolicy::FramesInFlight`].
     Display,
+    /// Frames in flight, and on the refresh grid (present timing, with a frame limit that
+    /// falls on it) each frame starts one refresh before its refresh, or, where frames take
+    /// longer than that from start to ready, that time (90th percentile) and half a refresh
+    /// before. [`PacingPolicy::FramesInFlight`] starts a frame a whole frame interval (at least
+    /// as many refreshes as frames in flight) before its refresh: the slack of FIFO's queue,
+    /// at that much latency. This policy keeps the frame limit's even intervals at about a
+    /// refresh of latency; a frame slower than its recent ones by more than half a refresh
+    /// misses its refresh (shown a refresh late, the frames after it move with it). Off the
+    /// grid it is [`PacingPolicy::FramesInFlight`]. The pacing layer's `grid` mode.
+    OneRefreshAhead,
 }
 
 /// The pacing decisions of one swapchain (or one simulated loop).
@@ -154,8 +164,10 @@ impl Pacing {
             // Low latency trades latency, never frame rate: a frame that misses its refresh
             // moves the schedule (and widens the lead), it does not double the interval.
             (PacingPolicy::LowLatency, k) => Interval::Fixed(k.unwrap_or(1)),
-            (PacingPolicy::FramesInFlight, Some(k)) => Interval::Fixed(k),
-            (PacingPolicy::FramesInFlight, None) => Interval::Off,
+            (PacingPolicy::FramesInFlight | PacingPolicy::OneRefreshAhead, Some(k)) => {
+                Interval::Fixed(k)
+            }
+            (PacingPolicy::FramesInFlight | PacingPolicy::OneRefreshAhead, None) => Interval::Off,
         }
     }
 
@@ -279,6 +291,7 @@ impl Pacing {
             PacingPolicy::LowLatency => Lead::JustInTime,
             PacingPolicy::Display => Lead::OneInterval,
             PacingPolicy::FramesInFlight => Lead::Refreshes(self.frames_in_flight),
+            PacingPolicy::OneRefreshAhead => Lead::OneRefresh,
         };
         if let Some(at) = self.schedule.start_at(self.next_frame, lead) {
             return Some(at).filter(|&t| t > now);
@@ -286,7 +299,9 @@ impl Pacing {
         let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);
         let low = match self.policy {
             PacingPolicy::LowLatency => self.low_latency.start_at(self.display_queues),
-            PacingPolicy::FramesInFlight | PacingPolicy::Display => None,
+            PacingPolicy::FramesInFlight
+            | PacingPolicy::Display
+            | PacingPolicy::OneRefreshAhead => None,
         };
         match (limit, low) {
             (Some(a), Some(b)) => Some(a.max(b)),

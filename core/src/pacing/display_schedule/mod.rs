@@ -114,6 +114,9 @@ pub enum Lead {
     /// can only be prevented by slack; this is the slack the CPU limiter gets from FIFO's
     /// queue with as many frames in flight, so the grid adds no misses to the limit.
     Refreshes(u32),
+    /// One refresh, or where frames take longer than that from start to ready, that time and
+    /// half a refresh ([`crate::PacingPolicy::OneRefreshAhead`]).
+    OneRefresh,
 }
 
 /// Who chooses the swap interval.
@@ -384,6 +387,7 @@ impl DisplaySchedule {
             Lead::Refreshes(n) => self
                 .interval_lead(period, refresh)
                 .max(refresh.saturating_mul(u64::from(n))),
+            Lead::OneRefresh => self.slow_lead(refresh).unwrap_or(0).max(refresh),
         };
         Some(expected.saturating_sub(lead))
     }
@@ -391,11 +395,15 @@ impl DisplaySchedule {
     /// A frame interval ahead, or, where frames take longer than that from start to ready,
     /// that time and half a refresh: frames overlap, as with two in flight.
     fn interval_lead(&self, period: u64, refresh: u64) -> u64 {
-        let slow = self
-            .work
+        period.max(self.slow_lead(refresh).unwrap_or(0))
+    }
+
+    /// The recent frames' start-to-ready time (90th percentile) and half a refresh, once
+    /// known.
+    fn slow_lead(&self, refresh: u64) -> Option<u64> {
+        self.work
             .percentile(90)
-            .map_or(0, |w| w.saturating_add(refresh / 2));
-        period.max(slow)
+            .map(|w| w.saturating_add(refresh / 2))
     }
 
     /// Frame `frame` began its CPU work at `now`.

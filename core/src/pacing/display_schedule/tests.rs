@@ -197,3 +197,26 @@ fn a_frame_limit_under_frames_in_flight_leads_by_as_many_refreshes() {
     assert_eq!(thirty.start_at(1, Lead::Refreshes(2)), Some(R));
     assert_eq!(thirty.start_at(1, Lead::Refreshes(3)), Some(0));
 }
+
+#[test]
+fn one_refresh_ahead_leads_by_a_refresh_or_by_slow_work_and_half_a_refresh() {
+    // 30 fps on 60 Hz, frames ready 5 ms after their start: one refresh ahead, where frames in
+    // flight lead by the whole interval (two refreshes).
+    let mut thirty = schedule(Interval::Fixed(2), true);
+    for f in 0..8u64 {
+        thirty.frame_started(f, 2 * f * R);
+        thirty.frame_timed(f, Some(2 * f * R + 5_000_000), Some((2 * f + 1) * R));
+    }
+    assert_eq!(thirty.start_at(8, Lead::OneRefresh), Some(16 * R));
+    assert_eq!(thirty.start_at(8, Lead::Refreshes(2)), Some(15 * R));
+    // Frames that take 14 ms from start to ready: 14 ms and half a refresh ahead.
+    let mut slow = schedule(Interval::Fixed(2), true);
+    for f in 0..8u64 {
+        slow.frame_started(f, 2 * f * R);
+        slow.frame_timed(f, Some(2 * f * R + 14_000_000), Some((2 * f + 1) * R));
+    }
+    assert_eq!(
+        slow.start_at(8, Lead::OneRefresh),
+        Some(17 * R - 14_000_000 - R / 2)
+    );
+}
