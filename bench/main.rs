@@ -6,10 +6,13 @@
 //! `scripts/bench` builds and runs it; `--help` lists the flags.
 
 mod cpu_guard;
+mod cpu_load;
 mod cpu_time;
 mod driver_meter;
 mod full_run;
 mod instructions;
+mod layer_figures;
+mod layer_peers;
 mod overhead;
 mod pacing_display;
 mod pacing_loops;
@@ -65,6 +68,11 @@ struct Args {
     /// on and off, interleaved in one run); the report holds just that section.
     #[arg(long)]
     only_repair: bool,
+    /// Run only the drop-in limiters on vkcube (MangoHud's `fps_limit` early and late,
+    /// vkpace's pacing layer, uncapped) over the virtual display; needs Debian sid's root file
+    /// system (`scripts/bench-layers`). The report holds just that section.
+    #[arg(long)]
+    only_layers: bool,
     /// Internal: run one loop alone under callgrind (`textbook` or `vkpace`, `--frames`).
     #[arg(long, hide = true)]
     instructions_child: Option<String>,
@@ -75,6 +83,10 @@ const FRAMES: u64 = 600;
 /// Frames per run of the pacing-to-display comparison unless `--frames` says otherwise: at
 /// 30 fps about 940 shown intervals a run after the warm-up.
 const DISPLAY_FRAMES: u64 = 1000;
+
+/// Frames per run of the layer comparison unless `--frames` says otherwise: at 30 fps about
+/// 570 shown intervals a run after the warm-up.
+const LAYER_FRAMES: u64 = 600;
 
 struct Verdicts {
     lines: String,
@@ -140,6 +152,39 @@ fn display_only(
     Ok(())
 }
 
+/// `--only-layers`: the drop-in limiters side by side, the report
+/// (`{"real": {"layers": ...}}`), `layers.md` and verdicts.
+fn layers_only(
+    reps: usize,
+    frames: u64,
+    out_dir: &std::path::Path,
+    json_path: &std::path::Path,
+    check: bool,
+) -> Result<()> {
+    let layers = layer_peers::compare(reps, frames, out_dir)?;
+    let mut verdicts = Verdicts {
+        lines: String::new(),
+        failed: 0,
+    };
+    for (ok, what) in layers.checks() {
+        verdicts.check(ok, what);
+    }
+    let json = format!(
+        "{{\n  \"real\": {{\n    \"layers\": {}\n  }}\n}}\n",
+        layers.json()
+    );
+    std::fs::write(json_path, json).with_context(|| format!("writing {}", json_path.display()))?;
+    let md_path = out_dir.join("layers.md");
+    let md = format!("{}\nVerdicts:\n{}", layers.markdown(), verdicts.lines);
+    std::fs::write(&md_path, &md)?;
+    println!("{md}");
+    println!("wrote {}, {}", json_path.display(), md_path.display());
+    if check && verdicts.failed > 0 {
+        anyhow::bail!("{} threshold(s) missed", verdicts.failed);
+    }
+    Ok(())
+}
+
 /// `--only-cpu`: the CPU guard alone, its report (`{"real": {"overhead": ...}}`) and verdicts.
 fn cpu_only(
     reps: usize,
@@ -192,6 +237,10 @@ fn main() -> Result<()> {
     if args.only_display {
         let frames = args.frames.unwrap_or(DISPLAY_FRAMES);
         return display_only(reps, frames, &out_dir, &json_path, args.check);
+    }
+    if args.only_layers {
+        let frames = args.frames.unwrap_or(LAYER_FRAMES);
+        return layers_only(reps, frames, &out_dir, &json_path, args.check);
     }
     if args.only_repair {
         return repair_only(reps, args.frames.unwrap_or(FRAMES), &json_path);

@@ -27,8 +27,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
@@ -36,6 +34,7 @@ use vkpace::SwapchainConfig;
 use vkpace::{DisplayPath, FrameLimit, PacingPolicy};
 use vkpace_demo::virtual_display::{self, LoggedPresent};
 
+use crate::cpu_load::{Busy, Load, BUSY_THREADS};
 use crate::pacing_loops::{self, Frames};
 use crate::pacing_vdisplay::{check_log, pct, sorted, worker_command, EXTENT};
 use crate::real_driver::{median, number};
@@ -52,8 +51,6 @@ const REFRESH_NS: f64 = 1e9 / REFRESH_HZ as f64;
 pub const GPU_LOAD: f32 = 0.05;
 /// Frames left out at the start of each run (pipeline first use, the policies settling).
 const WARMUP: usize = 60;
-/// Busy threads beside the loaded runs (as many as this machine has cores).
-pub const BUSY_THREADS: usize = 2;
 
 /// One run of a comparison (what its worker process runs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,26 +137,6 @@ pub const COMPARISONS: [Comparison; 3] = [
         runs: [Run::DisplayPolicy, Run::TextbookFifo],
     },
 ];
-
-/// What else runs on the machine during a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Load {
-    /// Nothing of the benchmark's.
-    Idle,
-    /// [`BUSY_THREADS`] threads of the benchmark spinning for the whole run.
-    Busy,
-}
-
-impl Load {
-    pub const ALL: [Load; 2] = [Load::Idle, Load::Busy];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Load::Idle => "idle",
-            Load::Busy => "busy",
-        }
-    }
-}
 
 /// One run's figures, over the frames after the warm-up and before the last three.
 #[derive(Debug, Clone, Copy, Default)]
@@ -393,41 +370,6 @@ fn run_vkpace(
     let out = result?;
     closed?;
     Ok((out, swap_interval))
-}
-
-/// [`BUSY_THREADS`] threads spinning on arithmetic until dropped (then joined): CPU work
-/// competing with the loop, the display engine and lavapipe's threads for the cores.
-struct Busy {
-    stop: Arc<AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<u64>>,
-}
-
-impl Busy {
-    fn start() -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let threads = (0..BUSY_THREADS)
-            .map(|_| {
-                let stop = Arc::clone(&stop);
-                std::thread::spawn(move || {
-                    let mut x = 1u64;
-                    while !stop.load(Ordering::Relaxed) {
-                        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005) + 1);
-                    }
-                    x
-                })
-            })
-            .collect();
-        Self { stop, threads }
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
-    }
 }
 
 /// Runs one worker (with the busy threads beside it under [`Load::Busy`]) and reads its

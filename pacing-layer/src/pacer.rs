@@ -111,7 +111,7 @@ impl PacerState {
         config.frames_in_flight = s.frames_in_flight.unwrap_or(config.frames_in_flight);
         config.pacing = match s.mode {
             Mode::LowLatency => PacingPolicy::LowLatency,
-            _ => PacingPolicy::OneRefreshAhead,
+            _ => PacingPolicy::Grid,
         };
         config.frame_limit = s.fps.and_then(|f| FrameLimit::fps(f).ok());
         config.repair_present_semaphores = s.repair;

@@ -78,7 +78,8 @@ fn feedback() -> impl Strategy<Value = Feedback> {
                         PacingPolicy::FramesInFlight,
                         PacingPolicy::LowLatency,
                         PacingPolicy::Display,
-                    ][(offset % 3) as usize],
+                        PacingPolicy::Grid,
+                    ][(offset % 4) as usize],
                     paths: (offer, clocks),
                 }
             },

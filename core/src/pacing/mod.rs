@@ -50,15 +50,18 @@ pub enum PacingPolicy {
     /// [`PacingPolicy::FramesInFlight`].
     Display,
     /// Frames in flight, and on the refresh grid (present timing, with a frame limit that
-    /// falls on it) each frame starts one refresh before its refresh, or, where frames take
-    /// longer than that from start to ready, that time (90th percentile) and half a refresh
-    /// before. [`PacingPolicy::FramesInFlight`] starts a frame a whole frame interval (at least
-    /// as many refreshes as frames in flight) before its refresh: the slack of FIFO's queue,
-    /// at that much latency. This policy keeps the frame limit's even intervals at about a
-    /// refresh of latency; a frame slower than its recent ones by more than half a refresh
-    /// misses its refresh (shown a refresh late, the frames after it move with it). Off the
-    /// grid it is [`PacingPolicy::FramesInFlight`]. The pacing layer's `grid` mode.
-    OneRefreshAhead,
+    /// falls on it) each frame started just in time for its refresh by the slowest of the
+    /// recent frames: their longest start-to-ready time (of the last
+    /// [`PACING_WINDOW`](crate::PACING_WINDOW)) and a quarter refresh before it. Where
+    /// [`PacingPolicy::FramesInFlight`] starts a frame a whole frame interval (at least as many
+    /// refreshes as frames in flight) before its refresh, the slack of FIFO's queue at that much
+    /// latency, this keeps the frame limit's even intervals at the latency the frames' own
+    /// times need; a frame slower than every recent one by more than a quarter refresh misses
+    /// its refresh (shown a refresh late, the frames after it move with it). Unlike
+    /// [`PacingPolicy::LowLatency`] it leads by the slowest recent frame, not the 90th
+    /// percentile, since on a fixed interval a miss costs a whole refresh. Off the grid it is
+    /// [`PacingPolicy::FramesInFlight`]. The pacing layer's `grid` mode.
+    Grid,
 }
 
 /// The pacing decisions of one swapchain (or one simulated loop).
@@ -164,10 +167,8 @@ impl Pacing {
             // Low latency trades latency, never frame rate: a frame that misses its refresh
             // moves the schedule (and widens the lead), it does not double the interval.
             (PacingPolicy::LowLatency, k) => Interval::Fixed(k.unwrap_or(1)),
-            (PacingPolicy::FramesInFlight | PacingPolicy::OneRefreshAhead, Some(k)) => {
-                Interval::Fixed(k)
-            }
-            (PacingPolicy::FramesInFlight | PacingPolicy::OneRefreshAhead, None) => Interval::Off,
+            (PacingPolicy::FramesInFlight | PacingPolicy::Grid, Some(k)) => Interval::Fixed(k),
+            (PacingPolicy::FramesInFlight | PacingPolicy::Grid, None) => Interval::Off,
         }
     }
 
@@ -291,7 +292,7 @@ impl Pacing {
             PacingPolicy::LowLatency => Lead::JustInTime,
             PacingPolicy::Display => Lead::OneInterval,
             PacingPolicy::FramesInFlight => Lead::Refreshes(self.frames_in_flight),
-            PacingPolicy::OneRefreshAhead => Lead::OneRefresh,
+            PacingPolicy::Grid => Lead::SlowestRecent,
         };
         if let Some(at) = self.schedule.start_at(self.next_frame, lead) {
             return Some(at).filter(|&t| t > now);
@@ -299,9 +300,7 @@ impl Pacing {
         let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);
         let low = match self.policy {
             PacingPolicy::LowLatency => self.low_latency.start_at(self.display_queues),
-            PacingPolicy::FramesInFlight
-            | PacingPolicy::Display
-            | PacingPolicy::OneRefreshAhead => None,
+            PacingPolicy::FramesInFlight | PacingPolicy::Display | PacingPolicy::Grid => None,
         };
         match (limit, low) {
             (Some(a), Some(b)) => Some(a.max(b)),

@@ -6,7 +6,7 @@
 //! | key (file) | environment | values | default |
 //! | --- | --- | --- | --- |
 //! | `fps` | `VKPACE_FPS` | a frame rate, fractions allowed (`40`, `59.94`); `0` or `off`: no cap | none |
-//! | `mode` | `VKPACE_MODE` | `grid` (frames in flight, the cap on the refresh grid where it divides it, a refresh ahead), `low-latency`, `off` (no pacing) | `grid` |
+//! | `mode` | `VKPACE_MODE` | `grid` (frames in flight, the cap on the refresh grid where it divides it, each frame started just in time for it), `low-latency`, `off` (no pacing) | `grid` |
 //! | `frames_in_flight` | `VKPACE_FRAMES_IN_FLIGHT` | 1, 2 or 3 | 2 |
 //! | `repair` | `VKPACE_REPAIR` | `1`/`0` (`on`/`off`, `true`/`false`): repair reused present semaphores | on |
 //! | `log` | `VKPACE_LOG` | a path: one CSV line per frame | none |
@@ -36,8 +36,8 @@ pub use peers::{decide, detect_peers, Decision, Peer};
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// vkpace's frames-in-flight pacing; a cap that divides the refresh is kept on the refresh
-    /// grid where the surface offers present timing, each frame started about a refresh
-    /// before its refresh (`PacingPolicy::OneRefreshAhead`), else by the CPU limiter.
+    /// grid where the surface offers present timing, each frame started just in time for the
+    /// slowest recent frame (`PacingPolicy::Grid`), else by the CPU limiter.
     Grid,
     /// vkpace's low-latency policy: each frame starts just in time.
     LowLatency,

@@ -89,7 +89,7 @@ pub fn schedule() -> impl Strategy<Value = Schedule> {
         (
             any::<bool>(),
             0u32..3,
-            0usize..3,
+            0usize..4,
             0usize..4,
             prop_oneof![Just(0u32), 1u32..=10],
         ),
@@ -128,6 +128,7 @@ pub fn schedule() -> impl Strategy<Value = Schedule> {
                         PacingPolicy::FramesInFlight,
                         PacingPolicy::LowLatency,
                         PacingPolicy::Display,
+                        PacingPolicy::Grid,
                     ][policy],
                     // Frames take a few 100 us ticks of virtual time: these limits sleep.
                     frame_limit: [

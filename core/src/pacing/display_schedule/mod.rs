@@ -114,9 +114,9 @@ pub enum Lead {
     /// can only be prevented by slack; this is the slack the CPU limiter gets from FIFO's
     /// queue with as many frames in flight, so the grid adds no misses to the limit.
     Refreshes(u32),
-    /// One refresh, or where frames take longer than that from start to ready, that time and
-    /// half a refresh ([`crate::PacingPolicy::OneRefreshAhead`]).
-    OneRefresh,
+    /// The longest start-to-ready time of the recent frames and a quarter refresh; a refresh
+    /// before any is known ([`crate::PacingPolicy::Grid`]).
+    SlowestRecent,
 }
 
 /// Who chooses the swap interval.
@@ -387,7 +387,10 @@ impl DisplaySchedule {
             Lead::Refreshes(n) => self
                 .interval_lead(period, refresh)
                 .max(refresh.saturating_mul(u64::from(n))),
-            Lead::OneRefresh => self.slow_lead(refresh).unwrap_or(0).max(refresh),
+            Lead::SlowestRecent => self
+                .work
+                .percentile(100)
+                .map_or(refresh, |w| w.saturating_add(refresh / 4)),
         };
         Some(expected.saturating_sub(lead))
     }
@@ -395,15 +398,11 @@ impl DisplaySchedule {
     /// A frame interval ahead, or, where frames take longer than that from start to ready,
     /// that time and half a refresh: frames overlap, as with two in flight.
     fn interval_lead(&self, period: u64, refresh: u64) -> u64 {
-        period.max(self.slow_lead(refresh).unwrap_or(0))
-    }
-
-    /// The recent frames' start-to-ready time (90th percentile) and half a refresh, once
-    /// known.
-    fn slow_lead(&self, refresh: u64) -> Option<u64> {
-        self.work
+        let slow = self
+            .work
             .percentile(90)
-            .map(|w| w.saturating_add(refresh / 2))
+            .map_or(0, |w| w.saturating_add(refresh / 2));
+        period.max(slow)
     }
 
     /// Frame `frame` began its CPU work at `now`.

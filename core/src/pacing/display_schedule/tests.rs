@@ -199,24 +199,23 @@ fn a_frame_limit_under_frames_in_flight_leads_by_as_many_refreshes() {
 }
 
 #[test]
-fn one_refresh_ahead_leads_by_a_refresh_or_by_slow_work_and_half_a_refresh() {
-    // 30 fps on 60 Hz, frames ready 5 ms after their start: one refresh ahead, where frames in
-    // flight lead by the whole interval (two refreshes).
+fn the_grid_policy_leads_by_the_slowest_recent_frame_and_a_quarter_refresh() {
+    // 30 fps on 60 Hz, frames ready 5 ms after their start but one in 9 ms: 9 ms and a quarter
+    // refresh ahead, where frames in flight lead by the whole interval (two refreshes).
     let mut thirty = schedule(Interval::Fixed(2), true);
+    assert_eq!(
+        thirty.start_at(0, Lead::SlowestRecent),
+        None,
+        "no anchor yet"
+    );
     for f in 0..8u64 {
+        let work = if f == 3 { 9_000_000 } else { 5_000_000 };
         thirty.frame_started(f, 2 * f * R);
-        thirty.frame_timed(f, Some(2 * f * R + 5_000_000), Some((2 * f + 1) * R));
-    }
-    assert_eq!(thirty.start_at(8, Lead::OneRefresh), Some(16 * R));
-    assert_eq!(thirty.start_at(8, Lead::Refreshes(2)), Some(15 * R));
-    // Frames that take 14 ms from start to ready: 14 ms and half a refresh ahead.
-    let mut slow = schedule(Interval::Fixed(2), true);
-    for f in 0..8u64 {
-        slow.frame_started(f, 2 * f * R);
-        slow.frame_timed(f, Some(2 * f * R + 14_000_000), Some((2 * f + 1) * R));
+        thirty.frame_timed(f, Some(2 * f * R + work), Some((2 * f + 1) * R));
     }
     assert_eq!(
-        slow.start_at(8, Lead::OneRefresh),
-        Some(17 * R - 14_000_000 - R / 2)
+        thirty.start_at(8, Lead::SlowestRecent),
+        Some(17 * R - 9_000_000 - R / 4)
     );
+    assert_eq!(thirty.start_at(8, Lead::Refreshes(2)), Some(15 * R));
 }

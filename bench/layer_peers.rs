@@ -1,0 +1,466 @@
+//! `--only-layers`: the drop-in limiters side by side on an unmodified application. Debian's
+//! vkcube over the virtual display at 60 Hz (an X11 window on Xvfb whose presents vdisplay
+//! takes, FIFO), capped at 30 fps by MangoHud's `fps_limit` (`early`: its sleep before the
+//! present; `late`: after it) or by vkpace's pacing layer (`VK_LAYER_VKPACE_pacing`, its
+//! defaults, and its low-latency mode for what that trades), and uncapped as the reference. Each limiter is the only layer between vkcube and
+//! vdisplay, pinned in that order by `VK_INSTANCE_LAYERS` (the first named is nearest the
+//! application); every figure comes from vdisplay's log, the one clock all of them are judged
+//! by. Each run idle and beside two busy spinning threads, the contenders in rotating order
+//! within a repetition, medians of the repetitions.
+//!
+//! Runs in Debian sid's root file system, which has MangoHud and vkcube:
+//! `scripts/bench-layers` (or `scripts/on-stack sid -- target/release/vkpace-bench
+//! --only-layers --json PATH`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context as _, Result};
+use vkpace_demo::virtual_display;
+
+use crate::cpu_load::{Busy, Load, BUSY_THREADS};
+use crate::layer_figures::{figures, LayerRun};
+
+/// The cap every limiter is given.
+pub const CAP_FPS: u32 = 30;
+/// The virtual display's refresh.
+const REFRESH_HZ: u64 = 60;
+const REFRESH_NS: u64 = 1_000_000_000 / REFRESH_HZ;
+/// vkcube's own run time is bounded by its frames; this bounds a hang.
+const RUN_LIMIT: Duration = Duration::from_secs(180);
+/// MangoHud's implicit manifest in sid.
+const MANGOHUD_MANIFEST: &str = "/usr/share/vulkan/implicit_layer.d/MangoHud.x86_64.json";
+
+/// Who limits vkcube's frame rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contender {
+    /// No limiter: FIFO at the refresh (the reference for latency).
+    Uncapped,
+    /// MangoHud `fps_limit=30,fps_limit_method=early`.
+    MangoHudEarly,
+    /// MangoHud `fps_limit=30,fps_limit_method=late`.
+    MangoHudLate,
+    /// vkpace's pacing layer, `VKPACE_FPS=30`, everything else its defaults.
+    Vkpace,
+    /// vkpace's pacing layer in its low-latency mode (`VKPACE_MODE=low-latency`): shown for
+    /// what that mode trades; no verdict judges it.
+    VkpaceLowLatency,
+}
+
+impl Contender {
+    pub const ALL: [Contender; 5] = [
+        Contender::Uncapped,
+        Contender::MangoHudEarly,
+        Contender::MangoHudLate,
+        Contender::Vkpace,
+        Contender::VkpaceLowLatency,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Uncapped => "uncapped",
+            Contender::MangoHudEarly => "mangohud-early",
+            Contender::MangoHudLate => "mangohud-late",
+            Contender::Vkpace => "vkpace",
+            Contender::VkpaceLowLatency => "vkpace-low-latency",
+        }
+    }
+
+    /// Refreshes each frame should stay up.
+    fn wanted_refreshes(self) -> u64 {
+        match self {
+            Contender::Uncapped => 1,
+            _ => REFRESH_HZ / u64::from(CAP_FPS),
+        }
+    }
+
+    /// The limiter's layer (nearest the application) and its settings.
+    fn configure(self, cmd: &mut Command, setup: &Setup) {
+        let mangohud = |cmd: &mut Command, method: &str| {
+            cmd.env(
+                "MANGOHUD_CONFIG",
+                format!("fps_limit={CAP_FPS},fps_limit_method={method},no_display"),
+            )
+            .env(
+                "VK_INSTANCE_LAYERS",
+                "VK_LAYER_MANGOHUD_overlay_x86_64:VK_LAYER_VKPACE_vdisplay",
+            );
+        };
+        match self {
+            Contender::Uncapped => {
+                cmd.env("VK_INSTANCE_LAYERS", "VK_LAYER_VKPACE_vdisplay");
+            }
+            Contender::MangoHudEarly => mangohud(cmd, "early"),
+            Contender::MangoHudLate => mangohud(cmd, "late"),
+            Contender::Vkpace | Contender::VkpaceLowLatency => {
+                if self == Contender::VkpaceLowLatency {
+                    cmd.env("VKPACE_MODE", "low-latency");
+                }
+                cmd.env("XDG_DATA_HOME", &setup.pacing_data)
+                    .env("VKPACE_PACING", "1")
+                    .env("VKPACE_FPS", CAP_FPS.to_string())
+                    .env("VKPACE_CONFIG", setup.dir.join("no-pacing.conf"))
+                    .env(
+                        "VK_INSTANCE_LAYERS",
+                        "VK_LAYER_VKPACE_pacing:VK_LAYER_VKPACE_vdisplay",
+                    );
+            }
+        }
+    }
+}
+
+/// What every run shares: the X server, vdisplay's manifest and the pacing layer's.
+struct Setup {
+    dir: PathBuf,
+    xvfb: Child,
+    display: String,
+    vdisplay_manifests: PathBuf,
+    /// An `XDG_DATA_HOME` holding the pacing layer's implicit manifest.
+    pacing_data: PathBuf,
+    /// An empty `XDG_CONFIG_HOME` (no user's MangoHud.conf or pacing.conf).
+    config_home: PathBuf,
+}
+
+impl Setup {
+    fn new(dir: &Path) -> Result<Self> {
+        ensure!(
+            Path::new(MANGOHUD_MANIFEST).is_file(),
+            "MangoHud is not installed here ({MANGOHUD_MANIFEST}): run the layer comparison \
+             in sid's root file system (scripts/bench-layers)"
+        );
+        let vdisplay_manifests =
+            virtual_display::write_manifest(&virtual_display::find_library()?)?;
+        let pacing_data = dir.join("pacing-data");
+        write_pacing_manifest(&pacing_data)?;
+        let config_home = dir.join("config");
+        std::fs::create_dir_all(&config_home)?;
+        let (xvfb, display) = start_xvfb()?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            xvfb,
+            display,
+            vdisplay_manifests,
+            pacing_data,
+            config_home,
+        })
+    }
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        let _ = self.xvfb.kill();
+        let _ = self.xvfb.wait();
+    }
+}
+
+/// The pacing layer's manifest (the committed one, its library the one built beside this
+/// binary) under `data/vulkan/implicit_layer.d`.
+fn write_pacing_manifest(data: &Path) -> Result<()> {
+    let template = include_str!("../pacing-layer/manifest/VkLayer_VKPACE_pacing.json");
+    let exe = std::env::current_exe()?;
+    let library = exe
+        .parent()
+        .context("the benchmark has no directory")?
+        .join("libvkpace_pacing_layer.so");
+    ensure!(
+        library.is_file(),
+        "{} not built (cargo build --release -p vkpace-pacing-layer)",
+        library.display()
+    );
+    let text = template.replace(
+        "../../target/release/libvkpace_pacing_layer.so",
+        &library.display().to_string(),
+    );
+    ensure!(
+        text != template,
+        "the manifest's library_path is not the one expected"
+    );
+    let dir = data.join("vulkan/implicit_layer.d");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("VkLayer_VKPACE_pacing.json"), text)?;
+    Ok(())
+}
+
+/// Xvfb on the first free display from :70, once its socket exists.
+fn start_xvfb() -> Result<(Child, String)> {
+    let n = (70..100)
+        .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
+        .context("no free X display between :70 and :99")?;
+    let display = format!(":{n}");
+    let mut child = Command::new("Xvfb")
+        .args([
+            display.as_str(),
+            "-screen",
+            "0",
+            "1024x768x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting Xvfb")?;
+    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+    let start = Instant::now();
+    while !socket.exists() {
+        if let Some(status) = child.try_wait()? {
+            bail!("Xvfb {display} exited: {status}");
+        }
+        ensure!(
+            start.elapsed() < Duration::from_secs(10),
+            "Xvfb made no socket in 10 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok((child, display))
+}
+
+/// One run of vkcube under `contender` and `load`; its figures from vdisplay's log.
+fn run_one(
+    setup: &Setup,
+    contender: Contender,
+    load: Load,
+    frames: u64,
+    rep: usize,
+) -> Result<LayerRun> {
+    let stem = format!("layers-{}-{}-{rep}", contender.name(), load.name());
+    let log = setup.dir.join(format!("{stem}.jsonl"));
+    let _ = std::fs::remove_file(&log);
+    let mut cmd = Command::new("vkcube");
+    cmd.args(["--c", &frames.to_string()])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &setup.dir)
+        .env("DISPLAY", &setup.display)
+        .env("XDG_CONFIG_HOME", &setup.config_home)
+        .envs(virtual_display::loader_env(
+            &setup.vdisplay_manifests,
+            false,
+        ))
+        .env("VDISPLAY_WINDOW_SURFACES", "virtual")
+        .env("VDISPLAY_REFRESH_HZ", REFRESH_HZ.to_string())
+        .env("VDISPLAY_LOG", &log)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(
+            setup.dir.join(format!("{stem}.err")),
+        )?);
+    for key in [
+        "XDG_RUNTIME_DIR",
+        "VK_DRIVER_FILES",
+        "VK_ICD_FILENAMES",
+        "LD_LIBRARY_PATH",
+    ] {
+        if let Some(value) = std::env::var_os(key) {
+            cmd.env(key, value);
+        }
+    }
+    contender.configure(&mut cmd, setup);
+    let busy = (load == Load::Busy).then(Busy::start);
+    let status = wait_bounded(cmd.spawn().context("starting vkcube")?, RUN_LIMIT);
+    drop(busy);
+    let status = status?;
+    ensure!(
+        status.success(),
+        "vkcube under {} ({}) exited {status}: see {stem}.err",
+        contender.name(),
+        load.name()
+    );
+    let presents = virtual_display::read_present_log(&log)?;
+    figures(&presents, contender.wanted_refreshes(), REFRESH_NS)
+        .with_context(|| format!("{stem}.jsonl"))
+}
+
+/// Waits for `child` at most `limit`, killing it past that.
+fn wait_bounded(mut child: Child, limit: Duration) -> Result<std::process::ExitStatus> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("vkcube ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Every contender's runs, per load.
+pub struct LayerComparison {
+    pub frames: u64,
+    pub reps: usize,
+    pub cells: Vec<(Load, Contender, Vec<LayerRun>)>,
+}
+
+/// Runs every contender under each load `reps` times, `frames` frames a run, in rotating
+/// order within a repetition; the logs go into `dir/layers`.
+pub fn compare(reps: usize, frames: u64, dir: &Path) -> Result<LayerComparison> {
+    let dir = dir.join("layers");
+    std::fs::create_dir_all(&dir)?;
+    let setup = Setup::new(&dir)?;
+    eprintln!(
+        "vkpace-bench: vkcube over the virtual display ({REFRESH_HZ} Hz, FIFO) capped at \
+         {CAP_FPS} fps by each limiter, {} contenders x {} CPU loads x {reps} runs of {frames} \
+         frames",
+        Contender::ALL.len(),
+        Load::ALL.len()
+    );
+    let mut cells: Vec<(Load, Contender, Vec<LayerRun>)> = Load::ALL
+        .iter()
+        .flat_map(|l| Contender::ALL.map(|c| (*l, c, Vec::new())))
+        .collect();
+    for rep in 0..reps {
+        for load in Load::ALL {
+            for k in 0..Contender::ALL.len() {
+                let c = Contender::ALL[(k + rep) % Contender::ALL.len()];
+                let f = run_one(&setup, c, load, frames, rep)?;
+                eprintln!(
+                    "  {} {} run {}: interval sd {:.3} ms p99 {:.2} ms, {:.1} off the grid per \
+                     1000, start to shown p50 {:.1} ms p99 {:.1} ms, {:.2} fps",
+                    c.name(),
+                    load.name(),
+                    rep + 1,
+                    f.interval_sd_ms,
+                    f.interval_p99_ms,
+                    f.off_grid_per_1000,
+                    f.latency_p50_ms,
+                    f.latency_p99_ms,
+                    f.fps
+                );
+                let cell = cells.iter_mut().find(|(l, x, _)| *l == load && *x == c);
+                cell.context("no cell")?.2.push(f);
+            }
+        }
+    }
+    Ok(LayerComparison {
+        frames,
+        reps,
+        cells,
+    })
+}
+
+impl LayerComparison {
+    /// The median figures of `contender` under `load`.
+    pub fn median(&self, load: Load, contender: Contender) -> LayerRun {
+        self.cells
+            .iter()
+            .find(|(l, c, _)| *l == load && *c == contender)
+            .map_or_else(LayerRun::default, |(_, _, runs)| LayerRun::median_of(runs))
+    }
+
+    /// The issue's verdicts, per load, on the medians: vkpace's layer no worse than either
+    /// MangoHud mode in interval spread and intervals off the grid, and no later than
+    /// MangoHud's `late` mode from start to shown; and its cap kept (within 1% of 30 fps).
+    pub fn checks(&self) -> Vec<(bool, String)> {
+        let mut out = Vec::new();
+        for load in Load::ALL {
+            let v = self.median(load, Contender::Vkpace);
+            let (early, late) = (
+                self.median(load, Contender::MangoHudEarly),
+                self.median(load, Contender::MangoHudLate),
+            );
+            let l = load.name();
+            let ahead = |a: f64, b: f64| if a < b { "ahead" } else { "tied" };
+            for (peer, p) in [("early", early), ("late", late)] {
+                out.push((
+                    v.interval_sd_ms <= p.interval_sd_ms,
+                    format!(
+                        "{l}: vkpace's interval sd {:.3} ms <= MangoHud {peer}'s {:.3} ms ({})",
+                        v.interval_sd_ms,
+                        p.interval_sd_ms,
+                        ahead(v.interval_sd_ms, p.interval_sd_ms)
+                    ),
+                ));
+                out.push((
+                    v.off_grid_per_1000 <= p.off_grid_per_1000,
+                    format!(
+                        "{l}: vkpace's intervals off the grid {:.1}/1000 <= MangoHud {peer}'s \
+                         {:.1}/1000 ({})",
+                        v.off_grid_per_1000,
+                        p.off_grid_per_1000,
+                        ahead(v.off_grid_per_1000, p.off_grid_per_1000)
+                    ),
+                ));
+            }
+            out.push((
+                v.latency_p50_ms <= late.latency_p50_ms,
+                format!(
+                    "{l}: vkpace's start to shown p50 {:.1} ms <= MangoHud late's {:.1} ms",
+                    v.latency_p50_ms, late.latency_p50_ms
+                ),
+            ));
+            out.push((
+                (v.fps - f64::from(CAP_FPS)).abs() <= f64::from(CAP_FPS) * 0.01,
+                format!("{l}: vkpace keeps the cap: {:.2} fps", v.fps),
+            ));
+        }
+        out
+    }
+
+    /// `{"refresh_hz": .., "cap_fps": .., "medians": {load: {contender: {...}}}, "runs": ..}`.
+    pub fn json(&self) -> String {
+        let per_load = |f: &dyn Fn(Load, Contender) -> String| {
+            let loads: Vec<String> = Load::ALL
+                .iter()
+                .map(|&l| {
+                    let cs: Vec<String> = Contender::ALL
+                        .iter()
+                        .map(|&c| format!("\"{}\": {}", c.name(), f(l, c)))
+                        .collect();
+                    format!("\"{}\": {{{}}}", l.name(), cs.join(", "))
+                })
+                .collect();
+            format!("{{{}}}", loads.join(", "))
+        };
+        let runs = |l: Load, c: Contender| {
+            let runs = self
+                .cells
+                .iter()
+                .find(|(x, y, _)| *x == l && *y == c)
+                .map_or(&[][..], |(_, _, r)| r.as_slice());
+            let v: Vec<String> = runs.iter().map(LayerRun::json).collect();
+            format!("[{}]", v.join(", "))
+        };
+        format!(
+            "{{\"application\": \"vkcube\", \"refresh_hz\": {REFRESH_HZ}, \"cap_fps\": {CAP_FPS}, \
+             \"frames\": {}, \"reps\": {}, \"busy_threads\": {BUSY_THREADS}, \"medians\": {}, \
+             \"runs\": {}}}",
+            self.frames,
+            self.reps,
+            per_load(&|l, c| self.median(l, c).json()),
+            per_load(&runs)
+        )
+    }
+
+    /// The medians as a markdown table.
+    pub fn markdown(&self) -> String {
+        let mut md = format!(
+            "## Drop-in limiters on vkcube ({CAP_FPS} fps cap, vdisplay {REFRESH_HZ} Hz FIFO, \
+             medians of {} runs of {} frames)\n\n\
+             | load | limiter | interval sd (ms) | interval p99 (ms) | off the grid /1000 | \
+             start to shown p50 (ms) | p99 (ms) | fps |\n|---|---|---|---|---|---|---|---|\n",
+            self.reps, self.frames
+        );
+        for load in Load::ALL {
+            for c in Contender::ALL {
+                let m = self.median(load, c);
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {:.3} | {:.2} | {:.1} | {:.1} | {:.1} | {:.2} |",
+                    load.name(),
+                    c.name(),
+                    m.interval_sd_ms,
+                    m.interval_p99_ms,
+                    m.off_grid_per_1000,
+                    m.latency_p50_ms,
+                    m.latency_p99_ms,
+                    m.fps
+                );
+            }
+        }
+        md
+    }
+}
