@@ -234,25 +234,8 @@ fn main() -> Result<()> {
     let out_dir = report_dir(&json_path);
     std::fs::create_dir_all(&out_dir)?;
     let demo = demo_binary(&args)?;
-    if args.only_display {
-        let frames = args.frames.unwrap_or(DISPLAY_FRAMES);
-        return display_only(reps, frames, &out_dir, &json_path, args.check);
-    }
-    if args.only_layers {
-        let frames = args.frames.unwrap_or(LAYER_FRAMES);
-        return layers_only(reps, frames, &out_dir, &json_path, args.check);
-    }
-    if args.only_repair {
-        return repair_only(reps, args.frames.unwrap_or(FRAMES), &json_path);
-    }
-    if args.only_cpu {
-        return cpu_only(
-            reps,
-            args.frames.unwrap_or(FRAMES),
-            &out_dir,
-            &json_path,
-            &args,
-        );
+    if let Some(outcome) = one_section(&args, reps, &out_dir, &json_path) {
+        return outcome;
     }
     let frames = args.frames.unwrap_or(FRAMES);
     let mut verdicts = Verdicts {
@@ -276,6 +259,41 @@ fn main() -> Result<()> {
         anyhow::bail!("{} threshold(s) missed", verdicts.failed);
     }
     Ok(())
+}
+
+/// The section an `--only-*` flag asks for, run alone; `None` for the whole benchmark.
+fn one_section(
+    args: &Args,
+    reps: usize,
+    out_dir: &std::path::Path,
+    json_path: &std::path::Path,
+) -> Option<Result<()>> {
+    let frames = |default| args.frames.unwrap_or(default);
+    if args.only_display {
+        return Some(display_only(
+            reps,
+            frames(DISPLAY_FRAMES),
+            out_dir,
+            json_path,
+            args.check,
+        ));
+    }
+    if args.only_layers {
+        return Some(layers_only(
+            reps,
+            frames(LAYER_FRAMES),
+            out_dir,
+            json_path,
+            args.check,
+        ));
+    }
+    if args.only_repair {
+        return Some(repair_only(reps, frames(FRAMES), json_path));
+    }
+    if args.only_cpu {
+        return Some(cpu_only(reps, frames(FRAMES), out_dir, json_path, args));
+    }
+    None
 }
 
 /// `--only-repair`: the present pacer's repair cost alone.

@@ -162,14 +162,7 @@ fn plan(
         st.mode = m;
     }
     let present_id = ext.ids.map_or(0, |ids| ids[i]);
-    let mut result = result_of(&sc, &mut st);
-    let mut target = Target::None;
-    if let Some(t) = ext.timings.map(|t| t[i]).filter(|_| result.as_raw() >= 0) {
-        target = target_of(&t, timing::Domains::of(&sc.surface.settings));
-        if !reserve_timing(&mut st, seq, present_id, &t) {
-            result = r::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
-        }
-    }
+    let (result, target) = timed_result(&sc, &mut st, ext, i, seq, present_id);
     if result.as_raw() >= 0 {
         st.queued_id = st.queued_id.max(present_id);
     }
@@ -204,6 +197,27 @@ fn plan(
         readback,
         shown: false,
     }
+}
+
+/// The result of one swapchain's present and its target: [`result_of`], then its present-timing
+/// request (which may find the timing queue full).
+fn timed_result(
+    sc: &Swapchain,
+    st: &mut crate::swapchain::State,
+    ext: &PresentExt<'_>,
+    i: usize,
+    seq: u64,
+    present_id: u64,
+) -> (vk::Result, Target) {
+    let mut result = result_of(sc, st);
+    let mut target = Target::None;
+    if let Some(t) = ext.timings.map(|t| t[i]).filter(|_| result.as_raw() >= 0) {
+        target = target_of(&t, timing::Domains::of(&sc.surface.settings));
+        if !reserve_timing(st, seq, present_id, &t) {
+            result = r::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
+        }
+    }
+    (result, target)
 }
 
 /// The result of one swapchain's present: the surface's standing, then the injected faults

@@ -51,8 +51,8 @@ pub enum PacingPolicy {
     Display,
     /// Frames in flight, and on the refresh grid (present timing, with a frame limit that
     /// falls on it) each frame started just in time for its refresh by the slowest of the
-    /// recent frames: their longest start-to-ready time (of the last
-    /// [`PACING_WINDOW`](crate::PACING_WINDOW)) and a quarter refresh before it. Where
+    /// recent frames: their longest start-to-ready time (over the pacing's window of recent
+    /// frames) and a quarter refresh before it. Where
     /// [`PacingPolicy::FramesInFlight`] starts a frame a whole frame interval (at least as many
     /// refreshes as frames in flight) before its refresh, the slack of FIFO's queue at that much
     /// latency, this keeps the frame limit's even intervals at the latency the frames' own

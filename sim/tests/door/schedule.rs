@@ -81,6 +81,14 @@ fn present_ids(timed: Option<Timed>, drawn: bool) -> bool {
     }
 }
 
+/// The pacing policies the door's schedules draw from.
+const POLICIES: [PacingPolicy; 4] = [
+    PacingPolicy::FramesInFlight,
+    PacingPolicy::LowLatency,
+    PacingPolicy::Display,
+    PacingPolicy::Grid,
+];
+
 pub fn schedule() -> impl Strategy<Value = Schedule> {
     (
         (any::<u64>(), 1usize..=3, 1usize..=6, 1usize..=3, 1u32..=4),
@@ -89,7 +97,7 @@ pub fn schedule() -> impl Strategy<Value = Schedule> {
         (
             any::<bool>(),
             0u32..3,
-            0usize..4,
+            0usize..POLICIES.len(),
             0usize..4,
             prop_oneof![Just(0u32), 1u32..=10],
         ),
@@ -124,12 +132,7 @@ pub fn schedule() -> impl Strategy<Value = Schedule> {
                     repair: true,
                     present_fences: fences,
                     present_ids: present_ids(timed, ids >= 1),
-                    pacing: [
-                        PacingPolicy::FramesInFlight,
-                        PacingPolicy::LowLatency,
-                        PacingPolicy::Display,
-                        PacingPolicy::Grid,
-                    ][policy],
+                    pacing: POLICIES[policy],
                     // Frames take a few 100 us ticks of virtual time: these limits sleep.
                     frame_limit: [
                         None,
