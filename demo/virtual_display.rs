@@ -251,6 +251,42 @@ pub fn parse_present_log(text: &str) -> Result<Vec<LoggedPresent>> {
         .collect()
 }
 
+/// What a log shows of pacing on the refresh grid: how many presents, how many carried a
+/// present-timing target, how many were shown, and the intervals between shown frames after
+/// the first `settle` of them, in whole refreshes (rounded to the nearest).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridRecord {
+    pub presents: usize,
+    pub targeted: usize,
+    pub shown: usize,
+    pub refreshes: Vec<u64>,
+}
+
+impl GridRecord {
+    /// The record of `log` on a display refreshing every `refresh_ns`.
+    pub fn of(log: &[LoggedPresent], settle: usize, refresh_ns: u64) -> Self {
+        let shown: Vec<u64> = log.iter().filter_map(|p| p.shown_ns).collect();
+        Self {
+            presents: log.len(),
+            targeted: log
+                .iter()
+                .filter(|p| p.target_ns.is_some() || p.relative_ns.is_some())
+                .count(),
+            shown: shown.len(),
+            refreshes: shown
+                .windows(2)
+                .skip(settle)
+                .map(|w| (w[1].saturating_sub(w[0]) + refresh_ns / 2) / refresh_ns)
+                .collect(),
+        }
+    }
+
+    /// Intervals that were not `wanted` refreshes.
+    pub fn off(&self, wanted: u64) -> usize {
+        self.refreshes.iter().filter(|&&r| r != wanted).count()
+    }
+}
+
 /// Reads vdisplay's present log at `path`.
 pub fn read_present_log(path: &Path) -> Result<Vec<LoggedPresent>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
@@ -276,6 +312,9 @@ mod tests {
         assert_eq!(log[0].acquired_ns, Some(8_459_177_800_000));
         assert_eq!(log[0].target_ns, Some(8_459_183_333_333));
         assert_eq!((log[1].acquired_ns, log[1].target_ns), (None, None));
+        let grid = GridRecord::of(&log, 0, 1_000);
+        assert_eq!((grid.presents, grid.targeted, grid.shown), (2, 1, 1));
+        assert!(grid.refreshes.is_empty());
         assert_eq!(
             (log[0].swapchain, log[0].image, log[0].present_id),
             (2, 1, 17)

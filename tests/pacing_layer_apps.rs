@@ -30,7 +30,7 @@ use std::time::Duration;
 use anyhow::{ensure, Result};
 use demo_process::{example, run_to_files, Display, Finished};
 use pacing_layer_support::Installed;
-use vkpace_demo::virtual_display;
+use vkpace_demo::virtual_display::{self, GridRecord};
 
 /// The cap the tests ask for, and its interval (ms).
 const FPS: f64 = 30.0;
@@ -114,56 +114,34 @@ fn vkcube_over_the_virtual_display_shows_every_frame_for_two_refreshes() -> Resu
         output.contains("present timing enabled below the application"),
         "the layer did not enable present timing: {output}"
     );
-    judge_grid_log(&std::fs::read_to_string(&log)?, &output)
+    judge_grid_log(&log, &output)
 }
 
 /// vdisplay's log of the grid case: every present targeted and shown, every shown interval
 /// after the settle 2 refreshes.
-fn judge_grid_log(text: &str, output: &str) -> Result<()> {
-    let lines: Vec<&str> = text.lines().collect();
-    let targeted = lines
-        .iter()
-        .filter(|l| log_field(l, "target_ns").is_some() || log_field(l, "relative_ns").is_some())
-        .count();
-    let shown: Vec<u64> = lines
-        .iter()
-        .filter_map(|l| log_field(l, "shown_ns"))
-        .collect();
-    let refreshes: Vec<u64> = shown
-        .windows(2)
-        .skip(GRID_SETTLE)
-        .map(|w| (w[1] - w[0] + REFRESH_NS / 2) / REFRESH_NS)
-        .collect();
-    let off = refreshes.iter().filter(|&&r| r != 2).count();
+fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
+    let grid = GridRecord::of(
+        &virtual_display::read_present_log(log)?,
+        GRID_SETTLE,
+        REFRESH_NS,
+    );
+    let (presents, targeted, shown) = (grid.presents, grid.targeted, grid.shown);
+    let off = grid.off(2);
     eprintln!(
-        "vkcube over vdisplay at {FPS} fps through the layer: {} presents, {targeted} with targets, {} shown, {off} of {} intervals not 2 refreshes",
-        lines.len(),
-        shown.len(),
-        refreshes.len()
+        "vkcube over vdisplay at {FPS} fps through the layer: {presents} presents, {targeted} with targets, {shown} shown, {off} of {} intervals not 2 refreshes",
+        grid.refreshes.len()
     );
     ensure!(
-        lines.len() == GRID_FRAMES,
-        "{} presents logged: {output}",
-        lines.len()
+        presents == GRID_FRAMES,
+        "{presents} presents logged: {output}"
     );
     ensure!(
         targeted == GRID_FRAMES,
         "{targeted} of {GRID_FRAMES} presents carried a target"
     );
-    ensure!(
-        shown.len() == GRID_FRAMES,
-        "{} of {GRID_FRAMES} shown",
-        shown.len()
-    );
-    ensure!(off == 0, "intervals in refreshes: {refreshes:?}");
+    ensure!(shown == GRID_FRAMES, "{shown} of {GRID_FRAMES} shown");
+    ensure!(off == 0, "intervals in refreshes: {:?}", grid.refreshes);
     Ok(())
-}
-
-/// A number field of one line of vdisplay's JSON-lines log (null or missing: None).
-fn log_field(line: &str, key: &str) -> Option<u64> {
-    let rest = line.split(&format!("\"{key}\":")).nth(1)?;
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    rest[..end].trim().parse().ok()
 }
 
 #[test]

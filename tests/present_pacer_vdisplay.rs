@@ -11,6 +11,7 @@ mod vdisplay_support;
 use anyhow::{ensure, Context as _, Result};
 use present_pacer_app::{run, run_frames, FRAMES};
 use vkpace::FrameLimit;
+use vkpace_demo::virtual_display::{self, GridRecord};
 
 #[test]
 fn present_ids_are_added_and_display_times_come_back() -> Result<()> {
@@ -34,13 +35,6 @@ const LIMIT_SETTLE: usize = 20;
 /// The display's refresh, ns (60 Hz).
 const REFRESH_NS: u64 = 1_000_000_000 / 60;
 
-/// A number field of one line of vdisplay's JSON-lines log (null or missing: None).
-fn log_field(line: &str, key: &str) -> Option<u64> {
-    let rest = line.split(&format!("\"{key}\":")).nth(1)?;
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    rest[..end].trim().parse().ok()
-}
-
 /// Frame limit 30 on a 60 Hz display with present timing: the pacer puts its presents on the
 /// refresh grid with present-timing targets (vdisplay's log, the neutral witness, shows them),
 /// and every shown interval after the settle is exactly 2 refreshes by the display's own clock.
@@ -56,35 +50,22 @@ fn frame_limit_30_holds_two_refreshes_with_targets() -> Result<()> {
     let outcome = vdisplay_support::run(&settings, || {
         run_frames(false, Some(FrameLimit::fps(30.0)?), LIMIT_FRAMES, u32::MAX)
     })?;
-    let text = std::fs::read_to_string(&log).with_context(|| format!("{}", log.display()))?;
-    let lines: Vec<&str> = text.lines().collect();
-    let targeted = lines
-        .iter()
-        .filter(|l| log_field(l, "target_ns").is_some() || log_field(l, "relative_ns").is_some())
-        .count();
-    let shown: Vec<u64> = lines
-        .iter()
-        .filter_map(|l| log_field(l, "shown_ns"))
-        .collect();
-    let intervals: Vec<u64> = shown.windows(2).map(|w| w[1] - w[0]).collect();
-    // Refreshes between shown frames, rounded to the nearest whole refresh.
-    let refreshes: Vec<u64> = intervals
-        .iter()
-        .skip(LIMIT_SETTLE)
-        .map(|&d| (d + REFRESH_NS / 2) / REFRESH_NS)
-        .collect();
-    let off = refreshes.iter().filter(|&&r| r != 2).count();
+    let grid = GridRecord::of(
+        &virtual_display::read_present_log(&log)?,
+        LIMIT_SETTLE,
+        REFRESH_NS,
+    );
+    let (shown, targeted, refreshes) = (grid.shown, grid.targeted, &grid.refreshes);
+    let off = grid.off(2);
     println!(
-        "{} presents logged, {targeted} with targets, {} shown; {off} of {} intervals after the settle not 2 refreshes: {:?}",
-        lines.len(),
-        shown.len(),
+        "{} presents logged, {targeted} with targets, {shown} shown; {off} of {} intervals after the settle not 2 refreshes: {:?}",
+        grid.presents,
         refreshes.len(),
         outcome.stats
     );
     ensure!(
-        shown.len() + 4 >= LIMIT_FRAMES as usize,
-        "{} of {LIMIT_FRAMES} frames shown",
-        shown.len()
+        shown + 4 >= LIMIT_FRAMES as usize,
+        "{shown} of {LIMIT_FRAMES} frames shown"
     );
     ensure!(
         targeted + LIMIT_SETTLE >= LIMIT_FRAMES as usize,
