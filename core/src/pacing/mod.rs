@@ -50,17 +50,18 @@ pub enum PacingPolicy {
     /// [`PacingPolicy::FramesInFlight`].
     Display,
     /// Frames in flight, and on the refresh grid (present timing, with a frame limit that
-    /// falls on it) each frame started just in time for its refresh by the slowest of the
-    /// recent frames: their longest start-to-ready time (over the pacing's window of recent
-    /// frames) and a quarter refresh before it. Where
+    /// falls on it) each frame started in time for its refresh by the slowest of the recent
+    /// frames: their longest start-to-ready time (over the pacing's window of recent frames)
+    /// and half a refresh before it, never more than a frame interval. Where
     /// [`PacingPolicy::FramesInFlight`] starts a frame a whole frame interval (at least as many
     /// refreshes as frames in flight) before its refresh, the slack of FIFO's queue at that much
     /// latency, this keeps the frame limit's even intervals at the latency the frames' own
-    /// times need; a frame slower than every recent one by more than a quarter refresh misses
-    /// its refresh (shown a refresh late, the frames after it move with it). Unlike
-    /// [`PacingPolicy::LowLatency`] it leads by the slowest recent frame, not the 90th
-    /// percentile, since on a fixed interval a miss costs a whole refresh. Off the grid it is
-    /// [`PacingPolicy::FramesInFlight`]. The pacing layer's `grid` mode.
+    /// times need; a frame slower than every recent one by more than half a refresh misses its
+    /// refresh (shown a refresh late, the frames after it move with it). Unlike
+    /// [`PacingPolicy::LowLatency`] it leads by the slowest recent frame and half a refresh,
+    /// not the 90th percentile and a small margin: on a fixed interval a miss costs a whole
+    /// refresh. Off the grid it is [`PacingPolicy::FramesInFlight`]. The pacing layer's `grid`
+    /// mode.
     Grid,
 }
 

@@ -114,8 +114,8 @@ pub enum Lead {
     /// can only be prevented by slack; this is the slack the CPU limiter gets from FIFO's
     /// queue with as many frames in flight, so the grid adds no misses to the limit.
     Refreshes(u32),
-    /// The longest start-to-ready time of the recent frames and a quarter refresh; a refresh
-    /// before any is known ([`crate::PacingPolicy::Grid`]).
+    /// The longest start-to-ready time of the recent frames and half a refresh, at most
+    /// [`Lead::OneInterval`]'s; a refresh before any is known ([`crate::PacingPolicy::Grid`]).
     SlowestRecent,
 }
 
@@ -387,10 +387,10 @@ impl DisplaySchedule {
             Lead::Refreshes(n) => self
                 .interval_lead(period, refresh)
                 .max(refresh.saturating_mul(u64::from(n))),
-            Lead::SlowestRecent => self
-                .work
-                .percentile(100)
-                .map_or(refresh, |w| w.saturating_add(refresh / 4)),
+            Lead::SlowestRecent => self.work.percentile(100).map_or(refresh, |w| {
+                w.saturating_add(refresh / 2)
+                    .min(self.interval_lead(period, refresh))
+            }),
         };
         Some(expected.saturating_sub(lead))
     }

@@ -199,8 +199,8 @@ fn a_frame_limit_under_frames_in_flight_leads_by_as_many_refreshes() {
 }
 
 #[test]
-fn the_grid_policy_leads_by_the_slowest_recent_frame_and_a_quarter_refresh() {
-    // 30 fps on 60 Hz, frames ready 5 ms after their start but one in 9 ms: 9 ms and a quarter
+fn the_grid_policy_leads_by_the_slowest_recent_frame_and_half_a_refresh() {
+    // 30 fps on 60 Hz, frames ready 5 ms after their start but one in 9 ms: 9 ms and half a
     // refresh ahead, where frames in flight lead by the whole interval (two refreshes).
     let mut thirty = schedule(Interval::Fixed(2), true);
     assert_eq!(
@@ -215,7 +215,15 @@ fn the_grid_policy_leads_by_the_slowest_recent_frame_and_a_quarter_refresh() {
     }
     assert_eq!(
         thirty.start_at(8, Lead::SlowestRecent),
-        Some(17 * R - 9_000_000 - R / 4)
+        Some(17 * R - 9_000_000 - R / 2)
     );
     assert_eq!(thirty.start_at(8, Lead::Refreshes(2)), Some(15 * R));
+    // One frame in 20 took 30 ms: never more than the interval ahead.
+    let mut capped = schedule(Interval::Fixed(2), true);
+    for f in 0..20u64 {
+        let work = if f == 10 { 30_000_000 } else { 5_000_000 };
+        capped.frame_started(f, 2 * f * R);
+        capped.frame_timed(f, Some(2 * f * R + work), Some((2 * f + 1) * R));
+    }
+    assert_eq!(capped.start_at(20, Lead::SlowestRecent), Some(39 * R));
 }
