@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _, Result};
-use vkpace_demo::virtual_display;
+use vkpace_demo::{pacing_layer, virtual_display};
 
 use crate::cpu_load::{Busy, Load, BUSY_THREADS};
 use crate::layer_figures::{figures, LayerRun};
@@ -133,7 +133,7 @@ impl Setup {
         let vdisplay_manifests =
             virtual_display::write_manifest(&virtual_display::find_library()?)?;
         let pacing_data = dir.join("pacing-data");
-        write_pacing_manifest(&pacing_data)?;
+        pacing_layer::write_manifest(&pacing_data, &pacing_layer::find_library()?)?;
         let config_home = dir.join("config");
         std::fs::create_dir_all(&config_home)?;
         let (xvfb, display) = start_xvfb()?;
@@ -153,34 +153,6 @@ impl Drop for Setup {
         let _ = self.xvfb.kill();
         let _ = self.xvfb.wait();
     }
-}
-
-/// The pacing layer's manifest (the committed one, its library the one built beside this
-/// binary) under `data/vulkan/implicit_layer.d`.
-fn write_pacing_manifest(data: &Path) -> Result<()> {
-    let template = include_str!("../pacing-layer/manifest/VkLayer_VKPACE_pacing.json");
-    let exe = std::env::current_exe()?;
-    let library = exe
-        .parent()
-        .context("the benchmark has no directory")?
-        .join("libvkpace_pacing_layer.so");
-    ensure!(
-        library.is_file(),
-        "{} not built (cargo build --release -p vkpace-pacing-layer)",
-        library.display()
-    );
-    let text = template.replace(
-        "../../target/release/libvkpace_pacing_layer.so",
-        &library.display().to_string(),
-    );
-    ensure!(
-        text != template,
-        "the manifest's library_path is not the one expected"
-    );
-    let dir = data.join("vulkan/implicit_layer.d");
-    std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("VkLayer_VKPACE_pacing.json"), text)?;
-    Ok(())
 }
 
 /// Xvfb on the first free display from :70, once its socket exists.

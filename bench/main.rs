@@ -129,27 +129,14 @@ fn display_only(
     check: bool,
 ) -> Result<()> {
     let display = pacing_display::compare(reps, frames, out_dir)?;
-    let mut verdicts = Verdicts {
-        lines: String::new(),
-        failed: 0,
+    let section = Section {
+        name: "pacing_to_display",
+        json: display.json(),
+        markdown: display.markdown(),
+        md_file: "bench.md",
+        checks: display.checks(),
     };
-    for (ok, what) in display.checks() {
-        verdicts.check(ok, what);
-    }
-    let json = format!(
-        "{{\n  \"real\": {{\n    \"pacing_to_display\": {}\n  }}\n}}\n",
-        display.json()
-    );
-    std::fs::write(json_path, json).with_context(|| format!("writing {}", json_path.display()))?;
-    let md_path = out_dir.join("bench.md");
-    let md = display.markdown();
-    std::fs::write(&md_path, &md)?;
-    println!("{md}\nAcceptance thresholds:\n{}", verdicts.lines);
-    println!("wrote {}, {}", json_path.display(), md_path.display());
-    if check && verdicts.failed > 0 {
-        anyhow::bail!("{} threshold(s) missed", verdicts.failed);
-    }
-    Ok(())
+    section.write(out_dir, json_path, check)
 }
 
 /// `--only-layers`: the drop-in limiters side by side, the report
@@ -162,27 +149,62 @@ fn layers_only(
     check: bool,
 ) -> Result<()> {
     let layers = layer_peers::compare(reps, frames, out_dir)?;
-    let mut verdicts = Verdicts {
-        lines: String::new(),
-        failed: 0,
+    let section = Section {
+        name: "layers",
+        json: layers.json(),
+        markdown: layers.markdown(),
+        md_file: "layers.md",
+        checks: layers.checks(),
     };
-    for (ok, what) in layers.checks() {
-        verdicts.check(ok, what);
+    section.write(out_dir, json_path, check)
+}
+
+/// The outputs of a benchmark section run alone.
+struct Section {
+    /// Its key in the report: `{"real": {NAME: ...}}`.
+    name: &'static str,
+    json: String,
+    markdown: String,
+    /// The markdown file beside the report.
+    md_file: &'static str,
+    checks: Vec<(bool, String)>,
+}
+
+impl Section {
+    /// Writes the report and the markdown (with the verdicts), prints both; under `check`,
+    /// a missed verdict is an error.
+    fn write(
+        self,
+        out_dir: &std::path::Path,
+        json_path: &std::path::Path,
+        check: bool,
+    ) -> Result<()> {
+        let mut verdicts = Verdicts {
+            lines: String::new(),
+            failed: 0,
+        };
+        for (ok, what) in self.checks {
+            verdicts.check(ok, what);
+        }
+        let json = format!(
+            "{{\n  \"real\": {{\n    \"{}\": {}\n  }}\n}}\n",
+            self.name, self.json
+        );
+        std::fs::write(json_path, json)
+            .with_context(|| format!("writing {}", json_path.display()))?;
+        let md_path = out_dir.join(self.md_file);
+        let md = format!(
+            "{}\nAcceptance thresholds:\n{}",
+            self.markdown, verdicts.lines
+        );
+        std::fs::write(&md_path, &md)?;
+        println!("{md}");
+        println!("wrote {}, {}", json_path.display(), md_path.display());
+        if check && verdicts.failed > 0 {
+            anyhow::bail!("{} threshold(s) missed", verdicts.failed);
+        }
+        Ok(())
     }
-    let json = format!(
-        "{{\n  \"real\": {{\n    \"layers\": {}\n  }}\n}}\n",
-        layers.json()
-    );
-    std::fs::write(json_path, json).with_context(|| format!("writing {}", json_path.display()))?;
-    let md_path = out_dir.join("layers.md");
-    let md = format!("{}\nVerdicts:\n{}", layers.markdown(), verdicts.lines);
-    std::fs::write(&md_path, &md)?;
-    println!("{md}");
-    println!("wrote {}, {}", json_path.display(), md_path.display());
-    if check && verdicts.failed > 0 {
-        anyhow::bail!("{} threshold(s) missed", verdicts.failed);
-    }
-    Ok(())
 }
 
 /// `--only-cpu`: the CPU guard alone, its report (`{"real": {"overhead": ...}}`) and verdicts.

@@ -6,6 +6,7 @@ pub mod frame_history;
 pub mod graph_buffers;
 pub mod hud;
 pub mod owned_loop;
+pub mod pacing_layer;
 pub mod render_targets;
 pub mod renderer;
 pub mod virtual_display;

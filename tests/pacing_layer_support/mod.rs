@@ -1,11 +1,12 @@
-//! The pacing layer as the tests install it: its committed manifest with the library cargo built
-//! beside the test, in a private `$XDG_DATA_HOME` (both stacks' loaders search it for implicit
-//! layers), and its CSV frame log read back.
+//! The pacing layer as the tests install it (`vkpace_demo::pacing_layer`: its committed
+//! manifest with the library cargo built beside the test, in a private `$XDG_DATA_HOME`), and
+//! its CSV frame log read back.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{ensure, Context as _, Result};
+use vkpace_demo::pacing_layer;
 
 /// The layer's manifest, installed for one test in a private `XDG_DATA_HOME`.
 pub struct Installed {
@@ -16,20 +17,8 @@ pub struct Installed {
 impl Installed {
     /// Installs the manifest for a test called `tag`.
     pub fn new(tag: &str) -> Result<Self> {
-        let template = include_str!("../../pacing-layer/manifest/VkLayer_VKPACE_pacing.json");
-        let library = layer_library()?;
-        let text = template.replace(
-            "../../target/release/libvkpace_pacing_layer.so",
-            &library.display().to_string(),
-        );
-        ensure!(
-            text != template,
-            "the manifest's library_path is not the one expected"
-        );
         let root = std::env::temp_dir().join(format!("vkpace-pacing-{tag}-{}", std::process::id()));
-        let dir = root.join("vulkan/implicit_layer.d");
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join("VkLayer_VKPACE_pacing.json"), text)?;
+        pacing_layer::write_manifest(&root, &pacing_layer::find_library()?)?;
         Ok(Self { root })
     }
 
@@ -50,28 +39,6 @@ impl Drop for Installed {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
     }
-}
-
-/// The layer library cargo built with the tests: in `target/<profile>/` or, in a build where
-/// it was only a dependency of them, `target/<profile>/deps/`; the newer where both are.
-fn layer_library() -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let deps = exe
-        .parent()
-        .context("the test executable is not in target/<profile>/deps")?;
-    let profile = deps.parent().context("no profile directory")?;
-    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    [profile, deps]
-        .iter()
-        .map(|d| d.join("libvkpace_pacing_layer.so"))
-        .filter(|p| p.is_file())
-        .max_by_key(modified)
-        .with_context(|| {
-            format!(
-                "libvkpace_pacing_layer.so not built near {} (cargo build --release -p vkpace-pacing-layer)",
-                exe.display()
-            )
-        })
 }
 
 /// The values of a column of the layer's CSV log, in frame order (empty cells skipped).
