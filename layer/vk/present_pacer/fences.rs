@@ -23,6 +23,10 @@ pub(super) struct Fences {
     /// Fences given to a present that failed (never signalled) or to a submission nothing
     /// tracks: destroyed at teardown, after its final proof.
     lost: Vec<vk::Fence>,
+    /// Submission fences lent to a wait carried out without the pacer (once per loan).
+    lent: Vec<vk::Fence>,
+    /// Signalled fences seen complete while lent: reset and freed once every loan is back.
+    parked: Vec<vk::Fence>,
     pub(super) created: u64,
 }
 
@@ -85,6 +89,37 @@ impl Fences {
         if !wait(device, f, timeout_ns)? {
             return Ok(false);
         }
+        self.complete_through(device, serial)?;
+        Ok(true)
+    }
+
+    /// Lends the fence that proves `serial` to a wait carried out without the pacer; `None`
+    /// where nothing is pending at or after it (it completed already). The fence is neither
+    /// reset (vkResetFences needs it externally synchronized) nor destroyed nor reused until
+    /// [`Self::give_back`].
+    pub(super) fn lend(&mut self, serial: Serial) -> Option<vk::Fence> {
+        let &(_, f) = self.submitted.iter().find(|(s, _)| *s >= serial)?;
+        self.lent.push(f);
+        Some(f)
+    }
+
+    /// A loan of `fence` is back: once none is out, a fence seen signalled meanwhile is reset
+    /// and freed.
+    pub(super) fn give_back(&mut self, device: &ash::Device, fence: vk::Fence) -> Result<()> {
+        if let Some(at) = self.lent.iter().position(|f| *f == fence) {
+            self.lent.swap_remove(at);
+        }
+        if !self.lent.contains(&fence) {
+            if let Some(at) = self.parked.iter().position(|f| *f == fence) {
+                self.parked.swap_remove(at);
+                self.recycle(device, fence)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every submission up to `serial` completed: their fences are reset and freed.
+    pub(super) fn complete_through(&mut self, device: &ash::Device, serial: Serial) -> Result<()> {
         while let Some(&(s, f)) = self.submitted.front() {
             if s > serial {
                 break;
@@ -92,7 +127,7 @@ impl Fences {
             self.recycle(device, f)?;
             self.submitted.pop_front();
         }
-        Ok(true)
+        Ok(())
     }
 
     /// `fence` went to a submission the machine does not track: never reused.
@@ -130,7 +165,14 @@ impl Fences {
     }
 
     fn recycle(&mut self, device: &ash::Device, f: vk::Fence) -> Result<()> {
-        // SAFETY: signalled, so no queue operation uses it any more.
+        if self.lent.contains(&f) {
+            // Another thread may be waiting on it: reset once the loan is back.
+            self.parked.push(f);
+            return Ok(());
+        }
+        // SAFETY: signalled, so no queue operation uses it any more; not lent, so no wait
+        // of another thread is on it (vkResetFences: host access to each fence externally
+        // synchronized).
         unsafe { device.reset_fences(&[f]) }.during("vkResetFences")?;
         self.free.push(f);
         Ok(())
@@ -145,7 +187,9 @@ impl Fences {
             .chain(presents)
             .chain(self.free.drain(..))
             .chain(self.lost.drain(..))
+            .chain(self.parked.drain(..))
             .collect();
+        self.lent.clear();
         for f in all {
             // SAFETY: the caller waited for every pending signal (VUID-vkDestroyFence-fence-01120).
             unsafe { device.destroy_fence(f, None) };

@@ -8,7 +8,9 @@ mod config;
 mod create;
 mod fences;
 mod id_structure;
+mod pause;
 mod present;
+mod shared;
 mod teardown;
 mod timing;
 
@@ -87,6 +89,8 @@ pub struct PresentPacer {
     scratch: present::Scratch,
     /// What was already said in the log once.
     logged: Logged,
+    /// Pauses carried out, by where.
+    pauses: pause::PauseCounts,
     destroyed: bool,
 }
 
@@ -154,6 +158,7 @@ impl PresentPacer {
             swapchains: Vec::with_capacity(4),
             scratch: present::Scratch::default(),
             logged: Logged::default(),
+            pauses: pause::PauseCounts::default(),
             destroyed: false,
         })
     }
@@ -189,6 +194,8 @@ impl PresentPacer {
     pub fn stats(&self) -> PresentPacerStats {
         let mut stats = self.machine.stats();
         stats.fences_created = self.fences.created;
+        stats.pauses_in_calls = self.pauses.in_calls;
+        stats.pauses_between_calls = self.pauses.between_calls;
         stats
     }
 
