@@ -64,11 +64,12 @@ pub fn run_shared(limit: FrameLimit, count: u32, plain: bool) -> Result<SharedOu
     };
     let present = |(): &mut (), info: &vk::PresentInfoKHR<'_>| {
         presenting.store(true, Ordering::SeqCst);
-        // SAFETY: the textbook loop's present, its semaphore signalled by the frame's submit.
         let r = match plain {
-            true => lock()
-                .as_mut()
-                .map(|p| unsafe { p.queue_present(ctx.queue, info) }),
+            true => lock().as_mut().map(|p| {
+                // SAFETY: the textbook loop's present, its semaphore signalled by the submit.
+                unsafe { p.queue_present(ctx.queue, info) }
+            }),
+            // SAFETY: as above.
             false => unsafe { PresentPacer::queue_present_shared(ctx.queue, info, with) },
         };
         presenting.store(false, Ordering::SeqCst);
