@@ -48,20 +48,7 @@ pub fn run_shared(limit: FrameLimit, count: u32, plain: bool) -> Result<SharedOu
             f(p);
         }
     };
-    let no_pacer = Err(vk::Result::ERROR_INITIALIZATION_FAILED);
-    let acquire = |(): &mut (), semaphore| {
-        // SAFETY: the textbook loop's acquire (OwnedLoop's contract).
-        unsafe {
-            PresentPacer::acquire_next_image_shared(
-                sc,
-                TIMEOUT_NS,
-                semaphore,
-                vk::Fence::null(),
-                with,
-            )
-        }
-        .unwrap_or(no_pacer)
-    };
+    let acquire = |(): &mut (), semaphore| acquire(sc, semaphore, with);
     let present = |(): &mut (), info: &vk::PresentInfoKHR<'_>| {
         presenting.store(true, Ordering::SeqCst);
         let r = match plain {
@@ -76,27 +63,47 @@ pub fn run_shared(limit: FrameLimit, count: u32, plain: bool) -> Result<SharedOu
         r.unwrap_or(Err(vk::Result::ERROR_INITIALIZATION_FAILED))
     };
     let (frames, (locks, locks_during_presents)) = std::thread::scope(|s| {
-        let other = s.spawn(|| {
-            let (mut locks, mut during) = (0u64, 0u64);
-            while !done.load(Ordering::SeqCst) {
-                let guard = lock();
-                locks += 1;
-                during += u64::from(presenting.load(Ordering::SeqCst));
-                drop(guard);
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            (locks, during)
-        });
+        let other = s.spawn(|| take_turns(&shared, &presenting, &done));
         let frames = (0..count as usize)
             .try_for_each(|k| app.frame_through(&ctx, &mut (), (sc, &images), k, acquire, present));
         done.store(true, Ordering::SeqCst);
         (frames, other.join().unwrap_or_default())
     });
     frames?;
-    let mut pacer = shared
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner)
-        .context("the pacer")?;
+    let pacer = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let stats = teardown(ctx, app, pacer.context("the pacer")?, sc)?;
+    Ok(SharedOutcome {
+        stats,
+        locks_during_presents,
+        locks,
+    })
+}
+
+/// The second thread: takes the mutex about every millisecond until `done`; returns the times
+/// it got it, and those while `presenting` was set.
+fn take_turns(
+    shared: &Mutex<Option<PresentPacer>>,
+    presenting: &AtomicBool,
+    done: &AtomicBool,
+) -> (u64, u64) {
+    let (mut locks, mut during) = (0u64, 0u64);
+    while !done.load(Ordering::SeqCst) {
+        let guard = shared.lock().unwrap_or_else(PoisonError::into_inner);
+        locks += 1;
+        during += u64::from(presenting.load(Ordering::SeqCst));
+        drop(guard);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    (locks, during)
+}
+
+/// Destroys the run's objects; the pacer's counters, and no validation message.
+fn teardown(
+    ctx: VulkanContext,
+    app: OwnedLoop,
+    mut pacer: PresentPacer,
+    sc: vk::SwapchainKHR,
+) -> Result<PresentPacerStats> {
     app.wait_idle_slots(&ctx)?;
     // SAFETY: no image held; the surface outlives it; then no call in progress.
     unsafe { pacer.destroy_swapchain(sc, None) };
@@ -107,9 +114,18 @@ pub fn run_shared(limit: FrameLimit, count: u32, plain: bool) -> Result<SharedOu
     let messages = ctx.messages.count();
     ctx.destroy();
     ensure!(messages == 0, "{messages} validation message(s)");
-    Ok(SharedOutcome {
-        stats,
-        locks_during_presents,
-        locks,
-    })
+    Ok(stats)
+}
+
+/// The textbook loop's acquire through the shared pacer.
+fn acquire(
+    sc: vk::SwapchainKHR,
+    semaphore: vk::Semaphore,
+    with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+) -> ash::prelude::VkResult<(u32, bool)> {
+    // SAFETY: the textbook loop's acquire (OwnedLoop's contract).
+    unsafe {
+        PresentPacer::acquire_next_image_shared(sc, TIMEOUT_NS, semaphore, vk::Fence::null(), with)
+    }
+    .unwrap_or(Err(vk::Result::ERROR_INITIALIZATION_FAILED))
 }
