@@ -206,3 +206,76 @@ fn wait(device: &ash::Device, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
         Err(e) => Err(crate::vk::error::Error::vk("vkWaitForFences", e)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The loan of a fence, on the machine's Vulkan driver (lavapipe here; skipped where no
+    //! Vulkan device is found).
+
+    use super::*;
+
+    /// A device with one queue of family 0, or `None` where the machine has no Vulkan.
+    fn device() -> Option<(ash::Entry, ash::Instance, ash::Device, vk::Queue)> {
+        // SAFETY: loading the system's Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }.ok()?;
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+        // SAFETY: a plain instance and device; destroyed by the test.
+        unsafe {
+            let instance = entry
+                .create_instance(
+                    &vk::InstanceCreateInfo::default().application_info(&app),
+                    None,
+                )
+                .ok()?;
+            let Some(&physical) = instance.enumerate_physical_devices().ok()?.first() else {
+                instance.destroy_instance(None);
+                return None;
+            };
+            let queues = [vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(0)
+                .queue_priorities(&[1.0])];
+            let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+            let device = instance.create_device(physical, &info, None).ok()?;
+            let queue = device.get_device_queue(0, 0);
+            Some((entry, instance, device, queue))
+        }
+    }
+
+    /// A fence seen signalled while lent is neither reset nor freed until the loan is back.
+    #[test]
+    fn a_lent_fence_is_reset_only_once_given_back() -> Result<()> {
+        let Some((_entry, instance, device, queue)) = device() else {
+            eprintln!("no Vulkan device: skipped");
+            return Ok(());
+        };
+        let mut fences = Fences::default();
+        let f = fences.take(&device)?;
+        // SAFETY: an empty submission signalling an unsignalled fence of this device.
+        unsafe { device.queue_submit(queue, &[], f) }.during("vkQueueSubmit")?;
+        let serial = Serial(1);
+        fences.submitted(serial, f);
+        assert_eq!(fences.lend(serial), Some(f));
+        assert_eq!(
+            fences.lend(Serial(2)),
+            None,
+            "nothing pending at or after it"
+        );
+        // SAFETY: the fence is alive; a finite timeout.
+        unsafe { device.wait_for_fences(&[f], true, 2_000_000_000) }.during("wait")?;
+        assert_eq!(fences.poll_submitted(&device)?, Some(serial));
+        // SAFETY: the fence is alive.
+        let signalled = || unsafe { device.get_fence_status(f) }.during("status");
+        assert!(signalled()?, "reset while lent");
+        assert!(fences.free.is_empty(), "freed while lent");
+        fences.give_back(&device, f)?;
+        assert!(!signalled()?, "not reset once given back");
+        assert_eq!(fences.free, [f]);
+        fences.destroy_all(&device);
+        // SAFETY: nothing of the device is in use any more.
+        unsafe {
+            device.destroy_device(None);
+            instance.destroy_instance(None);
+        }
+        Ok(())
+    }
+}
