@@ -35,7 +35,9 @@ type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
 /// `vkCreateSwapchainKHR`, `vkAcquireNextImageKHR` (or `2KHR`), `vkQueuePresentKHR` and
 /// `vkDestroySwapchainKHR` with the pacer's methods of the same name and arguments. Results are
 /// the driver's, so an engine's `match` on `ERROR_OUT_OF_DATE_KHR` or `SUBOPTIMAL_KHR` stays as
-/// it is.
+/// it is. The plain methods sleep and wait for the pacing inside the call; a caller that shares
+/// one pacer between threads behind a lock uses [`Self::queue_present_shared`] and the other
+/// `*_shared` functions, which do it with the lock released.
 ///
 /// # Example
 ///
