@@ -68,17 +68,34 @@ impl OwnedLoop {
         k: usize,
         present: impl FnOnce(&mut PresentPacer, &vk::PresentInfoKHR<'_>) -> VkResult<bool>,
     ) -> Result<()> {
+        let acquire = |pacer: &mut PresentPacer, semaphore| {
+            // SAFETY: the textbook loop's acquire, its semaphore unsignalled (the slot's fence
+            // proved the submission that waited on it complete).
+            unsafe {
+                pacer.acquire_next_image(swapchain.0, TIMEOUT_NS, semaphore, vk::Fence::null())
+            }
+        };
+        self.frame_through(ctx, pacer, swapchain, k, acquire, present)
+    }
+
+    /// [`Self::frame`] with the acquire made by `acquire` (given the slot's acquire
+    /// semaphore) and the present by `present`, both with `door` (a pacer, or a lock a pacer
+    /// is shared behind).
+    pub fn frame_through<D: ?Sized>(
+        &self,
+        ctx: &VulkanContext,
+        door: &mut D,
+        swapchain: (vk::SwapchainKHR, &[vk::Image]),
+        k: usize,
+        acquire: impl FnOnce(&mut D, vk::Semaphore) -> VkResult<(u32, bool)>,
+        present: impl FnOnce(&mut D, &vk::PresentInfoKHR<'_>) -> VkResult<bool>,
+    ) -> Result<()> {
         let (d, i) = (&ctx.device, k % SLOTS);
         // SAFETY: the textbook loop: the slot's fence guards its command buffer and semaphores.
         unsafe {
             d.wait_for_fences(&[self.done[i]], true, TIMEOUT_NS)?;
             d.reset_fences(&[self.done[i]])?;
-            let (image, _) = pacer.acquire_next_image(
-                swapchain.0,
-                TIMEOUT_NS,
-                self.acquired[i],
-                vk::Fence::null(),
-            )?;
+            let (image, _) = acquire(door, self.acquired[i])?;
             let target = *swapchain.1.get(image as usize).context("image index")?;
             record(d, self.cmds[i], target)?;
             let (waits, stages) = (
@@ -97,7 +114,7 @@ impl OwnedLoop {
                 .wait_semaphores(&signals)
                 .swapchains(&swapchains)
                 .image_indices(&indices);
-            present(pacer, &info)?;
+            present(door, &info)?;
         }
         Ok(())
     }

@@ -4,8 +4,9 @@
 //!
 //! - Debian's vkcube (unmodified, linked to libvulkan) in an X11 window with `--validate` and
 //!   `VKPACE_FPS=30`: lavapipe offers no display timing, so the layer's CPU limiter paces; the
-//!   mean interval between presents is within 1% of 33.3 ms by the layer's own frame log, and
-//!   the validation layer below it says nothing;
+//!   mean interval between presents is within 1% of 33.3 ms by the layer's own frame log, the
+//!   validation layer below it says nothing, and the layer's summary counts at least one pause
+//!   (sleep or gate wait) per four frames, none with the device's lock held;
 //! - the second door's example in its unpaced mode (a textbook loop that reuses its
 //!   render-finished semaphore per frame) with validation below the layer, where the validation
 //!   layer knows the check (sid's): VUID-vkQueueSubmit-pSignalSemaphores-00067 without the
@@ -75,6 +76,13 @@ fn vkcube_is_paced_to_30_fps_by_the_layer_alone() -> Result<()> {
     ensure!(
         (mean - INTERVAL_MS).abs() <= INTERVAL_MS * 0.01,
         "mean interval {mean:.3} ms, not within 1% of {INTERVAL_MS:.3} ms"
+    );
+    // The limiter sleeps (at about every frame; judged: one in four), never with the device's lock held.
+    let (released, held) = pacing_layer_support::pauses(&output)?;
+    eprintln!("pauses: {released} with the device lock released, {held} with it held");
+    ensure!(
+        held == 0 && released >= (FRAMES / 4) as u64,
+        "pauses: {released} with the device lock released, {held} with it held"
     );
     Ok(())
 }

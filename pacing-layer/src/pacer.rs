@@ -3,11 +3,21 @@
 //! A panic inside the pacer turns the device into a pass-through (logged): the application
 //! keeps running on the next layer's commands.
 //!
-//! Known limit: the pacer's frame-limit sleep happens inside `vkQueuePresentKHR` with the
-//! device's lock held, so another thread's acquire on the same device waits for it.
+//! Acquire and present reach the pacer through its `*_shared` functions, with
+//! [`PacerState::with_pacer`] as their accessor: the frame limit's or policy's sleep and the
+//! frames-in-flight gate's GPU wait happen with the device's lock released (the summary line
+//! at vkDestroyDevice counts the pauses on either side of it).
+//!
+//! Known limit: the calls down still run with the device's lock held: the driver's
+//! `vkQueuePresentKHR` (which blocks on FIFO), `vkAcquireNextImageKHR` (which blocks until an
+//! image is free), the repair `vkQueueSubmit`, and the bounded waits of swapchain creation and
+//! destruction (a retired swapchain's proof) and of a present whose repair semaphore is proven
+//! free only by a running submission (after frames in flight was lowered). Another thread's
+//! swapchain call on the same device waits for them.
 
 use std::fs::File;
 use std::io::BufWriter;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use ash::vk;
@@ -37,6 +47,8 @@ pub struct Paced {
 pub struct PacerState {
     queue: Mutex<Option<(vk::Queue, u32)>>,
     pacer: Mutex<PacerSlot>,
+    /// Times the pacer's lock was taken to run the pacer (for the summary line).
+    holds: AtomicU64,
 }
 
 /// The device's handles a pacer is made with.
@@ -58,6 +70,7 @@ impl PacerState {
                 true => PacerSlot::NotYet,
                 false => PacerSlot::PassThrough,
             }),
+            holds: AtomicU64::new(0),
         }
     }
 
@@ -83,6 +96,7 @@ impl PacerState {
         let PacerSlot::Pacing(paced) = &mut *slot else {
             return None;
         };
+        self.holds.fetch_add(1, Ordering::Relaxed);
         let pacer = &mut paced.pacer;
         match crate::GUARD.catch("the present pacer", || f(pacer)) {
             Some(r) => Some(r),
@@ -185,6 +199,14 @@ impl PacerState {
             stats.repair_submits,
             stats.swapchains_created,
             stats.swapchains_destroyed
+        ));
+        // Every run of the pacer is under the device's lock: a pause inside one (the pacer's
+        // count of pauses inside its calls) is a pause with the lock held.
+        crate::log(format_args!(
+            "pauses: {} with the device lock released, {} with it held, over {} lock holds",
+            stats.pauses_between_calls,
+            stats.pauses_in_calls,
+            self.holds.load(Ordering::Relaxed)
         ));
     }
 }

@@ -2,9 +2,12 @@
 //! destruction, acquire (both entry points) and present. Where the layer does not pace (mode
 //! off, another limiter, no pacer) each goes to the next layer as the application called it.
 //! The application's structures are passed as they are; the pacer never writes through them.
+//! Acquire and present use the door's `*_shared` functions: the pacing sleep and the
+//! frames-in-flight gate's GPU wait happen with the device's lock released.
 
 use ash::prelude::VkResult;
 use ash::vk;
+use vkpace::PresentPacer;
 use vkpace_layer_plumbing::{call_next, DispatchKey};
 
 use crate::device::{Device, DEVICES};
@@ -109,8 +112,11 @@ pub unsafe fn acquire(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments.
-    let got =
-        dev.with_pacer(|p| unsafe { p.acquire_next_image(swapchain, timeout, semaphore, fence) });
+    let got = unsafe {
+        PresentPacer::acquire_next_image_shared(swapchain, timeout, semaphore, fence, |f| {
+            dev.with_pacer(f);
+        })
+    };
     match got {
         // SAFETY: `index` is the application's output.
         Some(got) => code(got, |i| unsafe { *index = i }),
@@ -138,7 +144,11 @@ pub unsafe fn acquire2(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments.
-    let got = dev.with_pacer(|p| unsafe { p.acquire_next_image2(&*info) });
+    let got = unsafe {
+        PresentPacer::acquire_next_image2_shared(&*info, |f| {
+            dev.with_pacer(f);
+        })
+    };
     match got {
         // SAFETY: `index` is the application's output.
         Some(got) => code(got, |i| unsafe { *index = i }),
@@ -162,11 +172,15 @@ pub unsafe fn present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> 
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     let fault = crate::fault::panic_due();
-    let got = dev.with_pacer(|p| {
-        crate::fault::panic_if(fault);
-        // SAFETY: the application's arguments.
-        unsafe { p.queue_present(queue, &*info) }
-    });
+    // SAFETY: the application's arguments.
+    let got = unsafe {
+        PresentPacer::queue_present_shared(queue, &*info, |f| {
+            dev.with_pacer(|p| {
+                crate::fault::panic_if(fault);
+                f(p)
+            });
+        })
+    };
     // SAFETY: a valid present info: its first swapchain, if any.
     let first = unsafe { (*info).swapchain_count > 0 && !(*info).p_swapchains.is_null() }
         // SAFETY: as above.

@@ -66,3 +66,23 @@ pub fn mean_present_interval(log: &Path, settle: usize, frames: usize) -> Result
     let judged = &presented[settle..];
     Ok((judged[judged.len() - 1] - judged[0]) / (judged.len() - 1) as f64)
 }
+
+/// The layer's count of pauses (pacing sleeps, gate waits) from its summary line at
+/// vkDestroyDevice: (with the device's lock released, with it held).
+pub fn pauses(output: &str) -> Result<(u64, u64)> {
+    let line = output
+        .lines()
+        .find_map(|l| l.split_once("pauses: ").map(|(_, rest)| rest))
+        .with_context(|| format!("no pause counts in the layer's log: {output}"))?;
+    let number = |after: &str| -> Result<u64> {
+        let (n, _) = after
+            .trim_start()
+            .split_once(' ')
+            .with_context(|| format!("pause counts: {line}"))?;
+        Ok(n.parse()?)
+    };
+    let (_, held) = line
+        .split_once("released, ")
+        .with_context(|| format!("pause counts: {line}"))?;
+    Ok((number(line)?, number(held)?))
+}

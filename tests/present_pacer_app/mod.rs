@@ -5,7 +5,12 @@
 //! display for display feedback).
 #![allow(dead_code)]
 
+mod shared;
+
 use std::time::{Duration, Instant};
+
+#[allow(unused_imports)] // Not every test binary shares its pacer.
+pub use shared::run_shared;
 
 use anyhow::{ensure, Result};
 use ash::vk;

@@ -42,6 +42,14 @@ pub struct PresentPacerStats {
     pub gate_waits: u64,
     /// Acquires the pacing policy or frame limit put to sleep.
     pub pacing_sleeps: u64,
+    /// Pauses (the pacing sleeps and the gate's GPU waits, each sleep or wait counted) carried
+    /// out while this thread was inside a call of the pacer: by its plain methods, or inside a
+    /// caller's accessor of the `*_shared` functions. A caller that reaches the pacer only
+    /// under its lock held that lock through each of them.
+    pub pauses_in_calls: u64,
+    /// Pauses carried out by the `*_shared` functions between two runs of the caller's
+    /// accessor: with no pacer borrowed and the caller's lock released.
+    pub pauses_between_calls: u64,
     /// `VK_ERROR_OUT_OF_DATE_KHR` or `VK_SUBOPTIMAL_KHR` returned (acquire or present).
     pub out_of_date_or_suboptimal: u64,
     /// Swapchains whose presents carry vkpace's present timing (the display path: their frame

@@ -1,14 +1,13 @@
-//! The acquire replacements and the pacing of a lineage's next frame (the frames-in-flight
-//! gate, then the frame limit's or policy's sleep), which the present ends with and the
-//! acquire checks again.
+//! The acquire replacements: the pacing of the lineage's next frame (which the present ends
+//! with and the acquire checks again: [`super::pause`]), then the driver's acquire.
 
 use ash::prelude::VkResult;
 use ash::vk;
 
+use super::pause::Borrowed;
 use super::PresentPacer;
-use crate::vk::error::Result;
 use crate::vk::shell::status;
-use vkpace_core::{Gate, VkStatus};
+use vkpace_core::VkStatus;
 
 impl PresentPacer {
     /// `vkAcquireNextImageKHR`, through the pacer: the frames-in-flight gate (and, for a frame
@@ -26,7 +25,24 @@ impl PresentPacer {
         semaphore: vk::Semaphore,
         fence: vk::Fence,
     ) -> VkResult<(u32, bool)> {
+        let _borrowed = Borrowed::enter();
         self.pace_logged(swapchain);
+        // SAFETY: the caller's contract is vkAcquireNextImageKHR's.
+        unsafe { self.acquire_unpaced(swapchain, timeout, semaphore, fence) }
+    }
+
+    /// The driver's acquire and its record, the pacing done.
+    ///
+    /// # Safety
+    ///
+    /// As `vkAcquireNextImageKHR`.
+    pub(super) unsafe fn acquire_unpaced(
+        &mut self,
+        swapchain: vk::SwapchainKHR,
+        timeout: u64,
+        semaphore: vk::Semaphore,
+        fence: vk::Fence,
+    ) -> VkResult<(u32, bool)> {
         // SAFETY: the caller's contract is vkAcquireNextImageKHR's.
         let got = unsafe {
             self.swapchain_fn
@@ -45,7 +61,21 @@ impl PresentPacer {
         &mut self,
         info: &vk::AcquireNextImageInfoKHR<'_>,
     ) -> VkResult<(u32, bool)> {
+        let _borrowed = Borrowed::enter();
         self.pace_logged(info.swapchain);
+        // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
+        unsafe { self.acquire2_unpaced(info) }
+    }
+
+    /// The driver's acquire and its record, the pacing done.
+    ///
+    /// # Safety
+    ///
+    /// As `vkAcquireNextImage2KHR`.
+    pub(super) unsafe fn acquire2_unpaced(
+        &mut self,
+        info: &vk::AcquireNextImageInfoKHR<'_>,
+    ) -> VkResult<(u32, bool)> {
         // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
         let got = unsafe { self.swapchain_fn.acquire_next_image2(info) };
         self.record_acquire(info.swapchain, &got);
@@ -63,43 +93,6 @@ impl PresentPacer {
         }
         if !self.machine.is_paced(swapchain) {
             self.log_unpaced();
-        }
-    }
-
-    /// [`Self::pace`], its error logged: a Vulkan failure of vkpace's own waits is reported by
-    /// the application's next call to the driver (a lost device) rather than invented here.
-    pub(super) fn pace_logged(&mut self, swapchain: vk::SwapchainKHR) {
-        if let Err(e) = self.pace(swapchain) {
-            log::error!("vkpace: pacing {swapchain:?}: {e}");
-        }
-    }
-
-    /// Lets the next frame of `swapchain`'s lineage begin: waits (bounded) for the gate, sleeps
-    /// where the pacing asks.
-    fn pace(&mut self, swapchain: vk::SwapchainKHR) -> Result<()> {
-        self.poll_completion()?;
-        let deadline = self.now().saturating_add(self.timeout_ns());
-        loop {
-            let now = self.now();
-            match self.machine.begin_frame(swapchain, now)? {
-                Gate::Go => return Ok(()),
-                Gate::SleepUntil(at) => crate::vk::sleep_until(self.clock.instant_at(at)),
-                Gate::WaitFor(serial) => {
-                    let left = deadline.saturating_sub(now);
-                    if self.fences.wait_serial(&self.device, serial, left)? {
-                        self.machine.serial_completed(serial, self.now())?;
-                    } else {
-                        if !std::mem::replace(&mut self.logged.gate_timeout, true) {
-                            log::warn!(
-                                "vkpace: the frames-in-flight gate waited {:?} for the GPU; the frame begins anyway",
-                                self.config.wait_timeout
-                            );
-                        }
-                        self.machine.begin_frame_anyway(swapchain, self.now())?;
-                        return Ok(());
-                    }
-                }
-            }
         }
     }
 

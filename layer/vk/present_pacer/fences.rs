@@ -23,6 +23,10 @@ pub(super) struct Fences {
     /// Fences given to a present that failed (never signalled) or to a submission nothing
     /// tracks: destroyed at teardown, after its final proof.
     lost: Vec<vk::Fence>,
+    /// Submission fences lent to a wait carried out without the pacer (once per loan).
+    lent: Vec<vk::Fence>,
+    /// Signalled fences seen complete while lent: reset and freed once every loan is back.
+    parked: Vec<vk::Fence>,
     pub(super) created: u64,
 }
 
@@ -85,6 +89,37 @@ impl Fences {
         if !wait(device, f, timeout_ns)? {
             return Ok(false);
         }
+        self.complete_through(device, serial)?;
+        Ok(true)
+    }
+
+    /// Lends the fence that proves `serial` to a wait carried out without the pacer; `None`
+    /// where nothing is pending at or after it (it completed already). The fence is neither
+    /// reset (vkResetFences needs it externally synchronized) nor destroyed nor reused until
+    /// [`Self::give_back`].
+    pub(super) fn lend(&mut self, serial: Serial) -> Option<vk::Fence> {
+        let &(_, f) = self.submitted.iter().find(|(s, _)| *s >= serial)?;
+        self.lent.push(f);
+        Some(f)
+    }
+
+    /// A loan of `fence` is back: once none is out, a fence seen signalled meanwhile is reset
+    /// and freed.
+    pub(super) fn give_back(&mut self, device: &ash::Device, fence: vk::Fence) -> Result<()> {
+        if let Some(at) = self.lent.iter().position(|f| *f == fence) {
+            self.lent.swap_remove(at);
+        }
+        if !self.lent.contains(&fence) {
+            if let Some(at) = self.parked.iter().position(|f| *f == fence) {
+                self.parked.swap_remove(at);
+                self.recycle(device, fence)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every submission up to `serial` completed: their fences are reset and freed.
+    pub(super) fn complete_through(&mut self, device: &ash::Device, serial: Serial) -> Result<()> {
         while let Some(&(s, f)) = self.submitted.front() {
             if s > serial {
                 break;
@@ -92,7 +127,7 @@ impl Fences {
             self.recycle(device, f)?;
             self.submitted.pop_front();
         }
-        Ok(true)
+        Ok(())
     }
 
     /// `fence` went to a submission the machine does not track: never reused.
@@ -130,7 +165,14 @@ impl Fences {
     }
 
     fn recycle(&mut self, device: &ash::Device, f: vk::Fence) -> Result<()> {
-        // SAFETY: signalled, so no queue operation uses it any more.
+        if self.lent.contains(&f) {
+            // Another thread may be waiting on it: reset once the loan is back.
+            self.parked.push(f);
+            return Ok(());
+        }
+        // SAFETY: signalled, so no queue operation uses it any more; not lent, so no wait
+        // of another thread is on it (vkResetFences: host access to each fence externally
+        // synchronized).
         unsafe { device.reset_fences(&[f]) }.during("vkResetFences")?;
         self.free.push(f);
         Ok(())
@@ -145,7 +187,9 @@ impl Fences {
             .chain(presents)
             .chain(self.free.drain(..))
             .chain(self.lost.drain(..))
+            .chain(self.parked.drain(..))
             .collect();
+        self.lent.clear();
         for f in all {
             // SAFETY: the caller waited for every pending signal (VUID-vkDestroyFence-fence-01120).
             unsafe { device.destroy_fence(f, None) };
@@ -160,5 +204,78 @@ fn wait(device: &ash::Device, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
         Ok(()) => Ok(true),
         Err(vk::Result::TIMEOUT) => Ok(false),
         Err(e) => Err(crate::vk::error::Error::vk("vkWaitForFences", e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The loan of a fence, on the machine's Vulkan driver (lavapipe here; skipped where no
+    //! Vulkan device is found).
+
+    use super::*;
+
+    /// A device with one queue of family 0, or `None` where the machine has no Vulkan.
+    fn device() -> Option<(ash::Entry, ash::Instance, ash::Device, vk::Queue)> {
+        // SAFETY: loading the system's Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }.ok()?;
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+        // SAFETY: a plain instance and device; destroyed by the test.
+        unsafe {
+            let instance = entry
+                .create_instance(
+                    &vk::InstanceCreateInfo::default().application_info(&app),
+                    None,
+                )
+                .ok()?;
+            let Some(&physical) = instance.enumerate_physical_devices().ok()?.first() else {
+                instance.destroy_instance(None);
+                return None;
+            };
+            let queues = [vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(0)
+                .queue_priorities(&[1.0])];
+            let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+            let device = instance.create_device(physical, &info, None).ok()?;
+            let queue = device.get_device_queue(0, 0);
+            Some((entry, instance, device, queue))
+        }
+    }
+
+    /// A fence seen signalled while lent is neither reset nor freed until the loan is back.
+    #[test]
+    fn a_lent_fence_is_reset_only_once_given_back() -> Result<()> {
+        let Some((_entry, instance, device, queue)) = device() else {
+            eprintln!("no Vulkan device: skipped");
+            return Ok(());
+        };
+        let mut fences = Fences::default();
+        let f = fences.take(&device)?;
+        // SAFETY: an empty submission signalling an unsignalled fence of this device.
+        unsafe { device.queue_submit(queue, &[], f) }.during("vkQueueSubmit")?;
+        let serial = Serial(1);
+        fences.submitted(serial, f);
+        assert_eq!(fences.lend(serial), Some(f));
+        assert_eq!(
+            fences.lend(Serial(2)),
+            None,
+            "nothing pending at or after it"
+        );
+        // SAFETY: the fence is alive; a finite timeout.
+        unsafe { device.wait_for_fences(&[f], true, 2_000_000_000) }.during("wait")?;
+        assert_eq!(fences.poll_submitted(&device)?, Some(serial));
+        // SAFETY: the fence is alive.
+        let signalled = || unsafe { device.get_fence_status(f) }.during("status");
+        assert!(signalled()?, "reset while lent");
+        assert!(fences.free.is_empty(), "freed while lent");
+        fences.give_back(&device, f)?;
+        assert!(!signalled()?, "not reset once given back");
+        assert_eq!(fences.free, [f]);
+        fences.destroy_all(&device);
+        // SAFETY: nothing of the device is in use any more.
+        unsafe {
+            device.destroy_device(None);
+            instance.destroy_instance(None);
+        }
+        Ok(())
     }
 }

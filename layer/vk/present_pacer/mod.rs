@@ -8,7 +8,9 @@ mod config;
 mod create;
 mod fences;
 mod id_structure;
+mod pause;
 mod present;
+mod shared;
 mod teardown;
 mod timing;
 
@@ -33,7 +35,9 @@ type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
 /// `vkCreateSwapchainKHR`, `vkAcquireNextImageKHR` (or `2KHR`), `vkQueuePresentKHR` and
 /// `vkDestroySwapchainKHR` with the pacer's methods of the same name and arguments. Results are
 /// the driver's, so an engine's `match` on `ERROR_OUT_OF_DATE_KHR` or `SUBOPTIMAL_KHR` stays as
-/// it is.
+/// it is. The plain methods sleep and wait for the pacing inside the call; a caller that shares
+/// one pacer between threads behind a lock uses [`Self::queue_present_shared`] and the other
+/// `*_shared` functions, which do it with the lock released.
 ///
 /// # Example
 ///
@@ -87,6 +91,8 @@ pub struct PresentPacer {
     scratch: present::Scratch,
     /// What was already said in the log once.
     logged: Logged,
+    /// Pauses carried out, by where.
+    pauses: pause::PauseCounts,
     destroyed: bool,
 }
 
@@ -154,6 +160,7 @@ impl PresentPacer {
             swapchains: Vec::with_capacity(4),
             scratch: present::Scratch::default(),
             logged: Logged::default(),
+            pauses: pause::PauseCounts::default(),
             destroyed: false,
         })
     }
@@ -189,6 +196,8 @@ impl PresentPacer {
     pub fn stats(&self) -> PresentPacerStats {
         let mut stats = self.machine.stats();
         stats.fences_created = self.fences.created;
+        stats.pauses_in_calls = self.pauses.in_calls;
+        stats.pauses_between_calls = self.pauses.between_calls;
         stats
     }
 

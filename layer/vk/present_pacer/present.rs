@@ -7,6 +7,7 @@ use ash::prelude::VkResult;
 use ash::vk;
 
 use super::id_structure::IdStructure;
+use super::pause::Borrowed;
 use super::{chain_walk, PresentPacer};
 use crate::vk::error::{Result, VkContext};
 use crate::vk::shell::status;
@@ -33,8 +34,8 @@ impl PresentPacer {
     /// `pResults`, an output, receives the driver's results). Returns the driver's result
     /// unchanged; then the lineage's next frame is paced (the frames-in-flight gate and the
     /// frame limit's sleep come here, before the application reads its next input). The
-    /// sleep happens inside this call: an engine that shares the queue between threads holds
-    /// its queue lock while it sleeps, so such an engine presents from the thread that paces.
+    /// sleep happens inside this call: an engine that shares the pacer between threads behind
+    /// a lock uses [`Self::queue_present_shared`] instead, which sleeps with the lock released.
     ///
     /// With repair on, the application's wait semaphores are consumed by the repair
     /// submission even where the present then fails with `VK_ERROR_OUT_OF_HOST_MEMORY` or
@@ -51,13 +52,36 @@ impl PresentPacer {
         queue: vk::Queue,
         info: &vk::PresentInfoKHR<'_>,
     ) -> VkResult<bool> {
+        let _borrowed = Borrowed::enter();
+        // SAFETY: the caller's contract.
+        let (result, next) = unsafe { self.present_unpaced(queue, info) };
+        if let Some(w) = next {
+            self.pace_logged(w);
+        }
+        result
+    }
+
+    /// The present without the pacing of the next frame: the driver's result, and the
+    /// swapchain whose lineage's next frame is to be paced now, if any.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::queue_present`].
+    pub(super) unsafe fn present_unpaced(
+        &mut self,
+        queue: vk::Queue,
+        info: &vk::PresentInfoKHR<'_>,
+    ) -> (VkResult<bool>, Option<vk::SwapchainKHR>) {
         if queue != self.queue {
             if !std::mem::replace(&mut self.logged.other_queue, true) {
                 log::warn!("vkpace: a present on a queue other than the pacer's is passed through unpaced (completion is per queue)");
             }
             self.machine.unpaced_call();
             // SAFETY: the caller's contract.
-            return unsafe { self.swapchain_fn.queue_present(queue, info) };
+            return (
+                unsafe { self.swapchain_fn.queue_present(queue, info) },
+                None,
+            );
         }
         // SAFETY: the caller's contract: valid arrays of the given counts and a valid chain.
         let caller = unsafe { self.read_caller(info) };
@@ -68,12 +92,18 @@ impl PresentPacer {
             Ok(Some(plan)) => plan,
             Ok(None) => {
                 // SAFETY: the caller's contract.
-                return unsafe { self.swapchain_fn.queue_present(queue, info) };
+                return (
+                    unsafe { self.swapchain_fn.queue_present(queue, info) },
+                    None,
+                );
             }
             Err(e) => {
                 log::error!("vkpace: present not paced: {e}");
                 // SAFETY: the caller's contract.
-                return unsafe { self.swapchain_fn.queue_present(queue, info) };
+                return (
+                    unsafe { self.swapchain_fn.queue_present(queue, info) },
+                    None,
+                );
             }
         };
         // SAFETY: as above.
@@ -82,8 +112,8 @@ impl PresentPacer {
         // SAFETY: the caller's contract, and the repair's semaphore has a signal pending.
         let (result, timed) = unsafe { self.present_with(info, plan, repair, caller) };
         let result = self.refused_for_timing(result, timed);
-        self.after_present(&result);
-        result
+        let next = self.after_present(&result);
+        (result, next)
     }
 
     /// Reads the application's swapchains, images and chain into the scratch arrays.
@@ -343,8 +373,9 @@ unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
 
 impl PresentPacer {
     /// Records the driver's result, then looks (without blocking) at completions, present
-    /// fences and the display, and paces the lineage's next frame.
-    fn after_present(&mut self, result: &VkResult<bool>) {
+    /// fences and the display; returns the swapchain whose lineage's next frame is to be
+    /// paced (the first paced one, unless the present failed).
+    fn after_present(&mut self, result: &VkResult<bool>) -> Option<vk::SwapchainKHR> {
         let outcome = match result {
             Ok(false) => PresentOutcome::Queued,
             // The queue operations, semaphore waits included, are still enqueued
@@ -381,9 +412,7 @@ impl PresentPacer {
         if let Err(e) = self.look_around() {
             log::error!("vkpace: after a present: {e}");
         }
-        if let Some(w) = first.filter(|_| outcome != PresentOutcome::Failed) {
-            self.pace_logged(w);
-        }
+        first.filter(|_| outcome != PresentOutcome::Failed)
     }
 
     /// Completions, present fences and the display, without blocking.

@@ -1,0 +1,203 @@
+//! The pauses before a lineage's next frame (the frames-in-flight gate's GPU wait, the frame
+//! limit's or policy's sleep), asked of the machine, carried out and reported as three steps,
+//! so that a caller sharing the pacer between threads carries them out with the pacer not
+//! borrowed (and its lock released): [`PresentPacer::queue_present_shared`]. The plain methods
+//! run the same steps in one call. The decisions are the machine's ([`vkpace_core::Gate`]);
+//! this only carries them out.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+use ash::vk;
+
+use super::PresentPacer;
+use crate::vk::error::Result;
+use vkpace_core::{Gate, Serial};
+
+/// The caller's accessor: runs its argument on the pacer (under the caller's lock) or, where
+/// there is no pacer any more, not at all.
+pub(super) type With<'w> = &'w mut dyn FnMut(&mut dyn FnMut(&mut PresentPacer));
+
+/// A pause the machine asked for.
+pub(super) enum Pause {
+    /// Sleep until then.
+    Sleep(Instant),
+    /// Wait, bounded, for a fence the pacer lent out (it is neither reset nor destroyed until
+    /// given back with the report).
+    Gpu(GpuWait),
+}
+
+/// A bounded wait on one of the pacer's submission fences, carried out without the pacer.
+pub(super) struct GpuWait {
+    device: vk::Device,
+    wait_for_fences: vk::PFN_vkWaitForFences,
+    fence: vk::Fence,
+    serial: Serial,
+    timeout_ns: u64,
+}
+
+/// A pause carried out, to report: whether the pacer was borrowed meanwhile on this thread
+/// (inside one of its calls, or inside a caller's accessor) and the GPU wait's answer.
+pub(super) struct Paused {
+    in_call: bool,
+    gpu: Option<(GpuWait, Result<bool>)>,
+}
+
+thread_local! {
+    /// How deep this thread is inside calls that borrow a pacer.
+    static BORROWED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// This thread borrows a pacer while the guard lives: the plain methods that pace, and every
+/// run of a caller's accessor.
+pub(super) struct Borrowed(());
+
+impl Borrowed {
+    pub(super) fn enter() -> Self {
+        BORROWED.with(|b| b.set(b.get() + 1));
+        Self(())
+    }
+}
+
+impl Drop for Borrowed {
+    fn drop(&mut self) {
+        BORROWED.with(|b| b.set(b.get().saturating_sub(1)));
+    }
+}
+
+/// Runs `f` on the pacer through the caller's accessor (the pacer counted as borrowed);
+/// `None` where the accessor had no pacer.
+pub(super) fn through<R>(with: With<'_>, f: impl FnOnce(&mut PresentPacer) -> R) -> Option<R> {
+    let mut f = Some(f);
+    let mut out = None;
+    with(&mut |p| {
+        if let Some(f) = f.take() {
+            let _borrowed = Borrowed::enter();
+            out = Some(f(p));
+        }
+    });
+    out
+}
+
+impl Pause {
+    /// Sleeps or waits, with no pacer borrowed by this code.
+    pub(super) fn carry_out(self) -> Paused {
+        let in_call = BORROWED.with(Cell::get) > 0;
+        let gpu = match self {
+            Pause::Sleep(at) => {
+                crate::vk::sleep_until(at);
+                None
+            }
+            Pause::Gpu(w) => {
+                // SAFETY: the pacer lent the fence: it stays alive and is not reset until the
+                // wait is given back (Fences::lend; the pacer's destroy requires that no call
+                // is in progress). vkWaitForFences does not require its fences externally
+                // synchronized, so other threads may look at it meanwhile; the timeout is
+                // finite.
+                let r =
+                    unsafe { (w.wait_for_fences)(w.device, 1, &w.fence, vk::TRUE, w.timeout_ns) };
+                let signalled = match r {
+                    vk::Result::SUCCESS => Ok(true),
+                    vk::Result::TIMEOUT => Ok(false),
+                    e => Err(crate::vk::error::Error::vk("vkWaitForFences", e)),
+                };
+                Some((w, signalled))
+            }
+        };
+        Paused { in_call, gpu }
+    }
+}
+
+impl PresentPacer {
+    /// Paces the next frame of `swapchain`'s lineage through `with`: asks the machine, carries
+    /// each pause out between two runs of `with`, reports it, until the frame may begin. An
+    /// error of vkpace's own waits is logged: the application's next call to the driver
+    /// reports a lost device rather than vkpace inventing one here.
+    pub(super) fn pace_through(swapchain: vk::SwapchainKHR, with: With<'_>) {
+        let mut deadline = None;
+        loop {
+            let Some(next) = through(with, |p| p.next_pause(swapchain, &mut deadline)) else {
+                return;
+            };
+            let pause = match next {
+                Ok(Some(pause)) => pause,
+                Ok(None) => return,
+                Err(e) => return log::error!("vkpace: pacing {swapchain:?}: {e}"),
+            };
+            let paused = pause.carry_out();
+            match through(with, |p| p.pause_done(swapchain, paused)) {
+                Some(Ok(())) => {}
+                Some(Err(e)) => return log::error!("vkpace: pacing {swapchain:?}: {e}"),
+                None => return,
+            }
+        }
+    }
+
+    /// [`Self::pace_through`] inside a call of the pacer.
+    pub(super) fn pace_logged(&mut self, swapchain: vk::SwapchainKHR) {
+        Self::pace_through(swapchain, &mut |f| f(self));
+    }
+
+    /// The next pause before `swapchain`'s lineage may begin a frame; `None`: it began. The
+    /// first call sets `deadline`, the bound of the gate's waits together.
+    fn next_pause(
+        &mut self,
+        swapchain: vk::SwapchainKHR,
+        deadline: &mut Option<u64>,
+    ) -> Result<Option<Pause>> {
+        self.poll_completion()?;
+        let now = self.now();
+        let deadline = *deadline.get_or_insert(now.saturating_add(self.timeout_ns()));
+        loop {
+            match self.machine.begin_frame(swapchain, now)? {
+                Gate::Go => return Ok(None),
+                Gate::SleepUntil(at) => return Ok(Some(Pause::Sleep(self.clock.instant_at(at)))),
+                Gate::WaitFor(serial) => {
+                    let Some(fence) = self.fences.lend(serial) else {
+                        // Nothing pending at or after it: it completed already.
+                        self.machine.serial_completed(serial, now)?;
+                        continue;
+                    };
+                    return Ok(Some(Pause::Gpu(GpuWait {
+                        device: self.device.handle(),
+                        wait_for_fences: self.device.fp_v1_0().wait_for_fences,
+                        fence,
+                        serial,
+                        timeout_ns: deadline.saturating_sub(now),
+                    })));
+                }
+            }
+        }
+    }
+
+    /// A pause carried out: counted, its fence given back, its answer reported (a gate that
+    /// timed out lets the frame begin anyway, logged once).
+    fn pause_done(&mut self, swapchain: vk::SwapchainKHR, paused: Paused) -> Result<()> {
+        match paused.in_call {
+            true => self.pauses.in_calls += 1,
+            false => self.pauses.between_calls += 1,
+        }
+        let Some((wait, signalled)) = paused.gpu else {
+            return Ok(());
+        };
+        self.fences.give_back(&self.device, wait.fence)?;
+        if signalled? {
+            self.fences.complete_through(&self.device, wait.serial)?;
+            return Ok(self.machine.serial_completed(wait.serial, self.now())?);
+        }
+        if !std::mem::replace(&mut self.logged.gate_timeout, true) {
+            log::warn!(
+                "vkpace: the frames-in-flight gate waited {:?} for the GPU; the frame begins anyway",
+                self.config.wait_timeout
+            );
+        }
+        Ok(self.machine.begin_frame_anyway(swapchain, self.now())?)
+    }
+}
+
+/// Pauses carried out, by where.
+#[derive(Debug, Default)]
+pub(super) struct PauseCounts {
+    pub(super) in_calls: u64,
+    pub(super) between_calls: u64,
+}

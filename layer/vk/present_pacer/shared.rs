@@ -1,0 +1,102 @@
+//! The pacer shared between threads behind the caller's lock (a drop-in layer's one pacer per
+//! device, an engine that acquires and presents from several threads): the acquire and present
+//! replacements reach the pacer only through the caller's accessor, and sleep and wait between
+//! two of its runs, with the lock released. The steps are the plain methods' ones
+//! ([`super::pause`]); only who holds the pacer between them differs.
+
+use ash::prelude::VkResult;
+use ash::vk;
+
+use super::pause::through;
+use super::PresentPacer;
+
+impl PresentPacer {
+    /// [`Self::queue_present`] for a pacer shared between threads: `with` runs its argument
+    /// on the pacer under the caller's lock (or not at all, where there is no pacer any more).
+    /// The present runs in one run of `with`; the pacing of the next frame (the frame limit's
+    /// sleep, the frames-in-flight gate's bounded GPU wait) is carried out between runs, so
+    /// another thread's call of the pacer is not held up by it. Returns `None` where `with`
+    /// had no pacer for the present: the caller then presents through the driver itself.
+    ///
+    /// Between two runs of `with` another thread may use the pacer: the machine is asked again
+    /// after every pause (a frame another thread began meanwhile is not paced twice). A GPU
+    /// wait is on one of the pacer's fences, which it lends out: it is not reset, reused or
+    /// destroyed until the wait is reported (`vkResetFences` needs its fences externally
+    /// synchronized; `vkWaitForFences` does not).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// # use ash::vk;
+    /// use std::sync::Mutex;
+    /// use vkpace::PresentPacer;
+    /// # unsafe fn present(shared: &Mutex<Option<PresentPacer>>, queue: vk::Queue,
+    /// #     info: &vk::PresentInfoKHR<'_>, driver: impl Fn() -> vk::Result) -> vk::Result {
+    /// let with = |f: &mut dyn FnMut(&mut PresentPacer)| {
+    ///     if let Some(pacer) = shared.lock().unwrap().as_mut() {
+    ///         f(pacer);
+    ///     }
+    /// };
+    /// // SAFETY: as vkQueuePresentKHR's valid usage.
+    /// match unsafe { PresentPacer::queue_present_shared(queue, info, with) } {
+    ///     Some(Ok(false)) => vk::Result::SUCCESS,
+    ///     Some(Ok(true)) => vk::Result::SUBOPTIMAL_KHR,
+    ///     Some(Err(e)) => e,
+    ///     None => driver(), // no pacer: the present as the application made it
+    /// }
+    /// # }
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::queue_present`]. Each call of `with` runs its argument at most once, on the
+    /// same pacer every time (a GPU wait gives the fence back to the pacer that lent it).
+    pub unsafe fn queue_present_shared(
+        queue: vk::Queue,
+        info: &vk::PresentInfoKHR<'_>,
+        mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    ) -> Option<VkResult<bool>> {
+        // SAFETY: the caller's contract.
+        let (result, next) = through(&mut with, |p| unsafe { p.present_unpaced(queue, info) })?;
+        if let Some(w) = next {
+            Self::pace_through(w, &mut with);
+        }
+        Some(result)
+    }
+
+    /// [`Self::acquire_next_image`] for a pacer shared between threads, as
+    /// [`Self::queue_present_shared`]: the pacing first, between runs of `with`, then the
+    /// driver's acquire in one run. `None`: `with` had no pacer for the acquire.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::acquire_next_image`] and [`Self::queue_present_shared`].
+    pub unsafe fn acquire_next_image_shared(
+        swapchain: vk::SwapchainKHR,
+        timeout: u64,
+        semaphore: vk::Semaphore,
+        fence: vk::Fence,
+        mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    ) -> Option<VkResult<(u32, bool)>> {
+        Self::pace_through(swapchain, &mut with);
+        // SAFETY: the caller's contract.
+        through(&mut with, |p| unsafe {
+            p.acquire_unpaced(swapchain, timeout, semaphore, fence)
+        })
+    }
+
+    /// [`Self::acquire_next_image2`] for a pacer shared between threads, as
+    /// [`Self::acquire_next_image_shared`].
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::acquire_next_image2`] and [`Self::queue_present_shared`].
+    pub unsafe fn acquire_next_image2_shared(
+        info: &vk::AcquireNextImageInfoKHR<'_>,
+        mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    ) -> Option<VkResult<(u32, bool)>> {
+        Self::pace_through(info.swapchain, &mut with);
+        // SAFETY: the caller's contract.
+        through(&mut with, |p| unsafe { p.acquire2_unpaced(info) })
+    }
+}
