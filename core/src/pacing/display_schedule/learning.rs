@@ -47,9 +47,7 @@ impl DisplaySchedule {
     /// Start-to-ready and busy times of `frame`, ready at `ready`.
     pub(super) fn learn_durations(&mut self, frame: u64, ready: u64) {
         if let Some(s) = self.started(frame) {
-            let work = ready.saturating_sub(s.start);
-            self.work.push(work);
-            self.remember_slowest(work);
+            self.work.push(ready.saturating_sub(s.start));
             let gpu_from = match self.last_ready {
                 Some((f, at)) if f + 1 == frame => at.max(s.submit),
                 _ => s.submit,
@@ -133,17 +131,5 @@ impl DisplaySchedule {
         self.misses = 0;
         self.shown_in_window = 0;
         self.busy.clear();
-    }
-
-    /// Raises the remembered slowest start-to-ready time to `work`, or lets it fall a step;
-    /// the first starts at the frame interval (a fresh schedule leads by the whole interval
-    /// until its frames have shown how long they take).
-    fn remember_slowest(&mut self, work: u64) {
-        let refresh = self.refresh().unwrap_or(0);
-        let fall = (refresh as f64 * super::PEAK_FALL_PER_FRAME) as u64;
-        self.peak_work = Some(match self.peak_work {
-            Some(peak) => work.max(peak.saturating_sub(fall)),
-            None => work.max(self.frame_period().unwrap_or(0)),
-        });
     }
 }

@@ -61,11 +61,6 @@ pub const LOWER_BELOW: f64 = 0.8;
 pub const MARGIN_SHARE: f64 = 0.15;
 /// The smallest low-latency margin: 1 ms.
 pub const MIN_MARGIN_NS: u64 = 1_000_000;
-/// How fast the grid policy forgets its slowest frame: its remembered start-to-ready time
-/// falls by this share of a refresh each frame (from a frame interval of 2 refreshes to a few
-/// ms in about 200 frames), so a machine that was busy a few seconds ago still gets the lead
-/// its slow frames needed.
-pub const PEAK_FALL_PER_FRAME: f64 = 1.0 / 128.0;
 
 /// What the display reports of its refresh (`VkSwapchainTimingPropertiesEXT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,9 +114,8 @@ pub enum Lead {
     /// can only be prevented by slack; this is the slack the CPU limiter gets from FIFO's
     /// queue with as many frames in flight, so the grid adds no misses to the limit.
     Refreshes(u32),
-    /// The slowest start-to-ready time remembered (see [`PEAK_FALL_PER_FRAME`]) and half a
-    /// refresh, at most [`Lead::OneInterval`]'s; a frame interval before any is known
-    /// ([`crate::PacingPolicy::Grid`]).
+    /// The longest start-to-ready time of the recent frames and half a refresh, at most
+    /// [`Lead::OneInterval`]'s; a refresh before any is known ([`crate::PacingPolicy::Grid`]).
     SlowestRecent,
 }
 
@@ -164,10 +158,6 @@ pub struct DisplaySchedule {
     started: [Started; REMEMBERED],
     /// Start to ready of recent frames (the low-latency lead).
     work: WindowStats,
-    /// The slowest start to ready, remembered: it starts at the frame interval and falls by
-    /// [`PEAK_FALL_PER_FRAME`] of a refresh a frame, unless a slower frame raises it (the grid
-    /// policy's lead).
-    peak_work: Option<u64>,
     /// The larger of CPU and GPU time of recent frames (what lowering the interval needs).
     busy: WindowStats,
     shown_in_window: u32,
@@ -193,7 +183,6 @@ impl DisplaySchedule {
             last_ready: None,
             started: [Started::default(); REMEMBERED],
             work: WindowStats::default(),
-            peak_work: None,
             busy: WindowStats::default(),
             shown_in_window: 0,
             misses: 0,
@@ -398,10 +387,10 @@ impl DisplaySchedule {
             Lead::Refreshes(n) => self
                 .interval_lead(period, refresh)
                 .max(refresh.saturating_mul(u64::from(n))),
-            Lead::SlowestRecent => self
-                .peak_work
-                .map_or(period, |w| w.saturating_add(refresh / 2))
-                .min(self.interval_lead(period, refresh)),
+            Lead::SlowestRecent => self.work.percentile(100).map_or(refresh, |w| {
+                w.saturating_add(refresh / 2)
+                    .min(self.interval_lead(period, refresh))
+            }),
         };
         Some(expected.saturating_sub(lead))
     }
