@@ -168,13 +168,23 @@ pub fn create_swapchain(
     pacer: &mut PresentPacer,
     old: vk::SwapchainKHR,
 ) -> Result<vk::SwapchainKHR> {
-    // SAFETY: the context's handles are valid.
+    create_swapchain_of(ctx, pacer, ctx.surface, old)
+}
+
+/// [`create_swapchain`] of another surface of the context's instance.
+pub fn create_swapchain_of(
+    ctx: &VulkanContext,
+    pacer: &mut PresentPacer,
+    surface: vk::SurfaceKHR,
+    old: vk::SwapchainKHR,
+) -> Result<vk::SwapchainKHR> {
+    // SAFETY: the context's handles are valid, `surface` one of its instance's.
     let (caps, formats) = unsafe {
         (
             ctx.surface_fn
-                .get_physical_device_surface_capabilities(ctx.physical, ctx.surface)?,
+                .get_physical_device_surface_capabilities(ctx.physical, surface)?,
             ctx.surface_fn
-                .get_physical_device_surface_formats(ctx.physical, ctx.surface)?,
+                .get_physical_device_surface_formats(ctx.physical, surface)?,
         )
     };
     let format = formats.first().context("no surface format")?;
@@ -186,7 +196,7 @@ pub fn create_swapchain(
         _ => caps.current_extent,
     };
     let info = vk::SwapchainCreateInfoKHR::default()
-        .surface(ctx.surface)
+        .surface(surface)
         .min_image_count(caps.min_image_count.max(2))
         .image_format(format.format)
         .image_color_space(format.color_space)

@@ -9,7 +9,7 @@ mod present_pacer_app;
 mod vdisplay_support;
 
 use anyhow::{ensure, Context as _, Result};
-use present_pacer_app::{run, run_frames, FRAMES};
+use present_pacer_app::{acquire_beside_a_blocked_one, run, run_frames, FRAMES};
 use vkpace::FrameLimit;
 use vkpace_demo::virtual_display::{self, GridRecord};
 
@@ -72,5 +72,31 @@ fn frame_limit_30_holds_two_refreshes_with_targets() -> Result<()> {
         "{targeted} of {LIMIT_FRAMES} presents carried a target"
     );
     ensure!(off == 0, "intervals in refreshes: {refreshes:?}");
+    Ok(())
+}
+
+/// Two swapchains of one device through one pacer shared behind a mutex: an acquire that
+/// waits for a free image (every image of its swapchain held; vdisplay's acquire blocks, here
+/// until its 2 s timeout) must leave the mutex to another thread's acquire from the other
+/// swapchain, which has images free.
+#[test]
+fn a_waiting_acquire_leaves_a_shared_pacer_to_the_other_swapchain() -> Result<()> {
+    let settings = [("refresh_hz", "60".to_string())];
+    let b = vdisplay_support::run(&settings, acquire_beside_a_blocked_one)?;
+    eprintln!(
+        "the waiting acquire got {:?} after {:?}; the other swapchain's {:?} after {:?}",
+        b.blocked.0, b.blocked.1, b.other.0, b.other.1
+    );
+    ensure!(
+        b.blocked.0 == ash::vk::Result::TIMEOUT,
+        "the waiting acquire got {:?}",
+        b.blocked.0
+    );
+    ensure!(
+        b.other.0 == ash::vk::Result::SUCCESS && b.other.1 < std::time::Duration::from_secs(1),
+        "the other swapchain's acquire got {:?} after {:?}",
+        b.other.0,
+        b.other.1
+    );
     Ok(())
 }

@@ -8,9 +8,11 @@
 //! frames-in-flight gate's GPU wait happen with the device's lock released (the summary line
 //! at vkDestroyDevice counts the pauses on either side of it).
 //!
-//! Known limit: the calls down still run with the device's lock held: the driver's
-//! `vkQueuePresentKHR` (which blocks on FIFO), `vkAcquireNextImageKHR` (which blocks until an
-//! image is free), the repair `vkQueueSubmit`, and the bounded waits of swapchain creation and
+//! The driver's acquire too runs with the lock released (it blocks until an image is free,
+//! which another thread's present may be what brings about).
+//!
+//! Known limit: the other calls down still run with the device's lock held: the driver's
+//! `vkQueuePresentKHR` (which blocks on FIFO), the repair `vkQueueSubmit`, and the bounded waits of swapchain creation and
 //! destruction (a retired swapchain's proof) and of a present whose repair semaphore is proven
 //! free only by a running submission (after frames in flight was lowered). Another thread's
 //! swapchain call on the same device waits for them.

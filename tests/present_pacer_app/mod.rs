@@ -5,10 +5,13 @@
 //! display for display feedback).
 #![allow(dead_code)]
 
+mod blocked;
 mod shared;
 
 use std::time::{Duration, Instant};
 
+#[allow(unused_imports)] // Not every test binary shares its pacer.
+pub use blocked::acquire_beside_a_blocked_one;
 #[allow(unused_imports)] // Not every test binary shares its pacer.
 pub use shared::run_shared;
 

@@ -82,7 +82,12 @@ impl PresentPacer {
         got
     }
 
-    fn record_acquire(&mut self, swapchain: vk::SwapchainKHR, got: &VkResult<(u32, bool)>) {
+    /// Tells the machine what the driver's acquire from `swapchain` returned.
+    pub(super) fn record_acquire(
+        &mut self,
+        swapchain: vk::SwapchainKHR,
+        got: &VkResult<(u32, bool)>,
+    ) {
         let (code, image) = match got {
             Ok((image, false)) => (VkStatus::SUCCESS, *image),
             Ok((image, true)) => (VkStatus::SUBOPTIMAL, *image),

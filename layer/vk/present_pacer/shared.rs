@@ -66,7 +66,13 @@ impl PresentPacer {
 
     /// [`Self::acquire_next_image`] for a pacer shared between threads, as
     /// [`Self::queue_present_shared`]: the pacing first, between runs of `with`, then the
-    /// driver's acquire in one run. `None`: `with` had no pacer for the acquire.
+    /// driver's acquire outside `with`, then its result told to the pacer in one more run.
+    /// The acquire blocks until an image is free, which another thread's present may be what
+    /// brings about: made under the caller's lock, that present would wait for the acquire and
+    /// the acquire (with no timeout) for ever. Nothing of the pacer's is used meanwhile: the
+    /// application externally synchronizes the swapchain, the semaphore and the fence of
+    /// `vkAcquireNextImageKHR`, and the pacer learns of the image before the caller can present
+    /// it. `None`: `with` had no pacer for the acquire (the caller acquires through the driver).
     ///
     /// # Safety
     ///
@@ -79,10 +85,11 @@ impl PresentPacer {
         mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
     ) -> Option<VkResult<(u32, bool)>> {
         Self::pace_through(swapchain, &mut with);
-        // SAFETY: the caller's contract.
-        through(&mut with, |p| unsafe {
-            p.acquire_unpaced(swapchain, timeout, semaphore, fence)
-        })
+        let driver = through(&mut with, |p| p.swapchain_fn.clone())?;
+        // SAFETY: the caller's contract is vkAcquireNextImageKHR's.
+        let got = unsafe { driver.acquire_next_image(swapchain, timeout, semaphore, fence) };
+        let _ = through(&mut with, |p| p.record_acquire(swapchain, &got));
+        Some(got)
     }
 
     /// [`Self::acquire_next_image2`] for a pacer shared between threads, as
@@ -96,7 +103,10 @@ impl PresentPacer {
         mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
     ) -> Option<VkResult<(u32, bool)>> {
         Self::pace_through(info.swapchain, &mut with);
-        // SAFETY: the caller's contract.
-        through(&mut with, |p| unsafe { p.acquire2_unpaced(info) })
+        let driver = through(&mut with, |p| p.swapchain_fn.clone())?;
+        // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
+        let got = unsafe { driver.acquire_next_image2(info) };
+        let _ = through(&mut with, |p| p.record_acquire(info.swapchain, &got));
+        Some(got)
     }
 }
