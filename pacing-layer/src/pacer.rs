@@ -8,8 +8,8 @@
 //! frames-in-flight gate's GPU wait happen with the device's lock released (the summary line
 //! at vkDestroyDevice counts the pauses on either side of it).
 //!
-//! The driver's acquire too runs with the lock released (it blocks until an image is free,
-//! which another thread's present may be what brings about).
+//! The driver's acquire too runs with the lock released (it blocks until an image is free, up
+//! to its timeout, which another swapchain's calls on the device need not wait for).
 //!
 //! Known limit: the other calls down still run with the device's lock held: the driver's
 //! `vkQueuePresentKHR` (which blocks on FIFO), the repair `vkQueueSubmit`, and the bounded waits of swapchain creation and

@@ -67,9 +67,9 @@ impl PresentPacer {
     /// [`Self::acquire_next_image`] for a pacer shared between threads, as
     /// [`Self::queue_present_shared`]: the pacing first, between runs of `with`, then the
     /// driver's acquire outside `with`, then its result told to the pacer in one more run.
-    /// The acquire blocks until an image is free, which another thread's present may be what
-    /// brings about: made under the caller's lock, that present would wait for the acquire and
-    /// the acquire (with no timeout) for ever. Nothing of the pacer's is used meanwhile: the
+    /// The acquire blocks until an image is free (up to its timeout): made under the caller's
+    /// lock, every other thread's call on the pacer (another swapchain's acquire or present)
+    /// would wait as long. Nothing of the pacer's is used meanwhile: the
     /// application externally synchronizes the swapchain, the semaphore and the fence of
     /// `vkAcquireNextImageKHR`, and the pacer learns of the image before the caller can present
     /// it. `None`: `with` had no pacer for the acquire (the caller acquires through the driver).
