@@ -335,7 +335,11 @@ impl LayerComparison {
                 self.median(load, Contender::MangoHudLate),
             );
             let l = load.name();
-            let ahead = |a: f64, b: f64| if a < b { "ahead" } else { "tied" };
+            let ahead = |a: f64, b: f64| match a.total_cmp(&b) {
+                std::cmp::Ordering::Less => "ahead",
+                std::cmp::Ordering::Equal => "tied",
+                std::cmp::Ordering::Greater => "behind",
+            };
             for (peer, p) in [("early", early), ("late", late)] {
                 out.push((
                     v.interval_sd_ms <= p.interval_sd_ms,

@@ -71,7 +71,9 @@ impl PresentPacer {
     /// lock, every other thread's call on the pacer (another swapchain's acquire or present)
     /// would wait as long. Nothing of the pacer's is used meanwhile: the
     /// application externally synchronizes the swapchain, the semaphore and the fence of
-    /// `vkAcquireNextImageKHR`, and the pacer learns of the image before the caller can present
+    /// `vkAcquireNextImageKHR` (the spec's host synchronization list for the command; sid's
+    /// validation reports an overlapping present of the same swapchain as a threading error),
+    /// and the pacer learns of the image before the caller can present
     /// it. `None`: `with` had no pacer for the acquire (the caller acquires through the driver).
     ///
     /// # Safety
