@@ -77,6 +77,13 @@ fn vkcube_is_paced_to_30_fps_by_the_layer_alone() -> Result<()> {
         (mean - INTERVAL_MS).abs() <= INTERVAL_MS * 0.01,
         "mean interval {mean:.3} ms, not within 1% of {INTERVAL_MS:.3} ms"
     );
+    // Both stacks' lavapipe offer swapchain maintenance1: the layer enables it below vkcube, and
+    // vkcube's destruction of its swapchain at exit is proven by present fences, with no
+    // submission of the layer's on vkcube's queue.
+    ensure!(
+        output.contains("swapchain maintenance1 (") && output.contains(", 0 proof submissions"),
+        "swapchain maintenance1 not used below vkcube: {output}"
+    );
     // The limiter sleeps (at about every frame; judged: one in four), never with the device's lock held.
     let (released, held) = pacing_layer_support::pauses(&output)?;
     eprintln!("pauses: {released} with the device lock released, {held} with it held");
@@ -157,7 +164,7 @@ fn a_panic_in_the_pacer_leaves_the_program_running_unpaced() -> Result<()> {
     let display = Display::get()?;
     let layer = Installed::new("vkcube_panic")?;
     let mut cmd = Command::new("vkcube");
-    cmd.args(["--c", "60"])
+    cmd.args(["--validate", "--c", "60"])
         .env("DISPLAY", display.name())
         .env_remove("WAYLAND_DISPLAY")
         .envs(layer.env())
@@ -175,6 +182,15 @@ fn a_panic_in_the_pacer_leaves_the_program_running_unpaced() -> Result<()> {
         output.contains("vkDestroyDevice: device destroyed through the layer"),
         "vkcube did not reach its end: {output}"
     );
+    // The stopped pacer's semaphores and fences are not left behind: destroyed with the device,
+    // while validation (below the layer) sees every object's last use.
+    ensure!(
+        output.contains(
+            "the present pacer stopped by a panic: its objects destroyed with the device"
+        ),
+        "the stopped pacer's objects were not destroyed: {output}"
+    );
+    ensure!(!output.contains("VUID-"), "validation messages: {output}");
     Ok(())
 }
 

@@ -1,7 +1,8 @@
-//! What the layer enables below the application so the pacer can pace to the display:
-//! `VK_KHR_get_surface_capabilities2` on the instance (present timing's surface queries need
-//! it) and present timing on the device (`VK_EXT_present_timing` with present id2 and
-//! calibrated timestamps, and their features), where offered. The application's create info
+//! What the layer enables below the application for the pacer, where offered:
+//! `VK_KHR_get_surface_capabilities2` and `VK_EXT_surface_maintenance1` on the instance, and on
+//! the device present timing (`VK_EXT_present_timing` with present id2 and calibrated
+//! timestamps, and their features), to pace to the display, and swapchain maintenance1, whose
+//! present fences prove a destroyed swapchain idle. The application's create info
 //! is copied, never written: vkpace's names are added to a copy of its list and vkpace's
 //! feature structures put in front of its chain. Nothing is added that the application chained
 //! already (a structure appears once in a chain, VUID-VkDeviceCreateInfo-sType-unique), and a
@@ -11,7 +12,7 @@
 use std::ffi::{c_char, CStr};
 
 use ash::vk;
-use vkpace::{InstanceSupport, Support};
+use vkpace::{InstanceSupport, Maintenance1Names, Support};
 use vkpace_registry::structure_type;
 
 /// The instance extension present timing's surface queries need.
@@ -48,9 +49,20 @@ fn with_names(app: &[&CStr], extra: &[&'static CStr]) -> Option<Vec<*const c_cha
     Some(app.iter().chain(&missing).map(|n| n.as_ptr()).collect())
 }
 
-/// Creates the instance through `create` with `VK_KHR_get_surface_capabilities2` added if the
-/// application did not enable it, and again as the application asked if the next layer refuses
-/// that; returns the result and whether the extension is enabled.
+/// What the layer's instance has for the pacer: the application's extensions or the layer's.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct InstanceAdds {
+    /// `VK_KHR_get_surface_capabilities2` (present timing's and maintenance1's surface queries).
+    pub(crate) surface_capabilities2: bool,
+    /// The surface maintenance1 extension enabled, by its names (swapchain maintenance1 on a
+    /// device needs it: VUID-vkCreateDevice-ppEnabledExtensionNames-01387).
+    pub(crate) maintenance1: Option<Maintenance1Names>,
+}
+
+/// Creates the instance through `create` with `VK_KHR_get_surface_capabilities2` and
+/// `VK_EXT_surface_maintenance1` added where the application did not enable them (or its KHR
+/// twin), then with the first alone, then as the application asked, as long as the next layer
+/// refuses with `VK_ERROR_EXTENSION_NOT_PRESENT`; returns the result and what is enabled.
 ///
 /// # Safety
 /// `ci` is the application's create info, after this layer took its link; `create` calls the
@@ -58,42 +70,68 @@ fn with_names(app: &[&CStr], extra: &[&'static CStr]) -> Option<Vec<*const c_cha
 pub(crate) unsafe fn create_instance(
     ci: &vk::InstanceCreateInfo<'_>,
     mut create: impl FnMut(&vk::InstanceCreateInfo<'_>) -> vk::Result,
-) -> (vk::Result, bool) {
+) -> (vk::Result, InstanceAdds) {
     // SAFETY: the application's create info is valid.
     let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
-    // Present timing's device extensions need Vulkan 1.1 or VK_KHR_get_physical_device_
-    // properties2 (VK_KHR_calibrated_timestamps), and get_surface_capabilities2 needs
-    // VK_KHR_surface (VUID-vkCreateInstance-ppEnabledExtensionNames-01388): without them
-    // nothing is added, and no present timing is used.
+    // Present timing's and maintenance1's device extensions need Vulkan 1.1 or
+    // VK_KHR_get_physical_device_properties2, and get_surface_capabilities2 and the surface
+    // maintenance1 extensions need VK_KHR_surface
+    // (VUID-vkCreateInstance-ppEnabledExtensionNames-01388): without them nothing is added,
+    // and neither is used.
     // SAFETY: a valid create info's application info, if any.
     let version = unsafe { ci.p_application_info.as_ref() }.map_or(0, |a| a.api_version);
     let one_one = vk::api_version_minor(version) >= 1 || vk::api_version_major(version) > 1;
     let usable = app.contains(&ash::khr::surface::NAME)
         && (one_one || app.contains(&ash::khr::get_physical_device_properties2::NAME));
     if !usable {
-        return (create(ci), false);
+        return (create(ci), InstanceAdds::default());
     }
-    let Some(list) = with_names(&app, &[SURFACE_CAPABILITIES2]) else {
-        return (create(ci), true);
-    };
+    let own = [Maintenance1Names::Khr, Maintenance1Names::Ext]
+        .into_iter()
+        .find(|n| app.contains(&n.instance_extensions()[0]));
+    let m1 = own.unwrap_or(Maintenance1Names::Ext);
+    let attempts = [
+        InstanceAdds {
+            surface_capabilities2: true,
+            maintenance1: Some(m1),
+        },
+        InstanceAdds {
+            surface_capabilities2: true,
+            maintenance1: own,
+        },
+    ];
     // SAFETY: this layer's link was taken from `ci` (the caller's contract).
     let mark = unsafe { vkpace_layer_plumbing::LinkMark::instance(ci) };
-    let mut ours = *ci;
-    ours.enabled_extension_count = list.len() as u32;
-    ours.pp_enabled_extension_names = list.as_ptr();
-    let result = create(&ours);
-    if result != vk::Result::ERROR_EXTENSION_NOT_PRESENT {
-        // Success, or an error of the application's own request.
-        return (result, result == vk::Result::SUCCESS);
+    for (k, adds) in attempts.into_iter().enumerate() {
+        if k > 0 && adds == attempts[k - 1] {
+            continue;
+        }
+        let mut extra = vec![SURFACE_CAPABILITIES2];
+        extra.extend(adds.maintenance1.map(|n| n.instance_extensions()[0]));
+        let list = with_names(&app, &extra);
+        let mut ours = *ci;
+        if let Some(list) = &list {
+            ours.enabled_extension_count = list.len() as u32;
+            ours.pp_enabled_extension_names = list.as_ptr();
+        }
+        let result = create(&ours);
+        if result != vk::Result::ERROR_EXTENSION_NOT_PRESENT || list.is_none() {
+            // Success, or an error of the application's own request.
+            let enabled = (result == vk::Result::SUCCESS).then_some(adds);
+            return (result, enabled.unwrap_or_default());
+        }
+        crate::log(format_args!(
+            "vkCreateInstance refused {extra:?} ({result:?}): made again with fewer"
+        ));
+        if let Some(mark) = &mark {
+            // SAFETY: the same call, before calling down again.
+            unsafe { mark.restore() };
+        }
     }
     crate::log(format_args!(
-        "vkCreateInstance refused {SURFACE_CAPABILITIES2:?} ({result:?}): made as the application asked, without present timing"
+        "vkCreateInstance made as the application asked: no present timing or maintenance1 below it"
     ));
-    if let Some(mark) = mark {
-        // SAFETY: the same call, before calling down again.
-        unsafe { mark.restore() };
-    }
-    (create(ci), false)
+    (create(ci), InstanceAdds::default())
 }
 
 /// Device extensions with which the application paces itself: the layer steps aside for such a
@@ -117,82 +155,154 @@ pub(crate) unsafe fn self_pacing(ci: &vk::DeviceCreateInfo<'_>) -> Option<&'stat
     SELF_PACING.into_iter().find(|e| app.contains(e))
 }
 
-/// What the device offers for present timing, and only that.
+/// What the layer adds below the application on a device, and what the pacer uses then.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct DeviceAdds {
+    /// The extensions and features the layer adds (present timing, swapchain maintenance1).
+    adds: Support,
+    /// What the pacer uses on a device made with them: those, and the application's own
+    /// swapchain maintenance1.
+    uses: Support,
+    /// What the pacer uses on a device made as the application asked.
+    own: Support,
+}
+
+/// What the device offers the pacer and the application did not enable or chain itself:
+/// present timing (with present id2 and calibrated timestamps) and swapchain maintenance1
+/// (present fences, which prove a destroyed swapchain idle without a submission on the
+/// application's queue). The application's own swapchain maintenance1, with its feature on,
+/// is used as it is.
 ///
 /// # Safety
 /// `instance` holds the next layer's instance commands; `physical` is one of its devices.
-pub(crate) unsafe fn present_timing_support(
+pub(crate) unsafe fn device_adds(
     entry: &ash::Entry,
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
-    surface_capabilities2: bool,
-) -> Option<Support> {
-    // Present timing's device extensions need VK_KHR_swapchain
-    // (VUID-vkCreateDevice-ppEnabledExtensionNames-01387): only for a device that presents.
+    inst: InstanceAdds,
+) -> DeviceAdds {
+    // Both need VK_KHR_swapchain (VUID-vkCreateDevice-ppEnabledExtensionNames-01387): only for
+    // a device that presents.
     // SAFETY: a valid create info.
     let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
-    if !surface_capabilities2 || !app.contains(&ash::khr::swapchain::NAME) {
-        return None;
+    if !app.contains(&ash::khr::swapchain::NAME) {
+        return DeviceAdds::default();
     }
+    // SAFETY: a valid chain.
+    let chain = unsafe { ChainSeen::of(ci.p_next) };
+    let app_m1 = [Maintenance1Names::Khr, Maintenance1Names::Ext]
+        .into_iter()
+        .find(|n| app.contains(&n.device_extension()));
+    let mut own = Support::default();
+    own.maintenance1 = app_m1.filter(|_| chain.maintenance1_on);
+    // SAFETY: the caller's contract.
+    let Some(mut adds) = (unsafe { offered(entry, instance, physical, ci, inst) }) else {
+        return DeviceAdds {
+            own,
+            uses: own,
+            ..DeviceAdds::default()
+        };
+    };
+    if chain.timing {
+        adds.present_timing = None;
+    }
+    if app_m1.is_some() || chain.maintenance1 {
+        adds.maintenance1 = None;
+    }
+    let mut uses = adds;
+    uses.maintenance1 = adds.maintenance1.or(own.maintenance1);
+    DeviceAdds { adds, uses, own }
+}
+
+/// What the device offers of present timing and swapchain maintenance1 (nothing else: the
+/// layer adds no present wait and no GPU timestamps).
+///
+/// # Safety
+/// As [`device_adds`].
+unsafe fn offered(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    ci: &vk::DeviceCreateInfo<'_>,
+    inst: InstanceAdds,
+) -> Option<Support> {
     let mut enabled = InstanceSupport::default();
-    enabled.surface_capabilities2 = surface_capabilities2;
+    enabled.surface_capabilities2 = inst.surface_capabilities2;
+    enabled.maintenance1 = inst.maintenance1;
     // SAFETY: a valid create info has its queue infos.
     let family = unsafe { ci.p_queue_create_infos.as_ref() }?.queue_family_index;
     // SAFETY: the caller's contract.
     let mut support =
         unsafe { Support::query(entry, instance, physical, family, &enabled) }.ok()?;
-    support.maintenance1 = None;
     support.gpu_timestamps = false;
     support.present_wait = false;
     support.present_wait2 = false;
-    support.present_timing?;
-    // SAFETY: a valid chain.
-    let chained = unsafe { chains_any(ci.p_next) };
-    (!chained).then_some(support)
-}
-
-/// Whether the application chained a feature structure vkpace would add.
-///
-/// # Safety
-/// `p_next` is a valid chain.
-unsafe fn chains_any(mut p_next: *const std::ffi::c_void) -> bool {
-    let ours = [
-        structure_type::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
-        structure_type::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR,
-    ];
-    while !p_next.is_null() {
-        // SAFETY: every structure of a valid chain starts like VkBaseInStructure.
-        let base = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
-        if ours.contains(&base.s_type) {
-            return true;
-        }
-        p_next = base.p_next.cast();
+    if !inst.surface_capabilities2 {
+        support.present_timing = None;
     }
-    false
+    Some(support)
 }
 
-/// Creates the device through `create` with present timing's extensions and features added
-/// where `support` has it, and again as the application asked if the next layer refuses that;
-/// returns the result and the support enabled.
+/// What the application chained of the feature structures the layer would add.
+#[derive(Copy, Clone, Debug, Default)]
+struct ChainSeen {
+    /// Present timing's or present id2's.
+    timing: bool,
+    /// Swapchain maintenance1's (the KHR and EXT structures are one structure type).
+    maintenance1: bool,
+    /// ... with the feature on.
+    maintenance1_on: bool,
+}
+
+impl ChainSeen {
+    /// # Safety
+    /// `p_next` is a valid chain.
+    unsafe fn of(mut p_next: *const std::ffi::c_void) -> Self {
+        let timing = [
+            structure_type::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
+            structure_type::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR,
+        ];
+        let m1 = vk::StructureType::PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_EXT;
+        let mut seen = Self::default();
+        while !p_next.is_null() {
+            // SAFETY: every structure of a valid chain starts like VkBaseInStructure.
+            let base = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
+            seen.timing |= timing.contains(&base.s_type);
+            if base.s_type == m1 {
+                seen.maintenance1 = true;
+                // SAFETY: a structure of this type is this structure.
+                let f = unsafe {
+                    &*p_next.cast::<vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT<'_>>()
+                };
+                seen.maintenance1_on = f.swapchain_maintenance1 == vk::TRUE;
+            }
+            p_next = base.p_next.cast();
+        }
+        seen
+    }
+}
+
+/// Creates the device through `create` with what `adds` adds, and again as the application
+/// asked if the next layer refuses that; returns the result and what the pacer uses.
 ///
 /// # Safety
 /// As [`create_instance`], for `vkCreateDevice`.
 pub(crate) unsafe fn create_device(
     ci: &vk::DeviceCreateInfo<'_>,
-    support: Option<Support>,
+    adds: DeviceAdds,
     mut create: impl FnMut(&vk::DeviceCreateInfo<'_>) -> vk::Result,
-) -> (vk::Result, Option<Support>) {
-    let Some(support) = support else {
-        return (create(ci), None);
-    };
+) -> (vk::Result, Support) {
+    let extra = adds.adds.device_extensions();
+    if extra.is_empty() {
+        return (create(ci), adds.own);
+    }
     // SAFETY: the application's create info is valid.
     let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
-    let list = with_names(&app, &support.device_extensions())
-        .unwrap_or_else(|| app.iter().map(|n| n.as_ptr()).collect());
+    let list = with_names(&app, &extra).unwrap_or_else(|| app.iter().map(|n| n.as_ptr()).collect());
     // SAFETY: this layer's link was taken from `ci` (the caller's contract).
     let mark = unsafe { vkpace_layer_plumbing::LinkMark::device(ci) };
-    let mut features = support.features();
+    let mut features = adds.adds.features();
     let mut ours = *ci;
     ours.enabled_extension_count = list.len() as u32;
     ours.pp_enabled_extension_names = list.as_ptr();
@@ -204,16 +314,16 @@ pub(crate) unsafe fn create_device(
     ];
     if !refused.contains(&result) {
         // Success, or an error of the application's own request.
-        return (result, (result == vk::Result::SUCCESS).then_some(support));
+        return (result, adds.uses);
     }
     crate::log(format_args!(
-        "vkCreateDevice refused present timing ({result:?}): made as the application asked"
+        "vkCreateDevice refused {extra:?} ({result:?}): made as the application asked"
     ));
     if let Some(mark) = mark {
         // SAFETY: the same call, before calling down again.
         unsafe { mark.restore() };
     }
-    (create(ci), None)
+    (create(ci), adds.own)
 }
 
 #[cfg(test)]
@@ -237,5 +347,59 @@ mod tests {
         assert!(with_names(&app, &[SURFACE_CAPABILITIES2]).is_none());
         let list = with_names(&app[..1], &[SURFACE_CAPABILITIES2, SURFACE_CAPABILITIES2]);
         assert_eq!(list.map(|l| l.len()), Some(2));
+    }
+
+    #[test]
+    fn an_instance_refusing_surface_maintenance1_is_made_with_capabilities2_alone() {
+        let list = [ash::khr::surface::NAME.as_ptr()];
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+        let ci = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_extension_names(&list);
+        let mut asked: Vec<Vec<String>> = Vec::new();
+        let create = |info: &vk::InstanceCreateInfo<'_>| {
+            // SAFETY: the layer's list, valid for the call.
+            let got = unsafe {
+                names(
+                    info.pp_enabled_extension_names,
+                    info.enabled_extension_count,
+                )
+            };
+            let got: Vec<String> = got.iter().map(|n| n.to_string_lossy().into()).collect();
+            let m1 = got.iter().any(|n| n.contains("surface_maintenance1"));
+            asked.push(got);
+            match m1 {
+                true => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+                false => vk::Result::SUCCESS,
+            }
+        };
+        // SAFETY: a valid create info; `create` reads it only.
+        let (result, adds) = unsafe { create_instance(&ci, create) };
+        assert_eq!(result, vk::Result::SUCCESS);
+        assert_eq!(
+            adds,
+            InstanceAdds {
+                surface_capabilities2: true,
+                maintenance1: None
+            }
+        );
+        assert_eq!(asked.len(), 2, "{asked:?}");
+        assert_eq!(
+            asked[1],
+            ["VK_KHR_surface", "VK_KHR_get_surface_capabilities2"]
+        );
+    }
+
+    #[test]
+    fn the_applications_own_maintenance1_feature_is_seen_in_its_chain() {
+        let mut m1 = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default()
+            .swapchain_maintenance1(true);
+        let ci = vk::DeviceCreateInfo::default().push_next(&mut m1);
+        // SAFETY: a valid chain.
+        let seen = unsafe { ChainSeen::of(ci.p_next) };
+        assert!(seen.maintenance1 && seen.maintenance1_on && !seen.timing);
+        // SAFETY: an empty chain.
+        let seen = unsafe { ChainSeen::of(std::ptr::null()) };
+        assert!(!seen.maintenance1 && !seen.maintenance1_on);
     }
 }

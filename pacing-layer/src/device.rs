@@ -19,7 +19,8 @@ pub struct Device {
     pub(crate) instance: ash::Instance,
     pub(crate) entry: ash::Entry,
     pub(crate) physical: vk::PhysicalDevice,
-    /// What the layer enabled below the application for the pacer (present timing).
+    /// What the pacer uses (present timing, swapchain maintenance1: the layer's additions below
+    /// the application, or the application's own); `None` where the layer does not pace.
     pub(crate) support: Option<vkpace::Support>,
     /// The present pacer, made at the first swapchain command once a queue is known.
     pub(crate) pacing: PacerState,
@@ -57,16 +58,19 @@ pub unsafe fn create(
     let Some(inst) = (unsafe { INSTANCES.of(pd) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let instance = instance_table(&inst.next);
+    let instance = instance_table(&inst);
     // SAFETY: the next layer's instance commands; `pd` is the instance's; `ci` is valid.
-    let (pace, offered) = unsafe { what_to_enable(&inst, &instance, pd, &*ci) };
+    let (pace, adds) = unsafe { what_to_enable(&inst, &instance, pd, &*ci) };
     let mut support = None;
     // SAFETY: the loader's create info, once per call; the application's arguments go down,
-    // with present timing added where offered.
+    // with the pacer's extensions added where offered.
     let create = |create: vk::PFN_vkCreateDevice| unsafe {
-        let (result, enabled) =
-            crate::below::create_device(&*ci, offered, |info| create(pd, info, alloc, out));
-        support = enabled;
+        let Some(adds) = adds else {
+            return create(pd, ci, alloc, out);
+        };
+        let (result, uses) =
+            crate::below::create_device(&*ci, adds, |info| create(pd, info, alloc, out));
+        support = Some(uses);
         result
     };
     // SAFETY: as above; the physical device's instance.
@@ -78,7 +82,7 @@ pub unsafe fn create(
     let device = Device {
         next,
         fp: next.load(),
-        instance: instance_for(&inst.next, &next),
+        instance: instance_for(&inst, &next),
         entry: inst.entry.clone(),
         physical: pd,
         support,
@@ -151,9 +155,9 @@ pub unsafe fn get_queue2(
 /// except that `vkGetDeviceProcAddr` is this device's next layer's, so the pacer's swapchain
 /// commands are looked up below this layer (the instance's lookup may give the loader's
 /// dispatching entry points, which would call this layer again).
-fn instance_for(inst: &vkpace_layer_plumbing::NextInstance, dev: &NextDevice) -> ash::Instance {
+fn instance_for(inst: &crate::instance::Instance, dev: &NextDevice) -> ash::Instance {
     let gdpa = dev.gdpa;
-    let load = inst.loader();
+    let load = loader_for(inst);
     // SAFETY: every pointer is the next layer's for its name, for this instance and device.
     unsafe {
         ash::Instance::load_with(
@@ -161,20 +165,48 @@ fn instance_for(inst: &vkpace_layer_plumbing::NextInstance, dev: &NextDevice) ->
                 b"vkGetDeviceProcAddr" => gdpa as *const std::ffi::c_void,
                 _ => load(name),
             },
-            inst.handle,
+            inst.next.handle,
         )
     }
 }
 
 /// The next layer's instance commands, as the pacer's queries of the physical device use them.
-fn instance_table(inst: &vkpace_layer_plumbing::NextInstance) -> ash::Instance {
-    let load = inst.loader();
+fn instance_table(inst: &crate::instance::Instance) -> ash::Instance {
+    let load = loader_for(inst);
     // SAFETY: every pointer is the next layer's for its name, for this instance.
-    unsafe { ash::Instance::load_with(|name| load(name), inst.handle) }
+    unsafe { ash::Instance::load_with(load, inst.next.handle) }
 }
 
-/// Whether the layer paces a device made from `ci`, and the present timing it adds below the
-/// application where offered. It steps aside (logged) for an application that paces itself.
+/// The next layer's lookup for the instance, which on a Vulkan 1.0 instance gives the
+/// `VK_KHR_get_physical_device_properties2` commands for their core 1.1 names (ash's table
+/// calls the core names): the same commands, and the ones such an instance may call
+/// (validation reports the core names there, UNASSIGNED-API-Version-Violation).
+fn loader_for(
+    inst: &crate::instance::Instance,
+) -> impl Fn(&std::ffi::CStr) -> *const std::ffi::c_void + '_ {
+    let load = inst.next.loader();
+    move |name| {
+        let khr = match name.to_bytes() {
+            _ if inst.api_1_1 => None,
+            b"vkGetPhysicalDeviceFeatures2" => Some(c"vkGetPhysicalDeviceFeatures2KHR"),
+            b"vkGetPhysicalDeviceProperties2" => Some(c"vkGetPhysicalDeviceProperties2KHR"),
+            b"vkGetPhysicalDeviceFormatProperties2" => {
+                Some(c"vkGetPhysicalDeviceFormatProperties2KHR")
+            }
+            b"vkGetPhysicalDeviceQueueFamilyProperties2" => {
+                Some(c"vkGetPhysicalDeviceQueueFamilyProperties2KHR")
+            }
+            b"vkGetPhysicalDeviceMemoryProperties2" => {
+                Some(c"vkGetPhysicalDeviceMemoryProperties2KHR")
+            }
+            _ => None,
+        };
+        load(khr.unwrap_or(name))
+    }
+}
+
+/// Whether the layer paces a device made from `ci`, and what it adds below the application
+/// where offered. It steps aside (logged) for an application that paces itself.
 ///
 /// # Safety
 /// `instance` holds the next layer's instance commands; `pd` is one of its devices; `ci` is
@@ -184,7 +216,7 @@ unsafe fn what_to_enable(
     instance: &ash::Instance,
     pd: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
-) -> (bool, Option<vkpace::Support>) {
+) -> (bool, Option<crate::below::DeviceAdds>) {
     let policy = &*crate::policy::POLICY;
     // SAFETY: a valid create info.
     let drives = unsafe { crate::below::self_pacing(ci) }.filter(|_| !policy.settings.force);
@@ -195,16 +227,7 @@ unsafe fn what_to_enable(
     }
     let pace = policy.decision == crate::settings::Decision::Pace && drives.is_none();
     // SAFETY: the caller's contract.
-    let offered = pace
-        .then(|| unsafe {
-            crate::below::present_timing_support(
-                &inst.entry,
-                instance,
-                pd,
-                ci,
-                inst.surface_capabilities2,
-            )
-        })
-        .flatten();
-    (pace, offered)
+    let adds = pace
+        .then(|| unsafe { crate::below::device_adds(&inst.entry, instance, pd, ci, inst.adds) });
+    (pace, adds)
 }

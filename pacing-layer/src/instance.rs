@@ -11,16 +11,21 @@ pub struct Instance {
     pub next: NextInstance,
     /// The global entry the present pacer is made with ([`entry_for`]).
     pub entry: ash::Entry,
-    /// `VK_KHR_get_surface_capabilities2` is enabled (the application's or the layer's) on an
-    /// instance that can use present timing (Vulkan 1.1 or get_physical_device_properties2).
-    pub surface_capabilities2: bool,
+    /// What is enabled for the pacer (the application's or the layer's) on an instance that
+    /// can use it (Vulkan 1.1 or get_physical_device_properties2): surface capabilities2,
+    /// surface maintenance1.
+    pub(crate) adds: crate::below::InstanceAdds,
+    /// The application asked for Vulkan 1.1 or newer (else the physical device queries use
+    /// `VK_KHR_get_physical_device_properties2`'s names).
+    pub(crate) api_1_1: bool,
 }
 
 /// Instances by dispatch key (an instance and its physical devices share one).
 pub static INSTANCES: LazyLock<DispatchMap<Instance>> = LazyLock::new(DispatchMap::new);
 
 /// `vkCreateInstance`: the application's create info goes down, with
-/// `VK_KHR_get_surface_capabilities2` added to a copy where the layer paces (`below`).
+/// `VK_KHR_get_surface_capabilities2` and `VK_EXT_surface_maintenance1` added to a copy where the
+/// layer paces (`below`).
 ///
 /// # Safety
 /// The arguments of a valid `vkCreateInstance` call made by the loader.
@@ -30,15 +35,19 @@ pub unsafe fn create(
     out: *mut vk::Instance,
 ) -> vk::Result {
     let pace = crate::policy::POLICY.decision == crate::settings::Decision::Pace;
-    let mut surface_capabilities2 = false;
+    let mut adds = crate::below::InstanceAdds::default();
+    // SAFETY: a valid create info's application info, if any.
+    let version = unsafe { (*ci).p_application_info.as_ref() }.map_or(0, |a| a.api_version);
+    let api_1_1 = vk::api_version_major(version) > 1 || vk::api_version_minor(version) >= 1;
     // SAFETY: the loader's create info, once per call; the application's arguments go down,
-    // with VK_KHR_get_surface_capabilities2 added where the layer paces.
+    // with the pacer's surface extensions added where the layer paces.
     let call_down = |create: vk::PFN_vkCreateInstance| unsafe {
         if !pace {
             return create(ci, alloc, out);
         }
-        let (result, caps2) = crate::below::create_instance(&*ci, |info| create(info, alloc, out));
-        surface_capabilities2 = caps2;
+        let (result, enabled) =
+            crate::below::create_instance(&*ci, |info| create(info, alloc, out));
+        adds = enabled;
         result
     };
     // SAFETY: as above.
@@ -53,7 +62,8 @@ pub unsafe fn create(
         Arc::new(Instance {
             next,
             entry: entry_for(),
-            surface_capabilities2,
+            adds,
+            api_1_1,
         }),
     );
     crate::log(format_args!(

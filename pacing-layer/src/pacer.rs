@@ -35,8 +35,12 @@ pub enum PacerSlot {
     NotYet,
     /// Pacing, with the frame log if one was asked for.
     Pacing(Box<Paced>),
-    /// Not pacing (the policy, a failure, or a panic): every call passes through.
+    /// Not pacing (the policy or a failure): every call passes through.
     PassThrough,
+    /// Not pacing after a panic in the pacer: every call passes through, and the pacer is kept
+    /// only to destroy its objects (and the swapchains whose destruction it deferred) with the
+    /// device.
+    Broken(Box<Paced>),
 }
 
 /// A pacer and its log.
@@ -106,7 +110,12 @@ impl PacerState {
                 crate::log(format_args!(
                     "a panic in the present pacer: this device passes every call through from now on"
                 ));
-                *slot = PacerSlot::PassThrough;
+                let PacerSlot::Pacing(paced) =
+                    std::mem::replace(&mut *slot, PacerSlot::PassThrough)
+                else {
+                    return None;
+                };
+                *slot = PacerSlot::Broken(paced);
                 None
             }
         }
@@ -134,13 +143,7 @@ impl PacerState {
         if let Some(support) = h.support {
             support.apply(&mut config);
         }
-        crate::log(format_args!(
-            "{}",
-            match h.support {
-                Some(_) => "present timing enabled below the application: a cap that divides the refresh is kept by targets on the grid where the surface offers them",
-                None => "no present timing below the application: the CPU limiter keeps the cap",
-            }
-        ));
+        log_below(h.support);
         let desc = PresentPacerDesc {
             entry: h.entry,
             instance: h.instance,
@@ -181,8 +184,10 @@ impl PacerState {
     /// summary line is written.
     pub(crate) fn end_pacing(&self) {
         let slot = std::mem::replace(&mut *lock(&self.pacer), PacerSlot::PassThrough);
-        let PacerSlot::Pacing(paced) = slot else {
-            return;
+        let paced = match slot {
+            PacerSlot::Pacing(paced) => paced,
+            PacerSlot::Broken(paced) => return destroy_broken(paced.pacer),
+            PacerSlot::NotYet | PacerSlot::PassThrough => return,
         };
         let Paced { pacer, log } = *paced;
         let stats = pacer.stats();
@@ -196,11 +201,12 @@ impl PacerState {
             let _ = log.finish();
         }
         crate::log(format_args!(
-            "{} presents paced, {} repairs, {} swapchains made and {} destroyed by the pacer",
+            "{} presents paced, {} repairs, {} swapchains made and {} destroyed by the pacer, {} proof submissions",
             stats.presents,
             stats.repair_submits,
             stats.swapchains_created,
-            stats.swapchains_destroyed
+            stats.swapchains_destroyed,
+            stats.proof_submits
         ));
         // Every run of the pacer is under the device's lock: a pause inside one (the pacer's
         // count of pauses inside its calls) is a pause with the lock held.
@@ -210,6 +216,48 @@ impl PacerState {
             stats.pauses_in_calls,
             self.holds.load(Ordering::Relaxed)
         ));
+    }
+}
+
+/// Destroys the objects of a pacer a panic stopped (the device is being destroyed, so none of
+/// them is in use any more: the application's contract for `vkDestroyDevice`). The pacer's
+/// bounded waits run as at any teardown; a second panic leaves them alive (logged).
+fn destroy_broken(pacer: PresentPacer) {
+    // SAFETY: the application destroys the device, so no call of the pacer is in progress and
+    // none follows; the device and queue are still valid.
+    let destroyed = crate::GUARD.catch("destroying the present pacer after a panic", || unsafe {
+        pacer.destroy()
+    });
+    match destroyed {
+        Some(Ok(())) => crate::log(format_args!(
+            "the present pacer stopped by a panic: its objects destroyed with the device"
+        )),
+        Some(Err(e)) => crate::log(format_args!(
+            "the present pacer stopped by a panic: destroying its objects: {e}"
+        )),
+        None => {}
+    }
+}
+
+/// What the pacer uses below the application, and what follows for the cap and for destroyed
+/// swapchains (logged once per device).
+fn log_below(support: Option<vkpace::Support>) {
+    let support = support.unwrap_or_default();
+    crate::log(format_args!(
+        "{}",
+        match support.present_timing {
+            Some(_) => "present timing enabled below the application: a cap that divides the refresh is kept by targets on the grid where the surface offers them",
+            None => "no present timing below the application: the CPU limiter keeps the cap",
+        }
+    ));
+    match support.maintenance1 {
+        Some(names) => crate::log(format_args!(
+            "swapchain maintenance1 ({}) in use below the application: present fences prove a destroyed swapchain idle",
+            names.label()
+        )),
+        None => crate::log(format_args!(
+            "no swapchain maintenance1 below the application: a destroyed swapchain without a successor is proven idle by an empty submission on the pacer's queue"
+        )),
     }
 }
 

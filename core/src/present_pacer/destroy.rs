@@ -138,6 +138,9 @@ where
     /// The proof submission of [`BoundedWait::SubmitProof`] was made; returns its serial.
     pub fn proof_submitted(&mut self) -> Serial {
         let serial = self.take_serial();
+        if !self.shutting_down {
+            self.stats.proof_submits += 1;
+        }
         self.forced_proof = Some(serial);
         self.prove_forced(serial);
         serial

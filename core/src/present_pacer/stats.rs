@@ -15,6 +15,10 @@ pub struct PresentPacerStats {
     /// Times a swapchain's destruction fell back to a bounded wait (no successor, or too many
     /// waiting).
     pub fallback_waits: u64,
+    /// Empty submissions made to prove a destroyed swapchain idle (its presents without present
+    /// fences, or fences given up), the pacer's own teardown not counted: the one proof that
+    /// uses the queue from the destroying thread.
+    pub proof_submits: u64,
     /// Images acquired through the pacer.
     pub acquires: u64,
     /// Presents paced (each of a swapchain made through the pacer).
