@@ -462,6 +462,14 @@ fn run(flags: &Flags) -> Result<String> {
     let started = Instant::now();
     let counts = Renderer::new(&ctx, flags).and_then(|mut r| {
         let looped = frame_loop(&mut r, window.as_mut(), flags);
+        if flags.exit_without_teardown && looped.is_ok() {
+            // As many programs end: the process exits with the device and its objects alive.
+            println!(
+                "own_swapchain: {} frames, exit without teardown",
+                r.counts.frames
+            );
+            std::process::exit(0);
+        }
         let stats = r.pacer.as_ref().map(|p| p.stats()); // vkpace stats
         let pacer = stats.map_or("null".into(), |s| pacer_json(&s, &r.counts)); // vkpace stats
         let counts = r.destroy();

@@ -233,6 +233,36 @@ fn an_application_reusing_present_semaphores_is_repaired_by_the_layer() -> Resul
     Ok(())
 }
 
+/// A program that ends with its device alive (no vkDestroyDevice, as many games end) still gets
+/// the layer's summary: written at the process's exit.
+#[test]
+fn a_program_exiting_with_its_device_alive_gets_the_summary() -> Result<()> {
+    let layer = Installed::new("exit_alive")?;
+    let mut cmd = Command::new(example("own_swapchain")?);
+    cmd.args(["--headless", "--frames", "40", "--exit-without-teardown"])
+        .envs(layer.env())
+        .env("VKPACE_FPS", FPS.to_string())
+        .env("VKPACE_LOG", layer.root.join("frames.csv"));
+    let done = run_to_files(&mut cmd, "pacing_layer", "exit_alive", LIMIT)?;
+    let output = format!("{}\n{}", done.stdout, done.stderr);
+    ensure!(done.status.success(), "own_swapchain failed: {output}");
+    ensure!(
+        output.contains("own_swapchain: 40 frames, exit without teardown")
+            && !output.contains("vkDestroyDevice"),
+        "the program did not end with its device alive: {output}"
+    );
+    let summary = output.lines().find(|l| l.contains("vkpace pacing: "));
+    let counts = output.lines().find(|l| l.contains(" presents paced, "));
+    eprintln!("at exit: {summary:?}, {counts:?}");
+    ensure!(
+        output.contains("at exit: the program did not destroy its device")
+            && summary.is_some_and(|l| l.contains(" frames, presented "))
+            && counts.is_some_and(|l| l.contains("vkpace-pacing: 40 presents paced")),
+        "no summary at exit: {output}"
+    );
+    Ok(())
+}
+
 /// Whether this stack's validation layer checks present-semaphore reuse (1.4.313 and newer).
 fn validation_layer_knows_00067() -> Result<bool> {
     // SAFETY: loads the system's Vulkan loader; a plain query.

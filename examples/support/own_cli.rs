@@ -2,7 +2,9 @@
 //! `--json`). Only own_swapchain uses it. Flags: `--headless` | `--x11` | `--wayland` (default:
 //! a window, winit's choice), `--frames N` (120), `--fps F` (a frame limit; without `--vkpace` a
 //! plain sleep), `--resize-storm N` (a new size for each of the first N frames),
-//! `--no-maintenance1`, `--validation`, `--vkpace`, `--json` (a one-line summary).
+//! `--no-maintenance1`, `--validation`, `--vkpace`, `--json` (a one-line summary),
+//! `--exit-without-teardown` (exit after the frames with the device alive, as many programs
+//! end: what the pacing layer's summary at exit is tested with).
 #![allow(dead_code)]
 
 use anyhow::{bail, Context as _, Result};
@@ -23,6 +25,7 @@ pub struct Flags {
     pub validation: bool,
     pub vkpace: bool,
     pub json: bool,
+    pub exit_without_teardown: bool,
 }
 
 impl Flags {
@@ -46,6 +49,7 @@ impl Flags {
                 "--validation" => f.validation = true,
                 "--vkpace" => f.vkpace = true,
                 "--json" => f.json = true,
+                "--exit-without-teardown" => f.exit_without_teardown = true,
                 other => bail!("unknown flag {other} (see the example's documentation)"),
             }
         }

@@ -88,6 +88,9 @@ pub unsafe fn create(
         support,
         pacing: PacerState::new(pace),
     };
+    if pace {
+        crate::exit::register();
+    }
     // SAFETY: a valid device handle.
     DEVICES.insert(unsafe { DispatchKey::of(handle) }, Arc::new(device));
     crate::log(format_args!(

@@ -28,6 +28,7 @@
 mod below;
 mod commands;
 mod device;
+mod exit;
 mod exports;
 mod fault;
 pub mod frame_log;

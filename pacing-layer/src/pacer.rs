@@ -196,6 +196,39 @@ impl PacerState {
         if let Err(e) = unsafe { pacer.destroy() } {
             crate::log(format_args!("destroying the present pacer: {e}"));
         }
+        self.summarize(&stats, log);
+    }
+
+    /// The program is exiting with the device alive (no `vkDestroyDevice`): the summary lines
+    /// are written as at `vkDestroyDevice`, and the pacer is left as it is (nothing is called
+    /// on a driver that may be tearing down; the process's end frees it). Skipped (logged)
+    /// where another thread is inside the pacer: waiting for it could hang the exit.
+    pub(crate) fn summarize_at_exit(&self) {
+        let mut slot = match self.pacer.try_lock() {
+            Ok(slot) => slot,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                crate::log(format_args!(
+                    "at exit: the present pacer is in use on another thread, no summary"
+                ));
+                return;
+            }
+        };
+        let PacerSlot::Pacing(paced) = std::mem::replace(&mut *slot, PacerSlot::PassThrough) else {
+            return;
+        };
+        let Paced { pacer, log } = *paced;
+        crate::log(format_args!(
+            "at exit: the program did not destroy its device; the pacer's summary"
+        ));
+        self.summarize(&pacer.stats(), log);
+        // Not destroyed (see above), and not dropped either: its drop would warn of a leak
+        // that the process's end takes care of.
+        std::mem::forget(pacer);
+    }
+
+    /// The summary lines: the frame log's (then closed), the pacer's counts.
+    fn summarize(&self, stats: &vkpace::PresentPacerStats, log: Option<FrameLog<BufWriter<File>>>) {
         if let Some(log) = log {
             crate::log(format_args!("{}", log.summary()));
             let _ = log.finish();
