@@ -68,6 +68,13 @@ fn vkcube_is_paced_to_30_fps_by_the_layer_alone() -> Result<()> {
         "the layer did not pace vkcube: {output}"
     );
     ensure!(!output.contains("VUID-"), "validation messages: {output}");
+    // The log says where the layer sits: vkcube's validation layer (--validate) is below it.
+    ensure!(
+        output
+            .lines()
+            .any(|l| l.contains("below it: ") && l.contains("libVkLayer_khronos_validation.so")),
+        "the layer did not say what is below it: {output}"
+    );
     let mean = pacing_layer_support::mean_present_interval(&log, SETTLE, FRAMES - SETTLE)?;
     let summary = output.lines().find(|l| l.contains("vkpace pacing:"));
     eprintln!(

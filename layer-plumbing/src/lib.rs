@@ -16,6 +16,7 @@
 //! * [`Guard`] and [`entry_point!`]: no panic unwinds into the loader;
 //! * [`chain`]: finding and temporarily unlinking structures of an application's `pNext`
 //!   chain without writing through its pointers for longer than a call;
+//! * [`stack`]: the libraries of the layers below a layer (where it sits, for its log);
 //! * [`install`]: the one installer of the layers' manifests (`vdisplay-install`,
 //!   `vkpace-pacing-install`).
 //!
@@ -82,6 +83,7 @@ mod link_mark;
 pub mod loader;
 mod next;
 pub mod proc_addr;
+pub mod stack;
 
 /// The ash the plumbing's types come from (for the exported macros).
 pub use ash;

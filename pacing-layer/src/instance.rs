@@ -50,6 +50,8 @@ pub unsafe fn create(
         adds = enabled;
         result
     };
+    // SAFETY: the loader's create info, before this layer takes its link.
+    let below = unsafe { vkpace_layer_plumbing::stack::libraries_below(&*ci) };
     // SAFETY: as above.
     let next = match unsafe { InstanceLink::create(&*ci, out, call_down) } {
         Ok(next) => next,
@@ -67,7 +69,8 @@ pub unsafe fn create(
         }),
     );
     crate::log(format_args!(
-        "vkCreateInstance: instance created through the layer"
+        "vkCreateInstance: instance created through the layer; below it: {} (the last is the loader's)",
+        below.join(", ")
     ));
     vk::Result::SUCCESS
 }
