@@ -75,7 +75,7 @@ mod tests {
     #[test]
     fn a_function_is_found_in_its_library() {
         // A function of the C library: its file is the C library's.
-        let name = library_of(dladdr as usize);
+        let name = library_of(dladdr as *const () as usize);
         assert!(name.starts_with("libc.so"), "{name}");
         assert_eq!(library_of(0), "?");
     }
