@@ -49,9 +49,10 @@ pub struct Paced {
     log: Option<FrameLog<BufWriter<File>>>,
 }
 
-/// A device's pacing state: the first queue the application got (the pacer's), and the pacer.
+/// A device's pacing state: the queues the application got (with their families; one becomes
+/// the pacer's), and the pacer.
 pub struct PacerState {
-    queue: Mutex<Option<(vk::Queue, u32)>>,
+    queues: Mutex<Vec<(vk::Queue, u32)>>,
     pacer: Mutex<PacerSlot>,
     /// Times the pacer's lock was taken to run the pacer (for the summary line).
     holds: AtomicU64,
@@ -65,13 +66,16 @@ pub struct Handles<'a> {
     pub device: &'a ash::Device,
     /// What the layer enabled below the application (present timing), if anything.
     pub support: Option<vkpace::Support>,
+    /// The surface of the swapchain being made, where the call is its creation (the pacer's
+    /// queue is chosen to present to it).
+    pub surface: Option<vk::SurfaceKHR>,
 }
 
 impl PacerState {
     /// No queue and no pacer yet; `pace`: false for a device the layer steps aside for.
     pub fn new(pace: bool) -> Self {
         Self {
-            queue: Mutex::new(None),
+            queues: Mutex::new(Vec::new()),
             pacer: Mutex::new(match pace {
                 true => PacerSlot::NotYet,
                 false => PacerSlot::PassThrough,
@@ -80,11 +84,11 @@ impl PacerState {
         }
     }
 
-    /// A queue the application got: the first one becomes the pacer's.
+    /// A queue the application got: the pacer's is chosen from these ([`choose_queue`]).
     pub(crate) fn queue_seen(&self, queue: vk::Queue, family: u32) {
-        let mut q = lock(&self.queue);
-        if q.is_none() && queue != vk::Queue::null() {
-            *q = Some((queue, family));
+        let mut q = lock(&self.queues);
+        if queue != vk::Queue::null() && !q.iter().any(|(known, _)| *known == queue) {
+            q.push((queue, family));
         }
     }
 
@@ -127,7 +131,7 @@ impl PacerState {
         if policy.decision != Decision::Pace {
             return PacerSlot::PassThrough;
         }
-        let Some((queue, family)) = *lock(&self.queue) else {
+        let Some((queue, family)) = self.pacer_queue(h) else {
             // No queue yet: ask again at the next swapchain command.
             return PacerSlot::NotYet;
         };
@@ -252,6 +256,50 @@ impl PacerState {
     }
 }
 
+impl PacerState {
+    /// The queue the pacer submits on and paces the presents of (logged): the first the
+    /// application got whose family can present to the surface of the swapchain being made
+    /// (`Handles::surface`), as a queue presenting to it must
+    /// (VUID-vkQueuePresentKHR-pSwapchains-01292); else the first it got.
+    fn pacer_queue(&self, h: &Handles<'_>) -> Option<(vk::Queue, u32)> {
+        let queues = lock(&self.queues).clone();
+        let surface_fn = ash::khr::surface::Instance::new(h.entry, h.instance);
+        let presents = |family: u32| match h.surface {
+            // SAFETY: the device's physical device and one of its families; the surface is
+            // the one the application is making a swapchain of.
+            Some(surface) => unsafe {
+                surface_fn.get_physical_device_surface_support(h.physical, family, surface)
+            }
+            .unwrap_or(false),
+            None => false,
+        };
+        let chosen = choose_queue(&queues, presents)?;
+        if queues.len() > 1 {
+            crate::log(format_args!(
+                "the pacer paces presents on the queue of family {} ({} queues got, the first that presents to the surface)",
+                chosen.1,
+                queues.len()
+            ));
+        }
+        Some(chosen)
+    }
+}
+
+/// Of the queues got (in order), the first whose family `presents`, else the first.
+fn choose_queue(
+    queues: &[(vk::Queue, u32)],
+    presents: impl Fn(u32) -> bool,
+) -> Option<(vk::Queue, u32)> {
+    let first = *queues.first()?;
+    Some(
+        queues
+            .iter()
+            .copied()
+            .find(|(_, family)| presents(*family))
+            .unwrap_or(first),
+    )
+}
+
 /// Destroys the objects of a pacer a panic stopped (the device is being destroyed, so none of
 /// them is in use any more: the application's contract for `vkDestroyDevice`). The pacer's
 /// bounded waits run as at any teardown; a second panic leaves them alive (logged).
@@ -310,4 +358,20 @@ fn open_log() -> Option<FrameLog<BufWriter<File>>> {
 /// A lock that a panic elsewhere did not make unusable (the pacer's panics are caught inside).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Handle;
+
+    #[test]
+    fn the_first_queue_presenting_to_the_surface_is_the_pacers() {
+        let q = |n: u64, family: u32| (vk::Queue::from_raw(n), family);
+        let got = [q(1, 2), q(2, 0), q(3, 0)];
+        assert_eq!(choose_queue(&got, |f| f == 0), Some(q(2, 0)));
+        // None presents (no surface known yet): the first got.
+        assert_eq!(choose_queue(&got, |_| false), Some(q(1, 2)));
+        assert_eq!(choose_queue(&[], |_| true), None);
+    }
 }

@@ -50,7 +50,11 @@ pub unsafe fn create(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, valid for the call.
-    let made = dev.with_pacer(|p| unsafe { p.create_swapchain(&*ci, alloc.as_ref()) });
+    let surface = unsafe { (*ci).surface };
+    // SAFETY: the application's arguments, valid for the call.
+    let made = dev.with_pacer_for(Some(surface), |p| unsafe {
+        p.create_swapchain(&*ci, alloc.as_ref())
+    });
     match made {
         Some(Ok(handle)) => {
             // SAFETY: `out` is the application's output.
