@@ -208,21 +208,26 @@ fn an_application_reusing_present_semaphores_is_repaired_by_the_layer() -> Resul
         return Ok(());
     }
     let layer = Installed::new("own_swapchain")?;
-    let run = |with_layer: bool| -> Result<String> {
+    let run = |with_layer: bool, extra: &[&str]| -> Result<String> {
         let mut cmd = Command::new(example("own_swapchain")?);
-        cmd.args(["--headless", "--validation", "--json", "--frames", "60"]);
-        let tag = match with_layer {
-            true => {
+        cmd.args(["--headless", "--validation", "--json", "--frames", "60"])
+            .args(extra);
+        let tag = match (with_layer, extra.is_empty()) {
+            (true, true) => {
                 cmd.envs(layer.env());
                 "own_swapchain_layer"
             }
-            false => "own_swapchain_alone",
+            (true, false) => {
+                cmd.envs(layer.env());
+                "own_swapchain_layer_m1"
+            }
+            (false, _) => "own_swapchain_alone",
         };
         let done = run_to_files(&mut cmd, "pacing_layer", tag, LIMIT)?;
         Ok(format!("{}\n{}", done.stdout, done.stderr))
     };
-    let alone = run(false)?;
-    let layered = run(true)?;
+    let alone = run(false, &[])?;
+    let layered = run(true, &[])?;
     let (before, after) = (
         alone.matches(VUID_00067).count(),
         layered.matches(VUID_00067).count(),
@@ -236,6 +241,23 @@ fn an_application_reusing_present_semaphores_is_repaired_by_the_layer() -> Resul
     ensure!(
         !layered.contains("VUID-") && layered.contains("\"validation_messages\":0"),
         "through the layer: {layered}"
+    );
+    // The program's own swapchain maintenance1 is used as it is; without it (the program
+    // enables none) the layer adds it below the program, and validation sees a valid device
+    // and valid presents either way.
+    let m1_used = |out: &str| {
+        out.lines().any(|l| {
+            l.contains("swapchain maintenance1 (") && l.contains(") in use below the application")
+        })
+    };
+    ensure!(m1_used(&layered), "{layered}");
+    let added = run(true, &["--no-maintenance1"])?;
+    ensure!(
+        m1_used(&added)
+            && added.contains("\"maintenance1\":\"legacy\"")
+            && !added.contains("VUID-")
+            && added.contains("\"validation_messages\":0"),
+        "maintenance1 added below the program: {added}"
     );
     Ok(())
 }
