@@ -100,7 +100,7 @@ pub unsafe fn create(
         pacing: PacerState::new(pace),
     };
     if pace {
-        crate::exit::register();
+        crate::exit::register(summaries_at_exit);
     }
     // SAFETY: a valid device handle.
     DEVICES.insert(unsafe { DispatchKey::of(handle) }, Arc::new(device));
@@ -108,6 +108,15 @@ pub unsafe fn create(
         "vkCreateDevice: device created through the layer"
     ));
     vk::Result::SUCCESS
+}
+
+/// At the process's exit: the summary of every device still paced (no unwinding leaves it).
+extern "C" fn summaries_at_exit() {
+    crate::GUARD.catch("the summary at exit", || {
+        for device in DEVICES.filter(|_| true) {
+            device.pacing.summarize_at_exit();
+        }
+    });
 }
 
 /// `vkDestroyDevice`.

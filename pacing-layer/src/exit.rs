@@ -9,31 +9,21 @@
 use std::ffi::c_int;
 use std::sync::Once;
 
-use crate::device::DEVICES;
-
 extern "C" {
     /// The C library's `atexit`.
     fn atexit(handler: extern "C" fn()) -> c_int;
 }
 
-/// Registers the handler once per process (at the first paced device).
-pub(crate) fn register() {
+/// Registers `handler` to run at exit, once per process (the first call's handler; the layer
+/// registers one). `handler` must not unwind.
+pub(crate) fn register(handler: extern "C" fn()) {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        // SAFETY: `at_exit` is a plain function with no arguments that never unwinds.
-        if unsafe { atexit(at_exit) } != 0 {
+        // SAFETY: `handler` is a plain function with no arguments that never unwinds.
+        if unsafe { atexit(handler) } != 0 {
             crate::log(format_args!(
                 "atexit refused: no summary for a device alive at exit"
             ));
-        }
-    });
-}
-
-/// Writes the summary of every device still paced (no unwinding leaves it).
-extern "C" fn at_exit() {
-    crate::GUARD.catch("the summary at exit", || {
-        for device in DEVICES.filter(|_| true) {
-            device.pacing.summarize_at_exit();
         }
     });
 }
