@@ -54,15 +54,35 @@ fn with_names(app: &[&CStr], extra: &[&'static CStr]) -> Option<Vec<*const c_cha
 pub(crate) struct InstanceAdds {
     /// `VK_KHR_get_surface_capabilities2` (present timing's and maintenance1's surface queries).
     pub(crate) surface_capabilities2: bool,
-    /// The surface maintenance1 extension enabled, by its names (swapchain maintenance1 on a
-    /// device needs it: VUID-vkCreateDevice-ppEnabledExtensionNames-01387).
+    /// The surface maintenance1 extension enabled, by its names (the registry makes
+    /// `VK_EXT_swapchain_maintenance1` depend on `VK_EXT_surface_maintenance1`, the KHR
+    /// extension on the KHR one).
     pub(crate) maintenance1: Option<Maintenance1Names>,
 }
 
+/// Whether the application's instance can use what the layer adds: present timing's and
+/// maintenance1's device extensions need Vulkan 1.1 or `VK_KHR_get_physical_device_properties2`,
+/// and get_surface_capabilities2 and the surface maintenance1 extensions need `VK_KHR_surface`
+/// (VUID-vkCreateInstance-ppEnabledExtensionNames-01388).
+///
+/// # Safety
+/// `ci` is a valid create info.
+unsafe fn instance_usable(ci: &vk::InstanceCreateInfo<'_>, app: &[&CStr]) -> bool {
+    // SAFETY: a valid create info's application info, if any.
+    let version = unsafe { ci.p_application_info.as_ref() }.map_or(0, |a| a.api_version);
+    let one_one = vk::api_version_minor(version) >= 1 || vk::api_version_major(version) > 1;
+    app.contains(&ash::khr::surface::NAME)
+        && (one_one || app.contains(&ash::khr::get_physical_device_properties2::NAME))
+}
+
 /// Creates the instance through `create` with `VK_KHR_get_surface_capabilities2` and
-/// `VK_EXT_surface_maintenance1` added where the application did not enable them (or its KHR
-/// twin), then with the first alone, then as the application asked, as long as the next layer
-/// refuses with `VK_ERROR_EXTENSION_NOT_PRESENT`; returns the result and what is enabled.
+/// `VK_EXT_surface_maintenance1` added where the application did not enable them (or the KHR
+/// twin of the second), then, if a layer below refuses with `VK_ERROR_EXTENSION_NOT_PRESENT`,
+/// with the first alone, then as the application asked; returns the result and what is
+/// enabled. The loader itself never refuses: its terminator passes each driver only the
+/// extensions that driver offers. So what is returned as enabled may be missing from a
+/// driver; it is used only where the driver's device offers what depends on it (the swapchain
+/// maintenance1 extension, present timing), which no conformant driver does without it.
 ///
 /// # Safety
 /// `ci` is the application's create info, after this layer took its link; `create` calls the
@@ -73,39 +93,22 @@ pub(crate) unsafe fn create_instance(
 ) -> (vk::Result, InstanceAdds) {
     // SAFETY: the application's create info is valid.
     let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
-    // Present timing's and maintenance1's device extensions need Vulkan 1.1 or
-    // VK_KHR_get_physical_device_properties2, and get_surface_capabilities2 and the surface
-    // maintenance1 extensions need VK_KHR_surface
-    // (VUID-vkCreateInstance-ppEnabledExtensionNames-01388): without them nothing is added,
-    // and neither is used.
-    // SAFETY: a valid create info's application info, if any.
-    let version = unsafe { ci.p_application_info.as_ref() }.map_or(0, |a| a.api_version);
-    let one_one = vk::api_version_minor(version) >= 1 || vk::api_version_major(version) > 1;
-    let usable = app.contains(&ash::khr::surface::NAME)
-        && (one_one || app.contains(&ash::khr::get_physical_device_properties2::NAME));
-    if !usable {
+    // SAFETY: as above.
+    if !unsafe { instance_usable(ci, &app) } {
         return (create(ci), InstanceAdds::default());
     }
     let own = [Maintenance1Names::Khr, Maintenance1Names::Ext]
         .into_iter()
         .find(|n| app.contains(&n.instance_extensions()[0]));
-    let m1 = own.unwrap_or(Maintenance1Names::Ext);
-    let attempts = [
-        InstanceAdds {
-            surface_capabilities2: true,
-            maintenance1: Some(m1),
-        },
-        InstanceAdds {
-            surface_capabilities2: true,
-            maintenance1: own,
-        },
-    ];
+    let with = |maintenance1| InstanceAdds {
+        surface_capabilities2: true,
+        maintenance1,
+    };
+    let mut attempts = vec![with(Some(own.unwrap_or(Maintenance1Names::Ext)))];
+    attempts.extend(own.is_none().then(|| with(None)));
     // SAFETY: this layer's link was taken from `ci` (the caller's contract).
     let mark = unsafe { vkpace_layer_plumbing::LinkMark::instance(ci) };
-    for (k, adds) in attempts.into_iter().enumerate() {
-        if k > 0 && adds == attempts[k - 1] {
-            continue;
-        }
+    for adds in attempts {
         let mut extra = vec![SURFACE_CAPABILITIES2];
         extra.extend(adds.maintenance1.map(|n| n.instance_extensions()[0]));
         let list = with_names(&app, &extra);
@@ -196,8 +199,14 @@ pub(crate) unsafe fn device_adds(
         .find(|n| app.contains(&n.device_extension()));
     let mut own = Support::default();
     own.maintenance1 = app_m1.filter(|_| chain.maintenance1_on);
-    // SAFETY: the caller's contract.
-    let Some(mut adds) = (unsafe { offered(entry, instance, physical, ci, inst) }) else {
+    // An instance the layer added nothing to (Vulkan 1.0 without properties2, or no surface
+    // extension) is not asked about the device: its queries would use commands of extensions
+    // the instance did not enable.
+    let asked = (inst != InstanceAdds::default())
+        // SAFETY: the caller's contract.
+        .then(|| unsafe { offered(entry, instance, physical, ci, inst) })
+        .flatten();
+    let Some(mut adds) = asked else {
         return DeviceAdds {
             own,
             uses: own,
@@ -314,6 +323,11 @@ pub(crate) unsafe fn create_device(
     ];
     if !refused.contains(&result) {
         // Success, or an error of the application's own request.
+        if result == vk::Result::SUCCESS {
+            crate::log(format_args!(
+                "vkCreateDevice: enabled below the application: {extra:?}"
+            ));
+        }
         return (result, adds.uses);
     }
     crate::log(format_args!(
@@ -401,5 +415,36 @@ mod tests {
         // SAFETY: an empty chain.
         let seen = unsafe { ChainSeen::of(std::ptr::null()) };
         assert!(!seen.maintenance1 && !seen.maintenance1_on);
+    }
+
+    #[test]
+    fn a_device_of_an_instance_the_layer_added_nothing_to_is_not_asked_about() {
+        unsafe extern "system" fn nothing(
+            _: vk::Instance,
+            _: *const c_char,
+        ) -> vk::PFN_vkVoidFunction {
+            None
+        }
+        let lookup = ash::StaticFn {
+            get_instance_proc_addr: nothing,
+        };
+        // SAFETY: `nothing` has vkGetInstanceProcAddr's signature. Every command of these
+        // tables panics if called: the test fails if the device is asked about.
+        let (entry, instance) = unsafe {
+            (
+                ash::Entry::from_static_fn(lookup),
+                ash::Instance::load_with(|_| std::ptr::null(), vk::Instance::null()),
+            )
+        };
+        let list = [ash::khr::swapchain::NAME.as_ptr()];
+        let queues = [vk::DeviceQueueCreateInfo::default()];
+        let ci = vk::DeviceCreateInfo::default()
+            .enabled_extension_names(&list)
+            .queue_create_infos(&queues);
+        let physical = vk::PhysicalDevice::null();
+        // SAFETY: a valid create info; the tables are never called.
+        let adds =
+            unsafe { device_adds(&entry, &instance, physical, &ci, InstanceAdds::default()) };
+        assert!(adds.adds.device_extensions().is_empty() && adds.uses.maintenance1.is_none());
     }
 }

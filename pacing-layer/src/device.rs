@@ -112,6 +112,9 @@ pub unsafe fn create(
 
 /// At the process's exit: the summary of every device still paced (no unwinding leaves it).
 extern "C" fn summaries_at_exit() {
+    if !crate::exit::in_registering_process() {
+        return;
+    }
     crate::GUARD.catch("the summary at exit", || {
         for device in DEVICES.filter(|_| true) {
             device.pacing.summarize_at_exit();

@@ -7,11 +7,24 @@
 //! process ends leaves no handler behind.
 
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Once;
 
 extern "C" {
     /// The C library's `atexit`.
     fn atexit(handler: extern "C" fn()) -> c_int;
+    /// The C library's `getpid`.
+    fn getpid() -> c_int;
+}
+
+/// The process that registered the handler: a child made by `fork` inherits the handler, and
+/// must not write its parent's summary (nor flush its parent's frame log a second time).
+static REGISTERED_BY: AtomicI32 = AtomicI32::new(0);
+
+/// Whether this process is the one that registered the handler.
+pub(crate) fn in_registering_process() -> bool {
+    // SAFETY: getpid has no preconditions.
+    REGISTERED_BY.load(Ordering::Relaxed) == unsafe { getpid() }
 }
 
 /// Registers `handler` to run at exit, once per process (the first call's handler; the layer
@@ -19,6 +32,8 @@ extern "C" {
 pub(crate) fn register(handler: extern "C" fn()) {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        // SAFETY: getpid has no preconditions.
+        REGISTERED_BY.store(unsafe { getpid() }, Ordering::Relaxed);
         // SAFETY: `handler` is a plain function with no arguments that never unwinds.
         if unsafe { atexit(handler) } != 0 {
             crate::log(format_args!(

@@ -53,6 +53,9 @@ pub struct Paced {
 /// the pacer's), and the pacer.
 pub struct PacerState {
     queues: Mutex<Vec<(vk::Queue, u32)>>,
+    /// The surface of the first swapchain the application made (the pacer's queue must
+    /// present to it, even where the pacer is made later than that swapchain).
+    first_surface: Mutex<Option<vk::SurfaceKHR>>,
     pacer: Mutex<PacerSlot>,
     /// Times the pacer's lock was taken to run the pacer (for the summary line).
     holds: AtomicU64,
@@ -76,6 +79,7 @@ impl PacerState {
     pub fn new(pace: bool) -> Self {
         Self {
             queues: Mutex::new(Vec::new()),
+            first_surface: Mutex::new(None),
             pacer: Mutex::new(match pace {
                 true => PacerSlot::NotYet,
                 false => PacerSlot::PassThrough,
@@ -99,6 +103,9 @@ impl PacerState {
         handles: &Handles<'_>,
         f: impl FnOnce(&mut PresentPacer) -> R,
     ) -> Option<R> {
+        if let Some(surface) = handles.surface {
+            lock(&self.first_surface).get_or_insert(surface);
+        }
         let mut slot = lock(&self.pacer);
         if matches!(*slot, PacerSlot::NotYet) {
             *slot = self.make_pacer(handles);
@@ -223,7 +230,7 @@ impl PacerState {
         };
         let Paced { pacer, log } = *paced;
         crate::log(format_args!(
-            "at exit: the program did not destroy its device; the pacer's summary"
+            "at exit (or the layer's unloading): the program did not destroy its device; the pacer's summary"
         ));
         self.summarize(&pacer.stats(), log);
         // Not destroyed (see above), and not dropped either: its drop would warn of a leak
@@ -263,20 +270,25 @@ impl PacerState {
     /// (VUID-vkQueuePresentKHR-pSwapchains-01292); else the first it got.
     fn pacer_queue(&self, h: &Handles<'_>) -> Option<(vk::Queue, u32)> {
         let queues = lock(&self.queues).clone();
+        let surface = *lock(&self.first_surface);
         let surface_fn = ash::khr::surface::Instance::new(h.entry, h.instance);
-        let presents = |family: u32| match h.surface {
+        let presents = |family: u32| match surface {
             // SAFETY: the device's physical device and one of its families; the surface is
-            // the one the application is making a swapchain of.
+            // the one the application made its first swapchain of.
             Some(surface) => unsafe {
                 surface_fn.get_physical_device_surface_support(h.physical, family, surface)
             }
             .unwrap_or(false),
             None => false,
         };
-        let chosen = choose_queue(&queues, presents)?;
+        let (chosen, presenting) = choose_queue(&queues, presents)?;
         if queues.len() > 1 {
+            let why = match presenting {
+                true => "the first got that presents to the first swapchain's surface",
+                false => "none got presents to the surface: the first got",
+            };
             crate::log(format_args!(
-                "the pacer paces presents on the queue of family {} ({} queues got, the first that presents to the surface)",
+                "the pacer paces presents on the queue of family {} ({} queues got; {why})",
                 chosen.1,
                 queues.len()
             ));
@@ -285,19 +297,15 @@ impl PacerState {
     }
 }
 
-/// Of the queues got (in order), the first whose family `presents`, else the first.
+/// Of the queues got (in order), the first whose family `presents` (and true), else the first
+/// (and false).
 fn choose_queue(
     queues: &[(vk::Queue, u32)],
     presents: impl Fn(u32) -> bool,
-) -> Option<(vk::Queue, u32)> {
+) -> Option<((vk::Queue, u32), bool)> {
     let first = *queues.first()?;
-    Some(
-        queues
-            .iter()
-            .copied()
-            .find(|(_, family)| presents(*family))
-            .unwrap_or(first),
-    )
+    let presenting = queues.iter().copied().find(|(_, family)| presents(*family));
+    Some(presenting.map_or((first, false), |q| (q, true)))
 }
 
 /// Destroys the objects of a pacer a panic stopped (the device is being destroyed, so none of
@@ -333,7 +341,7 @@ fn log_below(support: Option<vkpace::Support>) {
     ));
     match support.maintenance1 {
         Some(names) => crate::log(format_args!(
-            "swapchain maintenance1 ({}) in use below the application: present fences prove a destroyed swapchain idle",
+            "swapchain maintenance1 ({}) in use by the pacer: present fences prove a destroyed swapchain idle",
             names.label()
         )),
         None => crate::log(format_args!(
@@ -369,9 +377,9 @@ mod tests {
     fn the_first_queue_presenting_to_the_surface_is_the_pacers() {
         let q = |n: u64, family: u32| (vk::Queue::from_raw(n), family);
         let got = [q(1, 2), q(2, 0), q(3, 0)];
-        assert_eq!(choose_queue(&got, |f| f == 0), Some(q(2, 0)));
+        assert_eq!(choose_queue(&got, |f| f == 0), Some((q(2, 0), true)));
         // None presents (no surface known yet): the first got.
-        assert_eq!(choose_queue(&got, |_| false), Some(q(1, 2)));
+        assert_eq!(choose_queue(&got, |_| false), Some((q(1, 2), false)));
         assert_eq!(choose_queue(&[], |_| true), None);
     }
 }

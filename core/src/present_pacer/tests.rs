@@ -303,6 +303,7 @@ fn a_swapchain_without_successor_is_destroyed_after_a_bounded_wait() -> Result<(
     assert_eq!(d.m.bounded_wait(), Some(BoundedWait::SubmitProof));
     d.bounded_waits()?;
     assert_eq!(d.destroyed_swapchains, vec![1]);
+    assert_eq!(d.m.stats().proof_submits, 1, "the proof is counted");
     assert_eq!(
         d.m.semaphores_held(),
         1,
@@ -432,6 +433,11 @@ fn teardown_destroys_every_repair_semaphore_after_its_proof() -> Result<(), Core
     assert!(d.m.finish_shutdown());
     d.drain();
     assert_eq!(d.destroyed_swapchains, vec![1]);
+    assert_eq!(
+        d.m.stats().proof_submits,
+        0,
+        "the teardown's proof is not counted"
+    );
     let mut sems = d.destroyed_semaphores.clone();
     sems.sort_unstable();
     assert_eq!(sems, vec![100, 101]);
