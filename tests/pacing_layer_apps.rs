@@ -214,26 +214,8 @@ fn an_application_reusing_present_semaphores_is_repaired_by_the_layer() -> Resul
         return Ok(());
     }
     let layer = Installed::new("own_swapchain")?;
-    let run = |with_layer: bool, extra: &[&str]| -> Result<String> {
-        let mut cmd = Command::new(example("own_swapchain")?);
-        cmd.args(["--headless", "--validation", "--json", "--frames", "60"])
-            .args(extra);
-        let tag = match (with_layer, extra.is_empty()) {
-            (true, true) => {
-                cmd.envs(layer.env());
-                "own_swapchain_layer"
-            }
-            (true, false) => {
-                cmd.envs(layer.env());
-                "own_swapchain_layer_m1"
-            }
-            (false, _) => "own_swapchain_alone",
-        };
-        let done = run_to_files(&mut cmd, "pacing_layer", tag, LIMIT)?;
-        Ok(format!("{}\n{}", done.stdout, done.stderr))
-    };
-    let alone = run(false, &[])?;
-    let layered = run(true, &[])?;
+    let alone = own_swapchain(None, &[], "own_swapchain_alone")?;
+    let layered = own_swapchain(Some(&layer), &[], "own_swapchain_layer")?;
     let (before, after) = (
         alone.matches(VUID_00067).count(),
         layered.matches(VUID_00067).count(),
@@ -248,15 +230,27 @@ fn an_application_reusing_present_semaphores_is_repaired_by_the_layer() -> Resul
         !layered.contains("VUID-") && layered.contains("\"validation_messages\":0"),
         "through the layer: {layered}"
     );
-    // The program's own swapchain maintenance1 is used as it is; without it (the program
-    // enables none) the layer adds it below the program, and validation sees a valid device
-    // and valid presents either way.
+    Ok(())
+}
+
+/// The example's own swapchain maintenance1 is used as it is; without it (the example enables
+/// none) the layer adds it below the example; validation sees a valid device and valid presents
+/// either way.
+#[test]
+fn swapchain_maintenance1_is_the_programs_or_added_below_it() -> Result<()> {
+    let layer = Installed::new("own_swapchain_m1")?;
     let m1_used = |out: &str| {
         out.lines()
             .any(|l| l.contains("swapchain maintenance1 (") && l.contains(") in use by the pacer"))
     };
-    ensure!(m1_used(&layered), "{layered}");
-    let added = run(true, &["--no-maintenance1"])?;
+    let valid = |out: &str| !out.contains("VUID-") && out.contains("\"validation_messages\":0");
+    let own = own_swapchain(Some(&layer), &[], "own_swapchain_m1_own")?;
+    ensure!(m1_used(&own) && valid(&own), "the program's own: {own}");
+    let added = own_swapchain(
+        Some(&layer),
+        &["--no-maintenance1"],
+        "own_swapchain_m1_added",
+    )?;
     let enabled = added.lines().any(|l| {
         l.contains("enabled below the application: ") && l.contains("swapchain_maintenance1")
     });
@@ -264,11 +258,23 @@ fn an_application_reusing_present_semaphores_is_repaired_by_the_layer() -> Resul
         enabled
             && m1_used(&added)
             && added.contains("\"maintenance1\":\"legacy\"")
-            && !added.contains("VUID-")
-            && added.contains("\"validation_messages\":0"),
+            && valid(&added),
         "maintenance1 added below the program: {added}"
     );
     Ok(())
+}
+
+/// The second door's example (`own_swapchain`), unpaced, headless with validation for 60
+/// frames, through the layer where given; its output.
+fn own_swapchain(layer: Option<&Installed>, extra: &[&str], tag: &str) -> Result<String> {
+    let mut cmd = Command::new(example("own_swapchain")?);
+    cmd.args(["--headless", "--validation", "--json", "--frames", "60"])
+        .args(extra);
+    if let Some(layer) = layer {
+        cmd.envs(layer.env());
+    }
+    let done = run_to_files(&mut cmd, "pacing_layer", tag, LIMIT)?;
+    Ok(format!("{}\n{}", done.stdout, done.stderr))
 }
 
 /// A program that ends with its device alive (no vkDestroyDevice, as many games end) still gets
