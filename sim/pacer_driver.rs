@@ -182,11 +182,16 @@ impl SimPacer {
                 BoundedWait::SubmitProof => {
                     let fence = self.take_fence();
                     self.world.submit_ordered(&[], &[], Some(fence), false)?;
-                    let serial = self.machine.proof_submitted();
+                    let serial = self.machine.proof_submitted()?;
                     self.completions.insert(serial, fence);
                     true
                 }
                 BoundedWait::Serial(serial) => self.wait_serial(serial)?,
+                BoundedWait::PresentInFlight => {
+                    return Err(SimError::Broken(
+                        "a present in flight during a wait of a sequential schedule".into(),
+                    ))
+                }
             };
             if !done {
                 self.truth.bounded_timeouts += 1;

@@ -41,6 +41,12 @@ pub enum BoundedWait {
     /// Make an empty submission with a completion signal and report it with
     /// [`PacerMachine::proof_submitted`].
     SubmitProof,
+    /// A present is between [`PacerMachine::before_present`] and
+    /// [`PacerMachine::present_returned`] (made by another thread, the shell's lock released):
+    /// its repair submission may be on the queue without its serial yet, so a proof submitted
+    /// now could be numbered before it while queued after it. Wait (bounded, the lock
+    /// released) until that present returned, then ask again.
+    PresentInFlight,
     /// Wait for this serial; report it with [`PacerMachine::serial_completed`].
     Serial(Serial),
 }
@@ -55,8 +61,19 @@ where
         let Some(i) = self.find(swapchain) else {
             return Ok(DestroyOutcome::Unpaced);
         };
-        if self.pending.active {
-            return Err(CoreError::OutOfOrder("destroy during a present"));
+        if self
+            .pending
+            .targets
+            .iter()
+            .any(|t| t.swapchain == swapchain)
+        {
+            // The present in progress holds it (vkQueuePresentKHR: host access to each
+            // swapchain of pSwapchains must be externally synchronized): an application bug.
+            // Another swapchain may be destroyed meanwhile, by another thread, while a shell
+            // makes the present without its lock; its proofs below then ignore that present.
+            return Err(CoreError::OutOfOrder(
+                "destroy of a swapchain being presented",
+            ));
         }
         let paced = self.live.remove(i);
         let (chain, generation) = (paced.chain, paced.generation);
@@ -121,6 +138,7 @@ where
             return None;
         }
         match self.forced_proof {
+            None if self.pending.active => Some(BoundedWait::PresentInFlight),
             None => Some(BoundedWait::SubmitProof),
             Some(s) if !s.is_complete(self.completed) => Some(BoundedWait::Serial(s)),
             Some(s) => {
@@ -136,11 +154,15 @@ where
     }
 
     /// The proof submission of [`BoundedWait::SubmitProof`] was made; returns its serial.
-    pub fn proof_submitted(&mut self) -> Serial {
+    /// Refused while a present is in progress ([`BoundedWait::PresentInFlight`]).
+    pub fn proof_submitted(&mut self) -> Result<Serial, CoreError> {
+        if self.pending.active {
+            return Err(CoreError::OutOfOrder("proof_submitted during a present"));
+        }
         let serial = self.take_serial();
         self.forced_proof = Some(serial);
         self.prove_forced(serial);
-        serial
+        Ok(serial)
     }
 
     /// The bounded wait `wait` (the last one [`Self::bounded_wait`] returned) ran out of
