@@ -84,6 +84,14 @@ fn vkcube_is_paced_to_30_fps_by_the_layer_alone() -> Result<()> {
         held == 0 && released >= (FRAMES / 4) as u64,
         "pauses: {released} with the device lock released, {held} with it held"
     );
+    // The driver's present and acquire of every frame (and the swapchain's creation and
+    // destruction), never with the device's lock held.
+    let (released, held) = pacing_layer_support::calls_down(&output)?;
+    eprintln!("calls down: {released} with the device lock released, {held} with it held");
+    ensure!(
+        held == 0 && released >= FRAMES as u64,
+        "calls down: {released} with the device lock released, {held} with it held"
+    );
     Ok(())
 }
 

@@ -61,20 +61,7 @@ where
         let Some(i) = self.find(swapchain) else {
             return Ok(DestroyOutcome::Unpaced);
         };
-        if self
-            .pending
-            .targets
-            .iter()
-            .any(|t| t.swapchain == swapchain)
-        {
-            // The present in progress holds it (vkQueuePresentKHR: host access to each
-            // swapchain of pSwapchains must be externally synchronized): an application bug.
-            // Another swapchain may be destroyed meanwhile, by another thread, while a shell
-            // makes the present without its lock; its proofs below then ignore that present.
-            return Err(CoreError::OutOfOrder(
-                "destroy of a swapchain being presented",
-            ));
-        }
+        self.not_being_presented(swapchain)?;
         let paced = self.live.remove(i);
         let (chain, generation) = (paced.chain, paced.generation);
         let successor = self
@@ -119,6 +106,25 @@ where
             true if self.is_retired(swapchain) => DestroyOutcome::Deferred,
             _ => DestroyOutcome::Now,
         })
+    }
+
+    /// The present in progress holds its swapchains (vkQueuePresentKHR: host access to each
+    /// swapchain of pSwapchains must be externally synchronized): destroying one is an
+    /// application bug. Another swapchain may be destroyed meanwhile, by another thread, while
+    /// a shell makes the present without its lock; its proofs then ignore that present (its
+    /// fence id and number come after the destruction's floor).
+    fn not_being_presented(&self, swapchain: W) -> Result<(), CoreError> {
+        match self
+            .pending
+            .targets
+            .iter()
+            .any(|t| t.swapchain == swapchain)
+        {
+            true => Err(CoreError::OutOfOrder(
+                "destroy of a swapchain being presented",
+            )),
+            false => Ok(()),
+        }
     }
 
     /// The next bounded wait before the application's call may return, if any.

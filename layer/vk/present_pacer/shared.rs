@@ -7,7 +7,7 @@
 use ash::prelude::VkResult;
 use ash::vk;
 
-use super::pause::through;
+use super::pause::{borrowed, through};
 use super::PresentPacer;
 
 impl PresentPacer {
@@ -57,7 +57,7 @@ impl PresentPacer {
         mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
     ) -> Option<VkResult<bool>> {
         // SAFETY: the caller's contract.
-        let (result, next) = through(&mut with, |p| unsafe { p.present_unpaced(queue, info) })?;
+        let (result, next) = unsafe { Self::present_through(queue, info, &mut with) }?;
         if let Some(w) = next {
             Self::pace_through(w, &mut with);
         }
@@ -90,7 +90,8 @@ impl PresentPacer {
         let driver = through(&mut with, |p| p.swapchain_fn.clone())?;
         // SAFETY: the caller's contract is vkAcquireNextImageKHR's.
         let got = unsafe { driver.acquire_next_image(swapchain, timeout, semaphore, fence) };
-        let _ = through(&mut with, |p| p.record_acquire(swapchain, &got));
+        let in_call = borrowed();
+        let _ = through(&mut with, |p| p.record_acquire(swapchain, &got, in_call));
         Some(got)
     }
 
@@ -108,7 +109,54 @@ impl PresentPacer {
         let driver = through(&mut with, |p| p.swapchain_fn.clone())?;
         // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
         let got = unsafe { driver.acquire_next_image2(info) };
-        let _ = through(&mut with, |p| p.record_acquire(info.swapchain, &got));
+        let in_call = borrowed();
+        let _ = through(&mut with, |p| {
+            p.record_acquire(info.swapchain, &got, in_call)
+        });
         Some(got)
+    }
+
+    /// [`Self::create_swapchain`] for a pacer shared between threads, as
+    /// [`Self::queue_present_shared`]: what the driver's calls need is copied out of the
+    /// pacer in one run of `with`; the display paths' surface queries, the driver's
+    /// `vkCreateSwapchainKHR` and the present timing set-up are made outside `with`; the new
+    /// swapchain is recorded in one more run. Nothing of the pacer's is used meanwhile: the
+    /// application externally synchronizes the create info's surface and `oldSwapchain` (the
+    /// spec's host synchronization list for the command), and cannot use the new handle
+    /// before this returns. `None`: `with` had no pacer (the caller creates through the
+    /// driver).
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::create_swapchain`] and [`Self::queue_present_shared`].
+    pub unsafe fn create_swapchain_shared(
+        info: &vk::SwapchainCreateInfoKHR<'_>,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+        mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    ) -> Option<VkResult<vk::SwapchainKHR>> {
+        // SAFETY: the caller's contract.
+        unsafe { Self::create_through(info, allocator, &mut with) }
+    }
+
+    /// [`Self::destroy_swapchain`] for a pacer shared between threads, as
+    /// [`Self::queue_present_shared`]: the machine is asked in one run of `with`; its bounded
+    /// waits (a destroyed swapchain's present fences, the proof submission's serial) are made
+    /// between runs, on fences the pacer lends out; the driver's `vkDestroySwapchainKHR` of
+    /// every swapchain found idle is made outside `with`, after the pacer forgot it. The
+    /// proof submission (an empty `vkQueueSubmit` on the pacer's queue) is made in a run of
+    /// `with`, once no present of this pacer is in flight on another thread (which the
+    /// application's synchronization of that queue covers only for its own calls). Returns
+    /// `false` where `with` had no pacer (the caller destroys through the driver).
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::destroy_swapchain`] and [`Self::queue_present_shared`].
+    pub unsafe fn destroy_swapchain_shared(
+        swapchain: vk::SwapchainKHR,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+        mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    ) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { Self::destroy_through(swapchain, allocator, &mut with) }
     }
 }
