@@ -104,21 +104,21 @@ fn a_waiting_acquire_leaves_a_shared_pacer_to_the_other_swapchain() -> Result<()
     Ok(())
 }
 
-/// The other swapchains' calls beside a present that blocks in the driver (plain lavapipe's
-/// WSI waits inside `vkQueuePresentKHR` for the frame, here 128 fills of 64 MiB): a swapchain
-/// created and destroyed and an acquire of another swapchain, all on another thread 100 ms
-/// into the present, through the same pacer behind a mutex, must each take under 100 ms (they
-/// call the driver and take the mutex a few times: well under 1 ms here; a mutex held through
-/// the present would make the first wait the rest of it, at least 200 ms). The present must
-/// have blocked at least 300 ms (else the case shows nothing); the pacer counts every call
-/// down of the race with its lock released.
+/// The other swapchains' calls beside a present that blocks in the driver (lavapipe's WSI,
+/// and vdisplay's present over it, wait inside `vkQueuePresentKHR` for the frame, here 128
+/// fills of 64 MiB): a swapchain created and destroyed and an acquire of another swapchain, on
+/// another thread 100 ms into the present, through the same pacer behind a mutex, must never
+/// wait 100 ms for the mutex (each run of the pacer takes well under 1 ms; a mutex held
+/// through the present would make the first wait the rest of it, at least 200 ms). The calls'
+/// own durations are printed, not judged: the driver's acquire may wait for the queue. The
+/// present must have blocked at least 300 ms (else the case shows nothing); the pacer counts
+/// every call down of the race with its lock released.
 #[test]
 fn calls_beside_a_blocked_present_do_not_wait_for_it() -> Result<()> {
     let b = calls_beside_a_blocked_present()?;
-    let bound = std::time::Duration::from_millis(100);
     eprintln!(
-        "present {:?} after {:?}; beside it: create {:?}, destroy {:?}, acquire {:?} after {:?}; calls down: {} with the lock released, {} with it held",
-        b.present.0, b.present.1, b.create, b.destroy, b.acquire.0, b.acquire.1,
+        "present {:?} after {:?}; beside it: create {:?}, destroy {:?}, acquire {:?} after {:?}, the longest wait for the mutex {:?}; calls down: {} with the lock released, {} with it held",
+        b.present.0, b.present.1, b.create, b.destroy, b.acquire.0, b.acquire.1, b.lock_wait,
         b.calls_down.0, b.calls_down.1
     );
     ensure!(
@@ -128,11 +128,9 @@ fn calls_beside_a_blocked_present_do_not_wait_for_it() -> Result<()> {
         b.present.1
     );
     ensure!(
-        b.create < bound && b.destroy < bound && b.acquire.1 < bound,
-        "calls beside the present waited: create {:?}, destroy {:?}, acquire {:?}",
-        b.create,
-        b.destroy,
-        b.acquire.1
+        b.lock_wait < std::time::Duration::from_millis(100),
+        "a call beside the present waited {:?} for the mutex",
+        b.lock_wait
     );
     ensure!(
         b.acquire.0 == ash::vk::Result::SUCCESS,

@@ -38,6 +38,9 @@ pub struct BesidePresent {
     pub create: Duration,
     pub destroy: Duration,
     pub acquire: (vk::Result, Duration),
+    /// The longest the other thread waited for the mutex in those calls (what vkpace decides:
+    /// the calls' own durations are the driver's too).
+    pub lock_wait: Duration,
     /// The pacer's calls down during the race: (with the mutex released, with it held).
     pub calls_down: (u64, u64),
 }
@@ -169,7 +172,7 @@ impl Objects {
 
 /// Acquires an image of `sc1` and submits its long "frame"; presents it on a second thread;
 /// 100 ms in, creates a swapchain of `surface`, destroys it and acquires from `sc2` on this
-/// one.
+/// one, timing each wait for the mutex.
 fn race(
     ctx: &VulkanContext,
     shared: &Shared,
@@ -221,7 +224,16 @@ fn race(
             (code, start.elapsed())
         });
         std::thread::sleep(BESIDE_AFTER);
-        let beside = beside(ctx, (sc2, &info), o, with);
+        let waited = std::cell::Cell::new(Duration::ZERO);
+        let timed_with = |f: &mut dyn FnMut(&mut PresentPacer)| {
+            let t = Instant::now();
+            let mut guard = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            waited.set(waited.get().max(t.elapsed()));
+            if let Some(p) = guard.as_mut() {
+                f(p);
+            }
+        };
+        let beside = beside(ctx, (sc2, &info), o, timed_with);
         let present = presenting
             .join()
             .unwrap_or((vk::Result::ERROR_UNKNOWN, Duration::ZERO));
@@ -235,6 +247,7 @@ fn race(
             create,
             destroy,
             acquire,
+            lock_wait: waited.get(),
             calls_down: (0, 0),
         })
     })

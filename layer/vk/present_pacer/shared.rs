@@ -1,8 +1,9 @@
 //! The pacer shared between threads behind the caller's lock (a drop-in layer's one pacer per
-//! device, an engine that acquires and presents from several threads): the acquire and present
-//! replacements reach the pacer only through the caller's accessor, and sleep and wait between
-//! two of its runs, with the lock released. The steps are the plain methods' ones
-//! ([`super::pause`]); only who holds the pacer between them differs.
+//! device, an engine that acquires and presents from several threads): the swapchain command
+//! replacements reach the pacer only through the caller's accessor, and sleep, wait and call
+//! the driver between two of its runs, with the lock released. The steps are the plain
+//! methods' ones ([`super::pause`], [`super::present`], [`super::waits`], the creation and
+//! destruction in `create.rs`); only who holds the pacer between them differs.
 
 use ash::prelude::VkResult;
 use ash::vk;
@@ -13,10 +14,21 @@ use super::PresentPacer;
 impl PresentPacer {
     /// [`Self::queue_present`] for a pacer shared between threads: `with` runs its argument
     /// on the pacer under the caller's lock (or not at all, where there is no pacer any more).
-    /// The present runs in one run of `with`; the pacing of the next frame (the frame limit's
-    /// sleep, the frames-in-flight gate's bounded GPU wait) is carried out between runs, so
-    /// another thread's call of the pacer is not held up by it. Returns `None` where `with`
-    /// had no pacer for the present: the caller then presents through the driver itself.
+    /// The present is planned in one run of `with` and reported in another; between them the
+    /// repair submission and the driver's present are made without the pacer, and after them
+    /// the pacing of the next frame (the frame limit's sleep, the frames-in-flight gate's
+    /// bounded GPU wait) is carried out between runs, so another thread's call of the pacer
+    /// is not held up by any of it. Returns `None` where `with` had no pacer when the present
+    /// was planned: the caller then presents through the driver itself (once presented, the
+    /// driver's result is returned even if the pacer went away meanwhile).
+    ///
+    /// The calls down are made without the lock because the application externally
+    /// synchronizes the present's queue, its swapchains and its wait semaphores for the whole
+    /// call (the spec's host synchronization list for `vkQueuePresentKHR`): no other thread's
+    /// call of the pacer submits to that queue (a destruction's proof submission waits until
+    /// no present is in flight) or uses those swapchains, and the repair semaphore, its fence,
+    /// the present fences and the arrays the present reads were taken out of the pacer's pools
+    /// when it was planned.
     ///
     /// Between two runs of `with` another thread may use the pacer: the machine is asked again
     /// after every pause (a frame another thread began meanwhile is not paced twice). A GPU
