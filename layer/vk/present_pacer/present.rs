@@ -149,7 +149,8 @@ impl PresentPacer {
         // SAFETY: an empty submission; the fence is unsignalled and unused. The queue: no
         // present of this pacer is in flight on it (the machine's PresentInFlight), and the
         // application's own submissions from another thread are its documented limit.
-        let submitted = unsafe { self.device.queue_submit(self.queue, &[], fence) };
+        let empty = [vk::SubmitInfo::default()];
+        let submitted = unsafe { self.device.queue_submit(self.queue, &empty, fence) };
         if let Err(e) = submitted {
             self.fences.untake(fence);
             return Err(crate::vk::error::Error::vk("vkQueueSubmit", e));
