@@ -189,40 +189,11 @@ fn race(
             f(p);
         }
     };
-    // SAFETY: a swapchain of the pacer's; an unsignalled semaphore nothing else uses.
-    let (image, _) = unsafe {
-        PresentPacer::acquire_next_image_shared(
-            sc1,
-            TIMEOUT_NS,
-            o.acquired,
-            vk::Fence::null(),
-            with,
-        )
-    }
-    .context("no pacer")??;
-    // SAFETY: a swapchain of the pacer's, of this device.
-    let images = unsafe {
-        ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device).get_swapchain_images(sc1)
-    }?;
-    record_frame(ctx, o, *images.get(image as usize).context("image")?)?;
+    let image = acquire_and_render(ctx, sc1, o, with)?;
     let info = swapchain_info_of(ctx, surface, vk::SwapchainKHR::null())?;
     let start = Instant::now();
     std::thread::scope(|s| {
-        let presenting = s.spawn(|| {
-            let (swapchains, images, waits) = ([sc1], [image], [o.rendered]);
-            let present = vk::PresentInfoKHR::default()
-                .wait_semaphores(&waits)
-                .swapchains(&swapchains)
-                .image_indices(&images);
-            // SAFETY: the frame's semaphore has its signal submitted; the image was acquired.
-            let got = unsafe { PresentPacer::queue_present_shared(ctx.queue, &present, with) };
-            let code = match got {
-                Some(Ok(_)) => vk::Result::SUCCESS,
-                Some(Err(e)) => e,
-                None => vk::Result::ERROR_INITIALIZATION_FAILED,
-            };
-            (code, start.elapsed())
-        });
+        let presenting = s.spawn(|| present_frame(ctx, (sc1, image), o, with, start));
         std::thread::sleep(BESIDE_AFTER);
         let waited = std::cell::Cell::new(Duration::ZERO);
         let timed_with = |f: &mut dyn FnMut(&mut PresentPacer)| {
@@ -251,6 +222,55 @@ fn race(
             calls_down: (0, 0),
         })
     })
+}
+
+/// Acquires an image of `sc1` through the pacer and submits its long frame; the image.
+fn acquire_and_render(
+    ctx: &VulkanContext,
+    sc1: vk::SwapchainKHR,
+    o: &Objects,
+    with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+) -> Result<u32> {
+    // SAFETY: a swapchain of the pacer's; an unsignalled semaphore nothing else uses.
+    let (image, _) = unsafe {
+        PresentPacer::acquire_next_image_shared(
+            sc1,
+            TIMEOUT_NS,
+            o.acquired,
+            vk::Fence::null(),
+            with,
+        )
+    }
+    .context("no pacer")??;
+    // SAFETY: a swapchain of the pacer's, of this device.
+    let images = unsafe {
+        ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device).get_swapchain_images(sc1)
+    }?;
+    record_frame(ctx, o, *images.get(image as usize).context("image")?)?;
+    Ok(image)
+}
+
+/// The frame's present, on its own thread: its result and the time since `start`.
+fn present_frame(
+    ctx: &VulkanContext,
+    (sc1, image): (vk::SwapchainKHR, u32),
+    o: &Objects,
+    with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    start: Instant,
+) -> (vk::Result, Duration) {
+    let (swapchains, images, waits) = ([sc1], [image], [o.rendered]);
+    let present = vk::PresentInfoKHR::default()
+        .wait_semaphores(&waits)
+        .swapchains(&swapchains)
+        .image_indices(&images);
+    // SAFETY: the frame's semaphore has its signal submitted; the image was acquired.
+    let got = unsafe { PresentPacer::queue_present_shared(ctx.queue, &present, with) };
+    let code = match got {
+        Some(Ok(_)) => vk::Result::SUCCESS,
+        Some(Err(e)) => e,
+        None => vk::Result::ERROR_INITIALIZATION_FAILED,
+    };
+    (code, start.elapsed())
 }
 
 /// The "frame": the buffer filled [`FILLS`] times, then the image's move to PRESENT_SRC.

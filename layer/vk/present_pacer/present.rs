@@ -146,10 +146,10 @@ impl PresentPacer {
     /// says [`vkpace_core::BoundedWait::PresentInFlight`] until then).
     pub(super) fn submit_proof(&mut self) -> Result<Serial> {
         let fence = self.fences.take(&self.device)?;
+        let empty = [vk::SubmitInfo::default()];
         // SAFETY: an empty submission; the fence is unsignalled and unused. The queue: no
         // present of this pacer is in flight on it (the machine's PresentInFlight), and the
         // application's own submissions from another thread are its documented limit.
-        let empty = [vk::SubmitInfo::default()];
         let submitted = unsafe { self.device.queue_submit(self.queue, &empty, fence) };
         if let Err(e) = submitted {
             self.fences.untake(fence);
