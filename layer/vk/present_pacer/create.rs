@@ -33,6 +33,12 @@ struct Creating {
     paths: [bool; 3],
 }
 
+/// A destruction the machine asked for, carried out without the lock.
+enum Doomed {
+    Semaphore(vk::Semaphore),
+    Swapchain(vk::SwapchainKHR, Option<vk::AllocationCallbacks<'static>>),
+}
+
 /// A swapchain the driver made, for the pacer to record.
 struct Created {
     handle: vk::SwapchainKHR,
@@ -198,8 +204,9 @@ impl PresentPacer {
             return true;
         }
         let kept = allocator.map(keep);
-        let Some((outcome, driver)) = through(with, |p| {
-            (p.destroy_asked(swapchain, kept), p.swapchain_fn.clone())
+        let Some((outcome, device, driver)) = through(with, |p| {
+            let outcome = p.destroy_asked(swapchain, kept);
+            (outcome, p.device.clone(), p.swapchain_fn.clone())
         }) else {
             return false;
         };
@@ -210,18 +217,30 @@ impl PresentPacer {
         }
         let mut doomed = through(with, PresentPacer::doomed).unwrap_or_default();
         if outcome == Some(DestroyOutcome::Unpaced) {
-            doomed.push((swapchain, kept));
+            doomed.push(Doomed::Swapchain(swapchain, kept));
         }
         let in_call = borrowed();
-        for (w, a) in &doomed {
-            // SAFETY: the application asked for its destruction (or, one the pacer does not
-            // pace, asks now), and the pacer proved every present to it processed
-            // (VUID-vkDestroySwapchainKHR-swapchain-01282); the pacer forgot it under the
-            // lock, so nothing of the pacer's uses it; the callbacks are the application's
-            // for it.
-            unsafe { driver.destroy_swapchain(*w, a.as_ref()) };
+        let mut swapchains = false;
+        // In the machine's order, as `drain_actions` (a swapchain before the repair
+        // semaphores it held: a layer that implements the swapchain may still be done with
+        // them only when it is destroyed).
+        for d in &doomed {
+            match d {
+                // SAFETY: the machine hands a semaphore out only once nothing will signal or
+                // wait on it; the pacer forgot it under the lock.
+                Doomed::Semaphore(s) => unsafe { device.destroy_semaphore(*s, None) },
+                Doomed::Swapchain(w, a) => {
+                    swapchains = true;
+                    // SAFETY: the application asked for its destruction (or, one the pacer
+                    // does not pace, asks now), and the pacer proved every present to it
+                    // processed (VUID-vkDestroySwapchainKHR-swapchain-01282); the pacer forgot
+                    // it under the lock, so nothing of the pacer's uses it; the callbacks are
+                    // the application's for it.
+                    unsafe { driver.destroy_swapchain(*w, a.as_ref()) };
+                }
+            }
         }
-        if !doomed.is_empty() {
+        if swapchains {
             let _ = through(with, |p| p.calls_down.count(in_call));
         }
         true
@@ -249,22 +268,19 @@ impl PresentPacer {
         }
     }
 
-    /// The machine's actions carried out, except the swapchains' destructions, which are
-    /// handed out (forgotten by the pacer) for the caller to make without the lock.
-    fn doomed(&mut self) -> Vec<(vk::SwapchainKHR, Option<vk::AllocationCallbacks<'static>>)> {
+    /// The machine's actions, handed out in order (forgotten by the pacer) for the caller to
+    /// carry out without the lock.
+    fn doomed(&mut self) -> Vec<Doomed> {
         let mut doomed = Vec::new();
         while let Some(action) = self.machine.poll_action() {
-            match action {
-                vkpace_core::PacerAction::DestroySemaphore(s) => {
-                    // SAFETY: as in `drain_actions`.
-                    unsafe { self.device.destroy_semaphore(s, None) };
-                }
+            doomed.push(match action {
+                vkpace_core::PacerAction::DestroySemaphore(s) => Doomed::Semaphore(s),
                 vkpace_core::PacerAction::DestroySwapchain(w) => {
                     let at = self.swapchains.iter().position(|m| m.handle == w);
                     let allocator = at.and_then(|i| self.swapchains.swap_remove(i).allocator);
-                    doomed.push((w, allocator));
+                    Doomed::Swapchain(w, allocator)
                 }
-            }
+            });
         }
         doomed
     }
