@@ -178,6 +178,18 @@ pub fn create_swapchain_of(
     surface: vk::SurfaceKHR,
     old: vk::SwapchainKHR,
 ) -> Result<vk::SwapchainKHR> {
+    let info = swapchain_info_of(ctx, surface, old)?;
+    // SAFETY: a valid create info for the context's device and surface.
+    Ok(unsafe { pacer.create_swapchain(&info, None) }?)
+}
+
+/// The create info of [`create_swapchain_of`]: FIFO, the surface's first format, at least two
+/// images.
+pub fn swapchain_info_of(
+    ctx: &VulkanContext,
+    surface: vk::SurfaceKHR,
+    old: vk::SwapchainKHR,
+) -> Result<vk::SwapchainCreateInfoKHR<'static>> {
     // SAFETY: the context's handles are valid, `surface` one of its instance's.
     let (caps, formats) = unsafe {
         (
@@ -208,8 +220,7 @@ pub fn create_swapchain_of(
         .present_mode(vk::PresentModeKHR::FIFO)
         .clipped(true)
         .old_swapchain(old);
-    // SAFETY: a valid create info for the context's device and surface.
-    Ok(unsafe { pacer.create_swapchain(&info, None) }?)
+    Ok(info)
 }
 
 /// The frame's "rendering": the image's move to PRESENT_SRC.

@@ -8,6 +8,7 @@ pub mod driver;
 mod driver_load;
 mod driver_timing;
 pub mod own_swapchain;
+pub mod pacer_beside;
 pub mod pacer_driver;
 pub mod pacer_timing;
 pub mod pacer_truth;

@@ -43,6 +43,10 @@ pub struct PacerParams {
     /// on where the offer's present timing path is chosen, as the Vulkan shell's configuration
     /// has it (present timing's results name presents by vkpace's ids).
     pub timing: Option<PacerTiming>,
+    /// Percent: the application's destroy of a swapchain it recreated is made from another
+    /// thread while its next present is between the door's plan and its result, as the layer's
+    /// shared door lets it (`pacer_beside.rs`).
+    pub p_destroy_beside: u32,
 }
 
 impl PacerParams {
@@ -74,6 +78,8 @@ pub struct SimPacer {
     pub clean_teardown: bool,
     /// The display paths and each timed swapchain's present timing (`pacer_timing.rs`).
     pub(crate) timing: DoorTiming,
+    /// Destroys made beside the next present (`pacer_beside.rs`).
+    pub beside: crate::pacer_beside::Beside,
 }
 
 impl SimPacer {
@@ -87,6 +93,7 @@ impl SimPacer {
             free_fences: Vec::new(),
             clean_teardown: false,
             timing: DoorTiming::new(params),
+            beside: crate::pacer_beside::Beside::new(params.p_destroy_beside),
         })
     }
 
@@ -113,7 +120,7 @@ impl SimPacer {
     /// Looks at the pending fences without waiting: each repair fence signalled completes its
     /// serial (in order: the queue completes in order), each present fence tells the machine;
     /// then carries out what the machine asks.
-    fn observe(&mut self) -> Result<(), SimError> {
+    pub(crate) fn observe(&mut self) -> Result<(), SimError> {
         let now = self.now();
         while let Some((&serial, &f)) = self.completions.first_key_value() {
             if !self.world.fence_signaled(f)? {
@@ -139,7 +146,7 @@ impl SimPacer {
     }
 
     /// Carries out the machine's actions until it has none.
-    fn carry_out(&mut self) -> Result<(), SimError> {
+    pub(crate) fn carry_out(&mut self) -> Result<(), SimError> {
         while let Some(a) = self.machine.poll_action() {
             match a {
                 PacerAction::DestroySemaphore(s) => {
@@ -168,6 +175,17 @@ impl SimPacer {
     /// The bounded waits the machine asks for before the application's call returns (a
     /// destroyed swapchain with no successor or over the cap, the teardown).
     fn bounded_waits(&mut self) -> Result<(), SimError> {
+        if self.waits()? {
+            return Err(SimError::Broken(
+                "a present in flight during a wait of a sequential call".into(),
+            ));
+        }
+        self.carry_out()
+    }
+
+    /// The machine's bounded waits until it has none, or until it asks to wait for the present
+    /// in flight (then `true`: the rest comes once the present returned).
+    pub(crate) fn waits(&mut self) -> Result<bool, SimError> {
         while let Some(wait) = self.machine.bounded_wait() {
             self.truth.bounded_waits += 1;
             let done = match wait {
@@ -182,11 +200,12 @@ impl SimPacer {
                 BoundedWait::SubmitProof => {
                     let fence = self.take_fence();
                     self.world.submit_ordered(&[], &[], Some(fence), false)?;
-                    let serial = self.machine.proof_submitted();
+                    let serial = self.machine.proof_submitted()?;
                     self.completions.insert(serial, fence);
                     true
                 }
                 BoundedWait::Serial(serial) => self.wait_serial(serial)?,
+                BoundedWait::PresentInFlight => return Ok(true),
             };
             if !done {
                 self.truth.bounded_timeouts += 1;
@@ -195,7 +214,7 @@ impl SimPacer {
                 }
             }
         }
-        self.carry_out()
+        Ok(false)
     }
 
     /// The frames-in-flight gate and the pacing sleep of `swapchain`'s lineage.
@@ -306,8 +325,10 @@ impl SwapchainCalls for SimPacer {
         old: Option<Gen>,
         mode: PresentMode,
     ) -> Result<Gen, SimError> {
+        self.destroys_held()?;
         self.observe()?;
         let g = self.world.create_swapchain_in(images, old, mode)?;
+        self.beside.recreated(old);
         let fifo = matches!(mode, PresentMode::FIFO | PresentMode::FIFO_RELAXED);
         self.machine.swapchain_created(g, images, old, fifo)?;
         self.display_created(g, fifo)?;
@@ -345,9 +366,16 @@ impl SwapchainCalls for SimPacer {
         let fence = self.present_fence(&plan);
         let (extras, timed) = self.present_extras(swapchain, own_id)?;
         self.truth.ids_sent += u64::from(extras.id != 0);
+        let early = self.beside.due() && self.world.rng.chance(50);
+        if early {
+            self.destroys_beside()?;
+        }
         let result =
             self.world
                 .present_with(swapchain, (image, sem, fence.map(|f| f.1)), extras)?;
+        if !early {
+            self.destroys_beside()?;
+        }
         let result = self.timing_answer(swapchain, result, timed);
         let outcome = match result {
             PresentResult::Queued | PresentResult::QueueFull => PresentOutcome::Queued,
@@ -365,6 +393,7 @@ impl SwapchainCalls for SimPacer {
         }
         let now = self.now();
         self.machine.present_returned(outcome, now)?;
+        self.waits_after_present()?;
         self.read_timings()?;
         self.display_feedback()?;
         self.carry_out()?;
@@ -376,6 +405,10 @@ impl SwapchainCalls for SimPacer {
     }
 
     fn destroy_swapchain(&mut self, swapchain: Gen) -> Result<(), SimError> {
+        if self.beside.hold(swapchain, &mut self.world.rng) {
+            return Ok(());
+        }
+        self.destroys_held()?;
         self.observe()?;
         match self.machine.destroy_requested(swapchain)? {
             DestroyOutcome::Unpaced => {
@@ -393,6 +426,7 @@ impl SwapchainCalls for SimPacer {
     /// proven idle stays alive, as the Vulkan shell leaves it (logged), rather than destroyed
     /// in use: `clean_teardown` says so.
     fn shutdown(&mut self) -> Result<(), SimError> {
+        self.destroys_held()?;
         self.observe()?;
         self.machine.begin_shutdown();
         self.bounded_waits()?;

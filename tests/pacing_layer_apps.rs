@@ -97,12 +97,24 @@ fn vkcube_is_paced_to_30_fps_by_the_layer_alone() -> Result<()> {
         output.contains("swapchain maintenance1 (") && output.contains(", 0 proof submissions"),
         "swapchain maintenance1 not used below vkcube: {output}"
     );
-    // The limiter sleeps (at about every frame; judged: one in four), never with the device's lock held.
-    let (released, held) = pacing_layer_support::pauses(&output)?;
+    judge_the_lock(&output)
+}
+
+/// The summary's counts of vkcube's run: the limiter sleeps (at about every frame; judged: one
+/// in four), and the driver's present and acquire of every frame (and the swapchain's creation
+/// and destruction) are called, never with the device's lock held.
+fn judge_the_lock(output: &str) -> Result<()> {
+    let (released, held) = pacing_layer_support::pauses(output)?;
     eprintln!("pauses: {released} with the device lock released, {held} with it held");
     ensure!(
         held == 0 && released >= (FRAMES / 4) as u64,
         "pauses: {released} with the device lock released, {held} with it held"
+    );
+    let (released, held) = pacing_layer_support::calls_down(output)?;
+    eprintln!("calls down: {released} with the device lock released, {held} with it held");
+    ensure!(
+        held == 0 && released >= FRAMES as u64,
+        "calls down: {released} with the device lock released, {held} with it held"
     );
     Ok(())
 }

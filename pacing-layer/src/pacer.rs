@@ -8,14 +8,15 @@
 //! frames-in-flight gate's GPU wait happen with the device's lock released (the summary line
 //! at vkDestroyDevice counts the pauses on either side of it).
 //!
-//! The driver's acquire too runs with the lock released (it blocks until an image is free, up
-//! to its timeout, which another swapchain's calls on the device need not wait for).
+//! The driver's calls too run with the lock released: the acquire (it blocks until an image
+//! is free, up to its timeout), the present and its repair submission (Mesa's software WSI
+//! waits for the frame's rendering inside it; FIFO may block), swapchain creation and
+//! destruction with their bounded waits; another swapchain's calls on the device need not
+//! wait for them (the second summary line counts them on either side of the lock).
 //!
-//! Known limit: the other calls down still run with the device's lock held: the driver's
-//! `vkQueuePresentKHR` (which blocks on FIFO), the repair `vkQueueSubmit`, and the bounded waits of swapchain creation and
-//! destruction (a retired swapchain's proof) and of a present whose repair semaphore is proven
-//! free only by a running submission (after frames in flight was lowered). Another thread's
-//! swapchain call on the same device waits for them.
+//! Known limit: a retired swapchain the pacer finds idle during another call (a present, an
+//! acquire's gate) is destroyed by the driver inside that call's run, with the lock held; and
+//! the proof submission of a destruction is made under the lock.
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -259,6 +260,12 @@ impl PacerState {
             stats.pauses_between_calls,
             stats.pauses_in_calls,
             self.holds.load(Ordering::Relaxed)
+        ));
+        // The same for the calls down that may block (the driver's acquire, present, create
+        // and destroy, the repair submission, the bounded waits).
+        crate::log(format_args!(
+            "calls down: {} with the device lock released, {} with it held",
+            stats.calls_down_between_calls, stats.calls_down_in_calls
         ));
     }
 }

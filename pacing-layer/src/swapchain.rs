@@ -2,8 +2,10 @@
 //! destruction, acquire (both entry points) and present. Where the layer does not pace (mode
 //! off, another limiter, no pacer) each goes to the next layer as the application called it.
 //! The application's structures are passed as they are; the pacer never writes through them.
-//! Acquire and present use the door's `*_shared` functions: the pacing sleep and the
-//! frames-in-flight gate's GPU wait happen with the device's lock released.
+//! Every command uses the door's `*_shared` functions: the pacing sleep, the frames-in-flight
+//! gate's GPU wait, the bounded waits of a destruction and the driver's calls (acquire,
+//! present with its repair submission, create, destroy) happen with the device's lock
+//! released.
 
 use ash::prelude::VkResult;
 use ash::vk;
@@ -52,9 +54,11 @@ pub unsafe fn create(
     // SAFETY: the application's arguments, valid for the call.
     let surface = unsafe { (*ci).surface };
     // SAFETY: the application's arguments, valid for the call.
-    let made = dev.with_pacer_for(Some(surface), |p| unsafe {
-        p.create_swapchain(&*ci, alloc.as_ref())
-    });
+    let made = unsafe {
+        PresentPacer::create_swapchain_shared(&*ci, alloc.as_ref(), |f| {
+            dev.with_pacer_for(Some(surface), f);
+        })
+    };
     match made {
         Some(Ok(handle)) => {
             // SAFETY: `out` is the application's output.
@@ -87,8 +91,12 @@ pub unsafe fn destroy(
     };
     // SAFETY: the application's arguments; the callbacks stay valid until the pacer destroys
     // it (the application's contract for its allocator).
-    let done = dev.with_pacer(|p| unsafe { p.destroy_swapchain(swapchain, alloc.as_ref()) });
-    if done.is_none() {
+    let done = unsafe {
+        PresentPacer::destroy_swapchain_shared(swapchain, alloc.as_ref(), |f| {
+            dev.with_pacer(f);
+        })
+    };
+    if !done {
         call_next!(
             dev.next,
             c"vkDestroySwapchainKHR",

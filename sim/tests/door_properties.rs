@@ -50,6 +50,8 @@ struct Outcome {
     truth: PacerTruth,
     stats: PresentPacerStats,
     seen: Seen,
+    /// Destroys carried out beside a present, and their waits that met the present in flight.
+    beside: (u64, u64),
     /// First-pixel times and targets of the latest presents the world's display showed.
     shown: Vec<(u64, PresentTarget)>,
 }
@@ -93,6 +95,7 @@ fn run(s: &Schedule) -> Result<Outcome, String> {
         stats: sim.machine.stats(),
         truth: sim.truth,
         seen,
+        beside: (sim.beside.destroys, sim.beside.waits_for_present),
     })
 }
 
@@ -151,6 +154,39 @@ fn a_resize_storm_destroys_every_old_swapchain_within_the_cap() {
     );
     assert_eq!(out.seen.destroyed_waiting, 5, "{out:?}");
     assert!(out.stats.fallback_waits > 0, "{out:?}");
+}
+
+/// The destroy of a recreated swapchain made from another thread while the next present is
+/// between the door's plan and its result (what the layer's shared door lets in): over the cap
+/// of 1, each one forces a bounded wait, whose proof submission waits for the present in
+/// flight; every old swapchain still goes, every rule holds (judged at every step).
+#[test]
+fn destroys_beside_a_present_keep_every_rule() {
+    let mut s = quiet(11);
+    s.app.p_resize = 100;
+    s.door.max_retired = 1;
+    s.door.p_destroy_beside = 100;
+    let out = run(&s).unwrap();
+    eprintln!(
+        "{} swapchains made; destroys beside a present: {}, their waits meeting the present in flight: {}",
+        out.facts.created, out.beside.0, out.beside.1
+    );
+    assert!(out.facts.created > 1_000, "{out:?}");
+    assert!(
+        out.beside.0 > 500,
+        "destroys beside a present: {:?}",
+        out.beside
+    );
+    assert!(
+        out.beside.1 > 0,
+        "waits for the present in flight: {:?}",
+        out.beside
+    );
+    assert_eq!(
+        out.truth.destroyed.len() as u64,
+        out.facts.created,
+        "{out:?}"
+    );
 }
 
 /// Out of date, suboptimal, not ready, stale and failed presents, windows closed and opened:

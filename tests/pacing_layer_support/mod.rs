@@ -70,19 +70,32 @@ pub fn mean_present_interval(log: &Path, settle: usize, frames: usize) -> Result
 /// The layer's count of pauses (pacing sleeps, gate waits) from its summary line at
 /// vkDestroyDevice: (with the device's lock released, with it held).
 pub fn pauses(output: &str) -> Result<(u64, u64)> {
+    lock_counts(output, "pauses: ")
+}
+
+/// The layer's count of calls down that may block (the driver's acquire, present, create and
+/// destroy, the repair submission, the bounded waits) from its summary line at
+/// vkDestroyDevice: (with the device's lock released, with it held).
+pub fn calls_down(output: &str) -> Result<(u64, u64)> {
+    lock_counts(output, "calls down: ")
+}
+
+/// The counts of the summary line that begins with `label`: "N with the device lock
+/// released, M with it held".
+fn lock_counts(output: &str, label: &str) -> Result<(u64, u64)> {
     let line = output
         .lines()
-        .find_map(|l| l.split_once("pauses: ").map(|(_, rest)| rest))
-        .with_context(|| format!("no pause counts in the layer's log: {output}"))?;
+        .find_map(|l| l.split_once(label).map(|(_, rest)| rest))
+        .with_context(|| format!("no {label:?} counts in the layer's log: {output}"))?;
     let number = |after: &str| -> Result<u64> {
         let (n, _) = after
             .trim_start()
             .split_once(' ')
-            .with_context(|| format!("pause counts: {line}"))?;
+            .with_context(|| format!("{label}{line}"))?;
         Ok(n.parse()?)
     };
     let (_, held) = line
         .split_once("released, ")
-        .with_context(|| format!("pause counts: {line}"))?;
+        .with_context(|| format!("{label}{line}"))?;
     Ok((number(line)?, number(held)?))
 }

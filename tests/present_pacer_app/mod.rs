@@ -6,12 +6,15 @@
 #![allow(dead_code)]
 
 mod blocked;
+mod blocked_present;
 mod shared;
 
 use std::time::{Duration, Instant};
 
 #[allow(unused_imports)] // Not every test binary shares its pacer.
 pub use blocked::acquire_beside_a_blocked_one;
+#[allow(unused_imports)] // Not every test binary shares its pacer.
+pub use blocked_present::{calls_beside_a_blocked_present, PRESENT_BLOCKS_FOR};
 #[allow(unused_imports)] // Not every test binary shares its pacer.
 pub use shared::run_shared;
 

@@ -41,6 +41,12 @@ pub enum BoundedWait {
     /// Make an empty submission with a completion signal and report it with
     /// [`PacerMachine::proof_submitted`].
     SubmitProof,
+    /// A present is between [`PacerMachine::before_present`] and
+    /// [`PacerMachine::present_returned`] (made by another thread, the shell's lock released):
+    /// its repair submission may be on the queue without its serial yet, so a proof submitted
+    /// now could be numbered before it while queued after it. Wait (bounded, the lock
+    /// released) until that present returned, then ask again.
+    PresentInFlight,
     /// Wait for this serial; report it with [`PacerMachine::serial_completed`].
     Serial(Serial),
 }
@@ -55,9 +61,7 @@ where
         let Some(i) = self.find(swapchain) else {
             return Ok(DestroyOutcome::Unpaced);
         };
-        if self.pending.active {
-            return Err(CoreError::OutOfOrder("destroy during a present"));
-        }
+        self.not_being_presented(swapchain)?;
         let paced = self.live.remove(i);
         let (chain, generation) = (paced.chain, paced.generation);
         let successor = self
@@ -104,6 +108,25 @@ where
         })
     }
 
+    /// The present in progress holds its swapchains (vkQueuePresentKHR: host access to each
+    /// swapchain of pSwapchains must be externally synchronized): destroying one is an
+    /// application bug. Another swapchain may be destroyed meanwhile, by another thread, while
+    /// a shell makes the present without its lock; its proofs then ignore that present (its
+    /// fence id and number come after the destruction's floor).
+    fn not_being_presented(&self, swapchain: W) -> Result<(), CoreError> {
+        match self
+            .pending
+            .targets
+            .iter()
+            .any(|t| t.swapchain == swapchain)
+        {
+            true => Err(CoreError::OutOfOrder(
+                "destroy of a swapchain being presented",
+            )),
+            false => Ok(()),
+        }
+    }
+
     /// The next bounded wait before the application's call may return, if any.
     pub fn bounded_wait(&mut self) -> Option<BoundedWait> {
         let retired = &self.retired_lineage;
@@ -121,6 +144,7 @@ where
             return None;
         }
         match self.forced_proof {
+            None if self.pending.active => Some(BoundedWait::PresentInFlight),
             None => Some(BoundedWait::SubmitProof),
             Some(s) if !s.is_complete(self.completed) => Some(BoundedWait::Serial(s)),
             Some(s) => {
@@ -136,14 +160,18 @@ where
     }
 
     /// The proof submission of [`BoundedWait::SubmitProof`] was made; returns its serial.
-    pub fn proof_submitted(&mut self) -> Serial {
+    /// Refused while a present is in progress ([`BoundedWait::PresentInFlight`]).
+    pub fn proof_submitted(&mut self) -> Result<Serial, CoreError> {
+        if self.pending.active {
+            return Err(CoreError::OutOfOrder("proof_submitted during a present"));
+        }
         let serial = self.take_serial();
         if !self.shutting_down {
             self.stats.proof_submits += 1;
         }
         self.forced_proof = Some(serial);
         self.prove_forced(serial);
-        serial
+        Ok(serial)
     }
 
     /// The bounded wait `wait` (the last one [`Self::bounded_wait`] returned) ran out of

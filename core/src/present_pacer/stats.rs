@@ -54,6 +54,15 @@ pub struct PresentPacerStats {
     /// Pauses carried out by the `*_shared` functions between two runs of the caller's
     /// accessor: with no pacer borrowed and the caller's lock released.
     pub pauses_between_calls: u64,
+    /// Calls down that may block (the driver's present with its repair submission, the
+    /// driver's acquire, swapchain creation and destruction, and vkpace's bounded GPU waits
+    /// for them), each counted, made while this thread was inside a call of the pacer (as
+    /// [`Self::pauses_in_calls`]): a caller reaching the pacer under its lock held it through
+    /// each of them.
+    pub calls_down_in_calls: u64,
+    /// Those calls down made by the `*_shared` functions between two runs of the caller's
+    /// accessor, with the caller's lock released.
+    pub calls_down_between_calls: u64,
     /// `VK_ERROR_OUT_OF_DATE_KHR` or `VK_SUBOPTIMAL_KHR` returned (acquire or present).
     pub out_of_date_or_suboptimal: u64,
     /// Swapchains whose presents carry vkpace's present timing (the display path: their frame

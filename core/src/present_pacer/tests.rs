@@ -7,6 +7,7 @@ use crate::vk_values::VkStatus;
 mod fallback;
 mod late_old_present;
 mod lineage;
+mod mid_present;
 mod not_added;
 mod timing;
 
@@ -129,10 +130,11 @@ impl Driver {
                     }
                 }
                 BoundedWait::SubmitProof => {
-                    let s = self.m.proof_submitted();
+                    let s = self.m.proof_submitted()?;
                     self.m.serial_completed(s, 0)?;
                 }
                 BoundedWait::Serial(s) => self.m.serial_completed(s, 0)?,
+                BoundedWait::PresentInFlight => break,
             }
         }
         self.drain();

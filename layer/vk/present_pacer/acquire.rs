@@ -48,7 +48,7 @@ impl PresentPacer {
             self.swapchain_fn
                 .acquire_next_image(swapchain, timeout, semaphore, fence)
         };
-        self.record_acquire(swapchain, &got);
+        self.record_acquire(swapchain, &got, true);
         got
     }
 
@@ -78,16 +78,19 @@ impl PresentPacer {
     ) -> VkResult<(u32, bool)> {
         // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
         let got = unsafe { self.swapchain_fn.acquire_next_image2(info) };
-        self.record_acquire(info.swapchain, &got);
+        self.record_acquire(info.swapchain, &got, true);
         got
     }
 
-    /// Tells the machine what the driver's acquire from `swapchain` returned.
+    /// Tells the machine what the driver's acquire from `swapchain` returned; `in_call`: the
+    /// acquire was made with the pacer borrowed on its thread (counted).
     pub(super) fn record_acquire(
         &mut self,
         swapchain: vk::SwapchainKHR,
         got: &VkResult<(u32, bool)>,
+        in_call: bool,
     ) {
+        self.calls_down.count(in_call);
         let (code, image) = match got {
             Ok((image, false)) => (VkStatus::SUCCESS, *image),
             Ok((image, true)) => (VkStatus::SUBOPTIMAL, *image),

@@ -1,18 +1,53 @@
 //! Creating and destroying the application's swapchains through the pacer: the create info is
 //! copied with only the flags the chosen display path needs added, and a destruction is
 //! deferred until the swapchain is provably idle (the machine's `destroy` rules), or done
-//! after a bounded wait before the call returns.
+//! after a bounded wait before the call returns. Both run in steps through the caller's
+//! accessor ([`super::pause::With`]) so that the driver's calls are made with a shared pacer's
+//! lock released: the application externally synchronizes the create info's surface and
+//! `oldSwapchain`, and the swapchain it destroys (the spec's host synchronization lists of
+//! `vkCreateSwapchainKHR` and `vkDestroySwapchainKHR`), and the pacer learns of a new
+//! swapchain before the application can use its handle.
 
 use std::marker::PhantomData;
 
 use ash::prelude::VkResult;
 use ash::vk;
 
+use super::pause::{borrowed, through, Borrowed, With};
 use super::{Made, PresentPacer};
+use crate::vk::clock::Clock;
 use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
 use crate::vk::error::Result;
-use vkpace_core::{BoundedWait, DestroyOutcome};
+use vkpace_core::DestroyOutcome;
 use vkpace_registry::swapchain_create;
+
+/// What a creation's calls down need, copied out of the pacer under the lock.
+struct Creating {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    device: ash::Device,
+    swapchain_fn: ash::khr::swapchain::Device,
+    clock: Clock,
+    /// The display paths the device enabled: present_wait, present_wait2, present timing.
+    paths: [bool; 3],
+}
+
+/// A destruction the machine asked for, carried out without the lock.
+enum Doomed {
+    Semaphore(vk::Semaphore),
+    Swapchain(vk::SwapchainKHR, Option<vk::AllocationCallbacks<'static>>),
+}
+
+/// A swapchain the driver made, for the pacer to record.
+struct Created {
+    handle: vk::SwapchainKHR,
+    images: u32,
+    display: Option<DisplayFns>,
+    /// Present timing set up for it, and the display's timing it read (or why not).
+    timing: Option<(TimingShell, Result<Option<vkpace_core::DisplayTiming>>)>,
+    in_call: bool,
+}
 
 impl PresentPacer {
     /// `vkCreateSwapchainKHR`, through the pacer: the swapchain is paced from its first
@@ -32,6 +67,23 @@ impl PresentPacer {
         info: &vk::SwapchainCreateInfoKHR<'_>,
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> VkResult<vk::SwapchainKHR> {
+        let _borrowed = Borrowed::enter();
+        // SAFETY: the caller's contract.
+        let made = unsafe { Self::create_through(info, allocator, &mut |f| f(self)) };
+        made.unwrap_or(Err(vk::Result::ERROR_UNKNOWN))
+    }
+
+    /// The creation in its steps through `with`: copied out under the lock, the driver's calls
+    /// without it, recorded under it. `None`: `with` had no pacer at the first step.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::create_swapchain`].
+    pub(super) unsafe fn create_through(
+        info: &vk::SwapchainCreateInfoKHR<'_>,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+        with: With<'_>,
+    ) -> Option<VkResult<vk::SwapchainKHR>> {
         if matches!(
             info.present_mode,
             vk::PresentModeKHR::SHARED_DEMAND_REFRESH
@@ -41,68 +93,76 @@ impl PresentPacer {
             // of the image separates two presents, so the repair's proof (docs/design.md) does
             // not hold. Such a swapchain passes through unpaced.
             log::info!("vkpace: a swapchain in a shared present mode passes through unpaced");
+            let driver = through(with, |p| p.swapchain_fn.clone())?;
             // SAFETY: the caller's contract, unchanged.
-            return unsafe { self.swapchain_fn.create_swapchain(info, allocator) };
+            return Some(unsafe { driver.create_swapchain(info, allocator) });
         }
-        // SAFETY: the caller's contract; the flags the device enabled are the config's.
-        let Paths { display, timing } = unsafe { self.paths_for(info.surface) };
-        let mut ours = *info;
-        ours.flags |= path_flags(display.as_ref(), timing.is_some());
-        // SAFETY: the caller's contract is vkCreateSwapchainKHR's; only flags the device
-        // enabled and the surface supports were added.
-        let handle = unsafe { self.swapchain_fn.create_swapchain(&ours, allocator) }?;
-        // SAFETY: just made.
-        let images = match unsafe { self.swapchain_fn.get_swapchain_images(handle) } {
-            Ok(images) => images.len() as u32,
-            Err(e) => {
-                // SAFETY: just made, never used.
-                unsafe { self.swapchain_fn.destroy_swapchain(handle, allocator) };
-                return Err(e);
-            }
+        let creating = through(with, |p| p.creating())?;
+        // SAFETY: the caller's contract.
+        let created = match unsafe { creating.create(info, allocator) } {
+            Ok(c) => c,
+            Err(e) => return Some(Err(e)),
         };
+        let handle = created.handle;
         let old = Some(info.old_swapchain).filter(|o| *o != vk::SwapchainKHR::null());
         let fifo = matches!(
             info.present_mode,
             vk::PresentModeKHR::FIFO | vk::PresentModeKHR::FIFO_RELAXED
         );
-        if let Err(e) = self.machine.swapchain_created(handle, images, old, fifo) {
-            log::error!("vkpace: swapchain {handle:?} not paced: {e}");
-        }
-        self.machine.set_present_ids(handle, display.is_some());
-        let timing = timing.and_then(|t| self.timing_created(t, handle, fifo));
-        self.swapchains.push(Made {
-            handle,
-            display,
-            timing,
-            allocator: allocator.map(keep),
-        });
-        Ok(handle)
+        let _ = through(with, |p| p.created(created, old, fifo, allocator.map(keep)));
+        Some(Ok(handle))
     }
 
-    /// Sets up present timing for a swapchain just made with its flags: its results queue, time
-    /// domain and refresh, told to the machine. None (logged) where that failed: the swapchain
-    /// is then paced by the CPU limiter.
-    fn timing_created(
-        &mut self,
-        mut timing: TimingShell,
-        handle: vk::SwapchainKHR,
-        fifo: bool,
-    ) -> Option<TimingShell> {
-        // SAFETY: `handle` was just made by this device with the PRESENT_TIMING flag.
-        let refresh =
-            unsafe { timing.swapchain_created(self.device.handle(), handle, &self.clock) };
-        let set = refresh.and_then(|r| {
-            self.machine
-                .set_present_timing(handle, TIMING_SLOTS, r, fifo)
-                .map_err(Into::into)
-        });
-        match set {
-            Ok(()) => Some(timing),
-            Err(e) => {
-                log::warn!("vkpace: present timing not set up for swapchain {handle:?}, the CPU limiter paces it: {e}");
-                None
-            }
+    /// What a creation's calls down need.
+    fn creating(&self) -> Creating {
+        let c = &self.config;
+        Creating {
+            entry: self.entry.clone(),
+            instance: self.instance.clone(),
+            physical_device: self.physical_device,
+            device: self.device.clone(),
+            swapchain_fn: self.swapchain_fn.clone(),
+            clock: self.clock,
+            paths: [c.present_wait, c.present_wait2, c.present_timing],
         }
+    }
+
+    /// Records a swapchain the driver made: the machine paces it, present timing's slots and
+    /// refresh told to it (a swapchain whose timing failed is paced by the CPU limiter,
+    /// logged).
+    fn created(
+        &mut self,
+        c: Created,
+        old: Option<vk::SwapchainKHR>,
+        fifo: bool,
+        allocator: Option<vk::AllocationCallbacks<'static>>,
+    ) {
+        let handle = c.handle;
+        self.calls_down.count(c.in_call);
+        if let Err(e) = self.machine.swapchain_created(handle, c.images, old, fifo) {
+            log::error!("vkpace: swapchain {handle:?} not paced: {e}");
+        }
+        self.machine.set_present_ids(handle, c.display.is_some());
+        let timing = c.timing.and_then(|(t, refresh)| {
+            let set = refresh.and_then(|r| {
+                self.machine
+                    .set_present_timing(handle, TIMING_SLOTS, r, fifo)
+                    .map_err(Into::into)
+            });
+            match set {
+                Ok(()) => Some(t),
+                Err(e) => {
+                    log::warn!("vkpace: present timing not set up for swapchain {handle:?}, the CPU limiter paces it: {e}");
+                    None
+                }
+            }
+        });
+        self.swapchains.push(Made {
+            handle,
+            display: c.display,
+            timing,
+            allocator,
+        });
     }
 
     /// `vkDestroySwapchainKHR`, through the pacer: deferred until the swapchain is provably
@@ -124,27 +184,105 @@ impl PresentPacer {
         swapchain: vk::SwapchainKHR,
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) {
+        let _borrowed = Borrowed::enter();
+        // SAFETY: the caller's contract.
+        unsafe { Self::destroy_through(swapchain, allocator, &mut |f| f(self)) };
+    }
+
+    /// The destruction in its steps through `with`: asked under the lock, the bounded waits
+    /// and the driver's destroy without it. `false`: `with` had no pacer at the first step.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::destroy_swapchain`].
+    pub(super) unsafe fn destroy_through(
+        swapchain: vk::SwapchainKHR,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+        with: With<'_>,
+    ) -> bool {
         if swapchain == vk::SwapchainKHR::null() {
-            return;
+            return true;
         }
+        let kept = allocator.map(keep);
+        let Some((outcome, device, driver)) = through(with, |p| {
+            let outcome = p.destroy_asked(swapchain, kept);
+            (outcome, p.device.clone(), p.swapchain_fn.clone())
+        }) else {
+            return false;
+        };
+        if outcome == Some(DestroyOutcome::Now) {
+            if let Err(e) = Self::bounded_waits_through(with) {
+                log::error!("vkpace: waiting to destroy swapchain {swapchain:?}: {e}");
+            }
+        }
+        let mut doomed = through(with, PresentPacer::doomed).unwrap_or_default();
+        if outcome == Some(DestroyOutcome::Unpaced) {
+            doomed.push(Doomed::Swapchain(swapchain, kept));
+        }
+        let in_call = borrowed();
+        let mut swapchains = false;
+        // In the machine's order, as `drain_actions` (a swapchain before the repair
+        // semaphores it held: a layer that implements the swapchain may still be done with
+        // them only when it is destroyed).
+        for d in &doomed {
+            match d {
+                // SAFETY: the machine hands a semaphore out only once nothing will signal or
+                // wait on it; the pacer forgot it under the lock.
+                Doomed::Semaphore(s) => unsafe { device.destroy_semaphore(*s, None) },
+                Doomed::Swapchain(w, a) => {
+                    swapchains = true;
+                    // SAFETY: the application asked for its destruction (or, one the pacer
+                    // does not pace, asks now), and the pacer proved every present to it
+                    // processed (VUID-vkDestroySwapchainKHR-swapchain-01282); the pacer forgot
+                    // it under the lock, so nothing of the pacer's uses it; the callbacks are
+                    // the application's for it.
+                    unsafe { driver.destroy_swapchain(*w, a.as_ref()) };
+                }
+            }
+        }
+        if swapchains {
+            let _ = through(with, |p| p.calls_down.count(in_call));
+        }
+        true
+    }
+
+    /// The machine's answer to a destruction (logged where it refused).
+    fn destroy_asked(
+        &mut self,
+        swapchain: vk::SwapchainKHR,
+        allocator: Option<vk::AllocationCallbacks<'static>>,
+    ) -> Option<DestroyOutcome> {
         if let Some(m) = self.swapchains.iter_mut().find(|m| m.handle == swapchain) {
-            m.allocator = allocator.map(keep);
+            m.allocator = allocator;
         }
         match self.machine.destroy_requested(swapchain) {
             Ok(DestroyOutcome::Unpaced) => {
                 self.swapchains.retain(|m| m.handle != swapchain);
-                // SAFETY: not one of the pacer's: the caller's contract, as given.
-                unsafe { self.swapchain_fn.destroy_swapchain(swapchain, allocator) };
+                Some(DestroyOutcome::Unpaced)
             }
-            Ok(DestroyOutcome::Deferred) => {}
-            Ok(DestroyOutcome::Now) => {
-                if let Err(e) = self.bounded_waits() {
-                    log::error!("vkpace: waiting to destroy swapchain {swapchain:?}: {e}");
-                }
+            Ok(outcome) => Some(outcome),
+            Err(e) => {
+                log::error!("vkpace: destroying swapchain {swapchain:?}: {e}");
+                None
             }
-            Err(e) => log::error!("vkpace: destroying swapchain {swapchain:?}: {e}"),
         }
-        self.drain_actions();
+    }
+
+    /// The machine's actions, handed out in order (forgotten by the pacer) for the caller to
+    /// carry out without the lock.
+    fn doomed(&mut self) -> Vec<Doomed> {
+        let mut doomed = Vec::new();
+        while let Some(action) = self.machine.poll_action() {
+            doomed.push(match action {
+                vkpace_core::PacerAction::DestroySemaphore(s) => Doomed::Semaphore(s),
+                vkpace_core::PacerAction::DestroySwapchain(w) => {
+                    let at = self.swapchains.iter().position(|m| m.handle == w);
+                    let allocator = at.and_then(|i| self.swapchains.swap_remove(i).allocator);
+                    Doomed::Swapchain(w, allocator)
+                }
+            });
+        }
+        doomed
     }
 
     /// Destroys a swapchain the machine found idle.
@@ -159,50 +297,50 @@ impl PresentPacer {
                 .destroy_swapchain(swapchain, allocator.as_ref())
         };
     }
+}
 
-    /// Carries out the machine's bounded waits until it has none; a wait that runs out leaves
-    /// what it was for alive (destroyed later, or at teardown) and is logged once.
-    pub(super) fn bounded_waits(&mut self) -> Result<bool> {
-        let mut deadline = self.now().saturating_add(self.timeout_ns());
-        while let Some(wait) = self.machine.bounded_wait() {
-            let left = deadline.saturating_sub(self.now());
-            let done = match wait {
-                BoundedWait::PresentFence(id) => {
-                    let signalled = self.fences.present_signalled(&self.device, id, left)?;
-                    if signalled {
-                        self.machine.present_fence_signaled(id);
-                    }
-                    signalled
-                }
-                BoundedWait::SubmitProof => {
-                    self.submit_tracked(&[], None)?;
-                    true
-                }
-                BoundedWait::Serial(s) => {
-                    let reached = self.fences.wait_serial(&self.device, s, left)?;
-                    if reached {
-                        self.machine.serial_completed(s, self.now())?;
-                    }
-                    reached
-                }
-            };
-            if !done {
-                if self.machine.bounded_wait_timed_out(wait) {
-                    // A present fence gave up for the proof submission, which gets a bound of
-                    // its own (as door 1's fallback).
-                    deadline = self.now().saturating_add(self.timeout_ns());
-                    continue;
-                }
-                if !std::mem::replace(&mut self.logged.destroy_timeout, true) {
-                    log::warn!(
-                        "vkpace: a swapchain's presents were not proven done within {:?}; it stays alive until they are (or until the pacer is destroyed)",
-                        self.config.wait_timeout
-                    );
-                }
-                return Ok(false);
+impl Creating {
+    /// The driver's calls of a creation, made without the pacer: the display paths chosen for
+    /// the surface, the swapchain made with their flags, its images counted, present timing
+    /// set up.
+    ///
+    /// # Safety
+    ///
+    /// As [`PresentPacer::create_swapchain`].
+    unsafe fn create(
+        &self,
+        info: &vk::SwapchainCreateInfoKHR<'_>,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+    ) -> VkResult<Created> {
+        let in_call = borrowed();
+        // SAFETY: the caller's contract; the flags the device enabled are the config's.
+        let Paths { display, timing } = unsafe { self.paths_for(info.surface) };
+        let mut ours = *info;
+        ours.flags |= path_flags(display.as_ref(), timing.is_some());
+        // SAFETY: the caller's contract is vkCreateSwapchainKHR's; only flags the device
+        // enabled and the surface supports were added.
+        let handle = unsafe { self.swapchain_fn.create_swapchain(&ours, allocator) }?;
+        // SAFETY: just made.
+        let images = match unsafe { self.swapchain_fn.get_swapchain_images(handle) } {
+            Ok(images) => images.len() as u32,
+            Err(e) => {
+                // SAFETY: just made, never used.
+                unsafe { self.swapchain_fn.destroy_swapchain(handle, allocator) };
+                return Err(e);
             }
-        }
-        Ok(true)
+        };
+        let timing = timing.map(|mut t| {
+            // SAFETY: `handle` was just made by this device with the PRESENT_TIMING flag.
+            let refresh = unsafe { t.swapchain_created(self.device.handle(), handle, &self.clock) };
+            (t, refresh)
+        });
+        Ok(Created {
+            handle,
+            images,
+            display,
+            timing,
+            in_call,
+        })
     }
 
     /// The display paths for a swapchain of `surface`; none (logged) where choosing failed.
@@ -210,7 +348,7 @@ impl PresentPacer {
     /// # Safety
     ///
     /// As [`Self::display_for`].
-    unsafe fn paths_for(&mut self, surface: vk::SurfaceKHR) -> Paths {
+    unsafe fn paths_for(&self, surface: vk::SurfaceKHR) -> Paths {
         // SAFETY: the caller's contract.
         match unsafe { self.display_for(surface) } {
             Ok(p) => p,
@@ -230,9 +368,9 @@ impl PresentPacer {
     /// # Safety
     ///
     /// `surface` is valid; the config's flags say what the device enabled.
-    unsafe fn display_for(&mut self, surface: vk::SurfaceKHR) -> Result<Paths> {
-        let c = &self.config;
-        if !(c.present_wait || c.present_wait2 || c.present_timing) {
+    unsafe fn display_for(&self, surface: vk::SurfaceKHR) -> Result<Paths> {
+        let [present_wait, present_wait2, present_timing] = self.paths;
+        if !(present_wait || present_wait2 || present_timing) {
             return Ok(Paths {
                 display: None,
                 timing: None,
@@ -244,9 +382,9 @@ impl PresentPacer {
             physical_device: self.physical_device,
             device: &self.device,
             surface,
-            present_wait: c.present_wait,
-            present_wait2: c.present_wait2,
-            present_timing: c.present_timing,
+            present_wait,
+            present_wait2,
+            present_timing,
         };
         // SAFETY: the caller's contract.
         unsafe { display::choose(&request) }

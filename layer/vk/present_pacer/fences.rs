@@ -74,25 +74,6 @@ impl Fences {
         Ok(done)
     }
 
-    /// Waits at most `timeout_ns` for `serial`; returns whether it completed (then every
-    /// fence up to it is reset and freed).
-    pub(super) fn wait_serial(
-        &mut self,
-        device: &ash::Device,
-        serial: Serial,
-        timeout_ns: u64,
-    ) -> Result<bool> {
-        let Some(&(_, f)) = self.submitted.iter().find(|(s, _)| *s >= serial) else {
-            // Nothing pending at or after it: it completed already.
-            return Ok(true);
-        };
-        if !wait(device, f, timeout_ns)? {
-            return Ok(false);
-        }
-        self.complete_through(device, serial)?;
-        Ok(true)
-    }
-
     /// Lends the fence that proves `serial` to a wait carried out without the pacer; `None`
     /// where nothing is pending at or after it (it completed already). The fence is neither
     /// reset (vkResetFences needs it externally synchronized) nor destroyed nor reused until
@@ -101,6 +82,25 @@ impl Fences {
         let &(_, f) = self.submitted.iter().find(|(s, _)| *s >= serial)?;
         self.lent.push(f);
         Some(f)
+    }
+
+    /// Lends present fence `id`'s fence to a wait carried out without the pacer, as
+    /// [`Self::lend`]; `None` where vkpace holds no fence for it (its creation failed, or it
+    /// was seen signalled already).
+    pub(super) fn lend_present(&mut self, id: u64) -> Option<vk::Fence> {
+        let &(_, f) = self.presents.iter().find(|(i, _)| *i == id)?;
+        self.lent.push(f);
+        Some(f)
+    }
+
+    /// Present fence `id` was seen signalled by a wait on its lent fence (given back first):
+    /// reset and freed, unless another look saw it first.
+    pub(super) fn present_waited(&mut self, device: &ash::Device, id: u64) -> Result<()> {
+        if let Some(at) = self.presents.iter().position(|(i, _)| *i == id) {
+            let (_, f) = self.presents.swap_remove(at);
+            self.recycle(device, f)?;
+        }
+        Ok(())
     }
 
     /// A loan of `fence` is back: once none is out, a fence seen signalled meanwhile is reset

@@ -10,9 +10,12 @@ mod fences;
 mod id_structure;
 mod pause;
 mod present;
+mod present_call;
+mod present_plan;
 mod shared;
 mod teardown;
 mod timing;
+mod waits;
 
 use ash::vk;
 
@@ -93,6 +96,8 @@ pub struct PresentPacer {
     logged: Logged,
     /// Pauses carried out, by where.
     pauses: pause::PauseCounts,
+    /// Calls down that may block, by where.
+    calls_down: pause::CallsDown,
     destroyed: bool,
 }
 
@@ -161,6 +166,7 @@ impl PresentPacer {
             scratch: present::Scratch::default(),
             logged: Logged::default(),
             pauses: pause::PauseCounts::default(),
+            calls_down: pause::CallsDown::default(),
             destroyed: false,
         })
     }
@@ -198,6 +204,8 @@ impl PresentPacer {
         stats.fences_created = self.fences.created;
         stats.pauses_in_calls = self.pauses.in_calls;
         stats.pauses_between_calls = self.pauses.between_calls;
+        stats.calls_down_in_calls = self.calls_down.in_calls;
+        stats.calls_down_between_calls = self.calls_down.between_calls;
         stats
     }
 

@@ -65,6 +65,12 @@ impl Drop for Borrowed {
     }
 }
 
+/// Whether this thread has a pacer borrowed now (inside one of its plain methods, or inside a
+/// caller's accessor): a call down made now is made with the caller's lock held.
+pub(super) fn borrowed() -> bool {
+    BORROWED.with(Cell::get) > 0
+}
+
 /// Runs `f` on the pacer through the caller's accessor (the pacer counted as borrowed);
 /// `None` where the accessor had no pacer.
 pub(super) fn through<R>(with: With<'_>, f: impl FnOnce(&mut PresentPacer) -> R) -> Option<R> {
@@ -79,10 +85,48 @@ pub(super) fn through<R>(with: With<'_>, f: impl FnOnce(&mut PresentPacer) -> R)
     out
 }
 
+impl GpuWait {
+    /// A wait on `fence` (lent out by the pacer's [`super::fences::Fences::lend`]) for
+    /// `serial`, at most `timeout_ns`.
+    pub(super) fn new(
+        device: &ash::Device,
+        fence: vk::Fence,
+        serial: Serial,
+        timeout_ns: u64,
+    ) -> Self {
+        Self {
+            device: device.handle(),
+            wait_for_fences: device.fp_v1_0().wait_for_fences,
+            fence,
+            serial,
+            timeout_ns,
+        }
+    }
+}
+
+impl Paused {
+    /// Whether the pacer was borrowed on this thread while it was carried out.
+    pub(super) fn in_call(&self) -> bool {
+        self.in_call
+    }
+
+    /// The GPU wait's fence and answer, if it was one.
+    pub(super) fn into_gpu(self) -> Option<(GpuWait, Result<bool>)> {
+        self.gpu
+    }
+}
+
+impl GpuWait {
+    /// The lent fence waited on.
+    pub(super) fn fence(&self) -> vk::Fence {
+        self.fence
+    }
+}
+
 impl Pause {
     /// Sleeps or waits, with no pacer borrowed by this code.
     pub(super) fn carry_out(self) -> Paused {
-        let in_call = BORROWED.with(Cell::get) > 0;
+        let in_call = borrowed();
         let gpu = match self {
             Pause::Sleep(at) => {
                 crate::vk::sleep_until(at);
@@ -158,13 +202,13 @@ impl PresentPacer {
                         self.machine.serial_completed(serial, now)?;
                         continue;
                     };
-                    return Ok(Some(Pause::Gpu(GpuWait {
-                        device: self.device.handle(),
-                        wait_for_fences: self.device.fp_v1_0().wait_for_fences,
+                    let left = deadline.saturating_sub(now);
+                    return Ok(Some(Pause::Gpu(GpuWait::new(
+                        &self.device,
                         fence,
                         serial,
-                        timeout_ns: deadline.saturating_sub(now),
-                    })));
+                        left,
+                    ))));
                 }
             }
         }
@@ -180,10 +224,8 @@ impl PresentPacer {
         let Some((wait, signalled)) = paused.gpu else {
             return Ok(());
         };
-        self.fences.give_back(&self.device, wait.fence)?;
-        if signalled? {
-            self.fences.complete_through(&self.device, wait.serial)?;
-            return Ok(self.machine.serial_completed(wait.serial, self.now())?);
+        if self.gpu_wait_reported(wait, signalled)? {
+            return Ok(());
         }
         if !std::mem::replace(&mut self.logged.gate_timeout, true) {
             log::warn!(
@@ -192,6 +234,52 @@ impl PresentPacer {
             );
         }
         Ok(self.machine.begin_frame_anyway(swapchain, self.now())?)
+    }
+}
+
+impl PresentPacer {
+    /// A wait that is not a pause of the pacing (a present's wait for a repair semaphore's
+    /// proof) carried out: counted as a call down, its fence given back; whether it
+    /// signalled.
+    pub(super) fn wait_reported(&mut self, paused: Paused) -> Result<bool> {
+        self.calls_down.count(paused.in_call);
+        match paused.gpu {
+            Some((wait, signalled)) => self.gpu_wait_reported(wait, signalled),
+            None => Ok(true),
+        }
+    }
+
+    /// A GPU wait's fence given back, its answer reported; whether it signalled.
+    pub(super) fn gpu_wait_reported(
+        &mut self,
+        wait: GpuWait,
+        signalled: Result<bool>,
+    ) -> Result<bool> {
+        self.fences.give_back(&self.device, wait.fence)?;
+        if !signalled? {
+            return Ok(false);
+        }
+        self.fences.complete_through(&self.device, wait.serial)?;
+        self.machine.serial_completed(wait.serial, self.now())?;
+        Ok(true)
+    }
+}
+
+/// Calls down that may block (the driver's present, acquire, swapchain creation and
+/// destruction, the repair submission with its present, and vkpace's bounded waits), by
+/// whether this thread had the pacer borrowed while making them.
+#[derive(Debug, Default)]
+pub(super) struct CallsDown {
+    pub(super) in_calls: u64,
+    pub(super) between_calls: u64,
+}
+
+impl CallsDown {
+    pub(super) fn count(&mut self, in_call: bool) {
+        match in_call {
+            true => self.in_calls += 1,
+            false => self.between_calls += 1,
+        }
     }
 }
 

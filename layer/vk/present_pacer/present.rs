@@ -1,30 +1,21 @@
-//! The present replacement: the repair submission, the new `VkPresentInfoKHR` (vkpace's
-//! structures in front of the application's chain, vkpace's wait semaphore array), the
-//! driver's present, and what its result means; then the display feedback and the pacing of
-//! the lineage's next frame.
+//! The present replacement, in three steps so that a caller sharing the pacer behind a lock
+//! makes the calls down with it released: under the lock the plan ([`super::present_plan`]);
+//! without it the repair submission and the driver's present ([`super::present_call`]); under
+//! the lock again the report of both (below), then the display feedback and the pacing of the
+//! lineage's next frame. The plain [`PresentPacer::queue_present`] runs the same steps.
 
 use ash::prelude::VkResult;
 use ash::vk;
 
-use super::id_structure::IdStructure;
-use super::pause::Borrowed;
-use super::{chain_walk, PresentPacer};
-use crate::vk::error::{Result, VkContext};
+use super::pause::{through, Borrowed, With};
+use super::present_call::Made;
+pub(super) use super::present_call::Scratch;
+use super::present_plan::Step;
+use super::PresentPacer;
+use crate::vk::error::Result;
 use crate::vk::shell::status;
 use vkpace_core::VkStatus;
-use vkpace_core::{PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, Serial};
-use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
-
-/// Arrays a present fills, kept so a steady frame does not allocate.
-#[derive(Debug, Default)]
-pub(super) struct Scratch {
-    pub(super) targets: Vec<(vk::SwapchainKHR, u32)>,
-    caller_ids: Vec<u64>,
-    ids: Vec<u64>,
-    fences: Vec<vk::Fence>,
-    stages: Vec<vk::PipelineStageFlags>,
-    timings: super::timing::TimingInfos,
-}
+use vkpace_core::{PresentOutcome, Serial};
 
 impl PresentPacer {
     /// `vkQueuePresentKHR`, through the pacer. With repair on, an empty submission waits on
@@ -35,7 +26,8 @@ impl PresentPacer {
     /// unchanged; then the lineage's next frame is paced (the frames-in-flight gate and the
     /// frame limit's sleep come here, before the application reads its next input). The
     /// sleep happens inside this call: an engine that shares the pacer between threads behind
-    /// a lock uses [`Self::queue_present_shared`] instead, which sleeps with the lock released.
+    /// a lock uses [`Self::queue_present_shared`] instead, which sleeps, and calls the driver,
+    /// with the lock released.
     ///
     /// With repair on, the application's wait semaphores are consumed by the repair
     /// submission even where the present then fails with `VK_ERROR_OUT_OF_HOST_MEMORY` or
@@ -54,321 +46,126 @@ impl PresentPacer {
     ) -> VkResult<bool> {
         let _borrowed = Borrowed::enter();
         // SAFETY: the caller's contract.
-        let (result, next) = unsafe { self.present_unpaced(queue, info) };
+        let made = unsafe { Self::present_through(queue, info, &mut |f| f(self)) };
+        let Some((result, next)) = made else {
+            // Unreachable: this accessor always has the pacer.
+            return Err(vk::Result::ERROR_UNKNOWN);
+        };
         if let Some(w) = next {
             self.pace_logged(w);
         }
         result
     }
 
-    /// The present without the pacing of the next frame: the driver's result, and the
-    /// swapchain whose lineage's next frame is to be paced now, if any.
+    /// The present without the pacing of the next frame, in its three steps through `with`
+    /// (the calls down between two of its runs): the driver's result, and the swapchain whose
+    /// lineage's next frame is to be paced now, if any. `None`: `with` had no pacer at the
+    /// first step, and nothing was presented.
     ///
     /// # Safety
     ///
-    /// As [`Self::queue_present`].
-    pub(super) unsafe fn present_unpaced(
-        &mut self,
+    /// As [`Self::queue_present`]; `with` as [`Self::queue_present_shared`].
+    pub(super) unsafe fn present_through(
         queue: vk::Queue,
         info: &vk::PresentInfoKHR<'_>,
-    ) -> (VkResult<bool>, Option<vk::SwapchainKHR>) {
-        if queue != self.queue {
-            if !std::mem::replace(&mut self.logged.other_queue, true) {
-                log::warn!("vkpace: a present on a queue other than the pacer's is passed through unpaced (completion is per queue)");
-            }
-            self.machine.unpaced_call();
+        with: With<'_>,
+    ) -> Option<(VkResult<bool>, Option<vk::SwapchainKHR>)> {
+        let (mut deadline, mut waited) = (None, None);
+        let planned = loop {
             // SAFETY: the caller's contract.
-            return (
-                unsafe { self.swapchain_fn.queue_present(queue, info) },
-                None,
-            );
-        }
-        // SAFETY: the caller's contract: valid arrays of the given counts and a valid chain.
-        let caller = unsafe { self.read_caller(info) };
-        if caller.timings || caller.modes {
-            self.timing_taken_over();
-        }
-        let plan = match self.plan(caller) {
-            Ok(Some(plan)) => plan,
-            Ok(None) => {
-                // SAFETY: the caller's contract.
-                return (
-                    unsafe { self.swapchain_fn.queue_present(queue, info) },
-                    None,
-                );
-            }
-            Err(e) => {
-                log::error!("vkpace: present not paced: {e}");
-                // SAFETY: the caller's contract.
-                return (
-                    unsafe { self.swapchain_fn.queue_present(queue, info) },
-                    None,
-                );
+            let step = through(with, |p| unsafe {
+                p.present_step(queue, info, &mut deadline, waited.take())
+            });
+            match step {
+                // The pacer went away before anything was planned: the caller presents.
+                None => return None,
+                Some(Step::Through(driver)) => {
+                    // SAFETY: the caller's contract, unchanged.
+                    let result = unsafe { driver.queue_present(queue, info) };
+                    return Some((result, None));
+                }
+                Some(Step::Wait(pause)) => waited = Some(pause.carry_out()),
+                Some(Step::Go(planned)) => break planned,
             }
         };
-        // SAFETY: as above.
-        let waits = unsafe { slice(info.p_wait_semaphores, info.wait_semaphore_count) };
-        let repair = self.repair(plan, waits);
-        // SAFETY: the caller's contract, and the repair's semaphore has a signal pending.
-        let (result, timed) = unsafe { self.present_with(info, plan, repair, caller) };
+        // SAFETY: the caller's contract; the plan is this present's.
+        let made = unsafe { planned.make(info) };
+        let result = made.result;
+        // Once presented, the driver's result is the caller's, whether or not the pacer is
+        // still there to hear of it.
+        Some(through(with, |p| p.present_reported(made)).unwrap_or((result, None)))
+    }
+
+    /// The present's third step: the repair submission and the driver's result reported, the
+    /// scratch arrays given back; the swapchain whose lineage's next frame is to be paced.
+    fn present_reported(&mut self, made: Made) -> (VkResult<bool>, Option<vk::SwapchainKHR>) {
+        let Made {
+            result,
+            submitted,
+            in_call,
+            timed,
+            scratch,
+        } = made;
+        self.scratch = scratch;
+        self.calls_down.count(in_call);
+        if let Some((repair, got)) = submitted {
+            self.repair_reported(repair, got);
+        }
         let result = self.refused_for_timing(result, timed);
         let next = self.after_present(&result);
         (result, next)
     }
 
-    /// Reads the application's swapchains, images and chain into the scratch arrays.
-    ///
-    /// # Safety
-    ///
-    /// `info` is valid (the caller's contract of `vkQueuePresentKHR`).
-    unsafe fn read_caller(&mut self, info: &vk::PresentInfoKHR<'_>) -> chain_walk::CallerChain {
-        let n = info.swapchain_count;
-        // SAFETY: the caller's contract.
-        let (swapchains, images) =
-            unsafe { (slice(info.p_swapchains, n), slice(info.p_image_indices, n)) };
-        let s = &mut self.scratch;
-        s.targets.clear();
-        s.targets
-            .extend(swapchains.iter().copied().zip(images.iter().copied()));
-        // SAFETY: the caller's contract.
-        let caller = unsafe { chain_walk::read(info.p_next) };
-        s.caller_ids.clear();
-        if let Some(ids) = caller.ids.filter(|p| !p.is_null()) {
-            // SAFETY: VkPresentIdKHR / VkPresentId2KHR hold swapchainCount ids.
-            s.caller_ids.extend_from_slice(unsafe { slice(ids, n) });
-        }
-        caller
-    }
-
-    /// The machine's plan (waiting, bounded, where it asks); `None`: pass the present through.
-    fn plan(
-        &mut self,
-        caller: chain_walk::CallerChain,
-    ) -> Result<Option<PresentPlan<vk::Semaphore>>> {
-        let deadline = self.now().saturating_add(self.timeout_ns());
-        loop {
-            let ids = caller.ids.map(|_| &self.scratch.caller_ids[..]);
-            match self
-                .machine
-                .before_present(&self.scratch.targets, ids, caller.fences)?
-            {
-                PresentStep::Plan(p) => {
-                    // No swapchain of this present is paced (the machine counted the call):
-                    // the driver's present alone, with nothing to record after it.
-                    let paced = self
-                        .scratch
-                        .targets
-                        .iter()
-                        .any(|(w, _)| self.machine.is_paced(*w));
-                    return Ok(paced.then_some(p));
-                }
-                PresentStep::WaitFor(serial) => {
-                    let left = deadline.saturating_sub(self.now());
-                    if !self.fences.wait_serial(&self.device, serial, left)? {
-                        log::warn!("vkpace: no repair semaphore proven free in time: present passed through");
-                        return Ok(None);
-                    }
-                    self.machine.serial_completed(serial, self.now())?;
-                }
-            }
-        }
-    }
-
-    /// The repair submission: returns the semaphore the present waits on, or `None` where
-    /// there is no repair (or it failed, and the present waits on the application's).
-    fn repair(
-        &mut self,
-        plan: PresentPlan<vk::Semaphore>,
-        waits: &[vk::Semaphore],
-    ) -> Option<vk::Semaphore> {
-        let semaphore = match plan.repair? {
-            RepairSemaphore::Reuse(s) => s,
-            RepairSemaphore::Create => match self.create_semaphore() {
-                Ok(s) => s,
-                Err(e) => {
-                    log::error!("vkpace: repair semaphore: {e}");
-                    self.machine.repair_failed();
-                    return None;
-                }
-            },
-        };
-        match self.submit_tracked(waits, Some(semaphore)) {
-            Ok(_) => Some(semaphore),
+    /// The repair submission's result: its serial and fence tracked, or (where it failed) its
+    /// semaphore handed back and its fence freed.
+    fn repair_reported(&mut self, repair: super::present_call::Repair, got: VkResult<u64>) {
+        let at = match got {
+            Ok(at) => at,
             Err(e) => {
-                log::error!("vkpace: repair submission failed, present waits on the application's semaphores: {e}");
+                log::error!("vkpace: repair submission failed, present waited on the application's semaphores: {}", crate::vk::error::Error::vk("vkQueueSubmit", e));
+                self.fences.untake(repair.fence);
                 self.machine.repair_failed();
-                None
+                return;
+            }
+        };
+        match self.machine.repair_submitted(at) {
+            Ok(serial) => self.fences.submitted(serial, repair.fence),
+            Err(e) => {
+                // Submitted, so the semaphore has a signal pending and the application's
+                // semaphores were waited on: nothing of the submission may be reused. Its
+                // fence is destroyed at teardown; the semaphore is not reused (a leak,
+                // logged: a machine error is a vkpace bug).
+                log::error!("vkpace: the repair submission was made but not tracked ({e}); its semaphore is not reused");
+                self.fences.untracked(repair.fence);
             }
         }
     }
 
-    fn create_semaphore(&mut self) -> Result<vk::Semaphore> {
-        // SAFETY: a plain binary semaphore on a valid device.
-        let s = unsafe {
-            self.device
-                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
-        }
-        .during("vkCreateSemaphore")?;
-        if let Err(e) = self.machine.semaphore_created(s) {
-            // SAFETY: just made, never used.
-            unsafe { self.device.destroy_semaphore(s, None) };
-            return Err(e.into());
-        }
-        Ok(s)
-    }
-
-    /// An empty submission on the pacer's queue waiting on `waits` (all commands) and
-    /// signalling `signal` if given, with a fence for its serial: a repair (with `signal`) or a
-    /// proof submission (without). Returns the serial; `None` where the submission was made
-    /// but the machine refused it (logged): it then stands, untracked.
-    pub(super) fn submit_tracked(
-        &mut self,
-        waits: &[vk::Semaphore],
-        signal: Option<vk::Semaphore>,
-    ) -> Result<Option<Serial>> {
-        let stages = &mut self.scratch.stages;
-        stages.clear();
-        stages.resize(waits.len(), vk::PipelineStageFlags::ALL_COMMANDS);
-        let signals = [signal.unwrap_or_default()];
-        let mut submit = vk::SubmitInfo::default()
-            .wait_semaphores(waits)
-            .wait_dst_stage_mask(stages);
-        if signal.is_some() {
-            submit = submit.signal_semaphores(&signals);
-        }
+    /// The proof submission of a bounded wait: an empty submission on the pacer's queue with a
+    /// fence for its serial, made under the lock once no present is in flight (the machine
+    /// says [`vkpace_core::BoundedWait::PresentInFlight`] until then).
+    pub(super) fn submit_proof(&mut self) -> Result<Serial> {
         let fence = self.fences.take(&self.device)?;
-        // SAFETY: the waits are the application's present semaphores, each with a signal
-        // pending and no other wait (its contract for vkQueuePresentKHR,
-        // VUID-vkQueuePresentKHR-pWaitSemaphores-03268, carried over to this submission); the
-        // signal semaphore is unsignalled with nothing pending (the machine proved it free:
-        // VUID-vkQueueSubmit-pSignalSemaphores-00067); the fence is unsignalled and unused.
-        let submitted = unsafe { self.device.queue_submit(self.queue, &[submit], fence) };
+        let empty = [vk::SubmitInfo::default()];
+        // SAFETY: an empty submission; the fence is unsignalled and unused. The queue: no
+        // present of this pacer is in flight on it (the machine's PresentInFlight), and the
+        // application's own submissions from another thread are its documented limit.
+        let submitted = unsafe { self.device.queue_submit(self.queue, &empty, fence) };
         if let Err(e) = submitted {
             self.fences.untake(fence);
             return Err(crate::vk::error::Error::vk("vkQueueSubmit", e));
         }
-        let serial = match signal {
-            Some(_) => self.machine.repair_submitted(self.now()),
-            None => Ok(self.machine.proof_submitted()),
-        };
-        match serial {
+        match self.machine.proof_submitted() {
             Ok(serial) => {
                 self.fences.submitted(serial, fence);
-                Ok(Some(serial))
+                Ok(serial)
             }
             Err(e) => {
-                // Submitted, so the semaphore has a signal pending and the application's
-                // semaphores were waited on: the present must wait on `signal` now, and nothing
-                // of the submission may be reused. Its fence is destroyed at teardown; the
-                // semaphore is not reused (a leak, logged: a machine error is a vkpace bug).
-                log::error!("vkpace: the repair submission was made but not tracked ({e}); its semaphore is not reused");
                 self.fences.untracked(fence);
-                Ok(None)
+                Err(e.into())
             }
         }
     }
-
-    /// The driver's present with vkpace's structures in front of the application's chain;
-    /// whether vkpace added present timing to it.
-    ///
-    /// # Safety
-    ///
-    /// `info` is valid; `repair`, if any, has a signal pending from the repair submission.
-    unsafe fn present_with(
-        &mut self,
-        info: &vk::PresentInfoKHR<'_>,
-        plan: PresentPlan<vk::Semaphore>,
-        repair: Option<vk::Semaphore>,
-        caller: chain_walk::CallerChain,
-    ) -> (VkResult<bool>, bool) {
-        let ids = match plan.present_ids && caller.ids.is_none() {
-            true => self.id_structure_of_present(),
-            false => IdStructure::None,
-        };
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let fences = self.present_fences(&mut scratch, plan);
-        let timed = self.present_timings(&scratch.targets, &mut scratch.timings);
-        scratch.ids.clear();
-        for &(w, _) in &scratch.targets {
-            scratch.ids.push(self.machine.planned_present_id(w));
-        }
-        let repaired = repair.map(|s| [s]);
-        // A copy: the application's pNext chain follows vkpace's structures; its arrays are
-        // read as they are.
-        let mut ours = *info;
-        if let Some(s) = repaired.as_ref() {
-            ours = ours.wait_semaphores(s);
-        }
-        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&scratch.fences);
-        if fences {
-            // One fence (or null) per swapchain (VUID-VkSwapchainPresentFenceInfoEXT-swapchainCount-07757).
-            ours = ours.push_next(&mut fence_info);
-        }
-        let mut id_info = vk::PresentIdKHR::default().present_ids(&scratch.ids);
-        let mut id2_info = PresentId2KHR::default().present_ids(&scratch.ids);
-        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&scratch.timings.0);
-        if timed {
-            // One VkPresentTimingInfoEXT per swapchain
-            // (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233), zeroed (no target, no
-            // stages) for a swapchain without vkpace's timing.
-            ours = ours.push_next(&mut timings);
-        }
-        match ids {
-            // Larger than any id given before to each swapchain (ids per lineage,
-            // VUID-VkPresentId2KHR-presentIds-10819); 0 for a swapchain not paced or made for
-            // the other structure.
-            IdStructure::Id2 => ours = ours.push_next(&mut id2_info),
-            // VUID-VkPresentIdKHR-presentIds-04999, as above.
-            IdStructure::Id => ours = ours.push_next(&mut id_info),
-            IdStructure::None => {}
-        }
-        // SAFETY: the caller's contract; vkpace's structures are valid for the device's
-        // enabled extensions (the config's flags), none duplicates one the caller chained.
-        let result = unsafe { self.swapchain_fn.queue_present(self.queue, &ours) };
-        scratch.timings.0.clear();
-        self.scratch = scratch;
-        (result, timed)
-    }
-
-    /// Fills the present fences (one per swapchain, null for one not paced) where the plan
-    /// adds them; whether it does.
-    fn present_fences(&mut self, scratch: &mut Scratch, plan: PresentPlan<vk::Semaphore>) -> bool {
-        scratch.fences.clear();
-        if plan.present_fences.is_none() {
-            return false;
-        }
-        for &(w, _) in &scratch.targets {
-            let fence = match self.machine.planned_present_fence(w) {
-                Some(id) => match self.fences.take(&self.device) {
-                    Ok(f) => {
-                        self.fences.presented(id, f);
-                        f
-                    }
-                    Err(e) => {
-                        log::error!("vkpace: present fence: {e}");
-                        self.machine.present_fence_not_added(w);
-                        vk::Fence::null()
-                    }
-                },
-                None => vk::Fence::null(),
-            };
-            scratch.fences.push(fence);
-        }
-        true
-    }
-}
-
-/// A slice of `n` items at `p` (empty for a null pointer or zero count).
-///
-/// # Safety
-///
-/// A non-null `p` points at `n` valid items that outlive the use.
-unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
-    if p.is_null() || n == 0 {
-        return &[];
-    }
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts(p, n as usize) }
 }
 
 impl PresentPacer {

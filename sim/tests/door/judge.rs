@@ -224,7 +224,7 @@ fn frames_in_flight_gate(sim: &mut SimPacer, facts: &Facts, l: &Limits) -> Resul
 /// application may destroy its surface next: `VUID-vkDestroySurfaceKHR-surface-01266`), and so
 /// is every destroyed one of the same window (its lineage) still waiting then; at most
 /// `max_retired` destroyed ones wait for proof (the cap: the world checked each was idle when
-/// it went); and one of the open window is gone before [`presents_to_idle`] presents to its
+/// it went; one whose destroy is held for the next present is not the door's yet); and one of the open window is gone before [`presents_to_idle`] presents to its
 /// newest successor.
 fn destroyed_swapchains(
     sim: &mut SimPacer,
@@ -235,7 +235,10 @@ fn destroyed_swapchains(
     let w = &sim.world;
     let (mut waiting, mut outlived) = (0, 0);
     let rest = facts.destroyed.iter().skip(from);
-    for d in rest.filter(|d| w.swapchain_alive(d.swapchain)) {
+    // A destroy the shell holds for the next present has not reached the door yet (the
+    // application's other thread: `pacer_beside.rs`).
+    let door_has = |g| w.swapchain_alive(g) && !sim.beside.is_held(g);
+    for d in rest.filter(|d| door_has(d.swapchain)) {
         let g = d.swapchain;
         if !d.successor || d.lineage != facts.lineage {
             return Err(format!(

@@ -102,6 +102,7 @@ pub fn schedule() -> impl Strategy<Value = Schedule> {
             prop_oneof![Just(0u32), 1u32..=10],
         ),
         timed(),
+        prop_oneof![Just(0u32), 1u32..=100],
     )
         .prop_map(
             |(
@@ -110,6 +111,7 @@ pub fn schedule() -> impl Strategy<Value = Schedule> {
                 faults,
                 (fences, ids, policy, limit, p_change_n),
                 timed,
+                p_destroy_beside,
             )| Schedule {
                 seed,
                 p_change_n,
@@ -141,6 +143,7 @@ pub fn schedule() -> impl Strategy<Value = Schedule> {
                         FrameLimit::fps(500.0).ok(),
                     ][limit],
                     timing: timed.map(|t| t.timing),
+                    p_destroy_beside,
                 },
             },
         )
@@ -169,6 +172,7 @@ pub fn quiet(seed: u64) -> Schedule {
             pacing: PacingPolicy::FramesInFlight,
             frame_limit: None,
             timing: None,
+            p_destroy_beside: 0,
         },
         faults: Faults {
             max_gpu_delay: 5,

@@ -62,7 +62,7 @@ fn a_proof_that_runs_out_gives_up() -> Result<(), CoreError> {
         "the fence is given up for a proof"
     );
     assert_eq!(d.m.bounded_wait(), Some(BoundedWait::SubmitProof));
-    let s = d.m.proof_submitted();
+    let s = d.m.proof_submitted()?;
     assert_eq!(d.m.bounded_wait(), Some(BoundedWait::Serial(s)));
     assert!(
         !d.m.bounded_wait_timed_out(BoundedWait::Serial(s)),

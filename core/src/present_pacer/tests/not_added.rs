@@ -29,11 +29,11 @@ fn a_present_fence_not_made_is_never_waited_for() -> Result<(), CoreError> {
         assert_ne!(w, BoundedWait::PresentFence(1));
         match w {
             BoundedWait::SubmitProof => {
-                let s = m.proof_submitted();
+                let s = m.proof_submitted()?;
                 m.serial_completed(s, 0)?;
             }
             BoundedWait::Serial(s) => m.serial_completed(s, 0)?,
-            BoundedWait::PresentFence(_) => break,
+            BoundedWait::PresentFence(_) | BoundedWait::PresentInFlight => break,
         }
     }
     let mut destroyed = vec![];

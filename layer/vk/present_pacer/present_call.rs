@@ -1,0 +1,177 @@
+//! The present's second step, made without the pacer (the caller's lock released): the repair
+//! submission and the driver's present, with what the first step planned. Nothing of the
+//! pacer's is shared meanwhile: the application externally synchronizes the queue, the
+//! swapchains and the wait semaphores of its `vkQueuePresentKHR` for the whole call (the spec's
+//! host synchronization list for the command), so no other thread's call of the pacer submits
+//! to that queue or touches those swapchains (a destroy's proof submission waits for this
+//! present: `BoundedWait::PresentInFlight`); the repair semaphore, its fence and the present
+//! fences were taken out of the pacer's pools under the lock, and are seen by no one else
+//! until the third step reports them.
+
+use ash::prelude::VkResult;
+use ash::vk;
+
+use super::id_structure::IdStructure;
+use super::pause::borrowed;
+use crate::vk::clock::Clock;
+use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
+
+/// The repair's semaphore and the fence of its submission, both taken from the pacer.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Repair {
+    pub(super) semaphore: vk::Semaphore,
+    pub(super) fence: vk::Fence,
+}
+
+/// A present planned under the lock: what the calls down need, and the scratch arrays (moved
+/// out of the pacer, given back with the report).
+pub(super) struct Planned {
+    pub(super) queue: vk::Queue,
+    pub(super) queue_submit: vk::PFN_vkQueueSubmit,
+    pub(super) swapchain_fn: ash::khr::swapchain::Device,
+    pub(super) clock: Clock,
+    pub(super) repair: Option<Repair>,
+    pub(super) ids: IdStructure,
+    /// Present fences added (one per swapchain in `scratch.fences`).
+    pub(super) fences: bool,
+    /// Present timing added (`scratch.timings`).
+    pub(super) timed: bool,
+    pub(super) scratch: Scratch,
+}
+
+/// A present made: the driver's result and what the report needs.
+pub(super) struct Made {
+    pub(super) result: VkResult<bool>,
+    /// The repair submission's result: the time it was made, or the driver's error.
+    pub(super) submitted: Option<(Repair, VkResult<u64>)>,
+    /// Whether this thread had the pacer borrowed during the calls down (a plain method, or
+    /// inside a caller's accessor): then the caller's lock was held through them.
+    pub(super) in_call: bool,
+    pub(super) timed: bool,
+    pub(super) scratch: Scratch,
+}
+
+impl Planned {
+    /// The repair submission (if any), then the driver's present with vkpace's structures in
+    /// front of the application's chain.
+    ///
+    /// # Safety
+    ///
+    /// `info` is the application's valid `VkPresentInfoKHR` the plan was made from, on the
+    /// pacer's queue.
+    pub(super) unsafe fn make(mut self, info: &vk::PresentInfoKHR<'_>) -> Made {
+        let in_call = borrowed();
+        // SAFETY: the caller's contract.
+        let waits = unsafe { slice(info.p_wait_semaphores, info.wait_semaphore_count) };
+        let submitted = self.repair.map(|r| (r, self.submit(waits, r)));
+        let repaired = submitted
+            .as_ref()
+            .filter(|(_, got)| got.is_ok())
+            .map(|(r, _)| [r.semaphore]);
+        // SAFETY: the caller's contract; a repair semaphore given has a signal pending.
+        let result = unsafe { self.present(info, repaired.as_ref().map(|s| &s[..])) };
+        self.scratch.timings.0.clear();
+        Made {
+            result,
+            submitted,
+            in_call,
+            timed: self.timed,
+            scratch: self.scratch,
+        }
+    }
+
+    /// The repair: an empty submission waiting on the application's semaphores (all commands),
+    /// signalling the repair semaphore, with its fence; the time it was made.
+    fn submit(&mut self, waits: &[vk::Semaphore], r: Repair) -> VkResult<u64> {
+        let stages = &mut self.scratch.stages;
+        stages.clear();
+        stages.resize(waits.len(), vk::PipelineStageFlags::ALL_COMMANDS);
+        let signals = [r.semaphore];
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(waits)
+            .wait_dst_stage_mask(stages)
+            .signal_semaphores(&signals);
+        // SAFETY: the waits are the application's present semaphores, each with a signal
+        // pending and no other wait (its contract for vkQueuePresentKHR,
+        // VUID-vkQueuePresentKHR-pWaitSemaphores-03268, carried over to this submission); the
+        // signal semaphore is unsignalled with nothing pending (the machine proved it free:
+        // VUID-vkQueueSubmit-pSignalSemaphores-00067); the fence is unsignalled and unused; the
+        // queue is the application's present queue, which it synchronizes for this call.
+        let r = unsafe { (self.queue_submit)(self.queue, 1, &submit, r.fence) };
+        match r {
+            vk::Result::SUCCESS => Ok(self.clock.now_ns()),
+            e => Err(e),
+        }
+    }
+
+    /// The driver's present, waiting on `repaired` if given (else on the application's
+    /// semaphores), with the ids, fences and timing planned.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::make`]; `repaired`, if any, has a signal pending.
+    unsafe fn present(
+        &self,
+        info: &vk::PresentInfoKHR<'_>,
+        repaired: Option<&[vk::Semaphore]>,
+    ) -> VkResult<bool> {
+        let s = &self.scratch;
+        // A copy: the application's pNext chain follows vkpace's structures; its arrays are
+        // read as they are.
+        let mut ours = *info;
+        if let Some(r) = repaired {
+            ours = ours.wait_semaphores(r);
+        }
+        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&s.fences);
+        if self.fences {
+            // One fence (or null) per swapchain (VUID-VkSwapchainPresentFenceInfoEXT-swapchainCount-07757).
+            ours = ours.push_next(&mut fence_info);
+        }
+        let mut id_info = vk::PresentIdKHR::default().present_ids(&s.ids);
+        let mut id2_info = PresentId2KHR::default().present_ids(&s.ids);
+        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&s.timings.0);
+        if self.timed {
+            // One VkPresentTimingInfoEXT per swapchain
+            // (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233), zeroed (no target, no
+            // stages) for a swapchain without vkpace's timing.
+            ours = ours.push_next(&mut timings);
+        }
+        match self.ids {
+            // Larger than any id given before to each swapchain (ids per lineage,
+            // VUID-VkPresentId2KHR-presentIds-10819); 0 for a swapchain not paced or made for
+            // the other structure.
+            IdStructure::Id2 => ours = ours.push_next(&mut id2_info),
+            // VUID-VkPresentIdKHR-presentIds-04999, as above.
+            IdStructure::Id => ours = ours.push_next(&mut id_info),
+            IdStructure::None => {}
+        }
+        // SAFETY: the caller's contract; vkpace's structures are valid for the device's
+        // enabled extensions (the config's flags), none duplicates one the caller chained.
+        unsafe { self.swapchain_fn.queue_present(self.queue, &ours) }
+    }
+}
+
+/// Arrays a present fills, kept so a steady frame does not allocate (they leave the pacer
+/// with the plan and come back with the report).
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    pub(super) targets: Vec<(vk::SwapchainKHR, u32)>,
+    pub(super) caller_ids: Vec<u64>,
+    pub(super) ids: Vec<u64>,
+    pub(super) fences: Vec<vk::Fence>,
+    pub(super) stages: Vec<vk::PipelineStageFlags>,
+    pub(super) timings: super::timing::TimingInfos,
+}
+
+/// A slice of `n` items at `p` (empty for a null pointer or zero count).
+///
+/// # Safety
+///
+/// A non-null `p` points at `n` valid items that outlive the use.
+pub(super) unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() || n == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(p, n as usize) }
+}

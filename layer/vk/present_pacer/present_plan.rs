@@ -1,0 +1,249 @@
+//! The present's first step, under the caller's lock: the application's structures read, the
+//! machine's plan, the repair semaphore chosen (or made) and a fence taken for its submission,
+//! the present ids, fences and timing vkpace adds filled into the scratch arrays, which then
+//! leave the pacer with the plan ([`Planned`]) for the calls down made without it.
+
+use ash::vk;
+
+use super::chain_walk;
+use super::id_structure::IdStructure;
+use super::pause::{GpuWait, Pause, Paused};
+use super::present_call::{slice, Planned, Repair, Scratch};
+use super::PresentPacer;
+use crate::vk::error::{Result, VkContext};
+use vkpace_core::{PresentPlan, PresentStep, RepairSemaphore};
+
+/// What the present does next, as the pacer decided under the lock.
+// Moved once per present, from the pacer's run to the caller: a box would allocate each frame.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Step {
+    /// The driver's present as the application made it, nothing recorded after it (another
+    /// queue, nothing paced in it, or no plan).
+    Through(ash::khr::swapchain::Device),
+    /// Wait (bounded, without the pacer) for the submission that proves a repair semaphore
+    /// free, then plan again.
+    Wait(Pause),
+    /// Make the present so, then report it ([`PresentPacer::present_reported`]).
+    Go(Planned),
+}
+
+impl PresentPacer {
+    /// The present's first step: reports the wait the last step asked for (if any), then
+    /// plans. `deadline` bounds the waits of one present together.
+    ///
+    /// # Safety
+    ///
+    /// As [`Self::queue_present`].
+    pub(super) unsafe fn present_step(
+        &mut self,
+        queue: vk::Queue,
+        info: &vk::PresentInfoKHR<'_>,
+        deadline: &mut Option<u64>,
+        waited: Option<Paused>,
+    ) -> Step {
+        if queue != self.queue {
+            if !std::mem::replace(&mut self.logged.other_queue, true) {
+                log::warn!("vkpace: a present on a queue other than the pacer's is passed through unpaced (completion is per queue)");
+            }
+            self.machine.unpaced_call();
+            return Step::Through(self.swapchain_fn.clone());
+        }
+        if let Some(paused) = waited {
+            match self.wait_reported(paused) {
+                Ok(true) => {}
+                Ok(false) => {
+                    log::warn!(
+                        "vkpace: no repair semaphore proven free in time: present passed through"
+                    );
+                    return Step::Through(self.swapchain_fn.clone());
+                }
+                Err(e) => {
+                    log::error!("vkpace: present not paced: {e}");
+                    return Step::Through(self.swapchain_fn.clone());
+                }
+            }
+        }
+        // SAFETY: the caller's contract: valid arrays of the given counts and a valid chain.
+        let caller = unsafe { self.read_caller(info) };
+        if caller.timings || caller.modes {
+            self.timing_taken_over();
+        }
+        let deadline = *deadline.get_or_insert(self.now().saturating_add(self.timeout_ns()));
+        match self.plan(caller, deadline) {
+            Ok(Ok(plan)) => self.planned(plan, caller),
+            Ok(Err(wait)) => Step::Wait(wait),
+            Err(e) => {
+                log::error!("vkpace: present not paced: {e}");
+                Step::Through(self.swapchain_fn.clone())
+            }
+        }
+    }
+
+    /// Reads the application's swapchains, images and chain into the scratch arrays.
+    ///
+    /// # Safety
+    ///
+    /// `info` is valid (the caller's contract of `vkQueuePresentKHR`).
+    unsafe fn read_caller(&mut self, info: &vk::PresentInfoKHR<'_>) -> chain_walk::CallerChain {
+        let n = info.swapchain_count;
+        // SAFETY: the caller's contract.
+        let (swapchains, images) =
+            unsafe { (slice(info.p_swapchains, n), slice(info.p_image_indices, n)) };
+        let s = &mut self.scratch;
+        s.targets.clear();
+        s.targets
+            .extend(swapchains.iter().copied().zip(images.iter().copied()));
+        // SAFETY: the caller's contract.
+        let caller = unsafe { chain_walk::read(info.p_next) };
+        s.caller_ids.clear();
+        if let Some(ids) = caller.ids.filter(|p| !p.is_null()) {
+            // SAFETY: VkPresentIdKHR / VkPresentId2KHR hold swapchainCount ids.
+            s.caller_ids.extend_from_slice(unsafe { slice(ids, n) });
+        }
+        caller
+    }
+
+    /// The machine's plan, or the wait it asks for first (a repair semaphore proven free only
+    /// by a submission still running, after frames in flight was lowered): the fence is lent
+    /// out, the wait made without the pacer.
+    fn plan(
+        &mut self,
+        caller: chain_walk::CallerChain,
+        deadline: u64,
+    ) -> Result<std::result::Result<Option<PresentPlan<vk::Semaphore>>, Pause>> {
+        loop {
+            let ids = caller.ids.map(|_| &self.scratch.caller_ids[..]);
+            match self
+                .machine
+                .before_present(&self.scratch.targets, ids, caller.fences)?
+            {
+                PresentStep::Plan(p) => {
+                    // No swapchain of this present is paced (the machine counted the call):
+                    // the driver's present alone, with nothing to record after it.
+                    let paced = self
+                        .scratch
+                        .targets
+                        .iter()
+                        .any(|(w, _)| self.machine.is_paced(*w));
+                    return Ok(Ok(paced.then_some(p)));
+                }
+                PresentStep::WaitFor(serial) => {
+                    let Some(fence) = self.fences.lend(serial) else {
+                        // Nothing pending at or after it: it completed already.
+                        self.machine.serial_completed(serial, self.now())?;
+                        continue;
+                    };
+                    let now = self.now();
+                    return Ok(Err(Pause::Gpu(GpuWait::new(
+                        &self.device,
+                        fence,
+                        serial,
+                        deadline.saturating_sub(now),
+                    ))));
+                }
+            }
+        }
+    }
+
+    /// The planned present: its repair semaphore and fence, and the structures vkpace adds,
+    /// filled into the scratch arrays, which leave the pacer with it.
+    fn planned(
+        &mut self,
+        plan: Option<PresentPlan<vk::Semaphore>>,
+        caller: chain_walk::CallerChain,
+    ) -> Step {
+        let Some(plan) = plan else {
+            return Step::Through(self.swapchain_fn.clone());
+        };
+        let repair = self.repair_semaphore(plan);
+        let ids = match plan.present_ids && caller.ids.is_none() {
+            true => self.id_structure_of_present(),
+            false => IdStructure::None,
+        };
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let fences = self.present_fences(&mut scratch, plan);
+        let timed = self.present_timings(&scratch.targets, &mut scratch.timings);
+        scratch.ids.clear();
+        for &(w, _) in &scratch.targets {
+            scratch.ids.push(self.machine.planned_present_id(w));
+        }
+        Step::Go(Planned {
+            queue: self.queue,
+            queue_submit: self.device.fp_v1_0().queue_submit,
+            swapchain_fn: self.swapchain_fn.clone(),
+            clock: self.clock,
+            repair,
+            ids,
+            fences,
+            timed,
+            scratch,
+        })
+    }
+
+    /// The repair's semaphore (reused or made) and a fence for its submission; `None` where
+    /// there is no repair, or it failed (reported: the present waits on the application's
+    /// semaphores).
+    fn repair_semaphore(&mut self, plan: PresentPlan<vk::Semaphore>) -> Option<Repair> {
+        let semaphore = match plan.repair? {
+            RepairSemaphore::Reuse(s) => s,
+            RepairSemaphore::Create => match self.create_semaphore() {
+                Ok(s) => s,
+                Err(e) => {
+                    log::error!("vkpace: repair semaphore: {e}");
+                    self.machine.repair_failed();
+                    return None;
+                }
+            },
+        };
+        match self.fences.take(&self.device) {
+            Ok(fence) => Some(Repair { semaphore, fence }),
+            Err(e) => {
+                log::error!("vkpace: repair submission's fence: {e}");
+                self.machine.repair_failed();
+                None
+            }
+        }
+    }
+
+    fn create_semaphore(&mut self) -> Result<vk::Semaphore> {
+        // SAFETY: a plain binary semaphore on a valid device.
+        let s = unsafe {
+            self.device
+                .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+        }
+        .during("vkCreateSemaphore")?;
+        if let Err(e) = self.machine.semaphore_created(s) {
+            // SAFETY: just made, never used.
+            unsafe { self.device.destroy_semaphore(s, None) };
+            return Err(e.into());
+        }
+        Ok(s)
+    }
+
+    /// Fills the present fences (one per swapchain, null for one not paced) where the plan
+    /// adds them; whether it does.
+    fn present_fences(&mut self, scratch: &mut Scratch, plan: PresentPlan<vk::Semaphore>) -> bool {
+        scratch.fences.clear();
+        if plan.present_fences.is_none() {
+            return false;
+        }
+        for &(w, _) in &scratch.targets {
+            let fence = match self.machine.planned_present_fence(w) {
+                Some(id) => match self.fences.take(&self.device) {
+                    Ok(f) => {
+                        self.fences.presented(id, f);
+                        f
+                    }
+                    Err(e) => {
+                        log::error!("vkpace: present fence: {e}");
+                        self.machine.present_fence_not_added(w);
+                        vk::Fence::null()
+                    }
+                },
+                None => vk::Fence::null(),
+            };
+            scratch.fences.push(fence);
+        }
+        true
+    }
+}

@@ -1,0 +1,155 @@
+//! The machine's bounded waits before a swapchain's destruction returns (and at teardown),
+//! carried out through the caller's accessor: each wait on a fence the pacer lends out
+//! (neither reset, reused nor destroyed until given back; `vkWaitForFences` does not require
+//! its fences externally synchronized) made between two runs of the accessor, with the
+//! caller's lock released. The proof submission is made under the lock, once no present is in
+//! flight (the machine's [`BoundedWait::PresentInFlight`]: a present made without the lock may
+//! have its repair on the queue and no serial yet).
+
+use std::time::Duration;
+
+use super::pause::{through, GpuWait, Pause, Paused, With};
+use super::PresentPacer;
+use crate::vk::error::Result;
+use vkpace_core::{BoundedWait, Serial};
+
+/// How long a wait for the present in flight sleeps before asking again (the present's calls
+/// down take about a frame; no event tells the pacer when they end).
+const PRESENT_IN_FLIGHT_POLL: Duration = Duration::from_micros(500);
+
+/// The next step of the bounded waits.
+enum WaitStep {
+    /// Over: whether everything waited for was proven.
+    Done(bool),
+    /// Carry this wait out without the pacer, then report it.
+    Wait(BoundedWait, Pause),
+}
+
+impl PresentPacer {
+    /// Carries out the machine's bounded waits through `with` until it has none; a wait that
+    /// runs out leaves what it was for alive (destroyed later, or at teardown) and is logged
+    /// once. `Ok(false)`: a wait ran out, or the pacer went away.
+    pub(super) fn bounded_waits_through(with: With<'_>) -> Result<bool> {
+        let (mut deadline, mut waited) = (None, None);
+        loop {
+            let Some(step) = through(with, |p| p.bounded_step(&mut deadline, waited.take())) else {
+                return Ok(false);
+            };
+            match step? {
+                WaitStep::Done(proven) => return Ok(proven),
+                WaitStep::Wait(wait, pause) => waited = Some((wait, pause.carry_out())),
+            }
+        }
+    }
+
+    /// [`Self::bounded_waits_through`] inside a call of the pacer.
+    pub(super) fn bounded_waits(&mut self) -> Result<bool> {
+        Self::bounded_waits_through(&mut |f| f(self))
+    }
+
+    /// Reports the wait carried out (if any), then asks the machine for the next one: carried
+    /// out here (a proof submission, a serial already complete) or lent out.
+    fn bounded_step(
+        &mut self,
+        deadline: &mut Option<u64>,
+        waited: Option<(BoundedWait, Paused)>,
+    ) -> Result<WaitStep> {
+        let bound = self.timeout_ns();
+        let at = *deadline.get_or_insert(self.now().saturating_add(bound));
+        if let Some((wait, paused)) = waited {
+            if !self.bounded_reported(wait, paused, at)? {
+                if let Some(done) = self.wait_ran_out(wait, deadline) {
+                    return Ok(done);
+                }
+            }
+        }
+        loop {
+            let Some(wait) = self.machine.bounded_wait() else {
+                return Ok(WaitStep::Done(true));
+            };
+            let left = deadline.unwrap_or(0).saturating_sub(self.now());
+            let lent = match wait {
+                BoundedWait::PresentFence(id) => {
+                    self.fences.lend_present(id).map(|f| (f, Serial::NONE))
+                }
+                BoundedWait::Serial(s) => match self.fences.lend(s) {
+                    Some(f) => Some((f, s)),
+                    None => {
+                        // Nothing pending at or after it: it completed already.
+                        self.machine.serial_completed(s, self.now())?;
+                        continue;
+                    }
+                },
+                BoundedWait::SubmitProof => {
+                    self.submit_proof()?;
+                    continue;
+                }
+                BoundedWait::PresentInFlight if left > 0 => {
+                    let until = std::time::Instant::now() + PRESENT_IN_FLIGHT_POLL;
+                    return Ok(WaitStep::Wait(wait, Pause::Sleep(until)));
+                }
+                BoundedWait::PresentInFlight => None,
+            };
+            match lent {
+                Some((fence, serial)) => {
+                    let gpu = GpuWait::new(&self.device, fence, serial, left);
+                    return Ok(WaitStep::Wait(wait, Pause::Gpu(gpu)));
+                }
+                // A present fence vkpace holds none for never signals; no time is left for
+                // the present in flight: as a wait that ran out.
+                None => {
+                    if let Some(done) = self.wait_ran_out(wait, deadline) {
+                        return Ok(done);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A wait carried out, reported: its fence given back; whether it was done (the fence
+    /// signalled, or there is still time to ask whether the present in flight returned).
+    fn bounded_reported(
+        &mut self,
+        wait: BoundedWait,
+        paused: Paused,
+        deadline: u64,
+    ) -> Result<bool> {
+        self.calls_down.count(paused.in_call());
+        match wait {
+            BoundedWait::PresentFence(id) => {
+                let Some((gpu, signalled)) = paused.into_gpu() else {
+                    return Ok(false);
+                };
+                self.fences.give_back(&self.device, gpu.fence())?;
+                if !signalled? {
+                    return Ok(false);
+                }
+                self.fences.present_waited(&self.device, id)?;
+                self.machine.present_fence_signaled(id);
+                Ok(true)
+            }
+            BoundedWait::Serial(_) => match paused.into_gpu() {
+                Some((gpu, signalled)) => self.gpu_wait_reported(gpu, signalled),
+                None => Ok(false),
+            },
+            BoundedWait::PresentInFlight => Ok(self.now() < deadline),
+            BoundedWait::SubmitProof => Ok(true),
+        }
+    }
+
+    /// `wait` ran out: the machine decides whether to go on (a present fence given up for
+    /// the proof submission, with a bound of its own) or stop (logged once).
+    fn wait_ran_out(&mut self, wait: BoundedWait, deadline: &mut Option<u64>) -> Option<WaitStep> {
+        if self.machine.bounded_wait_timed_out(wait) {
+            *deadline = Some(self.now().saturating_add(self.timeout_ns()));
+            return None;
+        }
+        if !std::mem::replace(&mut self.logged.destroy_timeout, true) {
+            log::warn!(
+                "vkpace: a swapchain's presents were not proven done within {:?}; it stays alive until they are (or until the pacer is destroyed)",
+                self.config.wait_timeout
+            );
+        }
+        Some(WaitStep::Done(false))
+    }
+}
