@@ -12,6 +12,8 @@ use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
 use vkpace::PresentPacer;
 
+use super::Shared;
+
 use vkpace_demo::owned_loop::{create_pacer, create_swapchain, create_swapchain_of};
 
 use super::super::common::{set_runtime_dir, SurfaceSource, VulkanContext};
@@ -27,8 +29,6 @@ pub struct Beside {
 /// The waiting acquire's bound: long enough that a lock held through it shows.
 const BLOCKED_TIMEOUT_NS: u64 = 2_000_000_000;
 const MAX_IMAGES: usize = 8;
-
-type Shared = Mutex<Option<PresentPacer>>;
 
 /// Holds every image of one swapchain, acquires from it once more on a second thread, and 100
 /// ms later acquires from a second swapchain (another surface) on this one. Acquires signal
@@ -139,15 +139,7 @@ fn acquire(
     timeout: u64,
     fence: vk::Fence,
 ) -> ash::prelude::VkResult<(u32, bool)> {
-    let with = |f: &mut dyn FnMut(&mut PresentPacer)| {
-        if let Some(p) = shared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_mut()
-        {
-            f(p);
-        }
-    };
+    let with = super::accessor(shared);
     // SAFETY: a swapchain of the pacer's, not used by another thread meanwhile; an unsignalled
     // fence nothing else uses.
     unsafe {

@@ -14,6 +14,8 @@ use anyhow::{ensure, Context as _, Result};
 use ash::vk;
 use vkpace::PresentPacer;
 
+use super::Shared;
+
 use vkpace_demo::owned_loop::{
     create_pacer, create_swapchain, create_swapchain_of, swapchain_info_of,
 };
@@ -44,8 +46,6 @@ pub struct BesidePresent {
     /// The pacer's calls down during the race: (with the mutex released, with it held).
     pub calls_down: (u64, u64),
 }
-
-type Shared = Mutex<Option<PresentPacer>>;
 
 /// Runs the case on a headless surface (plain lavapipe: its WSI blocks in the present).
 pub fn calls_beside_a_blocked_present() -> Result<BesidePresent> {
@@ -180,15 +180,7 @@ fn race(
     surface: vk::SurfaceKHR,
     o: &Objects,
 ) -> Result<BesidePresent> {
-    let with = |f: &mut dyn FnMut(&mut PresentPacer)| {
-        if let Some(p) = shared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_mut()
-        {
-            f(p);
-        }
-    };
+    let with = super::accessor(shared);
     let image = acquire_and_render(ctx, sc1, o, with)?;
     let info = swapchain_info_of(ctx, surface, vk::SwapchainKHR::null())?;
     let start = Instant::now();

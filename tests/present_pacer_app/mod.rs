@@ -26,6 +26,22 @@ use vkpace_demo::owned_loop::{create_pacer, create_swapchain, OwnedLoop};
 
 use super::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 
+/// A pacer shared between threads behind a mutex, as the pacing layer keeps one per device.
+type Shared = std::sync::Mutex<Option<PresentPacer>>;
+
+/// The accessor the door's `*_shared` functions take: runs its argument on the shared pacer
+/// under the mutex (a poisoned mutex is used as it is).
+fn accessor(shared: &Shared) -> impl Fn(&mut dyn FnMut(&mut PresentPacer)) + Copy + '_ {
+    move |f| {
+        let mut guard = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(p) = guard.as_mut() {
+            f(p);
+        }
+    }
+}
+
 /// Frames presented per case.
 pub const FRAMES: u32 = 50;
 /// A recreation every this many frames (so 4 retired swapchains per case).
