@@ -19,6 +19,13 @@
 //!   timing below vkcube, and by vdisplay's log (the neutral clock) every present carries a
 //!   target and every shown interval after the first 20 is exactly 2 refreshes, over 320
 //!   frames;
+//! - the same over a virtual display at 59.2 Hz whose surfaces offer no present timing, over
+//!   240 frames: with present wait (the layer enables it below vkcube) the CPU limiter's grid
+//!   follows the display's clock (the layer's summary: 33.78 ms per frame, 2 refreshes);
+//!   without it (vdisplay's `present_wait = off`) the limiter keeps its own 33.33 ms and
+//!   drifts through a refresh every 37 frames or so. Held to the display, at most half as
+//!   many shown intervals after the first 40 are off 2 refreshes (quiet: 0 against 6 to 17;
+//!   beside two spinning threads 0 to 12 against 25 to 59);
 //! - a test-only fault that panics inside the pacer at vkcube's 30th present: vkcube runs to
 //!   its end, the layer says the device passes every call through from then on, and the
 //!   stopped pacer's objects are destroyed with the device (validation below: no message);
@@ -182,6 +189,104 @@ fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
     ensure!(shown == GRID_FRAMES, "{shown} of {GRID_FRAMES} shown");
     ensure!(off == 0, "intervals in refreshes: {:?}", grid.refreshes);
     Ok(())
+}
+
+/// The display of the anchor test: 59.2 Hz, so that 2 refreshes (33.78 ms) are 1.35% longer
+/// than the cap's interval; the CPU's grid gains 0.45 ms a frame on it.
+const SLOW_HZ: f64 = 59.2;
+/// Shown intervals the anchor test judges, after the first `ANCHOR_SETTLE` (the grid learns
+/// the display's interval from its first 8, and may move once off a refresh).
+const ANCHOR_FRAMES: usize = 240;
+const ANCHOR_SETTLE: usize = 40;
+
+#[test]
+fn without_present_timing_the_cpu_limiter_follows_the_displays_clock() -> Result<()> {
+    let display = Display::get()?;
+    let (anchored, free) = (anchor_run(&display, "on")?, anchor_run(&display, "off")?);
+    // On its own clock the limiter drifts through a refresh every 37 frames or so, and each
+    // crossing is at least one interval off. Held to the display's clock it misses only where
+    // a frame's time strays a refresh from the others' (on a busy machine, where lavapipe's
+    // frames spread over more than a refresh, now and then): judged against the free run's
+    // count in the same test, half of it at most.
+    ensure!(
+        free.0 >= 4,
+        "on its own clock the limiter should drift through a refresh: {:?}",
+        free.1
+    );
+    ensure!(
+        anchored.0 * 2 <= free.0,
+        "{} intervals off the grid held to the display, {} on the CPU's clock: {:?}",
+        anchored.0,
+        free.0,
+        anchored.1
+    );
+    Ok(())
+}
+
+/// vkcube at 30 fps through the layer over vdisplay at [`SLOW_HZ`] without present timing,
+/// with present wait `on` or `off`: the shown intervals after the settle not 2 refreshes,
+/// and all of them in refreshes (the layer's summary checked: the grid followed 2 refreshes
+/// with present wait, nothing without).
+fn anchor_run(display: &Display, present_wait: &str) -> Result<(usize, Vec<u64>)> {
+    let refresh_ns = (1e9 / SLOW_HZ) as u64;
+    let tag = format!("vkcube_anchor_{present_wait}");
+    let layer = Installed::new(&tag)?;
+    let log = layer.root.join("vdisplay.jsonl");
+    let manifest = virtual_display::write_manifest(&virtual_display::find_library()?)?;
+    let mut cmd = Command::new("vkcube");
+    cmd.args(["--c", &ANCHOR_FRAMES.to_string()])
+        .env("DISPLAY", display.name())
+        .env_remove("WAYLAND_DISPLAY")
+        .envs(layer.env())
+        .envs(virtual_display::loader_env(&manifest, false))
+        .env(
+            "VK_INSTANCE_LAYERS",
+            "VK_LAYER_VKPACE_pacing:VK_LAYER_VKPACE_vdisplay",
+        )
+        .env("VDISPLAY_WINDOW_SURFACES", "virtual")
+        .env("VDISPLAY_REFRESH_HZ", SLOW_HZ.to_string())
+        .env("VDISPLAY_SURFACE_PRESENT_TIMING", "off")
+        .env("VDISPLAY_PRESENT_WAIT", present_wait)
+        .env("VDISPLAY_LOG", &log)
+        .env("VKPACE_FPS", FPS.to_string());
+    let done = run_to_files(&mut cmd, "pacing_layer", &tag, LIMIT)?;
+    let output = format!("{}\n{}", done.stdout, done.stderr);
+    ensure!(done.status.success(), "vkcube failed: {output}");
+    let grid = GridRecord::of(
+        &virtual_display::read_present_log(&log)?,
+        ANCHOR_SETTLE,
+        refresh_ns,
+    );
+    ensure!(
+        grid.targeted == 0,
+        "targets without present timing: {output}"
+    );
+    let followed = followed_period_ms(&output);
+    eprintln!(
+        "present wait {present_wait}: {} of {} intervals not 2 refreshes; the grid followed the display at {followed:?} ms",
+        grid.off(2),
+        grid.refreshes.len()
+    );
+    match present_wait {
+        "on" => {
+            // The display's interval for the cap, 2 refreshes, is what the grid learned.
+            let two = 2.0 * refresh_ns as f64 / 1e6;
+            ensure!(
+                followed.is_some_and(|ms| (ms - two).abs() < 0.05),
+                "the grid should follow {two:.3} ms: {output}"
+            );
+        }
+        _ => ensure!(followed.is_none(), "no present wait, yet: {output}"),
+    }
+    Ok((grid.off(2), grid.refreshes))
+}
+
+/// The period the layer's summary says the CPU limiter's grid followed, in ms.
+fn followed_period_ms(output: &str) -> Option<f64> {
+    let at = output
+        .split("the CPU limiter's grid followed it at ")
+        .nth(1)?;
+    at.split(' ').next()?.parse().ok()
 }
 
 #[test]

@@ -27,6 +27,11 @@ impl Clock {
         u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
     }
 
+    /// `at` in nanoseconds since the epoch (0 before it).
+    pub(crate) fn ns_at(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX)
+    }
+
     /// The `Instant` `ns` nanoseconds after the epoch (to sleep until).
     pub(crate) fn instant_at(&self, ns: u64) -> Instant {
         self.epoch + Duration::from_nanos(ns)

@@ -171,10 +171,11 @@ pub(crate) struct DeviceAdds {
 }
 
 /// What the device offers the pacer and the application did not enable or chain itself:
-/// present timing (with present id2 and calibrated timestamps) and swapchain maintenance1
-/// (present fences, which prove a destroyed swapchain idle without a submission on the
-/// application's queue). The application's own swapchain maintenance1, with its feature on,
-/// is used as it is.
+/// present timing (with present id2 and calibrated timestamps), present wait (with present id:
+/// exact display times, to which the CPU limiter's grid holds on a surface without present
+/// timing) and swapchain maintenance1 (present fences, which prove a destroyed swapchain idle
+/// without a submission on the application's queue). The application's own swapchain
+/// maintenance1, with its feature on, is used as it is.
 ///
 /// # Safety
 /// `instance` holds the next layer's instance commands; `physical` is one of its devices.
@@ -216,6 +217,11 @@ pub(crate) unsafe fn device_adds(
     if chain.timing {
         adds.present_timing = None;
     }
+    // The application's own present ids (without present wait, or the layer steps aside): its
+    // id structures stay its own, and none are added twice.
+    if chain.present_id || app.contains(&ash::khr::present_id::NAME) {
+        adds.present_wait = false;
+    }
     if app_m1.is_some() || chain.maintenance1 {
         adds.maintenance1 = None;
     }
@@ -224,8 +230,10 @@ pub(crate) unsafe fn device_adds(
     DeviceAdds { adds, uses, own }
 }
 
-/// What the device offers of present timing and swapchain maintenance1 (nothing else: the
-/// layer adds no present wait and no GPU timestamps).
+/// What the device offers of present timing, present wait (`VK_KHR_present_id` and
+/// `VK_KHR_present_wait`: exact display times for the CPU limiter's grid where a surface has no
+/// present timing) and swapchain maintenance1; nothing else (no present wait2, no GPU
+/// timestamps).
 ///
 /// # Safety
 /// As [`device_adds`].
@@ -245,7 +253,6 @@ unsafe fn offered(
     let mut support =
         unsafe { Support::query(entry, instance, physical, family, &enabled) }.ok()?;
     support.gpu_timestamps = false;
-    support.present_wait = false;
     support.present_wait2 = false;
     if !inst.surface_capabilities2 {
         support.present_timing = None;
@@ -258,6 +265,8 @@ unsafe fn offered(
 struct ChainSeen {
     /// Present timing's or present id2's.
     timing: bool,
+    /// Present id's (`VkPhysicalDevicePresentIdFeaturesKHR`).
+    present_id: bool,
     /// Swapchain maintenance1's (the KHR and EXT structures are one structure type).
     maintenance1: bool,
     /// ... with the feature on.
@@ -278,6 +287,8 @@ impl ChainSeen {
             // SAFETY: every structure of a valid chain starts like VkBaseInStructure.
             let base = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
             seen.timing |= timing.contains(&base.s_type);
+            seen.present_id |=
+                base.s_type == vk::StructureType::PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR;
             if base.s_type == m1 {
                 seen.maintenance1 = true;
                 // SAFETY: a structure of this type is this structure.

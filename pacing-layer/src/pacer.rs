@@ -253,6 +253,20 @@ impl PacerState {
             stats.swapchains_destroyed,
             stats.proof_submits
         ));
+        if stats.display_times_watched > 0 {
+            let period = match stats.anchored_period_ns {
+                0 => "never followed by the CPU limiter's grid".to_string(),
+                p => format!(
+                    "the CPU limiter's grid followed it at {:.3} ms per frame, moved {} times for a refresh missed or taken early",
+                    p as f64 / 1e6,
+                    stats.anchor_moves
+                ),
+            };
+            crate::log(format_args!(
+                "display: {} exact display times watched; {period}",
+                stats.display_times_watched
+            ));
+        }
         // Every run of the pacer is under the device's lock: a pause inside one (the pacer's
         // count of pauses inside its calls) is a pause with the lock held.
         crate::log(format_args!(
@@ -344,6 +358,13 @@ fn log_below(support: Option<vkpace::Support>) {
         match support.present_timing {
             Some(_) => "present timing enabled below the application: a cap that divides the refresh is kept by targets on the grid where the surface offers them",
             None => "no present timing below the application: the CPU limiter keeps the cap",
+        }
+    ));
+    crate::log(format_args!(
+        "{}",
+        match support.present_wait {
+            true => "present wait enabled below the application: where a surface has no present timing, the CPU limiter's grid follows the display's clock (exact display times watched during its sleep)",
+            false => "no present wait below the application: without present timing the CPU limiter keeps its own clock",
         }
     ));
     match support.maintenance1 {

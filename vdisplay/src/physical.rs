@@ -41,9 +41,13 @@ pub unsafe fn enumerate_device_extensions(
     let Some(inst) = (unsafe { Instance::of_physical(pd) }) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // `calibrated_timestamps = ext`: the KHR name is neither added nor passed on.
+    // `calibrated_timestamps = ext`: the KHR name is neither added nor passed on;
+    // `present_wait = off`: nor are present id and present wait.
     let listed = |p: &vk::ExtensionProperties| {
-        inst.settings.calibrated_khr || extensions::name_of(p) != vk::KHR_CALIBRATED_TIMESTAMPS_NAME
+        let name = extensions::name_of(p);
+        let wait = [vk::KHR_PRESENT_ID_NAME, vk::KHR_PRESENT_WAIT_NAME];
+        (inst.settings.calibrated_khr || name != vk::KHR_CALIBRATED_TIMESTAMPS_NAME)
+            && (inst.settings.present_wait || !wait.contains(&name))
     };
     let ours: Vec<_> = DEVICE_EXTS
         .iter()

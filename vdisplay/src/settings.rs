@@ -168,6 +168,10 @@ pub struct Settings {
     /// listed, the driver's KHR name hidden, as on a driver that has only the EXT one (present
     /// timing stays offered: a device offering less than the extension depends on).
     pub calibrated_khr: bool,
+    /// Devices offer `VK_KHR_present_id` and `VK_KHR_present_wait` (`present_wait = off`: not
+    /// listed, as on a driver without them; present_id2 and present_wait2 stay, present timing
+    /// names presents by their id2).
+    pub present_wait: bool,
     /// X11 (xcb, Xlib) and Wayland surfaces become virtual displays too (`window_surfaces =
     /// virtual`), so a program that only knows windows runs over vdisplay unmodified; the
     /// window itself then shows nothing. False (`driver`): they go to the driver.
@@ -239,6 +243,7 @@ impl Default for Settings {
             timing_result_domain: ResultDomain::Offered,
             timing_relative_from: RelativeFrom::Grid,
             calibrated_khr: true,
+            present_wait: true,
             virtual_window_surfaces: false,
         }
     }
@@ -276,6 +281,7 @@ pub const KEYS: &[&str] = &[
     "timing_result_domain",
     "timing_relative_from",
     "calibrated_timestamps",
+    "present_wait",
     "window_surfaces",
 ];
 
@@ -319,6 +325,7 @@ impl Settings {
             "timing_result_domain" => set(&mut self.timing_result_domain, parse_result_domain(v)),
             "timing_relative_from" => set(&mut self.timing_relative_from, parse_relative_from(v)),
             "calibrated_timestamps" => set(&mut self.calibrated_khr, parse_calibrated_names(v)),
+            "present_wait" => set(&mut self.present_wait, parse_bool(v)),
             "window_surfaces" => set(&mut self.virtual_window_surfaces, parse_window_surfaces(v)),
             _ => false,
         };

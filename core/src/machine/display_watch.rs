@@ -8,8 +8,9 @@
 //! next display time later still, until a frame misses its refresh (docs/performance.md
 //! has the figures).
 //!
-//! Low latency on a display that queues frames therefore *watches* the display during its
-//! pacing sleep: a zero-timeout poll first, and if that frame is not shown yet, a wait for it
+//! Low latency on a display that queues frames, and a frame limit kept by the CPU (whose grid
+//! follows the display's clock: `pacing::DisplayAnchor`), therefore *watch* the display during
+//! the pacing sleep: a zero-timeout poll first, and if that frame is not shown yet, a wait for it
 //! bounded by the sleep's end. A wait that began while the frame was not shown and ended
 //! because it was shown says when it was shown (within the thread's wake-up latency): only such
 //! times reach the pacing as exact. One frame is caught per sleep, so without GPU timestamps
@@ -84,8 +85,8 @@ where
     F: Copy + PartialEq + std::fmt::Debug,
 {
     /// During a pacing sleep until `until`: look at, then wait for, the oldest awaited present,
-    /// where low latency plans for a queued display and present timing does not give exact
-    /// times already.
+    /// where low latency plans for a queued display, or a frame limit's grid follows it
+    /// (`pacing::DisplayAnchor`), and present timing does not give exact times already.
     pub(super) fn display_watch_step(&mut self, until: u64, now: u64) -> Option<Request<S, W, F>> {
         if !self.pacing.wants_display_times() || self.timing.is_some() || until <= now {
             return None;
@@ -109,8 +110,7 @@ where
     /// some): watch the display once before the frame starts, bounded by [`FIRST_WATCH_NS`].
     /// A display that never answers in time is not asked this way again.
     pub(super) fn first_display_watch(&mut self, now: u64) -> Option<Request<S, W, F>> {
-        if self.pacing.plans_with_display_times() || self.watch.first_timeouts >= FIRST_WATCH_TRIES
-        {
+        if !self.pacing.watches_before_start() || self.watch.first_timeouts >= FIRST_WATCH_TRIES {
             return None;
         }
         self.display_watch_step(now.saturating_add(FIRST_WATCH_NS), now)
@@ -149,7 +149,7 @@ where
             (Ok(Shown::NotYet), PresentQuery::BeforeWatch(id)) => {
                 self.watch.state = WatchState::NotShown(id);
             }
-            (Ok(Shown::NotYet), PresentQuery::Watch) if !self.pacing.plans_with_display_times() => {
+            (Ok(Shown::NotYet), PresentQuery::Watch) if self.pacing.watches_before_start() => {
                 self.watch.first_timeouts += 1;
             }
             (Ok(Shown::Stopped), query) => {

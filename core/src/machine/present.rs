@@ -247,7 +247,7 @@ where
         self.telemetry.presented(frame.number, now);
         let awaited = may_show && !refused;
         if awaited {
-            self.pacing.frame_presented(frame.number);
+            self.pacing.frame_presented(frame.number, now);
         }
         if refused {
             self.pacing.present_refused(frame.number);

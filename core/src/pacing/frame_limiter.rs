@@ -59,10 +59,17 @@ impl FrameLimit {
 #[derive(Debug, Clone)]
 pub struct FrameLimiter {
     limit: FrameLimit,
+    /// The grid's period: the limit's, or the display's interval for it where the grid follows
+    /// the display ([`FrameLimiter::follow_display`]).
+    period_ns: u64,
     /// The next frame's slot on the grid.
     slot: Option<u64>,
     /// When the next frame may start: its slot, or later while lag is being paid back.
     next: Option<u64>,
+    /// The slot of the frame started last.
+    started_slot: Option<u64>,
+    /// That frame started more than a period behind the grid, which was re-anchored on it.
+    reanchored: bool,
 }
 
 impl FrameLimiter {
@@ -71,8 +78,11 @@ impl FrameLimiter {
     pub fn new(limit: FrameLimit) -> Self {
         Self {
             limit,
+            period_ns: limit.period_ns,
             slot: None,
             next: None,
+            started_slot: None,
+            reanchored: false,
         }
     }
 
@@ -88,15 +98,39 @@ impl FrameLimiter {
         self.next
     }
 
+    /// The slot on the grid of the frame started last (its start, or earlier where it started
+    /// late).
+    #[must_use]
+    pub fn started_slot(&self) -> Option<u64> {
+        self.started_slot
+    }
+
+    /// Whether the frame started last re-anchored the grid (it started more than a period
+    /// behind it).
+    #[must_use]
+    pub fn reanchored(&self) -> bool {
+        self.reanchored
+    }
+
+    /// The display's clock, as [`super::DisplayAnchor`] learned it: the grid takes its
+    /// period from now on and moves by its shift now (the next frame's deadline with it).
+    pub fn follow_display(&mut self, follow: super::Follow) {
+        self.period_ns = follow.period_ns.unwrap_or(self.limit.period_ns);
+        let shift = |t: u64| t.saturating_add_signed(follow.shift_ns);
+        self.slot = self.slot.map(shift);
+        self.next = self.next.map(shift);
+    }
+
     /// A frame began at `now`. The next deadline is one period after this frame's slot on the
     /// grid, plus what is left of this frame's lag after paying back its share (see
     /// [`CATCH_UP_SHARE`]).
     pub fn frame_started(&mut self, now: u64) {
-        let period = self.limit.period_ns;
+        let period = self.period_ns;
         let slot = match self.slot {
             Some(s) if now <= s.saturating_add(period) => s,
             _ => now,
         };
+        self.reanchored = self.slot.is_some() && slot == now && self.slot != Some(now);
         let lag = now.saturating_sub(slot);
         let at_once = (period as f64 * CATCH_UP_AT_ONCE) as u64;
         let payback = if lag <= at_once {
@@ -105,6 +139,7 @@ impl FrameLimiter {
             at_once.max((lag as f64 * CATCH_UP_SHARE) as u64)
         };
         let next_slot = slot.saturating_add(period);
+        self.started_slot = Some(slot);
         self.slot = Some(next_slot);
         self.next = Some(next_slot.saturating_add(lag - payback));
     }

@@ -12,14 +12,20 @@
 //!   ([`DisplaySchedule`]);
 //! - a [`FrameLimit`] composes with any of them: with present timing and a limit on the refresh
 //!   grid, a target present time every k refreshes; otherwise never start before the next
-//!   deadline of a fixed CPU grid.
+//!   deadline of a fixed CPU grid, which follows the display's clock where exact display
+//!   times come ([`DisplayAnchor`]).
 
+mod display_anchor;
 mod display_plan;
 mod display_schedule;
 mod frame_limiter;
 mod low_latency;
 mod window_stats;
 
+pub use display_anchor::{
+    DisplayAnchor, Follow, ANCHOR_AFTER, ANCHOR_WINDOW, DRIFT_SHARE, LATE_MEMORY, MOVE_SHARE,
+    PHASE_GAIN, SLIP_SHARE,
+};
 pub use display_schedule::{
     interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, Lead, PresentTarget,
     GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL,
@@ -82,6 +88,8 @@ pub struct Pacing {
     policy: PacingPolicy,
     display_queues: bool,
     limiter: Option<FrameLimiter>,
+    /// The display's clock for the limiter's grid (with the limiter).
+    anchor: Option<DisplayAnchor>,
     low_latency: LowLatency,
     schedule: DisplaySchedule,
     display_timing: Option<DisplayTiming>,
@@ -99,6 +107,7 @@ impl Pacing {
             policy,
             display_queues: true,
             limiter: limit.map(FrameLimiter::new),
+            anchor: limit.map(|l| DisplayAnchor::new(l.period_ns())),
             low_latency: LowLatency::default(),
             schedule: DisplaySchedule::new(),
             display_timing: None,
@@ -144,6 +153,15 @@ impl Pacing {
     /// A new swapchain: its first frame's refresh is not predictable from the old one's.
     pub fn swapchain_changed(&mut self) {
         self.schedule.swapchain_changed();
+        self.reset_anchor();
+    }
+
+    /// The limiter's grid keeps its own clock until the display's is learned again.
+    fn reset_anchor(&mut self) {
+        if let (Some(l), Some(a)) = (self.limiter.as_mut(), self.anchor.as_mut()) {
+            a.reset();
+            l.follow_display(Follow::default());
+        }
     }
 
     /// Who picks the swap interval: the frame limit where it falls on the refresh grid, the
@@ -253,7 +271,28 @@ impl Pacing {
     /// display during the pacing sleep (module `machine::display_watch`) rather than poll it.
     #[must_use]
     pub fn wants_display_times(&self) -> bool {
-        self.learning() && self.display_queues
+        (self.learning() || self.anchors_on_display()) && self.display_queues
+    }
+
+    /// Whether exact display times would anchor the frame limiter's grid: a limit kept by the
+    /// CPU (no present-timing targets), on a display that queues frames.
+    #[must_use]
+    pub fn anchors_on_display(&self) -> bool {
+        self.limiter.is_some() && self.display_queues && self.schedule.path() == DisplayPath::Cpu
+    }
+
+    /// What the frame limiter's grid learned of the display: its period once learned, and the
+    /// frames shown a refresh early or late that moved it ([`DisplayAnchor`]).
+    #[must_use]
+    pub fn display_anchor(&self) -> Option<&DisplayAnchor> {
+        self.anchor.as_ref()
+    }
+
+    /// Whether a shell should watch the display before a frame starts (not only during a
+    /// pacing sleep): low latency, until it has display times to plan with.
+    #[must_use]
+    pub fn watches_before_start(&self) -> bool {
+        self.learning() && !self.low_latency.display_known()
     }
 
     /// Whether low latency plans with display times already (it has an exact one and the
@@ -281,6 +320,7 @@ impl Pacing {
     /// Sets or removes the frame limit (a new grid starts at the next frame).
     pub fn set_frame_limit(&mut self, limit: Option<FrameLimit>) {
         self.limiter = limit.map(FrameLimiter::new);
+        self.anchor = limit.map(|l| DisplayAnchor::new(l.period_ns()));
         self.schedule.set_choice(self.interval_choice());
     }
 
@@ -316,6 +356,12 @@ impl Pacing {
         self.schedule.frame_started(id, now);
         if let Some(l) = self.limiter.as_mut() {
             l.frame_started(now);
+            if let (Some(a), Some(slot)) = (self.anchor.as_mut(), l.started_slot()) {
+                if l.reanchored() {
+                    a.grid_reanchored();
+                }
+                a.frame_started(id, slot);
+            }
         }
         if self.learning() {
             self.low_latency.frame_started(id, now);
@@ -355,10 +401,13 @@ impl Pacing {
         }
     }
 
-    /// Frame `id` was handed to the presentation engine.
-    pub fn frame_presented(&mut self, _id: u64) {
+    /// Frame `id` was handed to the presentation engine at `now`.
+    pub fn frame_presented(&mut self, id: u64, now: u64) {
         if self.learning() {
             self.low_latency.frame_presented();
+        }
+        if let Some(a) = self.anchor.as_mut() {
+            a.frame_presented(id, now);
         }
     }
 
@@ -366,6 +415,7 @@ impl Pacing {
     /// (frames presented before will never be reported shown).
     pub fn display_restarted(&mut self) {
         self.low_latency.display_restarted();
+        self.reset_anchor();
     }
 
     /// Frame `id` reached the display at `at` (present timing, present ids, or a simulated
@@ -374,78 +424,14 @@ impl Pacing {
         if self.learning() {
             self.low_latency.frame_displayed(id, at, exact);
         }
+        if !exact || !self.anchors_on_display() {
+            return;
+        }
+        if let (Some(l), Some(a)) = (self.limiter.as_mut(), self.anchor.as_mut()) {
+            l.follow_display(a.frame_shown(id, at));
+        }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MS: u64 = 1_000_000;
-
-    /// Frames `from..from + n`, 10 ms apart: CPU 2 ms, GPU 10 ms right after the submit.
-    fn feed(p: &mut Pacing, from: u64, n: u64) {
-        for id in from..from + n {
-            let t = id * 10 * MS;
-            p.frame_started(id, t);
-            p.frame_submitted(id, t + 2 * MS);
-            p.frame_presented(id);
-            p.gpu_done(id, t + 2 * MS, t + 12 * MS);
-        }
-    }
-
-    #[test]
-    fn low_latency_learns_only_while_it_is_the_policy() {
-        let mut p = Pacing::new(PacingPolicy::FramesInFlight, None);
-        feed(&mut p, 0, 10);
-        assert_eq!(p.start_at(0), None);
-        p.set_policy(PacingPolicy::LowLatency);
-        // Nothing was learned under frames in flight: the next frame begins at once.
-        assert_eq!(p.start_at(0), None);
-        feed(&mut p, 10, 3);
-        // Frame 12's GPU ends at 132 ms: the next submit is due then, less the margin and
-        // the CPU time.
-        let at = p.start_at(0);
-        assert_eq!(at, Some(132 * MS - 300_000 - 2 * MS));
-        // Choosing the policy in use again keeps what was learned.
-        p.set_policy(PacingPolicy::LowLatency);
-        assert_eq!(p.start_at(0), at);
-        // Back and forth starts over.
-        p.set_policy(PacingPolicy::FramesInFlight);
-        p.set_policy(PacingPolicy::LowLatency);
-        assert_eq!(p.start_at(0), None);
-    }
-
-    /// Frames on a 10 ms refresh that take 1.5 refreshes each: every one misses its refresh
-    /// and is shown two refreshes after the one before.
-    fn miss_every_refresh(p: &mut Pacing) {
-        let refresh = 10 * MS;
-        p.set_display_timing(Some(DisplayTiming {
-            refresh_ns: refresh,
-            relative_targets: true,
-        }));
-        let mut shown = 0;
-        for f in 0..8u64 {
-            shown += 2 * refresh;
-            p.frame_started(f, shown - 2 * refresh);
-            p.frame_timed(f, Some(shown - refresh / 2), Some(shown));
-        }
-    }
-
-    #[test]
-    fn low_latency_keeps_the_frame_rate_where_the_display_policy_raises_the_interval() {
-        let mut low = Pacing::new(PacingPolicy::LowLatency, None);
-        miss_every_refresh(&mut low);
-        assert_eq!(
-            low.schedule().path(),
-            DisplayPath::RefreshGrid { interval: 1 }
-        );
-        let mut display = Pacing::new(PacingPolicy::Display, None);
-        miss_every_refresh(&mut display);
-        assert!(
-            matches!(display.schedule().path(), DisplayPath::RefreshGrid { interval } if interval > 1),
-            "{:?}",
-            display.schedule().path()
-        );
-    }
-}
+mod tests;

@@ -36,7 +36,7 @@ where
             c.gated = false;
             c.telemetry.presented(frame, now);
             if !refused {
-                c.pacing.frame_presented(frame);
+                c.pacing.frame_presented(frame, now);
             }
             if t.id != 0 {
                 // A failed present's id is used up, but its display is never waited for, nor
@@ -62,12 +62,65 @@ where
             .find_map(|c| c.ids.next_query())
     }
 
+    /// The present of `swapchain`'s own lineage to ask the display about now (a zero-timeout
+    /// wait), if one on `swapchain` itself is awaited. A shell inside a call on `swapchain`
+    /// asks only about it: `vkWaitForPresentKHR`'s swapchain is externally synchronized, and
+    /// the application synchronizes the swapchains of its call, not the others.
+    #[must_use]
+    pub fn display_query_of(&self, swapchain: W) -> Option<u64> {
+        let i = self.find(swapchain)?;
+        let c = self.chains.iter().find(|c| c.id == self.live[i].chain)?;
+        match c.ids.next_query() {
+            Some((w, id)) if w == swapchain && c.timing.is_none() => Some(id),
+            _ => None,
+        }
+    }
+
+    /// During a pause of `swapchain`'s lineage before its next frame (the pacing sleep): the
+    /// present to watch, if its pacing wants exact display times (a frame limit kept by the
+    /// CPU follows the display's clock, `vkpace_core::DisplayAnchor`; low latency plans for
+    /// the display's refresh). The shell polls it (zero timeout) and, if it is not shown yet,
+    /// waits for it bounded by the sleep's end: a wait that began while it was not shown and
+    /// ended because it was shown says when it was shown ([`Self::display_watched`]); the
+    /// poll's answer is only "shown by now" ([`Self::display_answer`]).
+    #[must_use]
+    pub fn display_watch(&self, swapchain: W) -> Option<u64> {
+        let i = self.find(swapchain)?;
+        let c = self.chains.iter().find(|c| c.id == self.live[i].chain)?;
+        if !c.pacing.wants_display_times() {
+            return None;
+        }
+        self.display_query_of(swapchain)
+    }
+
     /// The answer about [`Self::display_query`]'s present, seen at `now`.
     pub fn display_answer(
         &mut self,
         swapchain: W,
         status: VkStatus,
         now: u64,
+    ) -> Result<(), Failure> {
+        self.display_report(swapchain, status, now, false)
+    }
+
+    /// The answer of a watch ([`Self::display_watch`]) that began while the present was not
+    /// shown, returned at `now`: where it was shown, `now` is when (within the thread's
+    /// wake-up).
+    pub fn display_watched(
+        &mut self,
+        swapchain: W,
+        status: VkStatus,
+        now: u64,
+    ) -> Result<(), Failure> {
+        self.display_report(swapchain, status, now, true)
+    }
+
+    fn display_report(
+        &mut self,
+        swapchain: W,
+        status: VkStatus,
+        now: u64,
+        exact: bool,
     ) -> Result<(), Failure> {
         let Some(c) = self
             .chains
@@ -76,9 +129,21 @@ where
         else {
             return Ok(());
         };
-        if let Shown::Frame(frame) = c.ids.answer(status)? {
-            c.telemetry.displayed(frame, now);
-            c.pacing.frame_displayed(frame, now, false);
+        match c.ids.answer(status)? {
+            Shown::Frame(frame) => {
+                c.telemetry.displayed(frame, now);
+                let moves =
+                    |c: &super::chain::Chain<W>| c.pacing.display_anchor().map_or(0, |a| a.slips());
+                let before = moves(c);
+                c.pacing.frame_displayed(frame, now, exact);
+                self.stats.anchor_moves += moves(c).saturating_sub(before);
+                if let Some(period) = c.pacing.display_anchor().and_then(|a| a.period_ns()) {
+                    self.stats.anchored_period_ns = period;
+                }
+                self.stats.display_times_watched += u64::from(exact);
+            }
+            Shown::Stopped => c.pacing.display_restarted(),
+            Shown::NotYet => {}
         }
         Ok(())
     }

@@ -83,4 +83,13 @@ pub struct PresentPacerStats {
     /// Refreshes missed by frames presented with targets (the display schedule's count, over
     /// the lineages alive).
     pub refreshes_missed: u64,
+    /// Display times seen exactly: a watch during a pacing sleep began while the present was
+    /// not shown and ended because it was ([`super::PacerMachine::display_watched`]).
+    pub display_times_watched: u64,
+    /// The display's interval for the frame limit, as the limiter's grid follows it (ns; 0:
+    /// no grid follows a display), the latest learned of any lineage
+    /// (`vkpace_core::DisplayAnchor`).
+    pub anchored_period_ns: u64,
+    /// Frames shown a refresh early or late that moved a limiter's grid.
+    pub anchor_moves: u64,
 }

@@ -76,6 +76,7 @@ impl PresentWaitSupport {
 }
 
 /// `vkWaitForPresentKHR`, loaded only where the device enabled the extension.
+#[derive(Clone)]
 pub(crate) struct PresentWaitFns {
     fns: ash::khr::present_wait::Device,
 }

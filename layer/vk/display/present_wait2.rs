@@ -142,6 +142,7 @@ impl PresentWait2Support {
 }
 
 /// `vkWaitForPresent2KHR`, loaded only where the device enabled the extension.
+#[derive(Clone)]
 pub(crate) struct PresentWait2Fns {
     device: vk::Device,
     wait: PFN_vkWaitForPresent2KHR,
@@ -197,6 +198,7 @@ impl PresentWait2Fns {
 }
 
 /// The display feedback a swapchain object uses, with its entry point.
+#[derive(Clone)]
 pub(crate) enum DisplayFns {
     /// `vkWaitForPresentKHR`.
     Wait(PresentWaitFns),

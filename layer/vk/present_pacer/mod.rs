@@ -6,6 +6,7 @@ mod acquire;
 mod chain_walk;
 mod config;
 mod create;
+mod display_watch;
 mod fences;
 mod id_structure;
 mod pause;

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use ash::vk;
 
+use super::display_watch::{DisplayWatch, Watched};
 use super::PresentPacer;
 use crate::vk::error::Result;
 use vkpace_core::{Gate, Serial};
@@ -22,6 +23,8 @@ pub(super) type With<'w> = &'w mut dyn FnMut(&mut dyn FnMut(&mut PresentPacer));
 pub(super) enum Pause {
     /// Sleep until then.
     Sleep(Instant),
+    /// Sleep until then, watching the display meanwhile (`display_watch.rs`).
+    Watch(DisplayWatch),
     /// Wait, bounded, for a fence the pacer lent out (it is neither reset nor destroyed until
     /// given back with the report).
     Gpu(GpuWait),
@@ -41,6 +44,7 @@ pub(super) struct GpuWait {
 pub(super) struct Paused {
     in_call: bool,
     gpu: Option<(GpuWait, Result<bool>)>,
+    watched: Option<Watched>,
 }
 
 thread_local! {
@@ -127,9 +131,14 @@ impl Pause {
     /// Sleeps or waits, with no pacer borrowed by this code.
     pub(super) fn carry_out(self) -> Paused {
         let in_call = borrowed();
+        let mut watched = None;
         let gpu = match self {
             Pause::Sleep(at) => {
                 crate::vk::sleep_until(at);
+                None
+            }
+            Pause::Watch(w) => {
+                watched = Some(w.carry_out());
                 None
             }
             Pause::Gpu(w) => {
@@ -148,7 +157,11 @@ impl Pause {
                 Some((w, signalled))
             }
         };
-        Paused { in_call, gpu }
+        Paused {
+            in_call,
+            gpu,
+            watched,
+        }
     }
 }
 
@@ -195,7 +208,13 @@ impl PresentPacer {
         loop {
             match self.machine.begin_frame(swapchain, now)? {
                 Gate::Go => return Ok(None),
-                Gate::SleepUntil(at) => return Ok(Some(Pause::Sleep(self.clock.instant_at(at)))),
+                Gate::SleepUntil(at) => {
+                    let until = self.clock.instant_at(at);
+                    return Ok(Some(match self.display_watch(swapchain, until) {
+                        Some(watch) => Pause::Watch(watch),
+                        None => Pause::Sleep(until),
+                    }));
+                }
                 Gate::WaitFor(serial) => {
                     let Some(fence) = self.fences.lend(serial) else {
                         // Nothing pending at or after it: it completed already.
@@ -220,6 +239,9 @@ impl PresentPacer {
         match paused.in_call {
             true => self.pauses.in_calls += 1,
             false => self.pauses.between_calls += 1,
+        }
+        if let Some(watched) = paused.watched {
+            self.display_watched(watched)?;
         }
         let Some((wait, signalled)) = paused.gpu else {
             return Ok(());

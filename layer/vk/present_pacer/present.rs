@@ -230,24 +230,37 @@ impl PresentPacer {
             self.drain_actions();
         }
         self.read_timings()?;
-        if let Some((w, id)) = self.machine.display_query() {
-            let display = self
-                .swapchains
-                .iter()
-                .find(|m| m.handle == w)
-                .and_then(|m| m.display.as_ref());
-            let answer = match display {
-                // SAFETY: the machine asks only about a live swapchain's presents that
-                // returned a success code (VUID-vkWaitForPresent2KHR-presentId-10817), made
-                // with the path's create flags.
-                Some(d) => status(unsafe { d.wait(w, id, 0) }),
-                None => VkStatus::OUT_OF_DATE,
-            };
-            let now = self.now();
-            self.machine
-                .display_answer(w, answer, now)
-                .map_err(crate::vk::error::Error::from)?;
+        // Only the swapchains of this present: the application synchronizes them for the
+        // call, and vkWaitForPresentKHR's swapchain is externally synchronized.
+        for k in 0..self.scratch.targets.len() {
+            let w = self.scratch.targets[k].0;
+            if let Some(id) = self.machine.display_query_of(w) {
+                let answer = self.display_status(w, id, 0);
+                let now = self.now();
+                self.machine
+                    .display_answer(w, answer, now)
+                    .map_err(crate::vk::error::Error::from)?;
+            }
         }
         Ok(())
+    }
+}
+
+impl PresentPacer {
+    /// Whether present `id` on `w` was shown, waiting at most `timeout_ns`, as the machine's
+    /// status (a swapchain without a display path reports no more: out of date).
+    pub(super) fn display_status(&self, w: vk::SwapchainKHR, id: u64, timeout_ns: u64) -> VkStatus {
+        let display = self
+            .swapchains
+            .iter()
+            .find(|m| m.handle == w)
+            .and_then(|m| m.display.as_ref());
+        match display {
+            // SAFETY: the machine asks only about a live swapchain's presents that returned a
+            // success code (VUID-vkWaitForPresent2KHR-presentId-10817), made with the path's
+            // create flags; the caller's call synchronizes `w`.
+            Some(d) => status(unsafe { d.wait(w, id, timeout_ns) }),
+            None => VkStatus::OUT_OF_DATE,
+        }
     }
 }

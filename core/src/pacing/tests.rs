@@ -1,0 +1,69 @@
+use super::*;
+
+const MS: u64 = 1_000_000;
+
+/// Frames `from..from + n`, 10 ms apart: CPU 2 ms, GPU 10 ms right after the submit.
+fn feed(p: &mut Pacing, from: u64, n: u64) {
+    for id in from..from + n {
+        let t = id * 10 * MS;
+        p.frame_started(id, t);
+        p.frame_submitted(id, t + 2 * MS);
+        p.frame_presented(id, t + 2 * MS);
+        p.gpu_done(id, t + 2 * MS, t + 12 * MS);
+    }
+}
+
+#[test]
+fn low_latency_learns_only_while_it_is_the_policy() {
+    let mut p = Pacing::new(PacingPolicy::FramesInFlight, None);
+    feed(&mut p, 0, 10);
+    assert_eq!(p.start_at(0), None);
+    p.set_policy(PacingPolicy::LowLatency);
+    // Nothing was learned under frames in flight: the next frame begins at once.
+    assert_eq!(p.start_at(0), None);
+    feed(&mut p, 10, 3);
+    // Frame 12's GPU ends at 132 ms: the next submit is due then, less the margin and
+    // the CPU time.
+    let at = p.start_at(0);
+    assert_eq!(at, Some(132 * MS - 300_000 - 2 * MS));
+    // Choosing the policy in use again keeps what was learned.
+    p.set_policy(PacingPolicy::LowLatency);
+    assert_eq!(p.start_at(0), at);
+    // Back and forth starts over.
+    p.set_policy(PacingPolicy::FramesInFlight);
+    p.set_policy(PacingPolicy::LowLatency);
+    assert_eq!(p.start_at(0), None);
+}
+
+/// Frames on a 10 ms refresh that take 1.5 refreshes each: every one misses its refresh
+/// and is shown two refreshes after the one before.
+fn miss_every_refresh(p: &mut Pacing) {
+    let refresh = 10 * MS;
+    p.set_display_timing(Some(DisplayTiming {
+        refresh_ns: refresh,
+        relative_targets: true,
+    }));
+    let mut shown = 0;
+    for f in 0..8u64 {
+        shown += 2 * refresh;
+        p.frame_started(f, shown - 2 * refresh);
+        p.frame_timed(f, Some(shown - refresh / 2), Some(shown));
+    }
+}
+
+#[test]
+fn low_latency_keeps_the_frame_rate_where_the_display_policy_raises_the_interval() {
+    let mut low = Pacing::new(PacingPolicy::LowLatency, None);
+    miss_every_refresh(&mut low);
+    assert_eq!(
+        low.schedule().path(),
+        DisplayPath::RefreshGrid { interval: 1 }
+    );
+    let mut display = Pacing::new(PacingPolicy::Display, None);
+    miss_every_refresh(&mut display);
+    assert!(
+        matches!(display.schedule().path(), DisplayPath::RefreshGrid { interval } if interval > 1),
+        "{:?}",
+        display.schedule().path()
+    );
+}

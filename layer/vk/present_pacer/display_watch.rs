@@ -1,0 +1,108 @@
+//! The display watched during a pacing sleep: where the lineage's pacing wants exact display
+//! times (a frame limit kept by the CPU whose grid follows the display's clock,
+//! `vkpace_core::DisplayAnchor`; low latency planning for the refresh), the sleep before its
+//! next frame first asks whether the newest awaited present was shown (a zero-timeout
+//! `vkWaitForPresentKHR`) and, if not, waits for it until the sleep's end. A wait that began
+//! while the present was not shown and ended because it was says when it was shown, within
+//! the thread's wake-up; a poll says only "shown by now". Door 1 does the same in its sleep
+//! (`core::machine::display_watch`).
+//!
+//! Like every pause it runs without the pacer (and the caller's lock). The swapchain is the
+//! one of the application's call that sleeps (a present, or an acquire), which the
+//! application synchronizes for the call: `vkWaitForPresentKHR`'s swapchain is externally
+//! synchronized, and the call also keeps it alive and not retired.
+
+use std::time::Instant;
+
+use ash::vk;
+
+use super::PresentPacer;
+use crate::vk::display::DisplayFns;
+use crate::vk::error::Result;
+use crate::vk::shell::status;
+use vkpace_core::VkStatus;
+
+/// A watch to carry out: present `id` on `swapchain`, until `until`.
+pub(super) struct DisplayWatch {
+    display: DisplayFns,
+    swapchain: vk::SwapchainKHR,
+    id: u64,
+    until: Instant,
+}
+
+/// What a watch saw, to report.
+pub(super) struct Watched {
+    swapchain: vk::SwapchainKHR,
+    status: VkStatus,
+    /// The wait began while the present was not shown and ended because it was shown.
+    exact: bool,
+    at: Instant,
+}
+
+impl DisplayWatch {
+    /// Polls, then waits until the sleep's end; sleeps out what is left of it if the present
+    /// was not shown by then.
+    pub(super) fn carry_out(self) -> Watched {
+        let polled = self.wait(0);
+        if polled != VkStatus::TIMEOUT {
+            return self.watched(polled, false);
+        }
+        let left = self.until.saturating_duration_since(Instant::now());
+        let waited = self.wait(u64::try_from(left.as_nanos()).unwrap_or(u64::MAX));
+        if waited == VkStatus::TIMEOUT {
+            crate::vk::sleep_until(self.until);
+        }
+        self.watched(waited, waited == VkStatus::SUCCESS)
+    }
+
+    fn wait(&self, timeout_ns: u64) -> VkStatus {
+        // SAFETY: the pacer asked only about a live, non-retired swapchain's present that
+        // returned a success code (VUID-vkWaitForPresent2KHR-presentId-10817), made with the
+        // path's create flags; the application's call synchronizes the swapchain and keeps it
+        // so for the wait (module docs).
+        status(unsafe { self.display.wait(self.swapchain, self.id, timeout_ns) })
+    }
+
+    fn watched(&self, status: VkStatus, exact: bool) -> Watched {
+        Watched {
+            swapchain: self.swapchain,
+            status,
+            exact,
+            at: Instant::now(),
+        }
+    }
+}
+
+impl PresentPacer {
+    /// The watch for the sleep of `swapchain`'s lineage until `until`, if its pacing wants
+    /// exact display times and `swapchain` has a present awaited and a display path.
+    pub(super) fn display_watch(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        until: Instant,
+    ) -> Option<DisplayWatch> {
+        let id = self.machine.display_watch(swapchain)?;
+        let display = self
+            .swapchains
+            .iter()
+            .find(|m| m.handle == swapchain)?
+            .display
+            .clone()?;
+        Some(DisplayWatch {
+            display,
+            swapchain,
+            id,
+            until,
+        })
+    }
+
+    /// A watch carried out: what it saw, told to the machine (exact where it was).
+    pub(super) fn display_watched(&mut self, w: Watched) -> Result<()> {
+        let at = self.clock.ns_at(w.at);
+        let told = match w.exact {
+            true => self.machine.display_watched(w.swapchain, w.status, at),
+            false => self.machine.display_answer(w.swapchain, w.status, at),
+        };
+        Ok(told?)
+    }
+}
