@@ -84,7 +84,7 @@ pub struct PresentPacerStats {
     /// the lineages alive).
     pub refreshes_missed: u64,
     /// Display times seen exactly: a watch during a pacing sleep began while the present was
-    /// not shown and ended because it was ([`super::PacerMachine::display_watched`]).
+    /// not shown and ended because it was (`PacerMachine::display_watched`).
     pub display_times_watched: u64,
     /// The display's interval for the frame limit, as the limiter's grid follows it (ns; 0:
     /// no grid follows a display), the latest learned of any lineage
