@@ -138,22 +138,8 @@ fn vkcube_over_the_virtual_display_shows_every_frame_for_two_refreshes() -> Resu
     let display = Display::get()?;
     let layer = Installed::new("vkcube_grid")?;
     let log = layer.root.join("vdisplay.jsonl");
-    let manifest = virtual_display::write_manifest(&virtual_display::find_library()?)?;
-    let mut cmd = Command::new("vkcube");
-    cmd.args(["--c", &GRID_FRAMES.to_string()])
-        .env("DISPLAY", display.name())
-        .env_remove("WAYLAND_DISPLAY")
-        .envs(layer.env())
-        .envs(virtual_display::loader_env(&manifest, false))
-        // The pacing layer above vdisplay (the first named is nearest the application).
-        .env(
-            "VK_INSTANCE_LAYERS",
-            "VK_LAYER_VKPACE_pacing:VK_LAYER_VKPACE_vdisplay",
-        )
-        .env("VDISPLAY_WINDOW_SURFACES", "virtual")
-        .env("VDISPLAY_REFRESH_HZ", "60")
-        .env("VDISPLAY_LOG", &log)
-        .env("VKPACE_FPS", FPS.to_string());
+    let mut cmd = vkcube_over_vdisplay(&display, &layer, GRID_FRAMES, &log)?;
+    cmd.env("VDISPLAY_REFRESH_HZ", "60");
     let done = run_to_files(&mut cmd, "pacing_layer", "vkcube_grid", LIMIT)?;
     let output = format!("{}\n{}", done.stdout, done.stderr);
     ensure!(done.status.success(), "vkcube failed: {output}");
@@ -162,6 +148,32 @@ fn vkcube_over_the_virtual_display_shows_every_frame_for_two_refreshes() -> Resu
         "the layer did not enable present timing: {output}"
     );
     judge_grid_log(&log, &output)
+}
+
+/// Debian's vkcube for `frames` frames at [`FPS`] through the installed pacing layer, pinned
+/// above vdisplay (the first named is nearest the application), its X11 surface made a
+/// virtual display logging to `log`.
+fn vkcube_over_vdisplay(
+    display: &Display,
+    layer: &Installed,
+    frames: usize,
+    log: &std::path::Path,
+) -> Result<Command> {
+    let manifest = virtual_display::write_manifest(&virtual_display::find_library()?)?;
+    let mut cmd = Command::new("vkcube");
+    cmd.args(["--c", &frames.to_string()])
+        .env("DISPLAY", display.name())
+        .env_remove("WAYLAND_DISPLAY")
+        .envs(layer.env())
+        .envs(virtual_display::loader_env(&manifest, false))
+        .env(
+            "VK_INSTANCE_LAYERS",
+            "VK_LAYER_VKPACE_pacing:VK_LAYER_VKPACE_vdisplay",
+        )
+        .env("VDISPLAY_WINDOW_SURFACES", "virtual")
+        .env("VDISPLAY_LOG", log)
+        .env("VKPACE_FPS", FPS.to_string());
+    Ok(cmd)
 }
 
 /// vdisplay's log of the grid case: every present targeted and shown, every shown interval
@@ -232,23 +244,10 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<(usize, Vec<u64>)
     let tag = format!("vkcube_anchor_{present_wait}");
     let layer = Installed::new(&tag)?;
     let log = layer.root.join("vdisplay.jsonl");
-    let manifest = virtual_display::write_manifest(&virtual_display::find_library()?)?;
-    let mut cmd = Command::new("vkcube");
-    cmd.args(["--c", &ANCHOR_FRAMES.to_string()])
-        .env("DISPLAY", display.name())
-        .env_remove("WAYLAND_DISPLAY")
-        .envs(layer.env())
-        .envs(virtual_display::loader_env(&manifest, false))
-        .env(
-            "VK_INSTANCE_LAYERS",
-            "VK_LAYER_VKPACE_pacing:VK_LAYER_VKPACE_vdisplay",
-        )
-        .env("VDISPLAY_WINDOW_SURFACES", "virtual")
-        .env("VDISPLAY_REFRESH_HZ", SLOW_HZ.to_string())
+    let mut cmd = vkcube_over_vdisplay(display, &layer, ANCHOR_FRAMES, &log)?;
+    cmd.env("VDISPLAY_REFRESH_HZ", SLOW_HZ.to_string())
         .env("VDISPLAY_SURFACE_PRESENT_TIMING", "off")
-        .env("VDISPLAY_PRESENT_WAIT", present_wait)
-        .env("VDISPLAY_LOG", &log)
-        .env("VKPACE_FPS", FPS.to_string());
+        .env("VDISPLAY_PRESENT_WAIT", present_wait);
     let done = run_to_files(&mut cmd, "pacing_layer", &tag, LIMIT)?;
     let output = format!("{}\n{}", done.stdout, done.stderr);
     ensure!(done.status.success(), "vkcube failed: {output}");

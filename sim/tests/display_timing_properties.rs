@@ -565,6 +565,12 @@ fn at_thirty_fps_late_wake_ups_jitter_the_cpu_limiter_only_on_its_own_clock() {
     let [g, h, f] = [&grid, &held, &free].map(|s| run(s, Policy::Limit(30.0), 7));
     let [sg, sh, sf] = [&g, &h, &f].map(|r| stddev(r, 1_000.0, 5_000.0));
     assert!(sg <= EXACT_MS, "present timing: interval stddev {sg} ms");
-    assert!(sh <= EXACT_MS, "CPU limiter held to the display: interval stddev {sh} ms");
-    assert!(sf > 1.0, "CPU limiter on its own clock: interval stddev {sf} ms");
+    assert!(
+        sh <= EXACT_MS,
+        "CPU limiter held to the display: interval stddev {sh} ms"
+    );
+    assert!(
+        sf > 1.0,
+        "CPU limiter on its own clock: interval stddev {sf} ms"
+    );
 }
