@@ -114,7 +114,9 @@ impl<W: Copy + PartialEq> PresentIds<W> {
                 .pop_front()
                 .map_or(Shown::Stopped, |(frame, _)| Shown::Frame(frame))),
             VkStatus::TIMEOUT => Ok(Shown::NotYet),
-            VkStatus::OUT_OF_DATE => {
+            // The swapchain reports no more: out of date, or its surface lost (the
+            // application recreates or gives up on it; asking again would fail again).
+            VkStatus::OUT_OF_DATE | VkStatus::SURFACE_LOST => {
                 self.awaited.clear();
                 Ok(Shown::Stopped)
             }
@@ -161,6 +163,9 @@ mod tests {
         assert_eq!(ids.answer(VkStatus::OUT_OF_DATE), Ok(Shown::Stopped));
         assert_eq!(ids.next_query(), None);
         assert_eq!(ids.answer(VkStatus::DEVICE_LOST), Err(Failure::DeviceLost));
+        ids.presented(1u64, 3, true);
+        assert_eq!(ids.answer(VkStatus::SURFACE_LOST), Ok(Shown::Stopped));
+        assert_eq!(ids.next_query(), None);
     }
 
     #[test]

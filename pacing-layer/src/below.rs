@@ -217,9 +217,10 @@ pub(crate) unsafe fn device_adds(
     if chain.timing {
         adds.present_timing = None;
     }
-    // The application's own present ids (without present wait, or the layer steps aside): its
-    // id structures stay its own, and none are added twice.
-    if chain.present_id || app.contains(&ash::khr::present_id::NAME) {
+    // The application's own present ids or present wait (with both, the layer steps aside):
+    // its structures stay its own, and none is added twice (VUID-VkDeviceCreateInfo-sType-unique).
+    let app_ids = [ash::khr::present_id::NAME, ash::khr::present_wait::NAME];
+    if chain.present_id || app_ids.iter().any(|n| app.contains(n)) {
         adds.present_wait = false;
     }
     if app_m1.is_some() || chain.maintenance1 {
@@ -265,7 +266,8 @@ unsafe fn offered(
 struct ChainSeen {
     /// Present timing's or present id2's.
     timing: bool,
-    /// Present id's (`VkPhysicalDevicePresentIdFeaturesKHR`).
+    /// Present id's or present wait's (`VkPhysicalDevicePresentIdFeaturesKHR`,
+    /// `VkPhysicalDevicePresentWaitFeaturesKHR`).
     present_id: bool,
     /// Swapchain maintenance1's (the KHR and EXT structures are one structure type).
     maintenance1: bool,
@@ -287,8 +289,11 @@ impl ChainSeen {
             // SAFETY: every structure of a valid chain starts like VkBaseInStructure.
             let base = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
             seen.timing |= timing.contains(&base.s_type);
-            seen.present_id |=
-                base.s_type == vk::StructureType::PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR;
+            seen.present_id |= [
+                vk::StructureType::PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR,
+                vk::StructureType::PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR,
+            ]
+            .contains(&base.s_type);
             if base.s_type == m1 {
                 seen.maintenance1 = true;
                 // SAFETY: a structure of this type is this structure.
@@ -425,7 +430,12 @@ mod tests {
         assert!(seen.maintenance1 && seen.maintenance1_on && !seen.timing);
         // SAFETY: an empty chain.
         let seen = unsafe { ChainSeen::of(std::ptr::null()) };
-        assert!(!seen.maintenance1 && !seen.maintenance1_on);
+        assert!(!seen.maintenance1 && !seen.maintenance1_on && !seen.present_id);
+        // The application's present wait feature alone: the layer adds no second one.
+        let mut wait = vk::PhysicalDevicePresentWaitFeaturesKHR::default().present_wait(true);
+        let ci = vk::DeviceCreateInfo::default().push_next(&mut wait);
+        // SAFETY: a valid chain.
+        assert!(unsafe { ChainSeen::of(ci.p_next) }.present_id);
     }
 
     #[test]

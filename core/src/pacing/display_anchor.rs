@@ -232,7 +232,11 @@ impl DisplayAnchor {
         } else if off.abs() <= slip {
             // Neither drift nor a refresh: a late report, or a frame that started late.
             0
-        } else if off > 0 && !self.late_since.is_some_and(|f| frame - f <= LATE_MEMORY) {
+        } else if off > 0
+            && !self
+                .late_since
+                .is_some_and(|f| frame.saturating_sub(f) <= LATE_MEMORY)
+        {
             // Late once: a refresh missed, or only a late report of the display (the
             // watching thread woke up late). The lead grows only if it happens again soon.
             self.late_since = Some(frame);
@@ -242,7 +246,8 @@ impl DisplayAnchor {
             // lead moves a share of the distance away from it.
             self.late_since = None;
             self.slips += 1;
-            self.extra_ns += (off as f64 * MOVE_SHARE) as i64;
+            let bound = period as i64;
+            self.extra_ns = (self.extra_ns + (off as f64 * MOVE_SHARE) as i64).clamp(-bound, bound);
             let seen = off.unsigned_abs();
             self.refresh_ns = Some(self.refresh_ns.map_or(seen, |r| (3 * r + seen) / 4));
             0
@@ -252,6 +257,13 @@ impl DisplayAnchor {
         let lead = self.lead(period);
         self.aim_ns = Some(lead);
         let shift_ns = follow + aim - lead;
+        // Frames started already (beyond the one shown) had their slots on the grid as it
+        // was: they move with it, or their display would count the shift twice.
+        for (f, s) in self.slots.iter_mut() {
+            if *f > frame {
+                *s = s.saturating_add_signed(shift_ns);
+            }
+        }
         Follow {
             period_ns: Some(period),
             shift_ns,

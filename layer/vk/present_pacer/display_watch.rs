@@ -1,7 +1,7 @@
 //! The display watched during a pacing sleep: where the lineage's pacing wants exact display
 //! times (a frame limit kept by the CPU whose grid follows the display's clock,
 //! `vkpace_core::DisplayAnchor`; low latency planning for the refresh), the sleep before its
-//! next frame first asks whether the newest awaited present was shown (a zero-timeout
+//! next frame first asks whether the oldest present whose display is awaited was shown (a zero-timeout
 //! `vkWaitForPresentKHR`) and, if not, waits for it until the sleep's end. A wait that began
 //! while the present was not shown and ended because it was says when it was shown, within
 //! the thread's wake-up; a poll says only "shown by now". Door 1 does the same in its sleep
@@ -43,16 +43,23 @@ impl DisplayWatch {
     /// Polls, then waits until the sleep's end; sleeps out what is left of it if the present
     /// was not shown by then.
     pub(super) fn carry_out(self) -> Watched {
+        // SUBOPTIMAL is a success code here: shown, on a swapchain due for recreation.
+        let shown = |s: VkStatus| matches!(s, VkStatus::SUCCESS | VkStatus::SUBOPTIMAL);
         let polled = self.wait(0);
         if polled != VkStatus::TIMEOUT {
+            if !shown(polled) {
+                // An error (the surface lost, the device lost): the sleep is the pacing's,
+                // and is kept; the error is the machine's to judge.
+                crate::vk::sleep_until(self.until);
+            }
             return self.watched(polled, false);
         }
         let left = self.until.saturating_duration_since(Instant::now());
         let waited = self.wait(u64::try_from(left.as_nanos()).unwrap_or(u64::MAX));
-        if waited == VkStatus::TIMEOUT {
+        if !shown(waited) {
             crate::vk::sleep_until(self.until);
         }
-        self.watched(waited, waited == VkStatus::SUCCESS)
+        self.watched(waited, shown(waited))
     }
 
     fn wait(&self, timeout_ns: u64) -> VkStatus {

@@ -237,3 +237,21 @@ fn mix(x: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
+
+#[test]
+fn frames_started_before_a_move_move_with_the_grid() {
+    let (mut a, slot) = placed(5 * MS);
+    let lead = 10 * 33 * MS + 20 * MS - slot;
+    // Frames 10 and 11 start before 10 is shown; 10 took 15 ms to its present, so the lead
+    // grows by 10 ms when it is shown, and the grid moves 10 ms earlier.
+    a.frame_started(10, slot);
+    a.frame_presented(10, slot + 15 * MS);
+    a.frame_started(11, slot + 33 * MS);
+    let moved = a.frame_shown(10, slot + lead).shift_ns;
+    assert_eq!(moved, -10 * MS as i64);
+    // Frame 11, shown on the display's next interval, is on the moved grid's lead: nothing
+    // to follow, no refresh taken early.
+    a.frame_presented(11, slot + 33 * MS + 5 * MS);
+    assert_eq!(a.frame_shown(11, slot + lead + 33 * MS).shift_ns, 0);
+    assert_eq!(a.slips(), 0);
+}
