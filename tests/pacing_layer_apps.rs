@@ -24,8 +24,8 @@
 //!   follows the display's clock (the layer's summary: 33.78 ms per frame, 2 refreshes);
 //!   without it (vdisplay's `present_wait = off`) the limiter keeps its own 33.33 ms and
 //!   drifts through a refresh every 37 frames or so. Held to the display, at most half as
-//!   many shown intervals after the first 40 are off 2 refreshes (quiet: 0 against 6 to 17;
-//!   beside two spinning threads 0 to 12 against 25 to 59);
+//!   many shown intervals after the first 40 are off 2 refreshes (the figures are in
+//!   docs/testing.md);
 //! - a test-only fault that panics inside the pacer at vkcube's 30th present: vkcube runs to
 //!   its end, the layer says the device passes every call through from then on, and the
 //!   stopped pacer's objects are destroyed with the device (validation below: no message);

@@ -282,7 +282,7 @@ impl DisplayAnchor {
         let per_frame = at - t0;
         // On the grid within its tolerance, and wide enough for the reports' noise to fall
         // on both sides of the display's interval (a window cut at the grid's tolerance would
-        // keep the short side of a display slower than the cap, and bias the mean).
+        // keep the short side of a display slower than the cap, and bias the period short).
         let nominal = self.nominal_ns as f64;
         if (per_frame as f64 - nominal).abs() > nominal * (GRID_TOLERANCE + DRIFT_SHARE) {
             return;

@@ -9,8 +9,10 @@
 //!
 //! Like every pause it runs without the pacer (and the caller's lock). The swapchain is the
 //! one of the application's call that sleeps (a present, or an acquire), which the
-//! application synchronizes for the call: `vkWaitForPresentKHR`'s swapchain is externally
-//! synchronized, and the call also keeps it alive and not retired.
+//! application synchronizes for the call: the spec's host-synchronization list for
+//! `vkWaitForPresentKHR` has "host access to swapchain must be externally synchronized", and
+//! the application's call also keeps it alive and not retired (destroying it, or retiring it as
+//! an `oldSwapchain`, needs the same external synchronization).
 
 use std::time::Instant;
 
@@ -89,12 +91,7 @@ impl PresentPacer {
         until: Instant,
     ) -> Option<DisplayWatch> {
         let id = self.machine.display_watch(swapchain)?;
-        let display = self
-            .swapchains
-            .iter()
-            .find(|m| m.handle == swapchain)?
-            .display
-            .clone()?;
+        let display = self.display_fns(swapchain)?.clone();
         Some(DisplayWatch {
             display,
             swapchain,

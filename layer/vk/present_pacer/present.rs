@@ -12,6 +12,7 @@ use super::present_call::Made;
 pub(super) use super::present_call::Scratch;
 use super::present_plan::Step;
 use super::PresentPacer;
+use crate::vk::display::DisplayFns;
 use crate::vk::error::Result;
 use crate::vk::shell::status;
 use vkpace_core::VkStatus;
@@ -235,7 +236,7 @@ impl PresentPacer {
         for k in 0..self.scratch.targets.len() {
             let w = self.scratch.targets[k].0;
             if let Some(id) = self.machine.display_query_of(w) {
-                let answer = self.display_status(w, id, 0);
+                let answer = self.display_poll(w, id);
                 let now = self.now();
                 self.machine
                     .display_answer(w, answer, now)
@@ -247,19 +248,22 @@ impl PresentPacer {
 }
 
 impl PresentPacer {
-    /// Whether present `id` on `w` was shown, waiting at most `timeout_ns`, as the machine's
-    /// status (a swapchain without a display path reports no more: out of date).
-    pub(super) fn display_status(&self, w: vk::SwapchainKHR, id: u64, timeout_ns: u64) -> VkStatus {
-        let display = self
-            .swapchains
+    /// The display feedback path of swapchain `w`, if it has one.
+    pub(super) fn display_fns(&self, w: vk::SwapchainKHR) -> Option<&DisplayFns> {
+        self.swapchains
             .iter()
             .find(|m| m.handle == w)
-            .and_then(|m| m.display.as_ref());
-        match display {
+            .and_then(|m| m.display.as_ref())
+    }
+
+    /// Whether present `id` on `w` was shown by now (a zero-timeout wait), as the machine's
+    /// status (a swapchain without a display path reports no more: out of date).
+    fn display_poll(&self, w: vk::SwapchainKHR, id: u64) -> VkStatus {
+        match self.display_fns(w) {
             // SAFETY: the machine asks only about a live swapchain's presents that returned a
             // success code (VUID-vkWaitForPresent2KHR-presentId-10817), made with the path's
             // create flags; the caller's call synchronizes `w`.
-            Some(d) => status(unsafe { d.wait(w, id, timeout_ns) }),
+            Some(d) => status(unsafe { d.wait(w, id, 0) }),
             None => VkStatus::OUT_OF_DATE,
         }
     }
