@@ -1,6 +1,7 @@
 //! A present that blocks in the driver, beside another thread's calls on other swapchains of
 //! the same pacer behind a mutex (`*_shared`, as the pacing layer keeps one per device). The
-//! present's frame fills a large buffer many times over (seconds of lavapipe's CPU "GPU");
+//! present's frame fills a large buffer many times over (about a second of lavapipe's CPU
+//! "GPU", measured on the spot);
 //! lavapipe's software WSI waits for the frame's rendering inside `vkQueuePresentKHR`, so the
 //! driver's present blocks until then. (A frame waiting for a host-signalled timeline value
 //! would block it too, but bookworm's validation layer holds its own lock through that wait.) Meanwhile another thread creates a swapchain on a third
@@ -24,9 +25,14 @@ use super::super::common::{set_runtime_dir, VulkanContext};
 
 /// At least how long the present must block for the case to show anything.
 pub const PRESENT_BLOCKS_FOR: Duration = Duration::from_millis(300);
-/// The frame's work: this many fills of a buffer of this size.
-const FILLS: u32 = 128;
+/// The frame's work: fills of a buffer of this size, as many as lavapipe makes in about
+/// [`FRAME_WORK`] on this machine at this moment (measured just before the race), so the
+/// present blocks long enough on a fast machine and not for many seconds on a busy one.
 const FILL_BYTES: u64 = 64 << 20;
+const FRAME_WORK: Duration = Duration::from_millis(900);
+/// The fills of the measuring submission, and the bounds of the frame's count.
+const MEASURE_FILLS: u32 = 16;
+const MAX_FILLS: u32 = 4096;
 /// When the other thread's calls begin, after the present began.
 const BESIDE_AFTER: Duration = Duration::from_millis(100);
 /// The bound of the application's own waits.
@@ -181,7 +187,8 @@ fn race(
     o: &Objects,
 ) -> Result<BesidePresent> {
     let with = super::accessor(shared);
-    let image = acquire_and_render(ctx, sc1, o, with)?;
+    let fills = fills_for_frame_work(ctx, o)?;
+    let image = acquire_and_render(ctx, sc1, o, fills, with)?;
     let info = swapchain_info_of(ctx, surface, vk::SwapchainKHR::null())?;
     let start = Instant::now();
     std::thread::scope(|s| {
@@ -216,11 +223,43 @@ fn race(
     })
 }
 
-/// Acquires an image of `sc1` through the pacer and submits its long frame; the image.
+/// How many fills take lavapipe about [`FRAME_WORK`]: [`MEASURE_FILLS`] submitted and
+/// waited for, scaled. Measured twice, the second kept: the first touches the buffer's memory
+/// for the first time (page faults, several times slower than the fills of the frame).
+fn fills_for_frame_work(ctx: &VulkanContext, o: &Objects) -> Result<u32> {
+    time_fills(ctx, o)?;
+    let per_fill = time_fills(ctx, o)?.as_secs_f64() / f64::from(MEASURE_FILLS);
+    let fills = (FRAME_WORK.as_secs_f64() / per_fill.max(1e-6)).ceil() as u32;
+    Ok(fills.clamp(MEASURE_FILLS, MAX_FILLS))
+}
+
+/// How long [`MEASURE_FILLS`] fills took from their submission to their fence.
+fn time_fills(ctx: &VulkanContext, o: &Objects) -> Result<Duration> {
+    let d = &ctx.device;
+    let t = Instant::now();
+    // SAFETY: the command buffer is not in use (never submitted, or its pool reset below after
+    // its fence was waited for); the fence is unsignalled and waited for before its reset.
+    unsafe {
+        d.begin_command_buffer(o.cmd, &vk::CommandBufferBeginInfo::default())?;
+        record_fills(d, o, MEASURE_FILLS);
+        d.end_command_buffer(o.cmd)?;
+        let cmds = [o.cmd];
+        let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+        d.queue_submit(ctx.queue, &[submit], o.fence)?;
+        d.wait_for_fences(&[o.fence], true, TIMEOUT_NS)?;
+        d.reset_fences(&[o.fence])?;
+        d.reset_command_pool(o.pool, vk::CommandPoolResetFlags::empty())?;
+    }
+    Ok(t.elapsed())
+}
+
+/// Acquires an image of `sc1` through the pacer and submits its long frame of `fills` fills;
+/// the image.
 fn acquire_and_render(
     ctx: &VulkanContext,
     sc1: vk::SwapchainKHR,
     o: &Objects,
+    fills: u32,
     with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
 ) -> Result<u32> {
     // SAFETY: a swapchain of the pacer's; an unsignalled semaphore nothing else uses.
@@ -238,7 +277,7 @@ fn acquire_and_render(
     let images = unsafe {
         ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device).get_swapchain_images(sc1)
     }?;
-    record_frame(ctx, o, *images.get(image as usize).context("image")?)?;
+    record_frame(ctx, o, *images.get(image as usize).context("image")?, fills)?;
     Ok(image)
 }
 
@@ -265,13 +304,14 @@ fn present_frame(
     (code, start.elapsed())
 }
 
-/// The "frame": the buffer filled [`FILLS`] times, then the image's move to PRESENT_SRC.
-fn record_frame(ctx: &VulkanContext, o: &Objects, image: vk::Image) -> Result<()> {
-    let d = &ctx.device;
-    // SAFETY: the command buffer was never recorded; the image was acquired.
-    unsafe {
-        d.begin_command_buffer(o.cmd, &vk::CommandBufferBeginInfo::default())?;
-        for k in 0..FILLS {
+/// Records `fills` fills of the buffer, each after the one before.
+///
+/// # Safety
+/// `o.cmd` is recording.
+unsafe fn record_fills(d: &ash::Device, o: &Objects, fills: u32) {
+    for k in 0..fills {
+        // SAFETY: the caller's contract; the buffer is the test's own.
+        unsafe {
             d.cmd_fill_buffer(o.cmd, o.buffer, 0, vk::WHOLE_SIZE, k);
             let barrier = vk::MemoryBarrier::default()
                 .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
@@ -286,6 +326,17 @@ fn record_frame(ctx: &VulkanContext, o: &Objects, image: vk::Image) -> Result<()
                 &[],
             );
         }
+    }
+}
+
+/// The "frame": the buffer filled `fills` times, then the image's move to PRESENT_SRC.
+fn record_frame(ctx: &VulkanContext, o: &Objects, image: vk::Image, fills: u32) -> Result<()> {
+    let d = &ctx.device;
+    // SAFETY: the command buffer is not in use (its pool was reset after the measuring
+    // submission completed); the image was acquired.
+    unsafe {
+        d.begin_command_buffer(o.cmd, &vk::CommandBufferBeginInfo::default())?;
+        record_fills(d, o, fills);
         let barrier = vk::ImageMemoryBarrier::default()
             .old_layout(vk::ImageLayout::UNDEFINED)
             .new_layout(vk::ImageLayout::PRESENT_SRC_KHR)
