@@ -5,7 +5,7 @@
 //! Unset, as in every normal build, nothing changes. No Cargo feature can turn a mutation on.
 
 /// The mutations the core knows (`cfg!(vkpace_mutation = "...")` in `src/`).
-const MUTATIONS: [&str; 7] = [
+const MUTATIONS: [&str; 8] = [
     "weak_reuse",
     "early_retire",
     "submit_at_present",
@@ -13,6 +13,7 @@ const MUTATIONS: [&str; 7] = [
     "late_frame_stays",
     "present_before_signal",
     "weak_repair",
+    "drifting_limiter",
 ];
 
 fn main() {
