@@ -7,7 +7,7 @@
 //!
 //! `VKPACE_API_SEQUENCES` sets the number of sequences per surface and path (default 200).
 
-mod common;
+use crate::common;
 
 use std::ptr::NonNull;
 

@@ -13,7 +13,7 @@
 //!   as a GPU wait, which the timeline backend accepts; the refused frame is handed out again
 //!   and the loop goes on.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

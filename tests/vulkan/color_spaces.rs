@@ -15,7 +15,7 @@
 //! The demo's context enables neither `VK_EXT_swapchain_colorspace` nor `VK_EXT_hdr_metadata`,
 //! so this binary makes its own instance and device ([`Ctx`]) and uses the demo's renderer.
 
-mod vdisplay_support;
+use crate::vdisplay_support;
 
 use std::collections::BTreeSet;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};

@@ -9,9 +9,9 @@
 //! shorter (200 frames for each mode and depth, 400 for the mode switches, 120 for each pacing
 //! policy), and `scripts/test --full` (`VKPACE_FULL=1`) at the length the issues named.
 
-mod demo_process;
-mod object_bounds;
-mod run_length;
+use crate::demo_process;
+use crate::object_bounds;
+use crate::run_length;
 
 use anyhow::{ensure, Context as _, Result};
 

@@ -4,8 +4,8 @@
 //! present-wait2 (the virtual display's surfaces support it), images rotating, and every resize
 //! a new swapchain.
 
-mod demo_process;
-mod run_length;
+use crate::demo_process;
+use crate::run_length;
 
 use anyhow::{ensure, Result};
 use demo_process::{distinct_images, json_number, run_checked, PATHS};

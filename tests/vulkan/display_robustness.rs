@@ -8,7 +8,7 @@
 //! log, the neutral witness), the report's refresh and counters, and, where the CPU limiter
 //! keeps the limit, the mean shown interval by the display's own clock.
 
-mod demo_process;
+use crate::demo_process;
 
 use std::path::{Path, PathBuf};
 

@@ -7,11 +7,11 @@
 //! frames, so the runs are repeated over the virtual display layer, where frames do.
 //!
 //! The example binaries are found next to this test's executable (`cargo test` with no target
-//! selection builds them; with `--test examples`, build them first with
+//! selection builds them; with `--test vulkan`, build them first with
 //! `cargo build --release --examples`; the virtual display needs
 //! `cargo build --release -p vkpace-vdisplay`).
 
-mod demo_process;
+use crate::demo_process;
 
 use std::ffi::OsString;
 use std::process::Command;

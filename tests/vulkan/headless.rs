@@ -2,9 +2,9 @@
 //! and the swapchain maintenance1 path, with the Khronos validation layer (synchronization
 //! validation on) failing a test on its first message.
 
-mod common;
-mod object_bounds;
-mod run_length;
+use crate::common;
+use crate::object_bounds;
+use crate::run_length;
 
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
@@ -656,7 +656,7 @@ fn gpu_timestamps_fit_the_cpu_timeline() -> Result<()> {
 
 /// Display feedback needs VK_KHR_present_id and VK_KHR_present_wait. Where the device offers
 /// them the context enables them and shown frames get display times (over lavapipe that branch
-/// runs over the virtual display, which offers them: `tests/present_wait2.rs`,
+/// runs over the virtual display, which offers them: `tests/vulkan/present_wait2.rs`,
 /// `present_wait_is_used_where_offered`); where it does not (lavapipe) asking for it is a
 /// typed error that creates and leaks nothing.
 #[test]
@@ -684,7 +684,7 @@ fn present_wait_is_used_where_offered_and_refused_where_not() -> Result<()> {
     );
     if ctx.present_wait {
         // A driver with present_wait of its own (not lavapipe): the positive branch here too.
-        // CI runs it over the virtual display (tests/present_wait2.rs).
+        // CI runs it over the virtual display (tests/vulkan/present_wait2.rs).
         ctx.destroy();
         let mut c = config(vk::PresentModeKHR::FIFO, 2, false);
         c.display = vkpace::DisplayChoice::PresentWait;

@@ -6,8 +6,8 @@
 //! stack with the demo's default completion backend (VKPACE_COMPLETION picks the other),
 //! validation with synchronization validation.
 
-mod common;
-mod vdisplay_support;
+use crate::common;
+use crate::vdisplay_support;
 
 use std::time::{Duration, Instant};
 

@@ -17,9 +17,9 @@
 //!   two refreshes over 300 frames, by the display's own log;
 //! - the adoption cost in lines, counted here, is the figure the README states.
 //!
-//! The Wayland run is in `tests/wayland_window.rs` (sid's weston).
+//! The Wayland run is in `tests/vulkan/wayland_window.rs` (sid's weston).
 
-mod demo_process;
+use crate::demo_process;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

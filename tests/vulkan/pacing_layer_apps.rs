@@ -32,11 +32,11 @@
 //! - the example ending with its device alive (`--exit-without-teardown`): the layer's summary
 //!   is written at the process's exit.
 //!
-//! Weston (Wayland) is in `tests/wayland_window.rs`; the comparison with MangoHud is the
+//! Weston (Wayland) is in `tests/vulkan/wayland_window.rs`; the comparison with MangoHud is the
 //! benchmark's (`scripts/bench-layers`).
 
-mod demo_process;
-mod pacing_layer_support;
+use crate::demo_process;
+use crate::pacing_layer_support;
 
 use std::process::Command;
 use std::time::Duration;

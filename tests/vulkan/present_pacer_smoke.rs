@@ -6,8 +6,7 @@
 //! (`present_pacer_app`); and a pacer shared between threads behind a mutex, whose frame-limit
 //! sleep leaves the mutex free.
 
-mod common;
-mod present_pacer_app;
+use crate::present_pacer_app;
 
 use std::time::Duration;
 

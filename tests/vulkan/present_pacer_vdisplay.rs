@@ -4,9 +4,8 @@
 //! presents, its swapchains made with the create flags present_wait2 needs (each recreation
 //! too), and frames learn their display times, with validation on.
 
-mod common;
-mod present_pacer_app;
-mod vdisplay_support;
+use crate::present_pacer_app;
+use crate::vdisplay_support;
 
 use anyhow::{ensure, Context as _, Result};
 use present_pacer_app::{

@@ -11,7 +11,7 @@
 //! exactly its messages about what it does not know (the extension names and the structure
 //! types in a pNext chain, `demo/vulkan_context/messages.rs`); every other message is fatal.
 
-mod demo_process;
+use crate::demo_process;
 
 use std::path::PathBuf;
 

@@ -9,7 +9,7 @@
 //!   display resize between phases (each a recreation: the create flags must go with it), on
 //!   both sync paths (maintenance1 and the proof-based one).
 //! * present_wait alone where asked for it alone (`DisplayChoice::PresentWait`): real display
-//!   times come back (the positive branch of `tests/headless.rs`'s present_wait test, which
+//!   times come back (the positive branch of `tests/vulkan/headless.rs`'s present_wait test, which
 //!   lavapipe alone cannot take).
 //! * A surface that says no (vdisplay's `surface_present_wait2` / `surface_present_id2`
 //!   settings) while the device enabled both extensions falls back to present_wait.
@@ -23,8 +23,8 @@
 //! `demo/vulkan_context/messages.rs`); every other message fails the run. Sid's layer (1.4.363)
 //! knows them: nothing is filtered there.
 
-mod common;
-mod vdisplay_support;
+use crate::common;
+use crate::vdisplay_support;
 
 use std::time::Duration;
 
@@ -241,7 +241,7 @@ fn surface_without_present_wait2_falls_back_to_present_wait() -> Result<()> {
 /// Display frames at vdisplay's refresh for [`present_wait_is_used_where_offered`].
 const PRESENT_WAIT_FRAMES: usize = 120;
 
-/// The positive branch of `tests/headless.rs`'s present_wait test, which lavapipe alone never
+/// The positive branch of `tests/vulkan/headless.rs`'s present_wait test, which lavapipe alone never
 /// takes: over the virtual display (which offers present_id and present_wait) the context
 /// enables them, vkpace uses present_wait where asked for it alone, and real display times come
 /// back (`common::check_present_wait_display_times`: at vdisplay's 60 Hz, FIFO).
@@ -335,7 +335,7 @@ fn neither_offered_and_asked_without_the_extension() -> Result<()> {
     let out = std::process::Command::new(exe)
         .args([
             "--exact",
-            "neither_offered_and_asked_without_the_extension",
+            "present_wait2::neither_offered_and_asked_without_the_extension",
             "--nocapture",
             "--test-threads",
             "1",

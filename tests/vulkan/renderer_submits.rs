@@ -7,7 +7,7 @@
 //! and a leak check at teardown. `scripts/test` runs it once per completion backend
 //! (`VKPACE_COMPLETION`).
 
-mod common;
+use crate::common;
 
 use anyhow::{bail, ensure, Result};
 use ash::vk;

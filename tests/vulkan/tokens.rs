@@ -15,8 +15,8 @@
 //!   tokens with it; a token of another swapchain and a zero bound are refused, typed; the
 //!   state dump ([`Swapchain::debug_state`]) then shows the stream complete.
 
-mod common;
-mod vdisplay_support;
+use crate::common;
+use crate::vdisplay_support;
 
 use std::time::Duration;
 

@@ -10,9 +10,9 @@
 //! Also a FIFO run without faults that keeps its per-present log and a picture read back from
 //! the display under `target/vdisplay/`.
 
-mod common;
-mod run_length;
-mod vdisplay_support;
+use crate::common;
+use crate::run_length;
+use crate::vdisplay_support;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

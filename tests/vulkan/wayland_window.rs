@@ -12,10 +12,10 @@
 //! vdisplay layer takes over (`window_surfaces = virtual`); and vkcube paced to 30 fps by the
 //! pacing layer on weston's own surface.
 
-mod demo_process;
-mod pacing_layer_support;
-mod run_length;
-mod weston;
+use crate::demo_process;
+use crate::pacing_layer_support;
+use crate::run_length;
+use crate::weston;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

@@ -4,32 +4,21 @@
 //! with, and SIGTERM ends a windowed run cleanly (the screenshot and HUD runs end so). Screenshots, logs and reports are kept under
 //! target/tmp/x11-live.
 
-mod demo_process;
+use crate::demo_process;
 
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context as _, Result};
 use demo_process::x11::{
     artifacts, cell_bits, cpu_time, differing_pixels, fx, pixel, screenshot, spawn, wait_rendering,
-    window_of, Background,
+    window_of, window_turn, Background,
 };
 use demo_process::{json_number, Display};
 
-fn main() -> Result<()> {
-    let display = Display::get()?;
-    screenshot_shows_the_scene(&display)?;
-    println!("test x11 screenshot shows the scene ... ok");
-    hud_reads_frames_in_flight(&display)?;
-    println!("test x11 the HUD reads frames in flight 1 and 3; SIGTERM ends the run ... ok");
-    covered_window_sleeps(&display)?;
-    println!("test x11 covered window renders nothing and sleeps ... ok");
-    killed_server_ends_the_demo()?;
-    println!("test x11 killed X server ends the demo ... ok");
-    println!("4 passed, 0 failed");
-    Ok(())
-}
-
-fn screenshot_shows_the_scene(display: &Display) -> Result<()> {
+#[test]
+fn screenshot_shows_the_scene() -> Result<()> {
+    let _turn = window_turn();
+    let display = &Display::get()?;
     let mut demo = spawn(
         display,
         "screenshot",
@@ -81,7 +70,10 @@ const IN_FLIGHT_VALUE: (u32, u32) = (112, 80);
 /// line is exactly the font's glyph of that digit in each screenshot (so the text is drawn,
 /// legible and says the setting), the label's cells are the glyphs of "in flight", and the
 /// pictures differ in the value cell. Each run is then ended with SIGTERM: exit 0, report written, validation clean.
-fn hud_reads_frames_in_flight(display: &Display) -> Result<()> {
+#[test]
+fn hud_reads_frames_in_flight() -> Result<()> {
+    let _turn = window_turn();
+    let display = &Display::get()?;
     let dir = artifacts()?;
     let mut shots = Vec::new();
     for n in ["1", "3"] {
@@ -127,7 +119,10 @@ fn hud_reads_frames_in_flight(display: &Display) -> Result<()> {
 /// A second demo window opened on top of the first covers it entirely (no window manager under
 /// Xvfb: both sit at the origin, the newer on top), so the X server reports the first one fully
 /// obscured. The first must then render nothing and sleep; once uncovered it goes on.
-fn covered_window_sleeps(display: &Display) -> Result<()> {
+#[test]
+fn covered_window_sleeps() -> Result<()> {
+    let _turn = window_turn();
+    let display = &Display::get()?;
     // Covered after about 200 frames, and a covered demo counts none: 1500 leave the cover
     // seconds to arrive even on a busy machine, then show the run goes on once uncovered.
     let mut demo = spawn(display, "covered", &["--frames", "1500", "--validation"])?;
@@ -193,7 +188,10 @@ fn finished_cleanly(demo: &mut Background) -> Result<String> {
     Ok(report)
 }
 
+/// On an X server of its own (killed here), in its turn as the others.
+#[test]
 fn killed_server_ends_the_demo() -> Result<()> {
+    let _turn = window_turn();
     let mut display = Display::private()?;
     let mut demo = spawn(&display, "killed-server", &["--validation"])?;
     wait_rendering(&display, &mut demo, 100)?;

@@ -4,13 +4,14 @@
 //! headless surface always hands back image 0; a window rotates images, so only here are the
 //! per-image present histories exercised: each run must acquire more than one image index.
 //! Both completion backends run in the window: the matrix's 2-in-flight cases with fences, the
-//! others with the demo's default, the timeline (so this executable is in `scripts/test`'s first
+//! others with the demo's default, the timeline (so this module is in `scripts/test`'s first
 //! pass only: a second pass with `VKPACE_COMPLETION=timeline` would repeat it case for case).
 
-mod demo_process;
-mod run_length;
+use crate::demo_process;
+use crate::run_length;
 
 use anyhow::{ensure, Result};
+use demo_process::x11::window_turn;
 use demo_process::{
     distinct_images, json_number, quantile, read_resize_log, run_checked, Display, Run, PATHS,
 };
@@ -41,25 +42,50 @@ fn run(display: &Display, path: &str, extra: &[&str], args: &[&str]) -> Result<R
     run_checked(Some(display), path, extra, args)
 }
 
-fn main() -> Result<()> {
+/// Runs `case` on each path (maintenance1, then legacy) on one display, in the test's turn
+/// with the display.
+fn on_each_path(case: impl Fn(&Display, &str, &[&str]) -> Result<()>) -> Result<()> {
+    let _turn = window_turn();
+    let display = Display::get()?;
+    for (path, extra) in PATHS {
+        case(&display, path, extra)?;
+    }
+    Ok(())
+}
+
+/// The present-mode x frames-in-flight matrix on one path (`PATHS[path]`), in the test's turn
+/// with the display.
+fn matrix(path: usize) -> Result<()> {
+    let _turn = window_turn();
     let display = Display::get()?;
     let case_frames = case_frames().to_string();
-    let mut passed = 0;
-    for (path, extra) in PATHS {
-        for mode in ["fifo", "mailbox", "immediate", "fifo-relaxed"] {
-            for n in ["1", "2", "3"] {
-                matrix_case(&display, path, extra, mode, n, &case_frames)?;
-                passed += 1;
-            }
+    let (path, extra) = PATHS[path];
+    for mode in ["fifo", "mailbox", "immediate", "fifo-relaxed"] {
+        for n in ["1", "2", "3"] {
+            matrix_case(&display, path, extra, mode, n, &case_frames)?;
         }
-        resize_every_frame(&display, path, extra)?;
-        passed += 1;
-
-        switch_present_modes(&display, path, extra)?;
-        passed += 1;
     }
-    println!("{passed} passed, 0 failed");
     Ok(())
+}
+
+#[test]
+fn matrix_maintenance1() -> Result<()> {
+    matrix(0)
+}
+
+#[test]
+fn matrix_legacy() -> Result<()> {
+    matrix(1)
+}
+
+#[test]
+fn resize_every_frame() -> Result<()> {
+    on_each_path(resize_every_frame_on)
+}
+
+#[test]
+fn switch_present_modes() -> Result<()> {
+    on_each_path(switch_present_modes_on)
 }
 
 /// One matrix case: `mode` with `n` frames in flight for `case_frames` frames, every frame
@@ -111,7 +137,7 @@ fn matrix_case(
 
 /// A resize every frame for 600 frames: most sizes presented, a swapchain for most, few old
 /// swapchains pending, and the demo's framebuffer sets retired as it goes.
-fn resize_every_frame(display: &Display, path: &str, extra: &[&str]) -> Result<()> {
+fn resize_every_frame_on(display: &Display, path: &str, extra: &[&str]) -> Result<()> {
     let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("x11-resizes-{path}.jsonl"));
     let log_arg = log.to_string_lossy().into_owned();
@@ -175,7 +201,7 @@ fn check_sizes_presented(path: &str, log: &std::path::Path) -> Result<()> {
 
 /// Switching: the window surface reports all four modes compatible, so maintenance1
 /// switches per present on one swapchain; the legacy path recreates for each switch.
-fn switch_present_modes(display: &Display, path: &str, extra: &[&str]) -> Result<()> {
+fn switch_present_modes_on(display: &Display, path: &str, extra: &[&str]) -> Result<()> {
     let frames = switching_frames();
     let frames_arg = frames.to_string();
     let args = ["--frames", &frames_arg, "--switch-present-mode-every", "10"];

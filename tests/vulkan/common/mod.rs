@@ -1,7 +1,6 @@
 //! Shared harness of the Vulkan integration tests: the demo's context and renderer, a frame
 //! loop that checks the validation canary after every frame, and a teardown that checks for
 //! leaks (the validation layer reports objects still alive when the device is destroyed).
-#![allow(dead_code)]
 
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;

@@ -1,6 +1,5 @@
 //! Runs the demo binary as a user would and reads its report: shared by the window and the
 //! headless acceptance tests.
-#![allow(dead_code)]
 
 pub mod x11;
 
@@ -50,6 +49,12 @@ impl Display {
 
     /// Always a private Xvfb, stopped on drop (for tests that kill the server).
     pub fn private() -> Result<Self> {
+        // One start at a time in this process (its test modules run in parallel under a plain
+        // `cargo test`): two at once could pick the same free number.
+        static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = STARTING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for n in 90..120 {
             if std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
                 || std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists()

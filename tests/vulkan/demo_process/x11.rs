@@ -4,11 +4,21 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _, Result};
 
 use super::Display;
+
+/// A turn with the display, held to a test's end. The window tests of x11_window and x11_live
+/// ran one after another when each was an executable of its own, and they take turns still:
+/// under Xvfb there is no window manager, every window sits at the origin, so one test's window
+/// would cover another's (and a test that looks at its window would see the other).
+pub fn window_turn() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// A demo process started in the background; stdout and stderr go to files (kept as artifacts).
 pub struct Background {

@@ -1,7 +1,6 @@
 //! The pacing layer as the tests install it (`vkpace_demo::pacing_layer`: its committed
 //! manifest with the library cargo built beside the test, in a private `$XDG_DATA_HOME`), and
 //! its CSV frame log read back.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 

@@ -16,7 +16,7 @@ use super::Shared;
 
 use vkpace_demo::owned_loop::{create_pacer, create_swapchain, create_swapchain_of};
 
-use super::super::common::{set_runtime_dir, SurfaceSource, VulkanContext};
+use crate::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 
 /// What the two acquires got, and how long each took.
 pub struct Beside {

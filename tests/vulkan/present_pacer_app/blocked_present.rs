@@ -20,7 +20,7 @@ use vkpace_demo::owned_loop::{
     create_pacer, create_swapchain, create_swapchain_of, swapchain_info_of,
 };
 
-use super::super::common::{set_runtime_dir, VulkanContext};
+use crate::common::{set_runtime_dir, VulkanContext};
 
 /// At least how long the present must block for the case to show anything.
 pub const PRESENT_BLOCKS_FOR: Duration = Duration::from_millis(300);

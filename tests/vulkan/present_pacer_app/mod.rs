@@ -3,7 +3,6 @@
 //! swapchain destroyed right after, on a headless surface with validation failing a run on its
 //! first message. Shared by the pacer's smoke tests (plain lavapipe, and over the virtual
 //! display for display feedback).
-#![allow(dead_code)]
 
 mod blocked;
 mod blocked_present;
@@ -11,11 +10,8 @@ mod shared;
 
 use std::time::{Duration, Instant};
 
-#[allow(unused_imports)] // Not every test binary shares its pacer.
 pub use blocked::acquire_beside_a_blocked_one;
-#[allow(unused_imports)] // Not every test binary shares its pacer.
 pub use blocked_present::{calls_beside_a_blocked_present, PRESENT_BLOCKS_FOR};
-#[allow(unused_imports)] // Not every test binary shares its pacer.
 pub use shared::run_shared;
 
 use anyhow::{ensure, Result};
@@ -24,7 +20,7 @@ use vkpace::{FrameLimit, PresentPacer, PresentPacerStats, Setting};
 
 use vkpace_demo::owned_loop::{create_pacer, create_swapchain, OwnedLoop};
 
-use super::common::{set_runtime_dir, SurfaceSource, VulkanContext};
+use crate::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 
 /// A pacer shared between threads behind a mutex, as the pacing layer keeps one per device.
 type Shared = std::sync::Mutex<Option<PresentPacer>>;

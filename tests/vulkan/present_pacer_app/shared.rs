@@ -11,7 +11,7 @@ use vkpace::{FrameLimit, PresentPacer, PresentPacerStats, Setting};
 
 use vkpace_demo::owned_loop::{create_pacer, create_swapchain, OwnedLoop};
 
-use super::super::common::{set_runtime_dir, SurfaceSource, VulkanContext};
+use crate::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 
 /// What a run of a pacer shared behind a mutex saw.
 pub struct SharedOutcome {

@@ -2,7 +2,6 @@
 //! environment set once, before the first instance; vdisplay's settings per run through its
 //! settings file (read at each `vkCreateInstance`); every Vulkan call of the binary on one
 //! thread, one run at a time; and the layer's per-present log read back.
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Sender};
@@ -79,5 +78,4 @@ pub fn run<T: Send + 'static>(
     }
 }
 
-#[allow(unused_imports)] // Not every test binary reads the present log.
 pub use vkpace_demo::virtual_display::{read_present_log as read_log, LoggedPresent as Present};

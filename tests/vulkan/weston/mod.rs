@@ -1,7 +1,6 @@
 //! A real Wayland compositor for the tests: Debian sid's weston 16 on its headless backend with
 //! a 60 Hz repaint grid, on a private socket, and (where a test asks) its own record of what it
 //! showed when (`record.rs`).
-#![allow(dead_code)]
 
 pub mod record;
 

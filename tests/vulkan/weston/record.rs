@@ -91,14 +91,6 @@ impl Record {
         Ok(r.record)
     }
 
-    /// Intervals between consecutive shown frames, ms.
-    pub fn intervals_ms(&self) -> Vec<f64> {
-        self.shown
-            .windows(2)
-            .map(|w| (w[1].at_ns.saturating_sub(w[0].at_ns)) as f64 / 1e6)
-            .collect()
-    }
-
     /// When a frame of `size` was first shown at or after `since_ns`.
     pub fn first_shown(&self, size: (u32, u32), since_ns: u64) -> Option<u64> {
         self.shown
