@@ -2,7 +2,7 @@
 //! `vkpace::PresentPacer` (the second door): two frames' command buffers, acquire and
 //! render-finished semaphores and fences, the render-finished semaphore reused per frame (not per
 //! image), its swapchain created and destroyed through the pacer. Shared by the pacer's smoke
-//! tests (`tests/present_pacer_app`) and the benchmark's repair cost (`bench/repair_cost.rs`),
+//! tests (`tests/vulkan/present_pacer_app`) and the benchmark's repair cost (`bench/repair_cost.rs`),
 //! so both run the same application.
 
 use anyhow::{Context as _, Result};

@@ -2,7 +2,7 @@
 //! (`--vkpace`) that hands its swapchain calls to vkpace's `PresentPacer`. The lines the switch
 //! adds or changes are the door's adoption cost: each ends in `// vkpace` or lies between
 //! `// vkpace {` and `// vkpace }`; the lines that only read the pacer's statistics for the
-//! summary are marked `vkpace stats` the same way. `tests/own_swapchain.rs` counts both; the
+//! summary are marked `vkpace stats` the same way. `tests/vulkan/own_swapchain.rs` counts both; the
 //! README gives the figures.
 //!
 //! The loop, unchanged by the switch:

@@ -169,7 +169,7 @@ impl Frame {
     /// - Frames must overlap to show either: on a driver whose presentation waits for the
     ///   rendering (Mesa's software WSI, lavapipe) they never do, and this slot stays 0. Over
     ///   vkpace's virtual display layer they do (vdisplay, `--virtual-display` in the demo;
-    ///   `tests/examples.rs` requires more than one slot in use there), and its read-back
+    ///   `tests/vulkan/examples.rs` requires more than one slot in use there), and its read-back
     ///   (`readback_dir`: each shown image's exact pixels as PNG) is where a frame that drew
     ///   another frame's data can be seen.
     /// - Destroying or freeing a per-frame object while its frame is pending is another error,

@@ -1,0 +1,141 @@
+//! An application that owns its swapchain, paced through [`vkpace::PresentPacer`]: the
+//! textbook loop with two frames' semaphores reused, a recreation every few frames with the old
+//! swapchain destroyed right after, on a headless surface with validation failing a run on its
+//! first message. Shared by the pacer's smoke tests (plain lavapipe, and over the virtual
+//! display for display feedback).
+
+mod blocked;
+mod blocked_present;
+mod shared;
+
+use std::time::{Duration, Instant};
+
+pub use blocked::acquire_beside_a_blocked_one;
+pub use blocked_present::{calls_beside_a_blocked_present, PRESENT_BLOCKS_FOR};
+pub use shared::run_shared;
+
+use anyhow::{ensure, Result};
+use ash::vk;
+use vkpace::{FrameLimit, PresentPacer, PresentPacerStats, Setting};
+
+use vkpace_demo::owned_loop::{create_pacer, create_swapchain, OwnedLoop};
+
+use crate::common::{set_runtime_dir, SurfaceSource, VulkanContext};
+
+/// A pacer shared between threads behind a mutex, as the pacing layer keeps one per device.
+type Shared = std::sync::Mutex<Option<PresentPacer>>;
+
+/// The accessor the door's `*_shared` functions take: runs its argument on the shared pacer
+/// under the mutex (a poisoned mutex is used as it is).
+fn accessor(shared: &Shared) -> impl Fn(&mut dyn FnMut(&mut PresentPacer)) + Copy + '_ {
+    move |f| {
+        let mut guard = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(p) = guard.as_mut() {
+            f(p);
+        }
+    }
+}
+
+/// Frames presented per case.
+pub const FRAMES: u32 = 50;
+/// A recreation every this many frames (so 4 retired swapchains per case).
+pub const RECREATE_EVERY: u32 = 12;
+
+/// The frames of a run, with their recreations; returns the last swapchain and the time from
+/// the first present's return to the last's.
+fn frames(
+    ctx: &VulkanContext,
+    pacer: &mut PresentPacer,
+    app: &OwnedLoop,
+    count: u32,
+    recreate_every: u32,
+) -> Result<(vk::SwapchainKHR, Duration)> {
+    let mut first = None;
+    let mut elapsed = Duration::ZERO;
+    let mut sc = create_swapchain(ctx, pacer, vk::SwapchainKHR::null())?;
+    let swapchain_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
+    for k in 0..count {
+        if k > 0 && k % recreate_every == 0 {
+            let old = sc;
+            sc = create_swapchain(ctx, pacer, old)?;
+            // SAFETY: no image of `old` is held; its presents may be pending (the pacer waits).
+            unsafe { pacer.destroy_swapchain(old, None) };
+        }
+        // SAFETY: a swapchain of this device.
+        let images = unsafe { swapchain_fn.get_swapchain_images(sc) }?;
+        app.frame(ctx, pacer, (sc, &images), k as usize, |pacer, info| {
+            // SAFETY: the textbook loop's present, its semaphore signalled by the frame's submit.
+            unsafe { pacer.queue_present(ctx.queue, info) }
+        })?;
+        let first = *first.get_or_insert_with(Instant::now);
+        elapsed = first.elapsed();
+        ensure!(
+            ctx.messages.count() == 0,
+            "validation message at frame {k}:\n{pacer:?}"
+        );
+    }
+    Ok((sc, elapsed))
+}
+
+/// What a run saw.
+pub struct Outcome {
+    pub stats: PresentPacerStats,
+    /// From the first present's return to the last's.
+    pub elapsed: Duration,
+    /// Frames of the last swapchain's lineage whose display time came back.
+    pub displayed: usize,
+}
+
+/// One case: `FRAMES` frames with a recreation every `RECREATE_EVERY`, then teardown.
+pub fn run(maintenance1: bool, limit: Option<FrameLimit>) -> Result<Outcome> {
+    run_frames(maintenance1, limit, FRAMES, RECREATE_EVERY)
+}
+
+/// One case: `count` frames with a recreation every `recreate_every`, then teardown.
+pub fn run_frames(
+    maintenance1: bool,
+    limit: Option<FrameLimit>,
+    count: u32,
+    recreate_every: u32,
+) -> Result<Outcome> {
+    set_runtime_dir();
+    let ctx = VulkanContext::new(SurfaceSource::Headless, true, maintenance1)?;
+    ensure!(
+        ctx.maintenance1 == maintenance1,
+        "maintenance1 offered: {}",
+        ctx.maintenance1
+    );
+    let mut pacer = create_pacer(&ctx, true)?;
+    pacer.set(Setting::FrameLimit(limit))?;
+    let app = OwnedLoop::new(&ctx)?;
+    let (sc, elapsed) = frames(&ctx, &mut pacer, &app, count, recreate_every)?;
+    app.wait_idle_slots(&ctx)?;
+    let displayed = pacer
+        .telemetry(sc)
+        .filter(|f| f.displayed.is_some())
+        .count();
+    // SAFETY: no image held; the surface outlives it.
+    unsafe { pacer.destroy_swapchain(sc, None) };
+    let stats = pacer.stats();
+    let state = format!("{pacer:?}");
+    // SAFETY: no call in progress.
+    unsafe { pacer.destroy() }?;
+    app.destroy(&ctx.device);
+    let messages = ctx.messages.count();
+    ctx.destroy();
+    ensure!(
+        messages == 0,
+        "{messages} validation message(s) at teardown"
+    );
+    ensure!(
+        stats.swapchains_destroyed == stats.swapchains_created,
+        "every swapchain destroyed by destroy_swapchain's return:\n{state}"
+    );
+    Ok(Outcome {
+        stats,
+        elapsed,
+        displayed,
+    })
+}
