@@ -5,9 +5,14 @@
 
 /// `full` frames under `VKPACE_FULL`, else `default`.
 pub fn frames(default: u64, full: u64) -> u64 {
-    if std::env::var_os("VKPACE_FULL").is_some() {
+    if full_length() {
         full
     } else {
         default
     }
+}
+
+/// Whether the whole matrix runs (`VKPACE_FULL`, `scripts/test --full`).
+pub fn full_length() -> bool {
+    std::env::var_os("VKPACE_FULL").is_some()
 }
