@@ -105,8 +105,9 @@ fn a_waiting_acquire_leaves_a_shared_pacer_to_the_other_swapchain() -> Result<()
 
 /// The other swapchains' calls beside a present that blocks in the driver (lavapipe's WSI,
 /// and vdisplay's present over it, wait inside `vkQueuePresentKHR` for the frame, here fills
-/// of 64 MiB for about 900 ms of this machine's time, measured just before): a swapchain created and destroyed and an acquire of another swapchain, on
-/// another thread 100 ms into the present, through the same pacer behind a mutex, must never
+/// of 64 MiB for about 1.5 s of this machine's time, measured just before): a swapchain
+/// created and destroyed and an acquire of another swapchain, on another thread 100 ms into
+/// the present, through the same pacer behind a mutex, must never
 /// wait 100 ms for the mutex (each run of the pacer takes well under 1 ms; a mutex held
 /// through the present would make the first wait the rest of it, at least 200 ms). The calls'
 /// own durations are printed, not judged: the driver's acquire may wait for the queue. The
