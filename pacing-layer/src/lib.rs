@@ -1,29 +1,32 @@
-//! `VK_LAYER_VKPACE_pacing`: a drop-in Vulkan layer that will pace unmodified applications
-//! through vkpace's second door (issue 42). This is its skeleton: the layer loads as an
-//! implicit layer (enabled by `VKPACE_PACING=1`, disabled by `DISABLE_VKPACE_PACING`, see
-//! `manifest/VkLayer_VKPACE_pacing.json`), intercepts instance and device creation and
-//! destruction, keeps per-instance and per-device state keyed by the loader's dispatch
-//! pointer, and passes every other command to the next layer untouched. Each interception
-//! writes one line to stderr (`vkpace-pacing: ...`), which is how a test (and a user) sees
-//! that the layer is active and where.
+//! `VK_LAYER_VKPACE_pacing`: a drop-in Vulkan layer that paces unmodified applications through
+//! vkpace's second door, `vkpace::PresentPacer`. It loads as an implicit layer (enabled by
+//! `VKPACE_PACING=1`, disabled by `DISABLE_VKPACE_PACING`, see
+//! `manifest/VkLayer_VKPACE_pacing.json`) or by name, keeps per-instance and per-device state
+//! keyed by the loader's dispatch pointer, and routes the swapchain commands of a paced device
+//! through a present pacer; every other command goes to the next layer untouched. It holds
+//! policy only (which device to pace, what to enable below the application, what the
+//! environment and the configuration file say): every pacing decision is the library's.
+//! It writes its decisions to stderr (`vkpace-pacing: ...`), which is how a test (and a user)
+//! sees that the layer is active, where, and why.
 //!
 //! The loader interface itself (negotiation, chain walking, dispatch maps, the exported
 //! symbols, `-Bsymbolic`) is the workspace's `vkpace-layer-plumbing`, shared with vdisplay.
 //!
-//! Where things are, and where the pacing will go:
+//! Where things are:
 //! * `exports.rs`: the layer as the plumbing sees it, and the loader's four symbols;
-//! * `commands.rs`: the commands the layer intercepts (entry points and the name table);
-//! * `instance.rs`: `vkCreateInstance` / `vkDestroyInstance`, the per-instance state;
-//! * `device.rs`: `vkCreateDevice` / `vkDestroyDevice`, the per-device state (the next
-//!   layer's `ash::Device`, from which the present pacer will be made);
-//! * `settings/`: what the layer will do for an application, decided before any Vulkan call:
-//!   its settings from the environment and the configuration file, and whether another frame
-//!   limiter is already at work;
-//! * `frame_log.rs`: the per-frame CSV log and its summary at exit;
-//! * to come with the pacing: the swapchain hooks (create and destroy through the present
-//!   pacer), acquire (both entry points) and present, and the configuration (`VKPACE_FPS`,
-//!   `VKPACE_MODE`, the configuration file), each in its own module, listed in
-//!   `commands.rs`'s table.
+//! * `commands.rs`: the commands the layer intercepts (entry points under the panic guard,
+//!   and the name table);
+//! * `instance.rs`, `device.rs`: instance and device creation and destruction, and their
+//!   per-instance and per-device state;
+//! * `below.rs`: what the layer enables below the application where offered (present timing,
+//!   present wait, swapchain maintenance1) and whether the application paces itself;
+//! * `pacer.rs`: one device's present pacer, made at the first swapchain command;
+//! * `swapchain.rs`: the swapchain commands through the pacer (create, destroy, acquire,
+//!   present);
+//! * `policy.rs`, `settings/`: what the layer does for this process, decided before any
+//!   Vulkan call: the environment, the configuration file, the other limiters found;
+//! * `frame_log.rs`, `exit.rs`: the per-frame CSV log and the summary at exit;
+//! * `fault.rs`: a test-only fault (a panic inside the pacer).
 
 mod below;
 mod commands;

@@ -166,7 +166,9 @@ impl PacerState {
             config,
         };
         // SAFETY: the handles are the device's, made through this layer, and outlive the
-        // pacer (destroyed in vkDestroyDevice first); no display path is enabled.
+        // pacer (destroyed in vkDestroyDevice first); the config's paths are exactly those the
+        // layer enabled on this device (`support.apply`, or none without support), as `new`
+        // requires.
         match unsafe { PresentPacer::new(desc) } {
             Ok(pacer) => PacerSlot::Pacing(Box::new(Paced {
                 pacer,
