@@ -4,39 +4,25 @@
 //! (`dladdr`); the last one is the loader's own (its driver dispatch). The layers above are not
 //! in the list (they took their links already).
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_void, CStr};
 
 use ash::vk;
 
 use crate::link::find_instance_info;
 use crate::loader::LayerFunction;
 
-/// `Dl_info` of `<dlfcn.h>`.
-#[repr(C)]
-struct DlInfo {
-    dli_fname: *const c_char,
-    dli_fbase: *mut c_void,
-    dli_sname: *const c_char,
-    dli_saddr: *mut c_void,
-}
-
-extern "C" {
-    /// The dynamic linker's `dladdr`.
-    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
-}
-
 /// The file name of the library holding the code at `address` (`?` where the dynamic linker
 /// does not know it).
 pub fn library_of(address: usize) -> String {
-    let mut info = DlInfo {
+    let mut info = libc::Dl_info {
         dli_fname: std::ptr::null(),
         dli_fbase: std::ptr::null_mut(),
         dli_sname: std::ptr::null(),
         dli_saddr: std::ptr::null_mut(),
     };
     // SAFETY: `info` is a valid output; dladdr only reads the address.
-    let found =
-        unsafe { dladdr(address as *const c_void, &mut info) } != 0 && !info.dli_fname.is_null();
+    let found = unsafe { libc::dladdr(address as *const c_void, &mut info) } != 0
+        && !info.dli_fname.is_null();
     if !found {
         return "?".into();
     }
@@ -76,7 +62,7 @@ mod tests {
     fn a_function_is_found_in_its_library() {
         // A function of the C library: its file is the C library's (glibc 2.34 and newer have
         // dladdr in libc.so itself, as bookworm's and sid's do).
-        let name = library_of(dladdr as *const () as usize);
+        let name = library_of(libc::dladdr as *const () as usize);
         assert!(name.starts_with("libc.so"), "{name}");
         assert_eq!(library_of(0), "?");
     }

@@ -6,25 +6,16 @@
 //! `atexit` records the caller's object), so a layer library the loader unloads before the
 //! process ends leaves no handler behind.
 
-use std::ffi::c_int;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
-
-extern "C" {
-    /// The C library's `atexit`.
-    fn atexit(handler: extern "C" fn()) -> c_int;
-    /// The C library's `getpid`.
-    fn getpid() -> c_int;
-}
 
 /// The process that registered the handler: a child made by `fork` inherits the handler, and
 /// must not write its parent's summary (nor flush its parent's frame log a second time).
-static REGISTERED_BY: AtomicI32 = AtomicI32::new(0);
+static REGISTERED_BY: AtomicU32 = AtomicU32::new(0);
 
 /// Whether this process is the one that registered the handler.
 pub(crate) fn in_registering_process() -> bool {
-    // SAFETY: getpid has no preconditions.
-    REGISTERED_BY.load(Ordering::Relaxed) == unsafe { getpid() }
+    REGISTERED_BY.load(Ordering::Relaxed) == std::process::id()
 }
 
 /// Registers `handler` to run at exit, once per process (the first call's handler; the layer
@@ -32,10 +23,9 @@ pub(crate) fn in_registering_process() -> bool {
 pub(crate) fn register(handler: extern "C" fn()) {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        // SAFETY: getpid has no preconditions.
-        REGISTERED_BY.store(unsafe { getpid() }, Ordering::Relaxed);
+        REGISTERED_BY.store(std::process::id(), Ordering::Relaxed);
         // SAFETY: `handler` is a plain function with no arguments that never unwinds.
-        if unsafe { atexit(handler) } != 0 {
+        if unsafe { libc::atexit(handler) } != 0 {
             crate::log(format_args!(
                 "atexit refused: no summary for a device alive at exit"
             ));

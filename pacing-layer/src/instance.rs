@@ -112,6 +112,10 @@ fn entry_for() -> ash::Entry {
 }
 
 /// The lookup of [`entry_for`]'s entry: the next layer's, of the instance's own chain.
+///
+/// # Safety
+/// `vkGetInstanceProcAddr`'s contract: `instance` is null or a valid instance, `name` a
+/// null-terminated string.
 unsafe extern "system" fn instance_lookup(
     instance: vk::Instance,
     name: *const std::ffi::c_char,

@@ -8,8 +8,6 @@
 //! and KHR), present id/wait, present id2/wait2 and present timing. See README.md for loading,
 //! settings, faults and the log format.
 
-#![allow(clippy::missing_safety_doc)] // every unsafe fn below has a `# Safety` section
-
 use std::ffi::CStr;
 
 use vkpace_layer_plumbing::Guard;
