@@ -7,8 +7,8 @@
 //! domain nobody can map (counted; never silently).
 
 use vkpace_core::{
-    calibration_from, calibration_plan, choose_domain, Calibrateable, DisplayTiming, PresentTarget,
-    RawTiming, Rereads, Stages, Targets, TimeDomain, TimingBook, TimingReport,
+    calibration_from, calibration_plan, choose_domain, Calibrateable, DisplayRefresh,
+    PresentTarget, RawTiming, Rereads, Stages, Targets, TimeDomain, TimingBook, TimingReport,
 };
 
 use crate::driver::SimError;
@@ -61,12 +61,7 @@ impl SimTiming {
 
     /// A swapchain `g` was made at `now` on a display of `refresh_ns`: its book, its first
     /// reads; returns what the machine is told of its refresh.
-    pub fn created(
-        &mut self,
-        g: Gen,
-        refresh_ns: u64,
-        now: u64,
-    ) -> Result<Option<DisplayTiming>, String> {
+    pub fn created(&mut self, g: Gen, refresh_ns: u64, now: u64) -> Result<DisplayRefresh, String> {
         let clock = EngineClock::new(self.faults, refresh_ns, &mut self.rng);
         let book = TimingBook::new(STAGES);
         self.live = Some((g, clock, book));
@@ -79,9 +74,11 @@ impl SimTiming {
     }
 
     /// What the machine is told of the live swapchain's refresh.
-    fn display_timing(&self) -> Option<DisplayTiming> {
-        let (_, _, book) = self.live.as_ref()?;
-        self.targets.display_timing(book.refresh())
+    fn display_timing(&self) -> DisplayRefresh {
+        let Some((_, _, book)) = self.live.as_ref() else {
+            return DisplayRefresh::Unreported;
+        };
+        self.targets.display_refresh(book.refresh())
     }
 
     /// Reads again what the book asked for (as `SwapchainTiming::reread`).
@@ -129,7 +126,7 @@ impl SimTiming {
         truths: &[TimingReport],
         display_refresh_ns: u64,
         now: u64,
-    ) -> Result<(Vec<TimingReport>, Option<Option<DisplayTiming>>), String> {
+    ) -> Result<(Vec<TimingReport>, Option<DisplayRefresh>), String> {
         if !self.is_live(g) {
             return Ok((Vec::new(), None));
         }

@@ -22,6 +22,11 @@ const INTERVAL_MS: f64 = 1e3 / 30.0;
 const REFRESH_MS: f64 = 1e3 / 60.0;
 /// Shown frames left out at the start (the swapchain and the schedule settle).
 const SETTLE: usize = 8;
+/// How many limit intervals a run on the CPU limiter's own clock may fall short of the limit
+/// in all ([`check_no_grid`]): the first judged frame's lag behind its slot (under one
+/// interval, or the grid re-anchors later) and the difference between two frames' start to
+/// shown (under two on any machine that shows the frames at all).
+const UNDER_INTERVALS: f64 = 3.0;
 
 /// One present of vdisplay's log.
 #[derive(Debug, Clone, Copy)]
@@ -123,13 +128,23 @@ fn run(name: &str, frames: &str, settings: &[(&str, &str)]) -> Result<Run> {
 }
 
 /// No fixed grid: the CPU limiter paces, no present carries a target, the report gives no
-/// refresh and says why, and the limit holds: the mean shown interval is within 1% of the
-/// limit's (plus one refresh of the display's grid over the run, where it has one: a frame the
-/// CPU presents is shown at the next blank). The mean is judged when the machine kept up, that
-/// is no interval ran a quarter of the limit's interval plus a refresh over it: the limiter
-/// pays a frame's lateness back gradually and re-anchors its grid after a lag of a whole
-/// interval, so on a starved machine (a loaded 2-core machine rendering with validation in
-/// software) the mean is the machine's, and the run then says so instead.
+/// refresh and says why, and the limit holds.
+///
+/// - **Never faster than the limit**, on any machine: the limiter on its own clock starts
+///   every frame at or after its slot on a fixed grid, and a frame that starts more than an
+///   interval late moves the grid later, never earlier. So the mean shown interval falls short
+///   of the limit's only by what the first judged frame's lateness and the spread of the
+///   frames' own start-to-shown times leave over the run: less than [`UNDER_INTERVALS`]
+///   intervals in all. A grid that followed the engine's reports (its own output, on a display
+///   with no grid) walks past that (issue 52: 32.2 to 32.6 ms at a 30 fps limit on a loaded
+///   machine).
+/// - **The limit kept**: within 1% of the limit's interval (plus one refresh of the display's
+///   grid over the run, where it has one: a frame the CPU presents is shown at the next
+///   blank). Judged when the machine kept up, that is no interval ran a quarter of the limit's
+///   interval plus a refresh over it: the limiter pays a frame's lateness back gradually and
+///   re-anchors its grid after a lag of a whole interval, so on a starved machine (a loaded
+///   2-core machine rendering with validation in software) a long mean is the machine's, and
+///   the run then says so instead.
 fn check_no_grid(name: &str, r: &Run, why: &str, refresh_ms: f64) -> Result<()> {
     let t = &r.timing;
     ensure!(text_field(t, "path") == Some("cpu"), "{name}: {t}");
@@ -146,17 +161,23 @@ fn check_no_grid(name: &str, r: &Run, why: &str, refresh_ms: f64) -> Result<()> 
         r.targeted()
     );
     let mean = r.mean_interval_ms()?;
-    let stall_ms = 1.25 * INTERVAL_MS + refresh_ms;
     let shown = r.shown();
+    let judged = (shown.len() - SETTLE - 1) as f64;
+    let floor = INTERVAL_MS - (UNDER_INTERVALS * INTERVAL_MS + refresh_ms) / judged;
+    ensure!(
+        mean >= floor,
+        "{name}: mean shown interval {mean:.3} ms, faster than the limit's {INTERVAL_MS:.3} ms (at least {floor:.3} ms over {judged} intervals)"
+    );
+    let stall_ms = 1.25 * INTERVAL_MS + refresh_ms;
     let stalls = shown[SETTLE..]
         .windows(2)
         .filter(|w| (w[1] - w[0]) as f64 / 1e6 > stall_ms)
         .count();
     if stalls > 0 {
-        println!("{name}: {stalls} intervals over {stall_ms:.1} ms (the machine did not keep up): mean {mean:.3} ms not judged; {t}");
+        println!("{name}: {stalls} intervals over {stall_ms:.1} ms (the machine did not keep up): mean {mean:.3} ms judged only against the floor {floor:.3} ms; {t}");
         return Ok(());
     }
-    let bound = INTERVAL_MS * 0.01 + refresh_ms / (shown.len() - SETTLE - 1) as f64;
+    let bound = INTERVAL_MS * 0.01 + refresh_ms / judged;
     ensure!(
         (mean - INTERVAL_MS).abs() <= bound,
         "{name}: mean shown interval {mean:.3} ms, not within {bound:.3} ms of {INTERVAL_MS:.3}"
@@ -166,14 +187,16 @@ fn check_no_grid(name: &str, r: &Run, why: &str, refresh_ms: f64) -> Result<()> 
 }
 
 /// An engine with no refresh limit reports a refresh of 1 ns, and counts each relative target
-/// from the time it showed the previous image: no grid.
+/// from the time it showed the previous image: no grid. Its exact times are the limiter's own
+/// output there, so this run is the one where a grid that followed them would walk: 600
+/// frames (20 s), long enough for a walk to show past [`UNDER_INTERVALS`].
 #[test]
 fn a_one_nanosecond_refresh_is_no_grid() -> Result<()> {
     let settings = [
         ("VDISPLAY_REFRESH_HZ", "1000000000"),
         ("VDISPLAY_TIMING_RELATIVE_FROM", "visible"),
     ];
-    let r = run("one-ns", "90", &settings)?;
+    let r = run("one-ns", "600", &settings)?;
     check_no_grid("one-ns", &r, "no usable refresh", 0.0)
 }
 

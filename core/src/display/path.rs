@@ -14,7 +14,7 @@
 //! present waits are bounded by a sleep it makes anyway (docs/design.md, *The display path*).
 
 use super::refresh::RefreshCycle;
-use crate::pacing::DisplayTiming;
+use crate::pacing::{DisplayRefresh, DisplayTiming};
 
 /// Which display feedback a swapchain uses: when each frame was shown, for the telemetry's
 /// `displayed` and the low-latency policy.
@@ -119,14 +119,19 @@ pub fn choose_paths(offer: &DisplayOffer) -> DisplayPaths {
 }
 
 impl Targets {
-    /// What the pacing is told of a swapchain with this refresh cycle: a fixed refresh with a
-    /// way to target it, else nothing (the CPU keeps frame limits).
+    /// What the pacing is told of a swapchain with this refresh cycle: a fixed refresh
+    /// targeted where there is a way to target it; a fixed one without targets (the frame
+    /// limiter may anchor on its reported times); no fixed grid for a variable or unknown one
+    /// (the CPU keeps frame limits on its own clock).
     #[must_use]
-    pub fn display_timing(self, refresh: RefreshCycle) -> Option<DisplayTiming> {
+    pub fn display_refresh(self, refresh: RefreshCycle) -> DisplayRefresh {
         let RefreshCycle::Fixed { duration_ns } = refresh else {
-            return None;
+            return DisplayRefresh::NoFixedGrid;
         };
-        (self != Targets::None).then_some(DisplayTiming {
+        if self == Targets::None {
+            return DisplayRefresh::Fixed;
+        }
+        DisplayRefresh::Targeted(DisplayTiming {
             refresh_ns: duration_ns,
             relative_targets: self == Targets::Relative,
         })
@@ -213,20 +218,23 @@ mod tests {
     fn only_a_fixed_refresh_with_targets_is_paced_on_the_grid() {
         let fixed = RefreshCycle::Fixed { duration_ns: 100 };
         assert_eq!(
-            Targets::Absolute.display_timing(fixed),
-            Some(DisplayTiming {
+            Targets::Absolute.display_refresh(fixed),
+            DisplayRefresh::Targeted(DisplayTiming {
                 refresh_ns: 100,
                 relative_targets: false
             })
         );
-        assert_eq!(Targets::None.display_timing(fixed), None);
+        assert_eq!(Targets::None.display_refresh(fixed), DisplayRefresh::Fixed);
         let vrr = RefreshCycle::Variable {
             min_duration_ns: 100,
         };
-        assert_eq!(Targets::Relative.display_timing(vrr), None);
         assert_eq!(
-            Targets::Relative.display_timing(RefreshCycle::Unknown),
-            None
+            Targets::Relative.display_refresh(vrr),
+            DisplayRefresh::NoFixedGrid
+        );
+        assert_eq!(
+            Targets::Relative.display_refresh(RefreshCycle::Unknown),
+            DisplayRefresh::NoFixedGrid
         );
     }
 }

@@ -6,7 +6,7 @@ use super::request::{PresentTimingRequest, Request};
 use super::{queues_frames, Awaiting, FrameMachine, WaitPurpose};
 use crate::display::{TimingQueue, TimingReport};
 use crate::error::CoreError;
-use crate::pacing::DisplayTiming;
+use crate::pacing::DisplayRefresh;
 use crate::serial::Serial;
 
 /// How often a present that waits for the engine's word on the previous frame's readiness
@@ -32,11 +32,11 @@ where
     F: Copy + PartialEq + std::fmt::Debug,
 {
     /// What the display reports of its refresh (`vkGetSwapchainTimingPropertiesEXT`), after
-    /// each swapchain creation and whenever its counter changed; None for a variable or
-    /// unknown refresh. Only with present timing configured.
-    pub fn handle_display_timing(&mut self, timing: Option<DisplayTiming>) {
+    /// each swapchain creation and whenever its counter changed, as
+    /// `Targets::display_refresh` classifies it. Only with present timing configured.
+    pub fn handle_display_timing(&mut self, refresh: DisplayRefresh) {
         if self.timing.is_some() {
-            self.pacing.set_display_timing(timing);
+            self.pacing.set_display_refresh(refresh);
         }
     }
 

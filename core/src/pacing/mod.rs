@@ -17,6 +17,7 @@
 
 mod display_anchor;
 mod display_plan;
+mod display_refresh;
 mod display_schedule;
 mod frame_limiter;
 mod low_latency;
@@ -26,6 +27,7 @@ pub use display_anchor::{
     DisplayAnchor, Follow, ANCHOR_AFTER, ANCHOR_WINDOW, DRIFT_SHARE, LATE_MEMORY, MOVE_SHARE,
     PHASE_GAIN, SLIP_SHARE,
 };
+pub use display_refresh::DisplayRefresh;
 pub use display_schedule::{
     interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, Lead, PresentTarget,
     GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL,
@@ -92,7 +94,8 @@ pub struct Pacing {
     anchor: Option<DisplayAnchor>,
     low_latency: LowLatency,
     schedule: DisplaySchedule,
-    display_timing: Option<DisplayTiming>,
+    /// What the display reports of its refresh.
+    refresh: DisplayRefresh,
     /// The frame that starts next (one after the last started).
     next_frame: u64,
     /// The frames-in-flight gate's N (the lead of a frame limit on the refresh grid).
@@ -110,7 +113,7 @@ impl Pacing {
             anchor: limit.map(|l| DisplayAnchor::new(l.period_ns())),
             low_latency: LowLatency::default(),
             schedule: DisplaySchedule::new(),
-            display_timing: None,
+            refresh: DisplayRefresh::Unreported,
             next_frame: 0,
             frames_in_flight: 2,
         }
@@ -142,12 +145,18 @@ impl Pacing {
         self.schedule.set_choice(self.interval_choice());
     }
 
-    /// What the display reports of its refresh, with present timing (None: no present timing,
-    /// or no fixed refresh): frames are then paced on its grid where the policy or the frame
-    /// limit asks for it.
-    pub fn set_display_timing(&mut self, timing: Option<DisplayTiming>) {
-        self.display_timing = timing;
-        self.schedule.set_timing(timing, self.interval_choice());
+    /// What the display reports of its refresh ([`DisplayRefresh`]): frames are paced on its
+    /// grid where presents can target it and the policy or the frame limit asks for it; the
+    /// frame limiter anchors on exact display times only where the display may have a grid.
+    pub fn set_display_refresh(&mut self, refresh: DisplayRefresh) {
+        let anchored = self.anchors_on_display();
+        self.refresh = refresh;
+        self.schedule
+            .set_timing(refresh.timing(), self.interval_choice());
+        if anchored && !self.anchors_on_display() {
+            // What the grid followed so far may be the limiter's own output.
+            self.reset_anchor();
+        }
     }
 
     /// A new swapchain: its first frame's refresh is not predictable from the old one's.
@@ -168,7 +177,7 @@ impl Pacing {
     /// display policy on top of it.
     fn interval_choice(&self) -> display_schedule::Interval {
         use display_schedule::Interval;
-        let Some(timing) = self.display_timing else {
+        let Some(timing) = self.refresh.timing() else {
             return Interval::Off;
         };
         let from_limit = match self.frame_limit() {
@@ -275,10 +284,14 @@ impl Pacing {
     }
 
     /// Whether exact display times would anchor the frame limiter's grid: a limit kept by the
-    /// CPU (no present-timing targets), on a display that queues frames.
+    /// CPU (no present-timing targets), on a display that queues frames and may have a fixed
+    /// grid (not one that reports none: there, exact times are the limiter's own output).
     #[must_use]
     pub fn anchors_on_display(&self) -> bool {
-        self.limiter.is_some() && self.display_queues && self.schedule.path() == DisplayPath::Cpu
+        self.limiter.is_some()
+            && self.display_queues
+            && self.refresh.may_have_grid()
+            && self.schedule.path() == DisplayPath::Cpu
     }
 
     /// What the frame limiter's grid learned of the display: its period once learned, and the

@@ -39,7 +39,7 @@ fn low_latency_learns_only_while_it_is_the_policy() {
 /// and is shown two refreshes after the one before.
 fn miss_every_refresh(p: &mut Pacing) {
     let refresh = 10 * MS;
-    p.set_display_timing(Some(DisplayTiming {
+    p.set_display_refresh(DisplayRefresh::Targeted(DisplayTiming {
         refresh_ns: refresh,
         relative_targets: true,
     }));
@@ -66,4 +66,53 @@ fn low_latency_keeps_the_frame_rate_where_the_display_policy_raises_the_interval
         "{:?}",
         display.schedule().path()
     );
+}
+
+/// A 30 fps limit kept by the CPU on a display that shows every frame the moment it is ready
+/// (no refresh limit), reporting exact times that run 0.7 ms short of the limit's interval
+/// (the frames' own noise, as a loaded machine makes it). Returns the last frame's start.
+fn no_grid_run(refresh: DisplayRefresh) -> (Pacing, u64) {
+    let limit = FrameLimit::fps(30.0).unwrap();
+    let period = limit.period_ns();
+    let mut p = Pacing::new(PacingPolicy::FramesInFlight, Some(limit));
+    p.set_display_refresh(refresh);
+    let mut now = 0;
+    for f in 0..600u64 {
+        now = p.start_at(now).unwrap_or(now);
+        p.frame_started(f, now);
+        p.frame_presented(f, now + 4 * MS);
+        // Shown 5 ms after its start, less 0.7 ms for every frame so far (modulo a period).
+        let early = (f * 700_000) % period;
+        p.frame_displayed(f, now + 5 * MS + period - early, true);
+    }
+    (p, now)
+}
+
+/// Where the display reports no fixed grid, the limiter keeps its own clock whatever exact
+/// times come: frame 599 starts 599 periods after frame 0, and no period is learned. The same
+/// times from a display that did not say (present ids only) anchor the grid, which then runs
+/// off the limit: the difference this test exists for (issue 52, "no anchor without a grid").
+#[test]
+fn a_display_without_a_fixed_grid_never_anchors_the_frame_limiter() {
+    let period = FrameLimit::fps(30.0).unwrap().period_ns();
+    let (p, last) = no_grid_run(DisplayRefresh::NoFixedGrid);
+    assert!(!p.anchors_on_display());
+    assert_eq!(p.display_anchor().and_then(DisplayAnchor::period_ns), None);
+    assert_eq!(last, 599 * period);
+    let (p, last) = no_grid_run(DisplayRefresh::Unreported);
+    assert!(p.anchors_on_display());
+    assert!(last < 599 * period - 10 * MS, "{last}");
+}
+
+/// A display that reports no fixed grid after one that did not say: what the anchor learned is
+/// dropped, and the limiter's own period is back.
+#[test]
+fn learning_that_there_is_no_grid_drops_the_anchor() {
+    let (mut p, _) = no_grid_run(DisplayRefresh::Unreported);
+    assert!(p
+        .display_anchor()
+        .and_then(DisplayAnchor::period_ns)
+        .is_some());
+    p.set_display_refresh(DisplayRefresh::NoFixedGrid);
+    assert_eq!(p.display_anchor().and_then(DisplayAnchor::period_ns), None);
 }

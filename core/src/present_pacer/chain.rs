@@ -67,7 +67,8 @@ impl<W: Copy + PartialEq> Chain<W> {
         if self.timing.take().is_some() {
             // Until the shell sets it up for the new swapchain (if it does): the frame limit
             // is the CPU limiter's again, not the targets'.
-            self.pacing.set_display_timing(None);
+            self.pacing
+                .set_display_refresh(crate::pacing::DisplayRefresh::Unreported);
         }
         self.pacing.set_display_queues(display_queues);
         self.pacing.display_restarted();

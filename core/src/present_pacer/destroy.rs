@@ -74,7 +74,8 @@ where
             // The application is done with it: no more results are read (its handle may be
             // given to a new swapchain once vkpace destroys it).
             c.timing = None;
-            c.pacing.set_display_timing(None);
+            c.pacing
+                .set_display_refresh(crate::pacing::DisplayRefresh::Unreported);
         }
         self.retired.retire(paced.state, None);
         if let Some(r) = self.retired.iter_mut().last() {

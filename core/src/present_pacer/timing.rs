@@ -15,7 +15,7 @@ use super::PacerMachine;
 use crate::display::{TimingQueue, TimingReport};
 use crate::error::CoreError;
 use crate::machine::PresentTimingRequest;
-use crate::pacing::DisplayTiming;
+use crate::pacing::DisplayRefresh;
 
 impl<S, W> PacerMachine<S, W>
 where
@@ -24,14 +24,14 @@ where
 {
     /// The shell set present timing up for `handle`, the newest swapchain of its lineage: a
     /// results queue of `slots`, the display's refresh as the swapchain reports it
-    /// (`timing`: None for a variable or unknown refresh), and whether its present mode takes
+    /// (`Targets::display_refresh`), and whether its present mode takes
     /// targets (FIFO, FIFO_RELAXED). Its presents then carry vkpace's present ids, and their
     /// display is learnt from the results rather than from present waits.
     pub fn set_present_timing(
         &mut self,
         handle: W,
         slots: u32,
-        timing: Option<DisplayTiming>,
+        refresh: DisplayRefresh,
         targets: bool,
     ) -> Result<(), CoreError> {
         let i = self.find(handle).ok_or(CoreError::NoSwapchain)?;
@@ -48,15 +48,15 @@ where
             queue: TimingQueue::new(slots),
             targets,
         });
-        c.pacing.set_display_timing(timing);
+        c.pacing.set_display_refresh(refresh);
         self.stats.swapchains_timed += 1;
         Ok(())
     }
 
     /// The refresh `handle` reports changed (read with its results).
-    pub fn display_timing_changed(&mut self, handle: W, timing: Option<DisplayTiming>) {
+    pub fn display_timing_changed(&mut self, handle: W, refresh: DisplayRefresh) {
         if let Some(c) = self.timed_chain(handle) {
-            c.pacing.set_display_timing(timing);
+            c.pacing.set_display_refresh(refresh);
         }
     }
 
@@ -66,7 +66,7 @@ where
     pub fn stop_present_timing(&mut self, handle: W) {
         if let Some(c) = self.timed_chain(handle) {
             c.timing = None;
-            c.pacing.set_display_timing(None);
+            c.pacing.set_display_refresh(DisplayRefresh::Unreported);
             self.stats.timing_stopped += 1;
         }
     }

@@ -11,7 +11,9 @@ use super::swapchain_timing::{PresentTarget, SwapchainTiming};
 use crate::vk::clock::Clock;
 use crate::vk::error::Result;
 use vkpace_core::{Calibrateable, RefreshCycle, Targets};
-use vkpace_core::{DisplayTiming, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport};
+use vkpace_core::{
+    DisplayRefresh, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport,
+};
 use vkpace_registry::PresentTimingInfoEXT;
 
 /// Results-queue slots per swapchain: two frames' worth at 4 in flight and the display's queue,
@@ -84,7 +86,7 @@ impl TimingShell {
         device: vk::Device,
         swapchain: vk::SwapchainKHR,
         clock: &Clock,
-    ) -> Result<Option<DisplayTiming>> {
+    ) -> Result<DisplayRefresh> {
         let stages = self.surface.stages;
         // SAFETY: caller contract; the host clock is calibrateable (checked in `choose`).
         let timing = unsafe {
@@ -102,10 +104,12 @@ impl TimingShell {
         Ok(self.display_timing())
     }
 
-    /// The refresh as the core sees it (`core::Targets::display_timing`).
-    fn display_timing(&self) -> Option<DisplayTiming> {
-        let (_, t) = self.live.as_ref()?;
-        self.targets.display_timing(t.refresh())
+    /// The refresh as the core sees it (`core::Targets::display_refresh`).
+    fn display_timing(&self) -> DisplayRefresh {
+        let Some((_, t)) = self.live.as_ref() else {
+            return DisplayRefresh::Unreported;
+        };
+        self.targets.display_refresh(t.refresh())
     }
 
     /// A swapchain was destroyed: forget its timing if it was the live one.
@@ -144,7 +148,7 @@ impl TimingShell {
         device: vk::Device,
         swapchain: vk::SwapchainKHR,
         clock: &Clock,
-    ) -> (&[TimingReport], Result<Option<Option<DisplayTiming>>>) {
+    ) -> (&[TimingReport], Result<Option<DisplayRefresh>>) {
         self.reports.clear();
         let Some((h, t)) = self.live.as_mut().filter(|(h, _)| *h == swapchain) else {
             return (&self.reports, Ok(None));

@@ -45,7 +45,7 @@ struct Created {
     images: u32,
     display: Option<DisplayFns>,
     /// Present timing set up for it, and the display's timing it read (or why not).
-    timing: Option<(TimingShell, Result<Option<vkpace_core::DisplayTiming>>)>,
+    timing: Option<(TimingShell, Result<vkpace_core::DisplayRefresh>)>,
     in_call: bool,
 }
 

@@ -19,7 +19,7 @@ use super::maintenance1::{compatible_present_modes, Maintenance1Fns, Maintenance
 use super::names::Namer;
 use super::sleep;
 use vkpace_core::{
-    CreateSwapchain, DisplayTiming, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal,
+    CreateSwapchain, DisplayRefresh, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal,
     SurfaceFormat, SurfaceInfo, TimingReport, VkStatus,
 };
 use vkpace_registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
@@ -59,7 +59,7 @@ pub(crate) struct Shell {
     /// `SwapchainConfig::hdr_metadata`, given to every swapchain made.
     hdr: Option<HdrMetadata>,
     /// Present timing: the refresh of a swapchain just made, for the core.
-    new_display_timing: Option<Option<vkpace_core::DisplayTiming>>,
+    new_display_timing: Option<vkpace_core::DisplayRefresh>,
     /// Present timing, where asked for and the surface supports it.
     timing: Option<super::display::TimingShell>,
 }

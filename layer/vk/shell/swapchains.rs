@@ -129,7 +129,7 @@ impl Shell {
     }
 
     /// The refresh the core has not been told about yet.
-    pub(crate) fn take_display_timing(&mut self) -> Option<Option<DisplayTiming>> {
+    pub(crate) fn take_display_timing(&mut self) -> Option<DisplayRefresh> {
         self.new_display_timing.take()
     }
 
@@ -138,7 +138,7 @@ impl Shell {
     pub(crate) fn read_present_timings(
         &mut self,
         swapchain: vk::SwapchainKHR,
-    ) -> (&[TimingReport], Result<Option<Option<DisplayTiming>>>) {
+    ) -> (&[TimingReport], Result<Option<DisplayRefresh>>) {
         let Some(t) = self.timing.as_mut() else {
             return (&[], Ok(None));
         };

@@ -2,7 +2,7 @@
 //! aside.
 
 use super::*;
-use crate::pacing::{DisplayTiming, PresentTarget};
+use crate::pacing::{DisplayRefresh, DisplayTiming, PresentTarget};
 use crate::telemetry::PresentStages;
 use crate::TimingReport;
 
@@ -17,8 +17,8 @@ fn machine(limit_fps: f64) -> Result<M, CoreError> {
     })
 }
 
-fn relative() -> Option<DisplayTiming> {
-    Some(DisplayTiming {
+fn relative() -> DisplayRefresh {
+    DisplayRefresh::Targeted(DisplayTiming {
         refresh_ns: REFRESH,
         relative_targets: true,
     })
