@@ -138,14 +138,16 @@ pub(crate) unsafe fn create_instance(
 }
 
 /// Device extensions with which the application paces itself: the layer steps aside for such a
-/// device (unless forced), so that two pacers do not fight over its frames.
-const SELF_PACING: [&CStr; 6] = [
+/// device (unless forced), so that two pacers do not fight over its frames. A latency API
+/// (NVIDIA's low latency, AMD's anti-lag) paces; so does present timing, whose targets say when
+/// each frame is shown. Present ids and present wait do not: DXVK enables them wherever they are
+/// offered (Mesa's hardware drivers, NVIDIA) to track when its frames complete, not to limit
+/// them, and stepping aside for them left every DXVK game on those drivers unpaced.
+const SELF_PACING: [&CStr; 4] = [
     c"VK_NV_low_latency",
     c"VK_NV_low_latency2",
     c"VK_AMD_anti_lag",
     c"VK_EXT_present_timing",
-    c"VK_KHR_present_wait",
-    c"VK_KHR_present_wait2",
 ];
 
 /// The first extension of the application's device create info with which it paces itself.
@@ -156,6 +158,29 @@ pub(crate) unsafe fn self_pacing(ci: &vk::DeviceCreateInfo<'_>) -> Option<&'stat
     // SAFETY: the caller's contract.
     let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
     SELF_PACING.into_iter().find(|e| app.contains(e))
+}
+
+/// Device extensions with which the application tracks its own presents (ids and waits for
+/// them): the layer paces beside them, and adds no present wait of its own.
+const APP_FEEDBACK: [&CStr; 4] = [
+    c"VK_KHR_present_id",
+    c"VK_KHR_present_wait",
+    c"VK_KHR_present_id2",
+    c"VK_KHR_present_wait2",
+];
+
+/// The extensions of the application's device create info with which it tracks its own
+/// presents ([`APP_FEEDBACK`]).
+///
+/// # Safety
+/// `ci` is a valid device create info.
+pub(crate) unsafe fn app_feedback(ci: &vk::DeviceCreateInfo<'_>) -> Vec<&'static CStr> {
+    // SAFETY: the caller's contract.
+    let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
+    APP_FEEDBACK
+        .into_iter()
+        .filter(|e| app.contains(e))
+        .collect()
 }
 
 /// What the layer adds below the application on a device, and what the pacer uses then.
@@ -369,6 +394,27 @@ mod tests {
         let ci = vk::DeviceCreateInfo::default().enabled_extension_names(&list[..1]);
         // SAFETY: as above.
         assert_eq!(unsafe { self_pacing(&ci) }, None);
+    }
+
+    /// DXVK's present ids and waits track its frames; they limit nothing: the layer paces
+    /// beside them, and says so.
+    #[test]
+    fn present_ids_and_waits_are_no_pacing_of_the_applications() {
+        let list = [
+            c"VK_KHR_swapchain".as_ptr(),
+            c"VK_KHR_present_id".as_ptr(),
+            c"VK_KHR_present_wait".as_ptr(),
+            c"VK_KHR_present_wait2".as_ptr(),
+        ];
+        let ci = vk::DeviceCreateInfo::default().enabled_extension_names(&list);
+        // SAFETY: a valid create info with valid names.
+        assert_eq!(unsafe { self_pacing(&ci) }, None);
+        // SAFETY: as above.
+        let feedback = unsafe { app_feedback(&ci) };
+        assert_eq!(
+            feedback,
+            [c"VK_KHR_present_id", c"VK_KHR_present_wait", c"VK_KHR_present_wait2"]
+        );
     }
 
     #[test]

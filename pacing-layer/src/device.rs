@@ -232,7 +232,8 @@ fn loader_for(
 }
 
 /// Whether the layer paces a device made from `ci`, and what it adds below the application
-/// where offered. It steps aside (logged) for an application that paces itself.
+/// where offered. It steps aside (logged) for an application that paces itself (a latency API,
+/// present timing), and paces beside one that only tracks its presents (logged).
 ///
 /// # Safety
 /// `instance` holds the next layer's instance commands; `pd` is one of its devices; `ci` is
@@ -243,7 +244,7 @@ unsafe fn what_to_enable(
     pd: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
 ) -> (bool, Option<crate::below::DeviceAdds>) {
-    let policy = &*crate::policy::POLICY;
+    let policy = crate::policy::policy(None);
     // SAFETY: a valid create info.
     let drives = unsafe { crate::below::self_pacing(ci) }.filter(|_| !policy.settings.force);
     if let Some(ext) = drives {
@@ -252,6 +253,13 @@ unsafe fn what_to_enable(
         ));
     }
     let pace = policy.decision == crate::settings::Decision::Pace && drives.is_none();
+    // SAFETY: a valid create info.
+    let feedback = unsafe { crate::below::app_feedback(ci) };
+    if pace && !feedback.is_empty() {
+        crate::log(format_args!(
+            "vkCreateDevice: the application enabled {feedback:?} to track its own presents (no frame limit): the layer paces beside it, its present ids pass as they are"
+        ));
+    }
     // SAFETY: the caller's contract.
     let adds = pace
         .then(|| unsafe { crate::below::device_adds(&inst.entry, instance, pd, ci, inst.adds) });

@@ -34,10 +34,14 @@ pub unsafe fn create(
     alloc: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Instance,
 ) -> vk::Result {
-    let pace = crate::policy::POLICY.decision == crate::settings::Decision::Pace;
-    let mut adds = crate::below::InstanceAdds::default();
     // SAFETY: a valid create info's application info, if any.
-    let version = unsafe { (*ci).p_application_info.as_ref() }.map_or(0, |a| a.api_version);
+    let app = unsafe { (*ci).p_application_info.as_ref() };
+    // SAFETY: as above: its strings are null or valid null-terminated strings.
+    let (name, engine) = unsafe { application(app) };
+    let policy = crate::policy::policy(Some((name.as_deref(), engine)));
+    let pace = policy.decision == crate::settings::Decision::Pace;
+    let mut adds = crate::below::InstanceAdds::default();
+    let version = app.map_or(0, |a| a.api_version);
     let api_1_1 = vk::api_version_major(version) > 1 || vk::api_version_minor(version) >= 1;
     // SAFETY: the loader's create info, once per call; the application's arguments go down,
     // with the pacer's surface extensions added where the layer paces.
@@ -73,6 +77,27 @@ pub unsafe fn create(
         below.join(", ")
     ));
     vk::Result::SUCCESS
+}
+
+/// What an application info names: the program (`pApplicationName`) and its engine with its
+/// version.
+///
+/// # Safety
+/// `app` is null or a valid application info: its names null or null-terminated strings.
+unsafe fn application(
+    app: Option<&vk::ApplicationInfo<'_>>,
+) -> (Option<String>, Option<crate::settings::Engine>) {
+    let Some(app) = app else {
+        return (None, None);
+    };
+    let text = |p: *const std::ffi::c_char| {
+        // SAFETY: null or a valid null-terminated string (the caller's contract).
+        (!p.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy())
+    };
+    let name = text(app.p_application_name).map(|n| n.into_owned());
+    let engine =
+        text(app.p_engine_name).map(|n| crate::settings::Engine::new(&n, app.engine_version));
+    (name, engine)
 }
 
 /// `vkDestroyInstance`.

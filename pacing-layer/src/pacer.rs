@@ -27,7 +27,7 @@ use ash::vk;
 use vkpace::{FrameLimit, PacingPolicy, PresentPacer, PresentPacerConfig, PresentPacerDesc};
 
 use crate::frame_log::FrameLog;
-use crate::policy::POLICY;
+use crate::policy::policy;
 use crate::settings::{Decision, Mode};
 
 /// The pacer's state on one device.
@@ -135,7 +135,7 @@ impl PacerState {
 
     /// The pacer, or why there is none (logged).
     fn make_pacer(&self, h: &Handles<'_>) -> PacerSlot {
-        let policy = &*POLICY;
+        let policy = policy(None);
         if policy.decision != Decision::Pace {
             return PacerSlot::PassThrough;
         }
@@ -382,7 +382,7 @@ fn log_below(support: Option<vkpace::Support>) {
 
 /// The frame log `VKPACE_LOG` names, if any (a file that cannot be made is logged).
 fn open_log() -> Option<FrameLog<BufWriter<File>>> {
-    let path = POLICY.settings.log.as_ref()?;
+    let path = policy(None).settings.log.as_ref()?;
     let made = File::create(path).and_then(|f| FrameLog::new(BufWriter::new(f)));
     match made {
         Ok(log) => Some(log),

@@ -24,12 +24,16 @@
 //! mode = low-latency
 //! ```
 
+mod dxvk;
 mod file;
+mod identity;
+mod mangohud;
 mod peers;
 
 use std::path::{Path, PathBuf};
 
 pub use file::{parse_file, FileEntry};
+pub use identity::{Engine, Identity};
 pub use peers::{decide, detect_peers, Decision, Peer};
 
 /// How the layer paces.

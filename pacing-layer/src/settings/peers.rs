@@ -1,10 +1,15 @@
 //! Other frame limiters an application may already run under, and whether the layer paces or
 //! steps aside. Two limiters on one application fight: each sleeps for its own cap, the frame
 //! times add up to neither, and users see the stutter and blame both. So the layer steps aside
-//! (logged, with the reason) where it finds one active, unless forced.
+//! (logged, with the reason) where it finds one really on, unless forced. Each is looked for
+//! the way it looks for its own settings ([`super::mangohud`], [`super::dxvk`]): a variable a
+//! newer version no longer reads, or a limit of 0, is no limiter.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use super::dxvk::dxvk_limit;
+use super::identity::Identity;
+use super::mangohud::mangohud;
 use super::{Mode, Settings};
 
 /// Another frame limiter found active.
@@ -18,11 +23,12 @@ pub enum Peer {
         /// Where it was set (the variable or file).
         from: String,
     },
-    /// DXVK's frame rate limit (`DXVK_FRAME_RATE`, or `dxgi.maxFrameRate` /
-    /// `d3d9.maxFrameRate` in `DXVK_CONFIG`).
+    /// DXVK's frame rate limit.
     Dxvk {
         /// Its cap, frames per second.
         fps: f64,
+        /// Where it was set (`DXVK_CONFIG`, a `dxvk.conf`, `DXVK_FRAME_RATE` before DXVK 3).
+        from: String,
     },
     /// vkd3d-proton's frame rate limit (`VKD3D_FRAME_RATE`).
     Vkd3dProton {
@@ -40,7 +46,7 @@ impl std::fmt::Display for Peer {
             Self::MangoHud { fps_limit, from } => {
                 write!(f, "MangoHud's fps_limit={fps_limit} ({from})")
             }
-            Self::Dxvk { fps } => write!(f, "DXVK's frame rate limit {fps}"),
+            Self::Dxvk { fps, from } => write!(f, "DXVK's frame rate limit {fps} ({from})"),
             Self::Vkd3dProton { fps } => write!(f, "vkd3d-proton's VKD3D_FRAME_RATE={fps}"),
             Self::Gamescope => write!(f, "gamescope (GAMESCOPE_WAYLAND_DISPLAY is set)"),
         }
@@ -74,83 +80,30 @@ pub fn decide(settings: &Settings, peers: &[Peer]) -> Decision {
     ))
 }
 
-/// The other limiters active for executable `exe`, from `env` and the files `read` returns.
+/// The other limiters active for the program `id`, from `env`, the files `read` returns and
+/// the working directory `cwd` (where DXVK looks for its `dxvk.conf`).
 pub fn detect_peers(
     env: impl Fn(&str) -> Option<String>,
     read: impl Fn(&Path) -> Option<String>,
-    exe: &str,
+    id: &Identity,
+    cwd: Option<&Path>,
 ) -> Vec<Peer> {
     let set = |k: &str| env(k).filter(|v| !v.is_empty());
-    let rate = |k: &str| {
-        set(k)
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|f| *f > 0.0)
-    };
     let mut peers = Vec::new();
-    if let Some(p) = mangohud(&set, &read, exe) {
+    if let Some(p) = mangohud(&set, &read, id) {
         peers.push(p);
     }
-    let dxvk_config = set("DXVK_CONFIG").and_then(|c| {
-        c.split(';')
-            .filter_map(|kv| kv.split_once('='))
-            .filter(|(k, _)| k.trim().ends_with(".maxFrameRate"))
-            .find_map(|(_, v)| v.trim().parse::<f64>().ok().filter(|f| *f > 0.0))
-    });
-    if let Some(fps) = rate("DXVK_FRAME_RATE").or(dxvk_config) {
-        peers.push(Peer::Dxvk { fps });
+    if let Some((fps, from)) = dxvk_limit(&set, &read, id, cwd) {
+        peers.push(Peer::Dxvk { fps, from });
     }
-    if let Some(fps) = rate("VKD3D_FRAME_RATE") {
+    if let Some(fps) = set("VKD3D_FRAME_RATE")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|f| *f > 0.0)
+    {
         peers.push(Peer::Vkd3dProton { fps });
     }
     if set("GAMESCOPE_WAYLAND_DISPLAY").is_some() {
         peers.push(Peer::Gamescope);
     }
     peers
-}
-
-/// MangoHud with a frame limit: its layer is enabled (`MANGOHUD=1`, what its `mangohud`
-/// wrapper sets too) and `fps_limit` is set in `MANGOHUD_CONFIG` or in its configuration file
-/// (`MANGOHUD_CONFIGFILE`, else the executable's own `~/.config/MangoHud/<exe>.conf`, else
-/// `MangoHud.conf` there).
-fn mangohud(
-    set: &impl Fn(&str) -> Option<String>,
-    read: &impl Fn(&Path) -> Option<String>,
-    exe: &str,
-) -> Option<Peer> {
-    if set("MANGOHUD").as_deref() != Some("1") {
-        return None;
-    }
-    if let Some(fps_limit) = set("MANGOHUD_CONFIG").and_then(|c| mangohud_limit(&c, ',')) {
-        let from = "MANGOHUD_CONFIG".to_string();
-        return Some(Peer::MangoHud { fps_limit, from });
-    }
-    let dir = set("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| set("HOME").map(|h| Path::new(&h).join(".config")))
-        .map(|c| c.join("MangoHud"));
-    let files = [
-        set("MANGOHUD_CONFIGFILE").map(PathBuf::from),
-        dir.as_ref().map(|d| d.join(format!("{exe}.conf"))),
-        dir.as_ref().map(|d| d.join("MangoHud.conf")),
-    ];
-    // The first file that exists is the one MangoHud reads.
-    let (path, text) = files
-        .into_iter()
-        .flatten()
-        .find_map(|p| read(&p).map(|t| (p, t)))?;
-    let fps_limit = mangohud_limit(&text, '\n')?;
-    let from = path.display().to_string();
-    Some(Peer::MangoHud { fps_limit, from })
-}
-
-/// The first value of `fps_limit` (a `+`-separated list) in MangoHud's `key=value` syntax,
-/// entries split by `separator` (the last `fps_limit` given counts); 0 means unlimited.
-fn mangohud_limit(text: &str, separator: char) -> Option<f64> {
-    text.split(separator)
-        .map(|e| e.split_once('#').map_or(e, |(before, _)| before))
-        .filter_map(|e| e.split_once('='))
-        .filter(|(k, _)| k.trim() == "fps_limit")
-        .filter_map(|(_, v)| v.split('+').next()?.trim().parse::<f64>().ok())
-        .next_back()
-        .filter(|f| *f > 0.0)
 }
