@@ -103,14 +103,16 @@ macro_rules! entry_point {
     };
 }
 
-/// Calls the next layer's command `$name` (a C-string literal) with signature `$pfn`, or
-/// evaluates to `$missing` if the next layer has no such command. `$src` is anything with a
-/// `next_proc(&CStr) -> PFN_vkVoidFunction` method ([`NextInstance`](crate::NextInstance),
-/// [`NextDevice`](crate::NextDevice), or a layer's state that forwards to one).
+/// Calls the next layer's command `$name` (a C-string literal listed in
+/// [`CALLED_DOWN`](crate::next::CALLED_DOWN), else the build stops) with signature `$pfn`, as
+/// the next layer answered it when the instance or device was made, or evaluates to `$missing`
+/// if it has no such command. `$src` is anything with a `command(usize) -> PFN_vkVoidFunction`
+/// method ([`NextInstance`](crate::NextInstance), [`NextDevice`](crate::NextDevice), or a
+/// layer's state that forwards to one).
 #[macro_export]
 macro_rules! call_next {
     ($src:expr, $name:literal, $pfn:ty, ($($arg:expr),*), $missing:expr) => {
-        match $src.next_proc($name) {
+        match $src.command(const { $crate::next::index_or_stop($name) }) {
             // SAFETY: the next layer returned this pointer for this command name, so it has the
             // command's signature; the arguments are the ones the application passed.
             Some(f) => unsafe { ::std::mem::transmute::<unsafe extern "system" fn(), $pfn>(f)($($arg),*) },

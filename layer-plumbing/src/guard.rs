@@ -1,6 +1,15 @@
 //! Panics must not unwind into the loader (C frames): every entry point of a layer runs its
 //! body through a [`Guard`], which turns a panic into a value the caller can take (a Vulkan
 //! error code, a null pointer) and says so on stderr.
+//!
+//! A guard must not stand around a call down the chain. A thread may end inside the next
+//! layer or the driver by a forced unwind (`pthread_exit`; Wine ends every thread so at
+//! `ExitProcess`), and a C++ exception may come up from a layer below. `catch_unwind` catches
+//! both and aborts the process: glibc's "FATAL: exception not rethrown" for a forced unwind
+//! (measured with rustc 1.95: a raw pthread calling `pthread_exit` inside `catch_unwind`
+//! aborts, the same call outside it ends the thread, even through an `extern "system"` Rust
+//! frame), "Rust cannot catch foreign exceptions" for a C++ one. [`Guard::around`] runs a
+//! command in three steps, the call down between two guarded ones and outside them.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -34,6 +43,27 @@ impl Guard {
         self.run(name, vk::Result::ERROR_UNKNOWN, body)
     }
 
+    /// A command in three steps: `plan` under the guard (`Err` answers the caller at once),
+    /// `down` outside it (the call down the chain: a forced or foreign unwind from below passes
+    /// through the layer as through C), then `report` under the guard. A panic in `plan` or
+    /// `report` becomes `on_panic`.
+    pub fn around<P, D, T: Copy>(
+        &self,
+        name: &str,
+        on_panic: T,
+        plan: impl FnOnce() -> Result<P, T>,
+        down: impl FnOnce(P) -> D,
+        report: impl FnOnce(D) -> T,
+    ) -> T {
+        let planned = match self.catch(name, plan) {
+            Some(Ok(planned)) => planned,
+            Some(Err(answer)) => return answer,
+            None => return on_panic,
+        };
+        let done = down(planned);
+        self.run(name, on_panic, || report(done))
+    }
+
     /// Runs `body`; a panic is reported on stderr and becomes `None` (for a caller that must
     /// remember it, e.g. to turn a device into a pass-through).
     pub fn catch<T>(&self, name: &str, body: impl FnOnce() -> T) -> Option<T> {
@@ -54,7 +84,15 @@ impl Guard {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::c_void;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
     use super::*;
+
+    extern "C-unwind" {
+        /// Ends the calling thread by a forced unwind (glibc).
+        fn pthread_exit(value: *mut c_void) -> !;
+    }
 
     const GUARD: Guard = Guard::new("test-layer");
 
@@ -68,5 +106,68 @@ mod tests {
         );
         assert_eq!(GUARD.catch("boom", || -> u8 { panic!("{}", 1) }), None);
         assert_eq!(GUARD.catch("ok", || 3u8), Some(3));
+    }
+
+    /// Steps of [`exiting_thread`] that ran (bits): 1 the plan, 2 the report, 4 the return.
+    static STEPS: AtomicU32 = AtomicU32::new(0);
+
+    /// A thread of C's (as Wine's are: Rust's own threads catch unwinds at their root) whose
+    /// call down ends it with `pthread_exit`.
+    extern "C" fn exiting_thread(_: *mut c_void) -> *mut c_void {
+        let answer = GUARD.around(
+            "exits below",
+            vk::Result::ERROR_UNKNOWN,
+            || {
+                STEPS.fetch_or(1, Ordering::SeqCst);
+                Ok(())
+            },
+            // SAFETY: ends this thread, which holds nothing another thread waits on.
+            |()| unsafe { pthread_exit(std::ptr::null_mut()) },
+            |()| {
+                STEPS.fetch_or(2, Ordering::SeqCst);
+                vk::Result::SUCCESS
+            },
+        );
+        // Not reached: the thread ended below.
+        STEPS.fetch_or(4, Ordering::SeqCst);
+        let _ = answer;
+        std::ptr::null_mut()
+    }
+
+    /// A thread ending by a forced unwind inside the call down ends cleanly: the process goes
+    /// on (a guard around the call down aborts it: "FATAL: exception not rethrown", and this
+    /// test binary dies), after the plan and without the report.
+    #[test]
+    fn a_thread_exit_below_passes_through_the_guard() {
+        let mut thread = std::mem::MaybeUninit::<libc::pthread_t>::uninit();
+        // SAFETY: a new thread with default attributes running a function of C's ABI.
+        let made = unsafe {
+            libc::pthread_create(
+                thread.as_mut_ptr(),
+                std::ptr::null(),
+                exiting_thread,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(made, 0, "pthread_create");
+        // SAFETY: created above; joined once.
+        let joined = unsafe { libc::pthread_join(thread.assume_init(), std::ptr::null_mut()) };
+        assert_eq!(joined, 0, "pthread_join");
+        assert_eq!(
+            STEPS.load(Ordering::SeqCst),
+            1,
+            "plan ran, report and return did not"
+        );
+    }
+
+    #[test]
+    fn around_answers_from_its_steps_and_turns_their_panics_into_the_fallback() {
+        let down = |x: u32| x + 1;
+        assert_eq!(GUARD.around("ok", 0, || Ok(1), down, |d| d * 10), 20);
+        assert_eq!(GUARD.around("refused", 0, || Err(5), down, |d| d), 5);
+        let plan_panics = || -> Result<u32, u32> { panic!("plan") };
+        assert_eq!(GUARD.around("plan", 9, plan_panics, down, |d| d), 9);
+        let report_panics = |_: u32| -> u32 { panic!("report") };
+        assert_eq!(GUARD.around("report", 9, || Ok(1), down, report_panics), 9);
     }
 }

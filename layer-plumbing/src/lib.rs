@@ -81,7 +81,7 @@ pub mod install;
 mod link;
 mod link_mark;
 pub mod loader;
-mod next;
+pub mod next;
 pub mod proc_addr;
 pub mod stack;
 

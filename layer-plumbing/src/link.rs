@@ -141,13 +141,10 @@ impl InstanceLink {
         }
     }
 
-    /// The next layer's entry points bound to the instance it created.
+    /// The next layer's entry points bound to the instance it created (the commands the
+    /// layer calls down are looked up now).
     pub fn bind(self, handle: vk::Instance) -> NextInstance {
-        NextInstance {
-            handle,
-            gipa: self.next_gipa,
-            gpdpa: self.next_gpdpa,
-        }
+        NextInstance::new(handle, self.next_gipa, self.next_gpdpa)
     }
 }
 
@@ -219,12 +216,10 @@ impl DeviceLink {
         }
     }
 
-    /// The next layer's device entry points bound to the device it created.
+    /// The next layer's device entry points bound to the device it created (the commands the
+    /// layer calls down are looked up now).
     pub fn bind(self, handle: vk::Device) -> NextDevice {
-        NextDevice {
-            handle,
-            gdpa: self.next_gdpa,
-        }
+        NextDevice::new(handle, self.next_gdpa)
     }
 }
 

@@ -284,11 +284,8 @@ mod tests {
             Some((level, mine as VoidFn))
         }
         fn next_instance(key: DispatchKey) -> Option<NextInstance> {
-            (key.as_raw() == 0x10).then_some(NextInstance {
-                handle: vk::Instance::null(),
-                gipa: next_gipa,
-                gpdpa: Some(next_gipa),
-            })
+            (key.as_raw() == 0x10)
+                .then(|| NextInstance::new(vk::Instance::null(), next_gipa, Some(next_gipa)))
         }
         fn device(key: DispatchKey) -> Option<Arc<Dev>> {
             DEVICES.get(key)
@@ -326,10 +323,7 @@ mod tests {
 
     fn register_devices() {
         for (obj, ext_enabled) in [(&DEVICE, true), (&DEVICE_NO_EXT, false)] {
-            let next = NextDevice {
-                handle: handle(obj),
-                gdpa: next_gdpa,
-            };
+            let next = NextDevice::new(handle(obj), next_gdpa);
             DEVICES.insert(
                 DispatchKey::from_raw(obj.0),
                 Arc::new(Dev { next, ext_enabled }),

@@ -13,9 +13,43 @@ use crate::{instance, swapchain};
 type Alloc<'a> = *const vk::AllocationCallbacks<'a>;
 
 entry_point!(crate::GUARD; create_instance(ci: *const vk::InstanceCreateInfo<'_>, a: Alloc<'_>, out: *mut vk::Instance) -> vk::Result => instance::create(ci, a, out));
-entry_point!(crate::GUARD; destroy_instance(i: vk::Instance, a: Alloc<'_>) => instance::destroy(i, a));
 entry_point!(crate::GUARD; create_device(pd: vk::PhysicalDevice, ci: *const vk::DeviceCreateInfo<'_>, a: Alloc<'_>, out: *mut vk::Device) -> vk::Result => device::create(pd, ci, a, out));
-entry_point!(crate::GUARD; destroy_device(d: vk::Device, a: Alloc<'_>) => device::destroy(d, a));
+
+/// `vkDestroyInstance`: the layer's part under the guard, the driver's destroy outside it (a
+/// forced or foreign unwind from below passes; the plumbing's `Guard::around`).
+///
+/// # Safety
+/// The arguments of a valid `vkDestroyInstance` call.
+unsafe extern "system" fn destroy_instance(i: vk::Instance, a: Alloc<'_>) {
+    crate::GUARD.around(
+        "destroy_instance",
+        (),
+        // SAFETY: the application's instance handle.
+        || unsafe { instance::plan_destroy(i) }.ok_or(()),
+        // SAFETY: the next layer's destroy, looked up at creation, with the application's
+        // arguments.
+        |destroy| unsafe { destroy(i, a) },
+        |()| (),
+    )
+}
+
+/// `vkDestroyDevice`, as [`destroy_instance`]: the pacer ends under the guard, the driver's
+/// destroy runs outside it.
+///
+/// # Safety
+/// The arguments of a valid `vkDestroyDevice` call.
+unsafe extern "system" fn destroy_device(d: vk::Device, a: Alloc<'_>) {
+    crate::GUARD.around(
+        "destroy_device",
+        (),
+        // SAFETY: the application's device handle.
+        || unsafe { device::plan_destroy(d) }.ok_or(()),
+        // SAFETY: the next layer's destroy, looked up at creation, with the application's
+        // arguments.
+        |destroy| unsafe { destroy(d, a) },
+        |()| (),
+    )
+}
 entry_point!(crate::GUARD; get_device_queue(d: vk::Device, f: u32, i: u32, out: *mut vk::Queue) => device::get_queue(d, f, i, out));
 entry_point!(crate::GUARD; get_device_queue2(d: vk::Device, info: *const vk::DeviceQueueInfo2<'_>, out: *mut vk::Queue) => device::get_queue2(d, info, out));
 entry_point!(crate::GUARD; create_swapchain(d: vk::Device, ci: *const vk::SwapchainCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SwapchainKHR) -> vk::Result => swapchain::create(d, ci, a, out));

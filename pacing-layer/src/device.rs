@@ -122,24 +122,23 @@ extern "C" fn summaries_at_exit() {
     });
 }
 
-/// `vkDestroyDevice`.
+/// `vkDestroyDevice`'s part in the layer: forgets the device, ends its pacing and returns the
+/// next layer's destroy (loaded when the device was made), which the caller calls outside the
+/// guard; `None` for a null or unknown device.
 ///
 /// # Safety
-/// The arguments of a valid `vkDestroyDevice` call.
-pub unsafe fn destroy(device: vk::Device, alloc: *const vk::AllocationCallbacks<'_>) {
+/// `device` is null or a valid device handle.
+pub unsafe fn plan_destroy(device: vk::Device) -> Option<vk::PFN_vkDestroyDevice> {
     if device == vk::Device::null() {
-        return;
+        return None;
     }
     // SAFETY: a valid device handle.
-    let Some(dev) = DEVICES.remove(unsafe { DispatchKey::of(device) }) else {
-        return;
-    };
+    let dev = DEVICES.remove(unsafe { DispatchKey::of(device) })?;
     dev.pacing.end_pacing();
     crate::log(format_args!(
         "vkDestroyDevice: device destroyed through the layer"
     ));
-    // SAFETY: the next layer's destroy with the application's arguments.
-    unsafe { (dev.fp.fp_v1_0().destroy_device)(device, alloc) };
+    Some(dev.fp.fp_v1_0().destroy_device)
 }
 
 /// `vkGetDeviceQueue`: the application's queue, recorded (the first one becomes the pacer's).

@@ -3,7 +3,7 @@
 use std::sync::{Arc, LazyLock};
 
 use ash::vk;
-use vkpace_layer_plumbing::{call_next, DispatchKey, DispatchMap, InstanceLink, NextInstance};
+use vkpace_layer_plumbing::{DispatchKey, DispatchMap, InstanceLink, NextInstance};
 
 /// The layer's state of one instance.
 pub struct Instance {
@@ -100,28 +100,27 @@ unsafe fn application(
     (name, engine)
 }
 
-/// `vkDestroyInstance`.
+/// `vkDestroyInstance`'s part in the layer: forgets the instance and returns the next layer's
+/// destroy (looked up when the instance was made), which the caller calls outside the guard;
+/// `None` for a null or unknown instance, or a next layer without it.
 ///
 /// # Safety
-/// The arguments of a valid `vkDestroyInstance` call.
-pub unsafe fn destroy(instance: vk::Instance, alloc: *const vk::AllocationCallbacks<'_>) {
+/// `instance` is null or a valid instance handle.
+pub unsafe fn plan_destroy(instance: vk::Instance) -> Option<vk::PFN_vkDestroyInstance> {
     if instance == vk::Instance::null() {
-        return;
+        return None;
     }
     // SAFETY: a valid instance handle.
-    let Some(inst) = INSTANCES.remove(unsafe { DispatchKey::of(instance) }) else {
-        return;
-    };
+    let inst = INSTANCES.remove(unsafe { DispatchKey::of(instance) })?;
     crate::log(format_args!(
         "vkDestroyInstance: instance destroyed through the layer"
     ));
-    call_next!(
-        inst.next,
-        c"vkDestroyInstance",
-        vk::PFN_vkDestroyInstance,
-        (instance, alloc),
-        ()
-    );
+    let index = const { vkpace_layer_plumbing::next::index_or_stop(c"vkDestroyInstance") };
+    let f = inst.next.command(index)?;
+    // SAFETY: the next layer returned this pointer for vkDestroyInstance.
+    Some(unsafe {
+        std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkDestroyInstance>(f)
+    })
 }
 
 /// An `ash::Entry` for the present pacer whose lookups go to the next layer of the instance

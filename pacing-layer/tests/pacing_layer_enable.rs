@@ -10,6 +10,11 @@
 //!   log line each, in order, and everything else passes through to a working device;
 //! * `VKPACE_PACING=1` with `DISABLE_VKPACE_PACING=0`: the disable variable wins, whatever its
 //!   value (both loaders disable an implicit layer whose disable variable is set at all);
+//! * enabled by name (`VK_INSTANCE_LAYERS`, the manifest on `VK_LAYER_PATH`), where Mesa's
+//!   implicit device-select layer sits above it and the layer is last before the driver: the
+//!   probe exits 0 with the same lines, [`BY_NAME_RUNS`] times (bookworm's loader 1.3.239
+//!   answered a late lookup of `vkDestroyInstance` with the top of the chain, and the probe
+//!   died with SIGSEGV in device-select at every exit: 3 of 3 before the fix);
 //! * after `vkpace-pacing-install --uninstall`: the manifest is gone and `VKPACE_PACING=1`
 //!   finds no layer.
 //!
@@ -48,7 +53,7 @@ fn main() -> Result<()> {
     let outcome = install_and_run_cases(&data_home);
     std::fs::remove_dir_all(&data_home)?;
     outcome?;
-    println!("pacing_layer_enable: 4 cases passed");
+    println!("pacing_layer_enable: 5 cases passed");
     Ok(())
 }
 
@@ -69,6 +74,7 @@ fn install_and_run_cases(data_home: &Path) -> Result<()> {
     );
     check_manifest(&manifest)?;
     run_cases(data_home)?;
+    run_by_name(data_home, &manifest)?;
     let said = installer(data_home, &["--uninstall"])?;
     assert!(
         said.contains(&format!("removed {}", manifest.display())),
@@ -99,6 +105,36 @@ fn run_cases(data_home: &Path) -> Result<()> {
     Ok(())
 }
 
+/// How many times the probe runs with the layer enabled by name: 20 in the whole matrix
+/// (`VKPACE_FULL=1`, the acceptance), 3 per push (under a second each).
+fn by_name_runs() -> usize {
+    if std::env::var_os("VKPACE_FULL").is_some_and(|v| v == "1") {
+        20
+    } else {
+        3
+    }
+}
+
+/// The layer enabled by name below device-select, its implicit manifest out of reach: every
+/// run exits 0 ([`run_probe`] requires it) with the enabled lines.
+fn run_by_name(data_home: &Path, manifest: &Path) -> Result<()> {
+    let dir = manifest.parent().ok_or("the manifest has no directory")?;
+    let dir = dir.to_str().ok_or("a manifest path that is not UTF-8")?;
+    let elsewhere = data_home.join("none");
+    let elsewhere = elsewhere.to_str().ok_or("a path that is not UTF-8")?;
+    let env = [
+        ("VK_LAYER_PATH", dir),
+        ("VK_INSTANCE_LAYERS", "VK_LAYER_VKPACE_pacing"),
+        ("XDG_DATA_HOME", elsewhere),
+    ];
+    let runs = by_name_runs();
+    for _ in 0..runs {
+        run_case(data_home, ("enabled by name", &env, &ENABLED_LINES))?;
+    }
+    println!("case enabled by name: {runs} runs exited 0");
+    Ok(())
+}
+
 /// Runs the probe for one case; its layer lines must be the expected ones.
 fn run_case(data_home: &Path, (name, env, expected): Case<'_>) -> Result<()> {
     let lines = run_probe(data_home, env)?;
@@ -122,6 +158,8 @@ fn run_probe(data_home: &Path, env: &[(&str, &str)]) -> Result<Vec<String>> {
         .env_remove("VKPACE_PACING")
         .env_remove("DISABLE_VKPACE_PACING")
         .env_remove("VK_LOADER_LAYERS_ENABLE")
+        .env_remove("VK_INSTANCE_LAYERS")
+        .env_remove("VK_LAYER_PATH")
         .env_remove("VK_LOADER_LAYERS_DISABLE");
     for (k, v) in env {
         cmd.env(k, v);

@@ -63,8 +63,8 @@ pub struct Device {
     pub handle: vk::Device,
     /// Core commands of the next layer.
     pub fp: ash::Device,
-    /// The next layer's `vkGetDeviceProcAddr`.
-    pub next_gdpa: vk::PFN_vkGetDeviceProcAddr,
+    /// The next layer's entry points, bound when the device was made.
+    pub next: NextDevice,
     /// The driver's swapchain commands (for surfaces that are not virtual).
     pub swapchain_fp: ash::khr::swapchain::DeviceFn,
     /// The driver's calibrated-timestamps command (EXT).
@@ -109,10 +109,7 @@ impl Device {
 
     /// The next layer's entry points for this device.
     pub fn next(&self) -> NextDevice {
-        NextDevice {
-            handle: self.handle,
-            gdpa: self.next_gdpa,
-        }
+        self.next
     }
 
     /// Takes the device's queue lock (see the module documentation).
@@ -154,9 +151,9 @@ impl Device {
         self.queue_families.iter().find(|q| q.0 == raw).map(|q| q.1)
     }
 
-    /// Loads a next-layer device command by name.
-    pub fn next_proc(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
-        self.next().next_proc(name)
+    /// The next layer's command at `index` of the plumbing's table (for `call_next!`).
+    pub fn command(&self, index: usize) -> vk::PFN_vkVoidFunction {
+        self.next.command(index)
     }
 }
 
@@ -275,7 +272,7 @@ unsafe fn finish_create(
     let dev = Arc::new(Device {
         handle,
         fp,
-        next_gdpa: next.gdpa,
+        next,
         swapchain_fp: ash::khr::swapchain::DeviceFn::load(&load),
         calibrated_fp: ash::ext::calibrated_timestamps::DeviceFn::load(&load),
         sync2_fp: ash::khr::synchronization2::DeviceFn::load(&load),

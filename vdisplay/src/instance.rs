@@ -7,7 +7,6 @@ use std::sync::Arc;
 use ash::vk;
 use vkpace_registry as registry;
 
-use vkpace_layer_plumbing::loader::PfnGetPhysicalDeviceProcAddr;
 use vkpace_layer_plumbing::{DispatchKey, InstanceLink, NextInstance};
 
 use crate::extensions::{self, INSTANCE_EXTS};
@@ -19,10 +18,8 @@ use crate::LAYER_NAME;
 pub struct Instance {
     /// The instance.
     pub handle: vk::Instance,
-    /// The next layer's `vkGetInstanceProcAddr`.
-    pub next_gipa: vk::PFN_vkGetInstanceProcAddr,
-    /// The next layer's `vk_layerGetPhysicalDeviceProcAddr`.
-    pub next_gpdpa: Option<PfnGetPhysicalDeviceProcAddr>,
+    /// The next layer's entry points, bound when the instance was made.
+    pub next: NextInstance,
     /// Core instance commands of the next layer.
     pub fp: ash::Instance,
     /// `VK_KHR_surface` commands of the next layer (for surfaces that are not virtual).
@@ -49,16 +46,12 @@ impl Instance {
 
     /// The next layer's entry points for this instance.
     pub fn next(&self) -> NextInstance {
-        NextInstance {
-            handle: self.handle,
-            gipa: self.next_gipa,
-            gpdpa: self.next_gpdpa,
-        }
+        self.next
     }
 
-    /// Loads a next-layer command by name.
-    pub fn next_proc(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
-        self.next().next_proc(name)
+    /// The next layer's command at `index` of the plumbing's table (for `call_next!`).
+    pub fn command(&self, index: usize) -> vk::PFN_vkVoidFunction {
+        self.next.command(index)
     }
 }
 
@@ -144,8 +137,7 @@ unsafe fn build(next: NextInstance, ci: &vk::InstanceCreateInfo<'_>) -> Instance
     unsafe { settings.apply_layer_settings(ci.p_next) };
     Instance {
         handle: next.handle,
-        next_gipa: next.gipa,
-        next_gpdpa: next.gpdpa,
+        next,
         fp: next.load(),
         surface: ash::khr::surface::InstanceFn::load(&load),
         surface2: ash::khr::get_surface_capabilities2::InstanceFn::load(&load),

@@ -195,7 +195,10 @@ pub mod labels {
         // SAFETY: caller's contract.
         unsafe {
             locked(queue, (), |d| {
-                let Some(f) = d.next_proc(name) else { return };
+                let index = vkpace_layer_plumbing::next::index(name);
+                let Some(f) = index.and_then(|i| d.command(i)) else {
+                    return;
+                };
                 match info {
                     Some(i) => std::mem::transmute::<
                         unsafe extern "system" fn(),

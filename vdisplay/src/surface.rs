@@ -247,7 +247,8 @@ pub unsafe fn create_window(
         // SAFETY: the caller's contract.
         return unsafe { create_headless(instance, out) };
     }
-    match inst.next_proc(name) {
+    let looked_up = vkpace_layer_plumbing::next::index(name).and_then(|i| inst.command(i));
+    match looked_up {
         Some(f) => down(f),
         None => vk::Result::ERROR_EXTENSION_NOT_PRESENT,
     }
