@@ -87,8 +87,27 @@ macro_rules! export_loader_interface {
 /// Defines an `extern "system"` entry point that runs `$body` (an unsafe expression) under
 /// the guard `$guard`: `-> vk::Result` entry points return `VK_ERROR_UNKNOWN` on a panic,
 /// entry points returning nothing return (the crate documentation has an example).
+///
+/// `entry_point!(unguarded; ...)` defines one whose body runs outside any guard: for a
+/// command that blocks (a pacing sleep, the driver's present or acquire) and guards its own
+/// steps inside, between the blocking calls. A thread may be ended while it blocks: Wine ends
+/// a program's threads at `ExitProcess` with a forced unwind, as `pthread_exit` does, and a
+/// `catch_unwind` on its way catches it and the process aborts ("FATAL: exception not
+/// rethrown"). Outside one, the unwind passes through the layer's frames as through C.
 #[macro_export]
 macro_rules! entry_point {
+    (unguarded; $name:ident ( $($arg:ident : $ty:ty),* ) -> vk::Result => $body:expr) => {
+        unsafe extern "system" fn $name($($arg: $ty),*) -> $crate::ash::vk::Result {
+            // SAFETY: the loader (or the layer above) calls with valid arguments.
+            unsafe { $body }
+        }
+    };
+    (unguarded; $name:ident ( $($arg:ident : $ty:ty),* ) => $body:expr) => {
+        unsafe extern "system" fn $name($($arg: $ty),*) {
+            // SAFETY: the loader (or the layer above) calls with valid arguments.
+            unsafe { $body }
+        }
+    };
     ($guard:expr; $name:ident ( $($arg:ident : $ty:ty),* ) -> vk::Result => $body:expr) => {
         unsafe extern "system" fn $name($($arg: $ty),*) -> $crate::ash::vk::Result {
             // SAFETY: the loader (or the layer above) calls with valid arguments.

@@ -413,7 +413,11 @@ mod tests {
         let feedback = unsafe { app_feedback(&ci) };
         assert_eq!(
             feedback,
-            [c"VK_KHR_present_id", c"VK_KHR_present_wait", c"VK_KHR_present_wait2"]
+            [
+                c"VK_KHR_present_id",
+                c"VK_KHR_present_wait",
+                c"VK_KHR_present_wait2"
+            ]
         );
     }
 

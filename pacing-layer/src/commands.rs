@@ -1,6 +1,14 @@
 //! The commands the layer intercepts: an `extern "system"` entry point each, run under the
 //! layer's panic guard, and the table the plumbing's `vkGet*ProcAddr` consult. Every command
 //! not listed goes to the next layer untouched.
+//!
+//! The swapchain commands are the exception: they block (the pacing sleep, the gate's GPU
+//! wait, the driver's acquire and present), and a thread Wine ends there at `ExitProcess` (a
+//! forced unwind) must not meet a `catch_unwind`. Their entry points are unguarded; every step
+//! of theirs that runs vkpace's logic runs in `PacerState::with_pacer`, under the guard, and a
+//! panic there turns the device into a pass-through as before. Nothing blocks inside it (the
+//! pacer's pauses and calls down all run with the device's lock released, and so outside it:
+//! the layer's summary counts them).
 
 use std::ffi::CStr;
 
@@ -52,11 +60,11 @@ unsafe extern "system" fn destroy_device(d: vk::Device, a: Alloc<'_>) {
 }
 entry_point!(crate::GUARD; get_device_queue(d: vk::Device, f: u32, i: u32, out: *mut vk::Queue) => device::get_queue(d, f, i, out));
 entry_point!(crate::GUARD; get_device_queue2(d: vk::Device, info: *const vk::DeviceQueueInfo2<'_>, out: *mut vk::Queue) => device::get_queue2(d, info, out));
-entry_point!(crate::GUARD; create_swapchain(d: vk::Device, ci: *const vk::SwapchainCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SwapchainKHR) -> vk::Result => swapchain::create(d, ci, a, out));
-entry_point!(crate::GUARD; destroy_swapchain(d: vk::Device, s: vk::SwapchainKHR, a: Alloc<'_>) => swapchain::destroy(d, s, a));
-entry_point!(crate::GUARD; acquire_next_image(d: vk::Device, s: vk::SwapchainKHR, t: u64, sem: vk::Semaphore, f: vk::Fence, i: *mut u32) -> vk::Result => swapchain::acquire(d, s, t, sem, f, i));
-entry_point!(crate::GUARD; acquire_next_image2(d: vk::Device, info: *const vk::AcquireNextImageInfoKHR<'_>, i: *mut u32) -> vk::Result => swapchain::acquire2(d, info, i));
-entry_point!(crate::GUARD; queue_present(q: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> vk::Result => swapchain::present(q, info));
+entry_point!(unguarded; create_swapchain(d: vk::Device, ci: *const vk::SwapchainCreateInfoKHR<'_>, a: Alloc<'_>, out: *mut vk::SwapchainKHR) -> vk::Result => swapchain::create(d, ci, a, out));
+entry_point!(unguarded; destroy_swapchain(d: vk::Device, s: vk::SwapchainKHR, a: Alloc<'_>) => swapchain::destroy(d, s, a));
+entry_point!(unguarded; acquire_next_image(d: vk::Device, s: vk::SwapchainKHR, t: u64, sem: vk::Semaphore, f: vk::Fence, i: *mut u32) -> vk::Result => swapchain::acquire(d, s, t, sem, f, i));
+entry_point!(unguarded; acquire_next_image2(d: vk::Device, info: *const vk::AcquireNextImageInfoKHR<'_>, i: *mut u32) -> vk::Result => swapchain::acquire2(d, info, i));
+entry_point!(unguarded; queue_present(q: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> vk::Result => swapchain::present(q, info));
 
 /// The layer's commands by name.
 pub(crate) fn lookup(name: &CStr) -> Option<(Level<Device>, VoidFn)> {
