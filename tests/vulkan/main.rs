@@ -13,6 +13,7 @@ mod present_pacer_app;
 mod run_length;
 mod vdisplay_support;
 mod weston;
+mod wine_support;
 
 // The tests, one module per group (named as the executables they once were).
 mod api_sequences;
@@ -34,5 +35,6 @@ mod renderer_submits;
 mod tokens;
 mod vdisplay_matrix;
 mod wayland_window;
+mod wine_dxvk;
 mod x11_live;
 mod x11_window;

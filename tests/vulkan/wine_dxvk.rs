@@ -1,0 +1,147 @@
+//! The pacing layer under a Windows game's stack: a Direct3D 11 program
+//! (`tests/programs/d3d11pace.c`: a window, a flip-model swap chain, a clear and `Present(1,
+//! 0)` per frame) through sid's Wine and DXVK on lavapipe, in an X11 window under Xvfb, the
+//! layer enabled by the environment alone as a user enables it (sid only: Wine and DXVK are in
+//! its root file system).
+
+use crate::demo_process;
+use crate::pacing_layer_support;
+use crate::wine_support;
+
+use anyhow::{ensure, Result};
+use demo_process::Display;
+use pacing_layer_support::Installed;
+use wine_support::{frame_starts, mean_interval, wine};
+
+/// The cap, and its interval (ms).
+const FPS: f64 = 30.0;
+const INTERVAL_MS: f64 = 1000.0 / FPS;
+/// Frames per run, and those left out at the start (DXVK's swap chain and the limiter's first
+/// deadline).
+const FRAMES: usize = 150;
+const SETTLE: usize = 10;
+
+/// Wine and DXVK on lavapipe, the cap set for the program by name in `pacing.conf`'s
+/// `[d3d11pace.exe]` section (under Wine the process's executable is Wine's; the layer names
+/// the game by its Windows executable): the layer paces it, the mean interval between the
+/// program's own frame starts within 1% of 33.3 ms, the layer's log naming the program.
+#[test]
+fn a_d3d11_program_through_dxvk_is_paced_by_its_own_section() -> Result<()> {
+    let wine = wine()?;
+    let display = Display::get()?;
+    let layer = Installed::new("wine")?;
+    let conf = layer.root.join("pacing.conf");
+    std::fs::write(&conf, "fps = 90\n[d3d11pace.exe]\nfps = 30\n")?;
+    let mut env: Vec<(&str, std::ffi::OsString)> = layer.env().into_iter().collect();
+    env.push(("VKPACE_CONFIG", conf.into_os_string()));
+    let run = wine.run(&display, "paced", &[&FRAMES.to_string()], &env)?;
+    let output = format!("{}\n{}", run.stdout, run.stderr);
+    ensure!(
+        run.status.success(),
+        "the program failed ({}): {output}",
+        run.status
+    );
+    ensure!(
+        run.stderr.contains("vkpace-pacing: d3d11pace.exe: paces")
+            && run.stderr.contains("cap 30 fps"),
+        "the layer did not pace d3d11pace.exe at 30 fps: {}",
+        run.stderr
+    );
+    let starts = frame_starts(&run.stdout)?;
+    ensure!(
+        starts.len() == FRAMES,
+        "{} of {FRAMES} frames",
+        starts.len()
+    );
+    let mean = mean_interval(&starts, SETTLE)?;
+    eprintln!("d3d11pace.exe through DXVK at {FPS} fps: mean frame interval {mean:.3} ms");
+    ensure!(
+        (mean - INTERVAL_MS).abs() <= INTERVAL_MS * 0.01,
+        "mean frame interval {mean:.3} ms, not within 1% of {INTERVAL_MS:.3} ms: {output}"
+    );
+    Ok(())
+}
+
+/// The layer's environment with a cap of [`FPS`] for every program.
+fn capped(layer: &Installed) -> Vec<(&'static str, std::ffi::OsString)> {
+    let mut env: Vec<_> = layer.env().into_iter().collect();
+    env.push(("VKPACE_FPS", FPS.to_string().into()));
+    env
+}
+
+/// DXVK 3 reads its limit from `dxvk.conf` (beside the game: its working directory), not from
+/// `DXVK_FRAME_RATE`, which it removed: with `dxgi.maxFrameRate = 30` there the layer steps
+/// aside and says why; with only `DXVK_FRAME_RATE=30` it paces (DXVK 3 would not limit).
+#[test]
+fn dxvks_own_limit_is_found_where_dxvk_3_reads_it() -> Result<()> {
+    let wine = wine()?;
+    let display = Display::get()?;
+    let layer = Installed::new("wine_dxvk_conf")?;
+    let conf = wine.program_dir().join("dxvk.conf");
+    std::fs::write(&conf, "[d3d11pace.exe]\ndxgi.maxFrameRate = 30\n")?;
+    let run = wine.run(&display, "dxvk_conf", &["30"], &capped(&layer));
+    std::fs::remove_file(&conf)?;
+    let run = run?;
+    ensure!(
+        run.status.success(),
+        "the program failed ({}): {}",
+        run.status,
+        run.stderr
+    );
+    let aside = format!(
+        "d3d11pace.exe: steps aside, another frame limiter is active: DXVK's frame rate limit 30 ({})",
+        conf.display()
+    );
+    ensure!(run.stderr.contains(&aside), "no {aside:?}: {}", run.stderr);
+    let mut env = capped(&layer);
+    env.push(("DXVK_FRAME_RATE", "30".into()));
+    let run = wine.run(&display, "dxvk_frame_rate", &["30"], &env)?;
+    ensure!(
+        run.status.success(),
+        "the program failed ({}): {}",
+        run.status,
+        run.stderr
+    );
+    ensure!(
+        run.stderr.contains("d3d11pace.exe: paces"),
+        "DXVK 3 ignores DXVK_FRAME_RATE, the layer should pace: {}",
+        run.stderr
+    );
+    Ok(())
+}
+
+/// A game that ends with `ExitProcess` while its device and swap chain live (Wine then ends
+/// DXVK's threads with a forced unwind, through whatever call they are in): it exits 0 under
+/// the layer, and the layer's summary is written at exit. Per push 3 runs, 20 with
+/// `VKPACE_FULL=1`.
+#[test]
+fn a_game_ending_with_exit_process_exits_cleanly_under_the_layer() -> Result<()> {
+    let wine = wine()?;
+    let display = Display::get()?;
+    let layer = Installed::new("wine_exit")?;
+    let runs = crate::run_length::frames(3, 20);
+    for i in 0..runs {
+        let run = wine.run(
+            &display,
+            &format!("exit_process_{i}"),
+            &["45", "exit-process"],
+            &capped(&layer),
+        )?;
+        ensure!(
+            run.status.success(),
+            "run {i} of {runs}: ExitProcess under the layer ended with {}: {}",
+            run.status,
+            run.stderr
+        );
+        // DXVK presents on a thread of its own: the last frames may still be queued there.
+        ensure!(
+            run.stderr
+                .contains("the program did not destroy its device; the pacer's summary")
+                && run.stderr.contains(" presents paced, "),
+            "run {i}: no summary at exit: {}",
+            run.stderr
+        );
+    }
+    eprintln!("ExitProcess with the device alive: {runs} of {runs} runs exit 0 with the summary");
+    Ok(())
+}
