@@ -17,11 +17,8 @@ use std::time::Duration;
 
 use vkpace::FrameTimes;
 
-pub use queue::{LogQueue, Settle, QUEUE_FRAMES};
+pub use queue::{LogQueue, Settle, QUEUE_FRAMES, SETTLE_FRAMES};
 use running::Running;
-
-/// Frames presented after one before it is written without a display time.
-pub const SETTLE_FRAMES: u64 = 8;
 
 /// Frames written between flushes (about a second at 60 fps): a program that ends without
 /// destroying its device, or is killed, leaves at most that many lines unwritten.

@@ -461,3 +461,32 @@ fn validation_layer_knows_00067() -> Result<bool> {
             && l.spec_version >= ash::vk::make_api_version(0, 1, 4, 313)
     }))
 }
+
+/// A run the layer steps aside for (another limiter: `DXVK_FRAME_RATE`) still gets the frame
+/// log it asked for: the header and why (issue 50 item 6: it got no file at all).
+#[test]
+fn a_device_not_paced_gets_a_log_that_says_why() -> Result<()> {
+    let layer = Installed::new("not_paced_log")?;
+    let csv = layer.root.join("frames.csv");
+    let mut cmd = Command::new(example("own_swapchain")?);
+    cmd.args(["--headless", "--frames", "5"])
+        .envs(layer.env())
+        .env("DXVK_FRAME_RATE", "30")
+        .env("VKPACE_LOG", &csv);
+    let done = run_to_files(&mut cmd, "pacing_layer", "not_paced_log", LIMIT)?;
+    let output = format!("{}\n{}", done.stdout, done.stderr);
+    ensure!(done.status.success(), "own_swapchain failed: {output}");
+    let text = std::fs::read_to_string(&csv).unwrap_or_default();
+    let mut lines = text.lines();
+    ensure!(
+        lines
+            .next()
+            .is_some_and(|l| l.starts_with("frame,start_ms,"))
+            && lines
+                .next()
+                .is_some_and(|l| l.starts_with("# not paced: another frame limiter is active")),
+        "the log {}: {text:?}\n{output}",
+        csv.display()
+    );
+    Ok(())
+}

@@ -10,7 +10,8 @@ use std::sync::Mutex;
 
 use vkpace::FrameTimes;
 
-use super::SETTLE_FRAMES;
+/// Frames presented after one before it is written without a display time.
+pub const SETTLE_FRAMES: u64 = 8;
 
 /// Frames the queue holds (about 8 s at 60 fps): a writer slower than that loses frames
 /// (counted) rather than the device's lock waiting for it.
@@ -49,6 +50,7 @@ impl Settle {
 }
 
 /// Frames settled and not yet written.
+#[derive(Default)]
 pub struct LogQueue {
     frames: Mutex<VecDeque<FrameTimes>>,
     lost: AtomicU64,
@@ -57,10 +59,9 @@ pub struct LogQueue {
 impl LogQueue {
     /// An empty queue, its room made now.
     pub fn new() -> Self {
-        Self {
-            frames: Mutex::new(VecDeque::with_capacity(QUEUE_FRAMES)),
-            lost: AtomicU64::new(0),
-        }
+        let q = Self::default();
+        lock(&q.frames).reserve(QUEUE_FRAMES);
+        q
     }
 
     /// Queues `f` (under the device's lock: a copy, no allocation); a full queue loses it.
