@@ -7,6 +7,7 @@ mod display_time;
 mod headless;
 mod hud_view;
 mod keys;
+mod logger;
 mod present_timing_report;
 mod producer;
 mod report;
@@ -30,6 +31,7 @@ use clap::Parser;
 static ALLOCATOR: alloc_counter::CountingAllocator = alloc_counter::CountingAllocator;
 
 fn main() -> ExitCode {
+    logger::install();
     ensure_runtime_dir();
     let args = cli::Args::parse();
     // A report path that cannot be written is refused now, not after the run: the file is

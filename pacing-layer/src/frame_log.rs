@@ -3,14 +3,26 @@
 //! came back, or enough later frames were presented that it never will ([`SETTLE_FRAMES`]).
 //! Times are milliseconds since the device's pacer was made; `interval_ms` is the time from the
 //! previous shown frame's display, where the display says when frames were shown.
+//!
+//! Nothing of it runs under the device's lock but the copy of settled frames into a bounded
+//! queue (`queue.rs`): the lines are written after the lock is released, flushed every
+//! [`FLUSH_EVERY`] frames and at the end. The summary is computed from running statistics
+//! (`running.rs`: bounded memory, the p99 to 0.1 ms).
+
+mod queue;
+mod running;
 
 use std::io::Write;
 use std::time::Duration;
 
 use vkpace::FrameTimes;
 
-/// Frames presented after one before it is written without a display time.
-pub const SETTLE_FRAMES: u64 = 8;
+pub use queue::{LogQueue, Settle, QUEUE_FRAMES, SETTLE_FRAMES};
+use running::Running;
+
+/// Frames written between flushes (about a second at 60 fps): a program that ends without
+/// destroying its device, or is killed, leaves at most that many lines unwritten.
+pub const FLUSH_EVERY: u64 = 60;
 
 /// The CSV header.
 pub const HEADER: &str = "frame,start_ms,presented_ms,target_ms,ready_ms,shown_ms,interval_ms";
@@ -18,16 +30,15 @@ pub const HEADER: &str = "frame,start_ms,presented_ms,target_ms,ready_ms,shown_m
 /// Writes settled frames, each once, in order, and keeps what the summary needs.
 pub struct FrameLog<W: Write> {
     out: W,
-    /// The newest frame written.
-    written: Option<u64>,
-    /// The previous shown frame's display time.
+    /// Frames written.
+    written: u64,
+    /// The previous frame's start and the previous shown frame's display time.
+    last_start: Option<Duration>,
     last_shown: Option<Duration>,
-    /// Shown intervals, ms.
-    intervals: Vec<f64>,
-    /// The previous frame's present time, and the intervals between presents, ms (what the
-    /// summary gives where no display time came back).
-    last_presented: Option<Duration>,
-    presented_intervals: Vec<f64>,
+    /// Intervals between frame starts (what the layer's pacing decides) and between frames
+    /// shown (where the display says), ms.
+    starts: Running,
+    shown: Running,
     /// Frames written without a display time.
     unshown: u64,
 }
@@ -38,85 +49,68 @@ impl<W: Write> FrameLog<W> {
         writeln!(out, "{HEADER}")?;
         Ok(Self {
             out,
-            written: None,
+            written: 0,
+            last_start: None,
             last_shown: None,
-            intervals: Vec::with_capacity(4096),
-            last_presented: None,
-            presented_intervals: Vec::with_capacity(4096),
+            starts: Running::new(),
+            shown: Running::new(),
             unshown: 0,
         })
     }
 
-    /// Writes the frames of `recent` (the telemetry, oldest first) that are settled and not
-    /// yet written.
-    pub fn record(&mut self, recent: impl Iterator<Item = FrameTimes>) -> std::io::Result<()> {
-        let recent: Vec<FrameTimes> = recent.collect();
-        let Some(newest) = recent.last().map(|f| f.frame) else {
-            return Ok(());
-        };
-        for f in recent {
-            let fresh = self.written.map_or(true, |w| f.frame > w);
-            let settled = f.displayed.is_some() || f.frame + SETTLE_FRAMES <= newest;
-            if !fresh {
-                continue;
-            }
-            if !settled {
-                break;
-            }
-            self.write(&f)?;
-        }
-        // A program may exit without destroying its device: the lines so far are on disk.
-        self.out.flush()
-    }
-
-    fn write(&mut self, f: &FrameTimes) -> std::io::Result<()> {
+    /// Writes one settled frame's line (the frames in order; no allocation), flushing every
+    /// [`FLUSH_EVERY`] frames.
+    pub fn write(&mut self, f: &FrameTimes) -> std::io::Result<()> {
         let interval = match (f.displayed, self.last_shown) {
             (Some(now), Some(before)) if now > before => Some(ms(now - before)),
             _ => None,
         };
         if let Some(i) = interval {
-            self.intervals.push(i);
+            self.shown.add(i);
         }
-        if let (Some(now), Some(before)) = (f.presented, self.last_presented) {
-            self.presented_intervals
-                .push(ms(now.saturating_sub(before)));
+        if let Some(before) = self.last_start {
+            self.starts.add(ms(f.cpu_start.saturating_sub(before)));
         }
-        self.last_presented = f.presented.or(self.last_presented);
-        if f.displayed.is_some() {
-            self.last_shown = f.displayed;
-        } else {
-            self.unshown += 1;
+        self.last_start = Some(f.cpu_start);
+        match f.displayed {
+            Some(_) => self.last_shown = f.displayed,
+            None => self.unshown += 1,
         }
-        self.written = Some(f.frame);
-        let cell = |d: Option<Duration>| d.map_or(String::new(), |d| format!("{:.3}", ms(d)));
-        writeln!(
-            self.out,
-            "{},{:.3},{},{},{},{},{}",
-            f.frame,
-            ms(f.cpu_start),
-            cell(f.presented),
-            cell(f.target),
-            cell(f.rendered),
-            cell(f.displayed),
-            interval.map_or(String::new(), |i| format!("{i:.3}")),
-        )
+        self.written += 1;
+        let out = &mut self.out;
+        write!(out, "{},{:.3}", f.frame, ms(f.cpu_start))?;
+        for cell in [f.presented, f.target, f.rendered, f.displayed] {
+            write_cell(out, cell.map(ms))?;
+        }
+        write_cell(out, interval)?;
+        writeln!(out)?;
+        if self.written % FLUSH_EVERY == 0 {
+            self.out.flush()?;
+        }
+        Ok(())
     }
 
-    /// The one-line summary: frames written, the shown intervals' mean, standard deviation and
-    /// 99th percentile (where no display time came back, those of the intervals between
-    /// presents), and the frames with no display time.
-    pub fn summary(&self) -> String {
-        let frames = self.written.map_or(0, |w| w + 1);
-        let (what, intervals) = match self.intervals.is_empty() {
-            false => ("shown", &self.intervals),
-            true => ("presented (no display times)", &self.presented_intervals),
-        };
-        let Some(s) = Spread::of(intervals) else {
+    /// The one-line summary: frames written; the intervals between frame starts (what the
+    /// layer's pacing controls: a frame's own render time does not move them) and, where the
+    /// display said when frames were shown, between those, each as mean, standard deviation
+    /// and 99th percentile; the frames with no display time, and any lost to a full queue.
+    pub fn summary(&self, lost: u64) -> String {
+        let frames = self.written;
+        let Some(starts) = self.starts.spread() else {
             return format!("vkpace pacing: {frames} frames, no intervals");
         };
+        let shown = match self.shown.spread() {
+            Some(s) => format!("shown every {}", spread(s)),
+            None => "no display times".to_string(),
+        };
+        let lost = match lost {
+            0 => String::new(),
+            n => format!(", {n} not logged (the writer fell behind)"),
+        };
         format!(
-            "vkpace pacing: {frames} frames, {what} every {:.2} ms (sd {:.2} ms, p99 {:.2} ms), {} without a display time",
-            s.mean, s.sd, s.p99, self.unshown
+            "vkpace pacing: {frames} frames, started every {}, {shown}; {} without a display time{lost}",
+            spread(starts),
+            self.unshown
         )
     }
 
@@ -127,29 +121,23 @@ impl<W: Write> FrameLog<W> {
     }
 }
 
-/// Mean, standard deviation and 99th percentile of intervals.
-struct Spread {
-    mean: f64,
-    sd: f64,
-    p99: f64,
+/// A log for a device the layer does not pace: the header and a comment line saying why, so a
+/// user who asked for a log learns what happened.
+pub fn not_paced(mut out: impl Write, why: &str) -> std::io::Result<()> {
+    writeln!(out, "{HEADER}")?;
+    writeln!(out, "# not paced: {why}")?;
+    out.flush()
 }
 
-impl Spread {
-    fn of(intervals: &[f64]) -> Option<Self> {
-        let n = intervals.len();
-        if n == 0 {
-            return None;
-        }
-        let mean = intervals.iter().sum::<f64>() / n as f64;
-        let var = intervals.iter().map(|i| (i - mean).powi(2)).sum::<f64>() / n as f64;
-        let mut sorted = intervals.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let p99 = sorted[((n as f64 * 0.99).ceil() as usize).clamp(1, n) - 1];
-        Some(Self {
-            mean,
-            sd: var.sqrt(),
-            p99,
-        })
+fn spread(s: running::Spread) -> String {
+    format!("{:.2} ms (sd {:.2} ms, p99 {:.2} ms)", s.mean, s.sd, s.p99)
+}
+
+/// `,` and the value to 3 decimals, or `,` alone.
+fn write_cell(out: &mut impl Write, value: Option<f64>) -> std::io::Result<()> {
+    match value {
+        Some(v) => write!(out, ",{v:.3}"),
+        None => write!(out, ","),
     }
 }
 

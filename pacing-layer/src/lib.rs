@@ -26,6 +26,7 @@
 //! * `policy.rs`, `settings/`: what the layer does for this process, decided before any
 //!   Vulkan call: the environment, the configuration file, the other limiters found;
 //! * `frame_log.rs`, `exit.rs`: the per-frame CSV log and the summary at exit;
+//! * `logger.rs`: the library's own warnings and errors (`log`) on stderr, behind the prefix;
 //! * `fault.rs`: a test-only fault (a panic inside the pacer).
 
 mod below;
@@ -36,6 +37,7 @@ mod exports;
 mod fault;
 pub mod frame_log;
 mod instance;
+mod logger;
 mod pacer;
 mod policy;
 pub mod settings;

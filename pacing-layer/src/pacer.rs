@@ -26,7 +26,7 @@ use std::sync::{Mutex, MutexGuard};
 use ash::vk;
 use vkpace::{FrameLimit, PacingPolicy, PresentPacer, PresentPacerConfig, PresentPacerDesc};
 
-use crate::frame_log::FrameLog;
+use crate::frame_log::{FrameLog, LogQueue, Settle};
 use crate::policy::policy;
 use crate::settings::{Decision, Mode};
 
@@ -44,11 +44,14 @@ pub enum PacerSlot {
     Broken(Box<Paced>),
 }
 
-/// A pacer and its log.
+/// A pacer, and which of its frames are settled for the log (where one was asked for).
 pub struct Paced {
     pacer: PresentPacer,
-    log: Option<FrameLog<BufWriter<File>>>,
+    settle: Option<Settle>,
 }
+
+/// The frame log's writer.
+type LogFile = FrameLog<BufWriter<File>>;
 
 /// A device's pacing state: the queues the application got (with their families; one becomes
 /// the pacer's), and the pacer.
@@ -60,6 +63,10 @@ pub struct PacerState {
     pacer: Mutex<PacerSlot>,
     /// Times the pacer's lock was taken to run the pacer (for the summary line).
     holds: AtomicU64,
+    /// Frames settled under the pacer's lock, to be written after it, and their writer
+    /// (`frame_log`): no line is written with the device's lock held.
+    log_queue: LogQueue,
+    log: Mutex<Option<LogFile>>,
 }
 
 /// The device's handles a pacer is made with.
@@ -76,8 +83,12 @@ pub struct Handles<'a> {
 }
 
 impl PacerState {
-    /// No queue and no pacer yet; `pace`: false for a device the layer steps aside for.
+    /// No queue and no pacer yet; `pace`: false for a device the layer steps aside for (a
+    /// frame log asked for then says why).
     pub fn new(pace: bool) -> Self {
+        if !pace {
+            log_not_paced();
+        }
         Self {
             queues: Mutex::new(Vec::new()),
             first_surface: Mutex::new(None),
@@ -86,6 +97,8 @@ impl PacerState {
                 false => PacerSlot::PassThrough,
             }),
             holds: AtomicU64::new(0),
+            log_queue: LogQueue::new(),
+            log: Mutex::new(None),
         }
     }
 
@@ -156,6 +169,8 @@ impl PacerState {
             support.apply(&mut config);
         }
         log_below(h.support);
+        // The library speaks through its pacers: from the first, its warnings reach stderr.
+        crate::logger::install();
         let desc = PresentPacerDesc {
             entry: h.entry,
             instance: h.instance,
@@ -170,10 +185,12 @@ impl PacerState {
         // layer enabled on this device (`support.apply`, or none without support), as `new`
         // requires.
         match unsafe { PresentPacer::new(desc) } {
-            Ok(pacer) => PacerSlot::Pacing(Box::new(Paced {
-                pacer,
-                log: open_log(),
-            })),
+            Ok(pacer) => {
+                let log = open_log();
+                let settle = log.is_some().then(Settle::default);
+                *lock(&self.log) = log;
+                PacerSlot::Pacing(Box::new(Paced { pacer, settle }))
+            }
             Err(e) => {
                 crate::log(format_args!("no present pacer, passing through: {e}"));
                 PacerSlot::PassThrough
@@ -181,15 +198,35 @@ impl PacerState {
         }
     }
 
-    /// After a present to `swapchain`: the frame log's settled frames.
+    /// After a present to `swapchain`: the frame log's settled frames, copied out under the
+    /// pacer's lock and written after it.
     pub(crate) fn log_frames(&self, swapchain: vk::SwapchainKHR) {
-        let mut slot = lock(&self.pacer);
-        if let PacerSlot::Pacing(paced) = &mut *slot {
-            if let Some(log) = paced.log.as_mut() {
-                if let Err(e) = log.record(paced.pacer.telemetry(swapchain)) {
-                    crate::log(format_args!("frame log: {e}; no more lines"));
-                    paced.log = None;
-                }
+        {
+            let mut slot = lock(&self.pacer);
+            let PacerSlot::Pacing(paced) = &mut *slot else {
+                return;
+            };
+            let Some(settle) = paced.settle.as_mut() else {
+                return;
+            };
+            settle.take(paced.pacer.telemetry(swapchain), |f| self.log_queue.push(f));
+        }
+        if let Ok(mut log) = self.log.try_lock() {
+            // (Another thread writing takes these frames too, or the next present does.)
+            self.write_queued(&mut log);
+        }
+    }
+
+    /// Writes the frames queued (the log's lock held, never the pacer's); a failed write ends
+    /// the log (logged).
+    fn write_queued(&self, log: &mut Option<LogFile>) {
+        while let Some(f) = self.log_queue.pop() {
+            let Some(file) = log.as_mut() else {
+                continue;
+            };
+            if let Err(e) = file.write(&f) {
+                crate::log(format_args!("frame log: {e}; no more lines"));
+                *log = None;
             }
         }
     }
@@ -203,14 +240,14 @@ impl PacerState {
             PacerSlot::Broken(paced) => return destroy_broken(paced.pacer),
             PacerSlot::NotYet | PacerSlot::PassThrough => return,
         };
-        let Paced { pacer, log } = *paced;
+        let pacer = paced.pacer;
         let stats = pacer.stats();
         // SAFETY: the application destroys the device, so no call of the pacer is in progress
         // and none follows.
         if let Err(e) = unsafe { pacer.destroy() } {
             crate::log(format_args!("destroying the present pacer: {e}"));
         }
-        self.summarize(&stats, log);
+        self.summarize(&stats);
     }
 
     /// The program is exiting with the device alive (no `vkDestroyDevice`): the summary lines
@@ -231,20 +268,23 @@ impl PacerState {
         let PacerSlot::Pacing(paced) = std::mem::replace(&mut *slot, PacerSlot::PassThrough) else {
             return;
         };
-        let Paced { pacer, log } = *paced;
+        let pacer = paced.pacer;
         crate::log(format_args!(
             "at exit (or the layer's unloading): the program did not destroy its device; the pacer's summary"
         ));
-        self.summarize(&pacer.stats(), log);
+        self.summarize(&pacer.stats());
         // Not destroyed (see above), and not dropped either: its drop would warn of a leak
         // that the process's end takes care of.
         std::mem::forget(pacer);
     }
 
-    /// The summary lines: the frame log's (then closed), the pacer's counts.
-    fn summarize(&self, stats: &vkpace::PresentPacerStats, log: Option<FrameLog<BufWriter<File>>>) {
-        if let Some(log) = log {
-            crate::log(format_args!("{}", log.summary()));
+    /// The summary lines: the frame log's (its last frames written, then closed), the
+    /// pacer's counts.
+    fn summarize(&self, stats: &vkpace::PresentPacerStats) {
+        let mut log = lock(&self.log);
+        self.write_queued(&mut log);
+        if let Some(log) = log.take() {
+            crate::log(format_args!("{}", log.summary(self.log_queue.lost())));
             let _ = log.finish();
         }
         crate::log(format_args!(
@@ -380,8 +420,27 @@ fn log_below(support: Option<vkpace::Support>) {
     }
 }
 
+/// For a device the layer does not pace: the frame log `VKPACE_LOG` names, if any, with the
+/// header and why (the policy's step-aside, or the application pacing itself, which the
+/// layer's line at vkCreateDevice names).
+fn log_not_paced() {
+    let policy = policy(None);
+    let Some(path) = policy.settings.log.as_ref() else {
+        return;
+    };
+    let why = match &policy.decision {
+        Decision::StepAside(why) => why.as_str(),
+        Decision::Off => "mode = off",
+        Decision::Pace => "the application paces itself (a latency extension or present timing enabled; see the layer's vkCreateDevice line)",
+    };
+    let written = File::create(path).and_then(|f| crate::frame_log::not_paced(f, why));
+    if let Err(e) = written {
+        crate::log(format_args!("frame log {}: {e}", path.display()));
+    }
+}
+
 /// The frame log `VKPACE_LOG` names, if any (a file that cannot be made is logged).
-fn open_log() -> Option<FrameLog<BufWriter<File>>> {
+fn open_log() -> Option<LogFile> {
     let path = policy(None).settings.log.as_ref()?;
     let made = File::create(path).and_then(|f| FrameLog::new(BufWriter::new(f)));
     match made {

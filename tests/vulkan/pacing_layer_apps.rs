@@ -176,6 +176,33 @@ fn vkcube_over_vdisplay(
     Ok(cmd)
 }
 
+/// The library's own warning reaches the user through the layer (issue 50 item 5): over an
+/// engine whose results are all in a time domain it never offered (vdisplay's `foreign`,
+/// as Arm's WSI layer returns them), vkcube's stderr has the library's warning once, behind
+/// the layer's prefix (before the layer's logger it was counted and never printed).
+#[test]
+fn the_librarys_warning_is_printed_once_by_the_layer() -> Result<()> {
+    let display = Display::get()?;
+    let layer = Installed::new("vkcube_foreign")?;
+    let log = layer.root.join("vdisplay.jsonl");
+    let mut cmd = vkcube_over_vdisplay(&display, &layer, 60, &log)?;
+    cmd.env("VDISPLAY_TIMING_RESULT_DOMAIN", "foreign");
+    let done = run_to_files(&mut cmd, "pacing_layer", "vkcube_foreign", LIMIT)?;
+    let output = format!("{}\n{}", done.stdout, done.stderr);
+    ensure!(done.status.success(), "vkcube failed: {output}");
+    let warned = done
+        .stderr
+        .lines()
+        .filter(|l| {
+            l.starts_with(
+                "vkpace-pacing: warning: vkpace: present timing: results in a time domain",
+            )
+        })
+        .count();
+    ensure!(warned == 1, "the warning printed {warned} times: {output}");
+    Ok(())
+}
+
 /// vdisplay's log of the grid case: every present targeted and shown, every shown interval
 /// after the settle 2 refreshes.
 fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
@@ -416,7 +443,7 @@ fn a_program_exiting_with_its_device_alive_gets_the_summary() -> Result<()> {
     eprintln!("at exit: {summary:?}, {counts:?}");
     ensure!(
         output.contains("the program did not destroy its device; the pacer's summary")
-            && summary.is_some_and(|l| l.contains(" frames, presented "))
+            && summary.is_some_and(|l| l.contains(" frames, started every "))
             && counts.is_some_and(|l| l.contains("vkpace-pacing: 40 presents paced")),
         "no summary at exit: {output}"
     );
@@ -433,4 +460,33 @@ fn validation_layer_knows_00067() -> Result<bool> {
         l.layer_name_as_c_str() == Ok(c"VK_LAYER_KHRONOS_validation")
             && l.spec_version >= ash::vk::make_api_version(0, 1, 4, 313)
     }))
+}
+
+/// A run the layer steps aside for (another limiter: vkd3d-proton's `VKD3D_FRAME_RATE`) still gets the frame
+/// log it asked for: the header and why (issue 50 item 6: it got no file at all).
+#[test]
+fn a_device_not_paced_gets_a_log_that_says_why() -> Result<()> {
+    let layer = Installed::new("not_paced_log")?;
+    let csv = layer.root.join("frames.csv");
+    let mut cmd = Command::new(example("own_swapchain")?);
+    cmd.args(["--headless", "--frames", "5"])
+        .envs(layer.env())
+        .env("VKD3D_FRAME_RATE", "30")
+        .env("VKPACE_LOG", &csv);
+    let done = run_to_files(&mut cmd, "pacing_layer", "not_paced_log", LIMIT)?;
+    let output = format!("{}\n{}", done.stdout, done.stderr);
+    ensure!(done.status.success(), "own_swapchain failed: {output}");
+    let text = std::fs::read_to_string(&csv).unwrap_or_default();
+    let mut lines = text.lines();
+    ensure!(
+        lines
+            .next()
+            .is_some_and(|l| l.starts_with("frame,start_ms,"))
+            && lines
+                .next()
+                .is_some_and(|l| l.starts_with("# not paced: another frame limiter is active")),
+        "the log {}: {text:?}\n{output}",
+        csv.display()
+    );
+    Ok(())
 }

@@ -174,10 +174,13 @@ impl Pacing {
     }
 
     /// Who picks the swap interval: the frame limit where it falls on the refresh grid, the
-    /// display policy on top of it.
+    /// display policy on top of it. Off where the display does not queue frames: a target
+    /// needs a FIFO mode (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235), so both doors send
+    /// none on MAILBOX or IMMEDIATE, and a schedule that planned for targets never sent would
+    /// leave the frame limit to nobody.
     fn interval_choice(&self) -> display_schedule::Interval {
         use display_schedule::Interval;
-        let Some(timing) = self.refresh.timing() else {
+        let Some(timing) = self.refresh.timing().filter(|_| self.display_queues) else {
             return Interval::Off;
         };
         let from_limit = match self.frame_limit() {
@@ -320,8 +323,12 @@ impl Pacing {
     /// display times. MAILBOX replaces frames and IMMEDIATE shows them at once; planning for a
     /// refresh there only slows the loop down, and feeds on itself (later starts, wider display
     /// spacing, later starts; docs/performance.md has the figures).
+    ///
+    /// It decides the refresh grid too: frames are paced on it only where the display queues
+    /// them (targets are taken only there).
     pub fn set_display_queues(&mut self, queues: bool) {
         self.display_queues = queues;
+        self.schedule.set_choice(self.interval_choice());
     }
 
     /// The frame limit in use.

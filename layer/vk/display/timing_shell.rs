@@ -4,6 +4,8 @@
 //! it is not, vkpace falls back to the CPU limiter and says so
 //! ([`crate::vk::SwapchainInfo::present_timing`] is `None`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use ash::vk;
 
 use super::present_timing::{PresentTimingFns, PresentTimingSurfaceSupport};
@@ -15,6 +17,11 @@ use vkpace_core::{
     DisplayRefresh, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport,
 };
 use vkpace_registry::PresentTimingInfoEXT;
+
+/// A result in a domain vkpace cannot map was logged: once per process, whatever the
+/// swapchains, their recreations and the door (a user reads one line; the count goes on in
+/// the stats' `timing_results_unmapped`).
+static WARNED_UNMAPPED: AtomicBool = AtomicBool::new(false);
 
 /// Results-queue slots per swapchain: two frames' worth at 4 in flight and the display's queue,
 /// read once per frame.
@@ -51,9 +58,6 @@ pub(crate) struct TimingShell {
     live: Option<(vk::SwapchainKHR, SwapchainTiming)>,
     /// Reused for each read, so a steady frame does not allocate.
     reports: Vec<TimingReport>,
-    /// A result in a domain vkpace cannot map was logged: once per `Swapchain`, whatever its
-    /// recreations (the count goes on in `SwapchainStats::timing_results_unmapped`).
-    warned_unmapped: bool,
 }
 
 impl TimingShell {
@@ -72,7 +76,6 @@ impl TimingShell {
             targets,
             live: None,
             reports: Vec::with_capacity(TIMING_SLOTS as usize * 2),
-            warned_unmapped: false,
         }
     }
 
@@ -156,10 +159,11 @@ impl TimingShell {
         let reports = &mut self.reports;
         // SAFETY: caller contract; `t` was made for `h`.
         let changed = unsafe { t.read(&self.fns, device, *h, clock, |r| reports.push(r)) };
-        if !self.warned_unmapped && reports.iter().any(|r| r.unmapped && r.complete) {
-            self.warned_unmapped = true;
+        if reports.iter().any(|r| r.unmapped && r.complete)
+            && !WARNED_UNMAPPED.swap(true, Ordering::Relaxed)
+        {
             log::warn!(
-                "present timing: results in a time domain the swapchain did not offer or vkpace could not calibrate; their stage times are dropped (counted in SwapchainStats::timing_results_unmapped)"
+                "vkpace: present timing: results in a time domain the swapchain did not offer or vkpace could not calibrate; their stage times are dropped (counted in the stats' timing_results_unmapped)"
             );
         }
         let refresh = changed.map(|c| c.then(|| self.display_timing()));

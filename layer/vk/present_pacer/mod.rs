@@ -78,6 +78,14 @@ type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
 /// unsafe { pacer.destroy()? };
 /// # Ok(()) }
 /// ```
+///
+/// # Drop
+///
+/// End a pacer with [`Self::destroy`]. Dropping it without that leaks its Vulkan objects (its
+/// repair semaphores, present fences and the swapchains whose destruction it deferred): they
+/// may still be in use by the GPU or the presentation engine, and freeing them needs bounded
+/// waits on a device that must still be valid, which only the `unsafe` `destroy` can promise.
+/// The drop logs a warning (`log`) saying so.
 pub struct PresentPacer {
     entry: ash::Entry,
     instance: ash::Instance,

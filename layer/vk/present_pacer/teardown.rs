@@ -37,10 +37,11 @@ impl PresentPacer {
     }
 }
 
+/// A pacer not destroyed leaks its objects (see the type's `# Drop`): said, never done here.
 impl Drop for PresentPacer {
     fn drop(&mut self) {
         if !self.destroyed {
-            log::warn!("vkpace: a PresentPacer dropped without destroy(): its Vulkan objects leak");
+            log::warn!("vkpace: a PresentPacer dropped without destroy(): its Vulkan objects (repair semaphores, present fences, deferred swapchains) leak");
         }
     }
 }

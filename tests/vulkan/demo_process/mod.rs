@@ -199,6 +199,8 @@ pub fn json_number(json: &str, key: &str) -> Result<f64> {
 pub struct Run {
     pub report: String,
     pub summary: String,
+    /// What the demo wrote to stderr (its logger's lines among them).
+    pub stderr: String,
 }
 
 /// Runs the demo with validation and a report; `display` None means headless flags only.
@@ -252,6 +254,7 @@ pub fn run_demo_with_env(
     Ok(Run {
         report: report_text,
         summary,
+        stderr,
     })
 }
 

@@ -18,7 +18,7 @@ use anyhow::{ensure, Result};
 use ash::vk;
 use vkpace::{FrameLimit, PresentPacer, PresentPacerStats, Setting};
 
-use vkpace_demo::owned_loop::{create_pacer, create_swapchain, OwnedLoop};
+use vkpace_demo::owned_loop::{create_pacer, create_swapchain, swapchain_info_of, OwnedLoop};
 
 use crate::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 
@@ -43,23 +43,39 @@ pub const FRAMES: u32 = 50;
 /// A recreation every this many frames (so 4 retired swapchains per case).
 pub const RECREATE_EVERY: u32 = 12;
 
-/// The frames of a run, with their recreations; returns the last swapchain and the time from
-/// the first present's return to the last's.
+/// A swapchain of the context's surface in present mode `mode`, `old` retired.
+fn create_swapchain_in(
+    ctx: &VulkanContext,
+    pacer: &mut PresentPacer,
+    old: vk::SwapchainKHR,
+    mode: vk::PresentModeKHR,
+) -> Result<vk::SwapchainKHR> {
+    if mode == vk::PresentModeKHR::FIFO {
+        return create_swapchain(ctx, pacer, old);
+    }
+    let info = swapchain_info_of(ctx, ctx.surface, old)?.present_mode(mode);
+    // SAFETY: a valid create info for the context's device and surface (the caller picks a
+    // mode the surface offers).
+    Ok(unsafe { pacer.create_swapchain(&info, None) }?)
+}
+
+/// The frames of a run in present mode `mode`, with their recreations; returns the last
+/// swapchain and the time from the first present's return to the last's.
 fn frames(
     ctx: &VulkanContext,
     pacer: &mut PresentPacer,
     app: &OwnedLoop,
-    count: u32,
-    recreate_every: u32,
+    (count, recreate_every): (u32, u32),
+    mode: vk::PresentModeKHR,
 ) -> Result<(vk::SwapchainKHR, Duration)> {
     let mut first = None;
     let mut elapsed = Duration::ZERO;
-    let mut sc = create_swapchain(ctx, pacer, vk::SwapchainKHR::null())?;
+    let mut sc = create_swapchain_in(ctx, pacer, vk::SwapchainKHR::null(), mode)?;
     let swapchain_fn = ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device);
     for k in 0..count {
         if k > 0 && k % recreate_every == 0 {
             let old = sc;
-            sc = create_swapchain(ctx, pacer, old)?;
+            sc = create_swapchain_in(ctx, pacer, old, mode)?;
             // SAFETY: no image of `old` is held; its presents may be pending (the pacer waits).
             unsafe { pacer.destroy_swapchain(old, None) };
         }
@@ -93,12 +109,27 @@ pub fn run(maintenance1: bool, limit: Option<FrameLimit>) -> Result<Outcome> {
     run_frames(maintenance1, limit, FRAMES, RECREATE_EVERY)
 }
 
-/// One case: `count` frames with a recreation every `recreate_every`, then teardown.
+/// One case: `count` frames with a recreation every `recreate_every`, then teardown (FIFO).
 pub fn run_frames(
     maintenance1: bool,
     limit: Option<FrameLimit>,
     count: u32,
     recreate_every: u32,
+) -> Result<Outcome> {
+    run_frames_in(
+        vk::PresentModeKHR::FIFO,
+        maintenance1,
+        limit,
+        (count, recreate_every),
+    )
+}
+
+/// [`run_frames`] in present mode `mode`.
+pub fn run_frames_in(
+    mode: vk::PresentModeKHR,
+    maintenance1: bool,
+    limit: Option<FrameLimit>,
+    (count, recreate_every): (u32, u32),
 ) -> Result<Outcome> {
     set_runtime_dir();
     let ctx = VulkanContext::new(SurfaceSource::Headless, true, maintenance1)?;
@@ -110,7 +141,7 @@ pub fn run_frames(
     let mut pacer = create_pacer(&ctx, true)?;
     pacer.set(Setting::FrameLimit(limit))?;
     let app = OwnedLoop::new(&ctx)?;
-    let (sc, elapsed) = frames(&ctx, &mut pacer, &app, count, recreate_every)?;
+    let (sc, elapsed) = frames(&ctx, &mut pacer, &app, (count, recreate_every), mode)?;
     app.wait_idle_slots(&ctx)?;
     let displayed = pacer
         .telemetry(sc)
