@@ -11,6 +11,7 @@ use crate::wine_support;
 use anyhow::{ensure, Result};
 use demo_process::Display;
 use pacing_layer_support::Installed;
+use vkpace_demo::virtual_display::{self, GridRecord};
 use wine_support::{frame_starts, mean_interval, wine};
 
 /// The cap, and its interval (ms).
@@ -143,5 +144,74 @@ fn a_game_ending_with_exit_process_exits_cleanly_under_the_layer() -> Result<()>
         );
     }
     eprintln!("ExitProcess with the device alive: {runs} of {runs} runs exit 0 with the summary");
+    Ok(())
+}
+
+/// Frames of the virtual-display runs, and those left out at their start.
+const GRID_FRAMES: usize = 320;
+const GRID_SETTLE: usize = 20;
+/// The virtual display's refresh (60 Hz), ns.
+const REFRESH_NS: u64 = 1_000_000_000 / 60;
+
+/// The program over the virtual display (its X11 surface made a virtual display at 60 Hz,
+/// the layer pinned above vdisplay, vdisplay's log at `log`), with `settings` for vdisplay.
+fn over_vdisplay(
+    tag: &str,
+    log: &std::path::Path,
+    settings: &[(&'static str, &str)],
+) -> Result<demo_process::Finished> {
+    let wine = wine()?;
+    let display = Display::get()?;
+    let layer = Installed::new(tag)?;
+    let manifest = virtual_display::write_manifest(&virtual_display::find_library()?)?;
+    let mut env = capped(&layer);
+    env.extend(virtual_display::loader_env(&manifest, false));
+    env.push((
+        "VK_INSTANCE_LAYERS",
+        "VK_LAYER_VKPACE_pacing:VK_LAYER_VKPACE_vdisplay".into(),
+    ));
+    env.push(("VDISPLAY_WINDOW_SURFACES", "virtual".into()));
+    env.push(("VDISPLAY_REFRESH_HZ", "60".into()));
+    env.push(("VDISPLAY_LOG", log.into()));
+    env.extend(
+        settings
+            .iter()
+            .map(|(k, v)| (*k, std::ffi::OsString::from(v))),
+    );
+    wine.run(&display, tag, &[&GRID_FRAMES.to_string()], &env)
+}
+
+/// Over a 60 Hz display with present timing, DXVK's own present ids and waits beside the
+/// layer's: every present after the first few carries a target, and every shown interval
+/// after the settle is exactly 2 refreshes by vdisplay's log (the neutral clock).
+#[test]
+fn over_a_display_with_present_timing_every_frame_is_shown_for_two_refreshes() -> Result<()> {
+    let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wine/grid.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let run = over_vdisplay("wine_grid", &log, &[])?;
+    ensure!(
+        run.status.success(),
+        "the program failed ({}): {}",
+        run.status,
+        run.stderr
+    );
+    let grid = GridRecord::of(
+        &virtual_display::read_present_log(&log)?,
+        GRID_SETTLE,
+        REFRESH_NS,
+    );
+    let off = grid.off(2);
+    eprintln!(
+        "d3d11pace.exe over vdisplay at {FPS} fps: {} presents, {} with targets, {} shown, {off} of {} intervals not 2 refreshes",
+        grid.presents, grid.targeted, grid.shown, grid.refreshes.len()
+    );
+    ensure!(
+        grid.presents >= GRID_FRAMES - 2 && grid.targeted + 5 >= grid.presents,
+        "{} of {} presents carried a target: {}",
+        grid.targeted,
+        grid.presents,
+        run.stderr
+    );
+    ensure!(off == 0, "intervals in refreshes: {:?}", grid.refreshes);
     Ok(())
 }

@@ -91,8 +91,9 @@ impl TimingQueue {
 
     /// The request of `frame`'s present, made at `now`. `targets`: the present mode takes
     /// targets, which need FIFO or FIFO_RELAXED as "the swapchain's current present mode"
-    /// (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235). The refresh the frame is meant for is
-    /// kept in its telemetry.
+    /// (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235); `stages`: stage times may be asked
+    /// for (the present carries vkpace's ids, by which its result is named). The refresh the
+    /// frame is meant for is kept in its telemetry.
     pub(crate) fn request(
         &mut self,
         pacing: &mut Pacing,
@@ -100,8 +101,9 @@ impl TimingQueue {
         frame: u64,
         now: u64,
         targets: bool,
+        stages: bool,
     ) -> PresentTimingRequest {
-        self.asking = self.outstanding < self.capacity;
+        self.asking = stages && self.outstanding < self.capacity;
         let query_stages = self.asking;
         let target = match targets {
             true => pacing.present_target(frame, now, query_stages),
@@ -171,13 +173,13 @@ mod tests {
         let mut q = TimingQueue::new(2);
         for frame in 0..2 {
             assert!(
-                q.request(&mut pacing, &mut telemetry, frame, 0, true)
+                q.request(&mut pacing, &mut telemetry, frame, 0, true, true)
                     .query_stages
             );
             q.outcome(true, false);
         }
         assert!(
-            !q.request(&mut pacing, &mut telemetry, 2, 0, true)
+            !q.request(&mut pacing, &mut telemetry, 2, 0, true, true)
                 .query_stages
         );
         q.outcome(true, false);
@@ -185,7 +187,18 @@ mod tests {
         let taken = q.taken(&done, None, &mut telemetry, &mut pacing);
         assert!(taken.complete && !taken.unmapped);
         assert!(
-            q.request(&mut pacing, &mut telemetry, 3, 0, true)
+            q.request(&mut pacing, &mut telemetry, 3, 0, true, true)
+                .query_stages
+        );
+        // A present named by the application's ids asks for none, with a slot free: its
+        // result could not be told apart.
+        assert!(
+            !q.request(&mut pacing, &mut telemetry, 4, 0, true, false)
+                .query_stages
+        );
+        q.outcome(true, false);
+        assert!(
+            q.request(&mut pacing, &mut telemetry, 5, 0, true, true)
                 .query_stages
         );
     }
@@ -196,23 +209,23 @@ mod tests {
         let mut telemetry = Telemetry::new();
         let mut q = TimingQueue::new(8);
         assert!(
-            q.request(&mut pacing, &mut telemetry, 0, 0, true)
+            q.request(&mut pacing, &mut telemetry, 0, 0, true, true)
                 .query_stages
         );
         q.outcome(true, false);
         assert!(
-            q.request(&mut pacing, &mut telemetry, 1, 0, true)
+            q.request(&mut pacing, &mut telemetry, 1, 0, true, true)
                 .query_stages
         );
         q.outcome(true, true);
         assert!(
-            !q.request(&mut pacing, &mut telemetry, 2, 0, true)
+            !q.request(&mut pacing, &mut telemetry, 2, 0, true, true)
                 .query_stages
         );
         q.outcome(true, false);
         q.restart(Some(8));
         assert!(
-            q.request(&mut pacing, &mut telemetry, 3, 0, true)
+            q.request(&mut pacing, &mut telemetry, 3, 0, true, true)
                 .query_stages
         );
     }

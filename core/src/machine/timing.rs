@@ -118,10 +118,14 @@ where
     ) -> Option<PresentTimingRequest> {
         let targets = self.targets_allowed();
         let t = self.timing.as_mut()?;
-        Some(
-            t.queue
-                .request(&mut self.pacing, &mut self.telemetry, frame, now, targets),
-        )
+        Some(t.queue.request(
+            &mut self.pacing,
+            &mut self.telemetry,
+            frame,
+            now,
+            targets,
+            true,
+        ))
     }
 
     /// After a present's result: a slot is taken if it asked and the engine took it.

@@ -53,6 +53,9 @@ pub(super) struct Target<W> {
     pub(super) fence: Option<u64>,
     /// The present timing vkpace adds, once asked ([`PacerMachine::planned_present_timing`]).
     pub(super) timing: Option<crate::machine::PresentTimingRequest>,
+    /// The present's mode switch (the application's) leaves a target valid on it
+    /// ([`PacerMachine::present_mode_switched`]).
+    pub(super) mode_allows_target: bool,
 }
 
 /// The present between [`PacerMachine::before_present`] and
@@ -68,6 +71,8 @@ pub(super) struct Pending<S, W> {
     pub(super) timing_refused: bool,
     /// The present returned an error code that still enqueued its waits.
     pub(super) error_code: bool,
+    /// It carries the application's own present ids (vkpace adds none).
+    pub(super) caller_ids: bool,
 }
 
 impl<S, W> Pending<S, W> {
@@ -80,6 +85,7 @@ impl<S, W> Pending<S, W> {
             serial: None,
             timing_refused: false,
             error_code: false,
+            caller_ids: false,
         }
     }
 }
@@ -134,6 +140,7 @@ where
         p.serial = None;
         p.timing_refused = false;
         p.error_code = false;
+        p.caller_ids = caller_ids.is_some();
         let present_fences = p.targets.first().and_then(|t| t.fence);
         if targets.len() > p.targets.len() {
             self.stats.unpaced_calls += 1;
@@ -372,6 +379,7 @@ where
                 id,
                 fence,
                 timing: None,
+                mode_allows_target: true,
             });
         }
         Ok(())

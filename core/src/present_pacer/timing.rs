@@ -87,9 +87,12 @@ where
     }
 
     /// What the present in progress asks of the engine for `swapchain` at `now`
-    /// (`VkPresentTimingInfoEXT`); None where vkpace adds no timing to it (not timed, or the
-    /// present carries the application's own ids, by which results would be named). Call
-    /// after [`Self::before_present`], once per swapchain of the present.
+    /// (`VkPresentTimingInfoEXT`); None where vkpace adds no timing to it (not timed). A
+    /// present that carries the application's own ids (DXVK tracks its frames with present
+    /// ids and waits) still gets its target, but asks for no stage times: results are named
+    /// by the ids of `VkPresentId2KHR`, which are the application's (or none, beside its
+    /// `VkPresentIdKHR`), so vkpace could not tell its frames by them. Call after
+    /// [`Self::before_present`], once per swapchain of the present.
     pub fn planned_present_timing(
         &mut self,
         swapchain: W,
@@ -99,7 +102,9 @@ where
             .pending
             .targets
             .iter()
-            .position(|t| t.swapchain == swapchain && t.id != 0)?;
+            .position(|t| t.swapchain == swapchain && (t.id != 0 || self.pending.caller_ids))?;
+        let stages = self.pending.targets[at].id != 0;
+        let mode_allows = self.pending.targets[at].mode_allows_target;
         if let Some(asked) = self.pending.targets[at].timing {
             return Some(asked);
         }
@@ -114,12 +119,49 @@ where
             }
         };
         let t = c.timing.as_mut().filter(|t| t.swapchain == swapchain)?;
-        let request = t
-            .queue
-            .request(&mut c.pacing, &mut c.telemetry, frame, now, t.targets);
+        let request = t.queue.request(
+            &mut c.pacing,
+            &mut c.telemetry,
+            frame,
+            now,
+            t.targets && mode_allows,
+            stages,
+        );
         self.pending.targets[at].timing = Some(request);
         self.stats.targets_added += u64::from(request.target != crate::PresentTarget::None);
         Some(request)
+    }
+
+    /// The application's present in progress switches `swapchain`'s present mode
+    /// (`VkSwapchainPresentModeInfoKHR`, as DXVK chains on every present); `fifo`: to FIFO or
+    /// FIFO_RELAXED. A target needs such a mode as the swapchain's current one and as the one
+    /// the present switches to (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235): this present
+    /// carries one only if both are, and later presents follow the new mode, as door 1 decides
+    /// it (`FrameMachine`'s `targets_allowed`). A mode that does not queue frames (MAILBOX,
+    /// IMMEDIATE) leaves the frame limit to the CPU limiter. Call after
+    /// [`Self::before_present`] and before [`Self::planned_present_timing`].
+    pub fn present_mode_switched(&mut self, swapchain: W, fifo: bool) {
+        let Some(at) = self
+            .pending
+            .targets
+            .iter()
+            .position(|t| t.swapchain == swapchain)
+        else {
+            return;
+        };
+        let Some(i) = self.find(swapchain) else {
+            return;
+        };
+        let Ok(c) = self.chain_mut(self.live[i].chain) else {
+            return;
+        };
+        c.pacing.set_display_queues(fifo);
+        let Some(t) = c.timing.as_mut().filter(|t| t.swapchain == swapchain) else {
+            return;
+        };
+        let allows = t.targets && fifo;
+        t.targets = fifo;
+        self.pending.targets[at].mode_allows_target = allows;
     }
 
     /// The engine refused the present in progress because a results queue was full

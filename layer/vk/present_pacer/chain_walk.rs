@@ -16,8 +16,9 @@ pub(super) struct CallerChain {
     pub(super) fences: bool,
     /// `VkPresentTimingsInfoEXT`.
     pub(super) timings: bool,
-    /// `VkSwapchainPresentModeInfoKHR` (= EXT): the application switches present modes.
-    pub(super) modes: bool,
+    /// `VkSwapchainPresentModeInfoKHR` (= EXT): the application switches present modes (the
+    /// modes, one per swapchain).
+    pub(super) modes: Option<*const vk::PresentModeKHR>,
 }
 
 /// The ids and fields `VkPresentIdKHR` and `VkPresentId2KHR` share.
@@ -49,7 +50,12 @@ pub(super) unsafe fn read(p_next: *const std::ffi::c_void) -> CallerChain {
             }
             structure_type::SWAPCHAIN_PRESENT_FENCE_INFO_KHR => found.fences = true,
             structure_type::PRESENT_TIMINGS_INFO_EXT => found.timings = true,
-            structure_type::SWAPCHAIN_PRESENT_MODE_INFO_KHR => found.modes = true,
+            structure_type::SWAPCHAIN_PRESENT_MODE_INFO_KHR => {
+                // SAFETY: a structure of this type is this structure (the KHR and EXT ones are
+                // one).
+                let modes = unsafe { &*at.cast::<vk::SwapchainPresentModeInfoEXT<'_>>() };
+                found.modes = Some(modes.p_present_modes);
+            }
             _ => {}
         }
         at = base.p_next;

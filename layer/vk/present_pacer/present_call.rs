@@ -157,6 +157,7 @@ impl Planned {
 pub(super) struct Scratch {
     pub(super) targets: Vec<(vk::SwapchainKHR, u32)>,
     pub(super) caller_ids: Vec<u64>,
+    pub(super) caller_modes: Vec<vk::PresentModeKHR>,
     pub(super) ids: Vec<u64>,
     pub(super) fences: Vec<vk::Fence>,
     pub(super) stages: Vec<vk::PipelineStageFlags>,

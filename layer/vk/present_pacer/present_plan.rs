@@ -65,7 +65,7 @@ impl PresentPacer {
         }
         // SAFETY: the caller's contract: valid arrays of the given counts and a valid chain.
         let caller = unsafe { self.read_caller(info) };
-        if caller.timings || caller.modes {
+        if caller.timings {
             self.timing_taken_over();
         }
         let deadline = *deadline.get_or_insert(self.now().saturating_add(self.timeout_ns()));
@@ -99,6 +99,12 @@ impl PresentPacer {
         if let Some(ids) = caller.ids.filter(|p| !p.is_null()) {
             // SAFETY: VkPresentIdKHR / VkPresentId2KHR hold swapchainCount ids.
             s.caller_ids.extend_from_slice(unsafe { slice(ids, n) });
+        }
+        s.caller_modes.clear();
+        if let Some(modes) = caller.modes {
+            // SAFETY: VkSwapchainPresentModeInfoKHR holds swapchainCount modes
+            // (VUID-VkSwapchainPresentModeInfoKHR-swapchainCount-07760).
+            s.caller_modes.extend_from_slice(unsafe { slice(modes, n) });
         }
         caller
     }
@@ -161,6 +167,13 @@ impl PresentPacer {
             false => IdStructure::None,
         };
         let mut scratch = std::mem::take(&mut self.scratch);
+        for (&(w, _), &mode) in scratch.targets.iter().zip(&scratch.caller_modes) {
+            let fifo = matches!(
+                mode,
+                vk::PresentModeKHR::FIFO | vk::PresentModeKHR::FIFO_RELAXED
+            );
+            self.machine.present_mode_switched(w, fifo);
+        }
         let fences = self.present_fences(&mut scratch, plan);
         let timed = self.present_timings(&scratch.targets, &mut scratch.timings);
         scratch.ids.clear();

@@ -21,9 +21,10 @@ pub(super) struct TimingInfos(pub(super) Vec<PresentTimingInfoEXT<'static>>);
 unsafe impl Send for TimingInfos {}
 
 impl PresentPacer {
-    /// The application drives present timing or switches present modes on this present's
-    /// swapchains itself: vkpace's timing on them stops (its stage queries would take the
-    /// application's queue slots, and targets need a FIFO mode vkpace no longer knows).
+    /// The application drives present timing on this present's swapchains itself: vkpace's
+    /// timing on them stops (its stage queries would take the application's queue slots, and
+    /// its targets would contradict the application's). A present mode switch does not stop it:
+    /// the machine follows the mode (`present_mode_switched`).
     pub(super) fn timing_taken_over(&mut self) {
         let mut stopped = false;
         for &(w, _) in &self.scratch.targets {
@@ -31,7 +32,7 @@ impl PresentPacer {
             self.machine.stop_present_timing(w);
         }
         if stopped && !std::mem::replace(&mut self.logged.timing_taken_over, true) {
-            log::info!("vkpace: the application drives present timing or present modes itself: vkpace's present timing stops for that swapchain, the CPU limiter paces it");
+            log::info!("vkpace: the application drives present timing itself: vkpace's present timing stops for that swapchain, the CPU limiter paces it");
         }
     }
 

@@ -162,16 +162,50 @@ fn no_targets_outside_fifo_and_none_after_the_application_takes_over() -> Result
     Ok(())
 }
 
+/// A present that carries the application's own ids (DXVK's): vkpace adds no id, and still
+/// its target (the cap kept on the grid), but asks for no stage times, whose results would be
+/// named by ids that are not vkpace's.
 #[test]
-fn a_present_with_the_applications_ids_carries_no_timing_of_vkpaces() -> Result<(), CoreError> {
+fn a_present_with_the_applications_ids_keeps_its_target_and_asks_no_stage_times(
+) -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
     m.swapchain_created(1, 3, None, true)?;
     m.set_present_timing(1, SLOTS, relative(), true)?;
-    let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], Some(&[7]), false)? else {
-        panic!("no wait expected");
-    };
-    assert!(!plan.present_ids);
-    assert_eq!(m.planned_present_timing(1, 0), None);
+    let mut now = 0;
+    for frame in 0..6u64 {
+        loop {
+            match m.begin_frame(1, now)? {
+                Gate::Go => break,
+                Gate::SleepUntil(t) => now = now.max(t),
+                Gate::WaitFor(s) => m.serial_completed(s, now)?,
+            }
+        }
+        let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], Some(&[frame + 7]), false)?
+        else {
+            panic!("no wait expected");
+        };
+        if plan.repair == Some(RepairSemaphore::Create) {
+            m.semaphore_created(frame as u32 + 100)?;
+        }
+        assert!(!plan.present_ids);
+        assert_eq!(m.planned_present_id(1), 0);
+        let timing = m.planned_present_timing(1, now);
+        let request = timing.expect("a timed swapchain's present gets its timing");
+        assert!(!request.query_stages, "frame {frame}: {request:?}");
+        if frame > 0 {
+            assert_eq!(
+                request.target,
+                PresentTarget::Relative(2 * REFRESH),
+                "frame {frame}"
+            );
+        }
+        let serial = m.repair_submitted(now)?;
+        m.present_returned(PresentOutcome::Queued, now)?;
+        m.serial_completed(serial, now)?;
+        while m.poll_action().is_some() {}
+        now += 1_000_000;
+    }
+    assert_eq!(m.stats().targets_added, 6);
     Ok(())
 }
 
@@ -233,5 +267,47 @@ fn a_mode_that_takes_no_targets_leaves_the_cap_to_the_limiter() -> Result<(), Co
             "fifo {fifo}: frames shown {mean} ns apart at a 30 fps cap"
         );
     }
+    Ok(())
+}
+
+/// The application switches present modes on its presents (DXVK chains
+/// `VkSwapchainPresentModeInfoKHR` on every one): vkpace's timing goes on, a target only where
+/// the mode before and the one switched to are FIFO (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235).
+#[test]
+fn present_mode_switches_keep_targets_only_between_fifo_modes() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    let mut now = 0;
+    let mut targeted = Vec::new();
+    for (frame, fifo) in [true, true, false, false, true, true]
+        .into_iter()
+        .enumerate()
+    {
+        loop {
+            match m.begin_frame(1, now)? {
+                Gate::Go => break,
+                Gate::SleepUntil(t) => now = now.max(t),
+                Gate::WaitFor(s) => m.serial_completed(s, now)?,
+            }
+        }
+        let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
+            panic!("no wait expected");
+        };
+        if plan.repair == Some(RepairSemaphore::Create) {
+            m.semaphore_created(frame as u32 + 100)?;
+        }
+        m.present_mode_switched(1, fifo);
+        let request = m.planned_present_timing(1, now);
+        targeted.push(request.is_some_and(|r| r.target != PresentTarget::None));
+        let serial = m.repair_submitted(now)?;
+        m.present_returned(PresentOutcome::Queued, now)?;
+        m.serial_completed(serial, now)?;
+        while m.poll_action().is_some() {}
+        now += 40_000_000;
+    }
+    assert!(m.is_timed(1), "a mode switch does not stop vkpace's timing");
+    // FIFO, FIFO, to MAILBOX, MAILBOX, back to FIFO (from MAILBOX: none), FIFO.
+    assert_eq!(targeted, [true, true, false, false, false, true]);
     Ok(())
 }
