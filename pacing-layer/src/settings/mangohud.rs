@@ -15,14 +15,13 @@
 use std::path::{Path, PathBuf};
 
 use super::identity::Identity;
-use super::peers::Peer;
 
-/// MangoHud's limit for `id`, if its layer is enabled and one is set.
-pub(super) fn mangohud(
+/// MangoHud's limit for `id`, if its layer is enabled and one is set, and where it was set.
+pub(super) fn mangohud_limit(
     set: &impl Fn(&str) -> Option<String>,
     read: &impl Fn(&Path) -> Option<String>,
     id: &Identity,
-) -> Option<Peer> {
+) -> Option<(f64, String)> {
     if set("MANGOHUD").as_deref() != Some("1") {
         return None;
     }
@@ -36,7 +35,7 @@ pub(super) fn mangohud(
         (None, Some((limit, path))) => (limit, path.display().to_string()),
         (None, None) => return None,
     };
-    (fps_limit > 0.0).then_some(Peer::MangoHud { fps_limit, from })
+    (fps_limit > 0.0).then_some((fps_limit, from))
 }
 
 /// The `fps_limit` of the file MangoHud reads for `id`, and the file.

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::dxvk::dxvk_limit;
 use super::identity::Identity;
-use super::mangohud::mangohud;
+use super::mangohud::mangohud_limit;
 use super::{Mode, Settings};
 
 /// Another frame limiter found active.
@@ -90,8 +90,8 @@ pub fn detect_peers(
 ) -> Vec<Peer> {
     let set = |k: &str| env(k).filter(|v| !v.is_empty());
     let mut peers = Vec::new();
-    if let Some(p) = mangohud(&set, &read, id) {
-        peers.push(p);
+    if let Some((fps_limit, from)) = mangohud_limit(&set, &read, id) {
+        peers.push(Peer::MangoHud { fps_limit, from });
     }
     if let Some((fps, from)) = dxvk_limit(&set, &read, id, cwd) {
         peers.push(Peer::Dxvk { fps, from });
