@@ -215,3 +215,71 @@ fn over_a_display_with_present_timing_every_frame_is_shown_for_two_refreshes() -
     ensure!(off == 0, "intervals in refreshes: {:?}", grid.refreshes);
     Ok(())
 }
+
+/// Validation below the layer (`VK_INSTANCE_LAYERS`; synchronization validation on sid) finds
+/// nothing in the layer's calls that it does not find in DXVK's own without the layer: the
+/// VUIDs of both runs' validation logs, the layer's a subset. Each log is the program's alone
+/// (Wine's desktop process started before, without validation), and has the validation
+/// layer's status message, so its reports are known to reach it. (The validation layer opens
+/// its log file anew for each instance: the log is that of the program's last instance, the
+/// one DXVK renders with. Its output to stdout, the default, is lost: Wine ends the process
+/// without flushing the C library's buffers.)
+#[test]
+fn validation_finds_nothing_the_layer_adds() -> Result<()> {
+    let wine = wine()?;
+    let display = Display::get()?;
+    let layer = Installed::new("wine_validation")?;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wine");
+    let log = |name: &str| dir.join(format!("validation_{name}.txt"));
+    let validation = |name: &str| {
+        let _ = std::fs::remove_file(log(name));
+        vec![
+            ("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation".into()),
+            ("VK_LAYER_REPORT_FLAGS", "error,warn,info".into()),
+            ("VK_LAYER_LOG_FILENAME", log(name).into_os_string()),
+        ]
+    };
+    let mut paced = capped(&layer);
+    paced.extend(validation("paced"));
+    let runs = wine.run_after_desktop(
+        &display,
+        &[
+            ("validation_plain", &["60"], validation("plain")),
+            ("validation_paced", &["60"], paced),
+        ],
+    )?;
+    for run in &runs {
+        ensure!(run.status.success(), "{}: {}", run.status, run.stderr);
+    }
+    ensure!(
+        runs[1].stderr.contains("libVkLayer_khronos_validation.so")
+            && runs[1].stderr.contains(": paces"),
+        "validation is not below the pacing layer: {}",
+        runs[1].stderr
+    );
+    let vuids = |name: &str| -> Result<std::collections::BTreeSet<String>> {
+        let text = std::fs::read_to_string(log(name))?;
+        ensure!(
+            text.contains("CURRENT-VALIDATION-ENABLED"),
+            "no status message in the {name} log: {text}"
+        );
+        Ok(text
+            .split("VUID-")
+            .skip(1)
+            .filter_map(|rest| rest.split([' ', ']', '"', ',']).next())
+            .map(|v| format!("VUID-{v}"))
+            .collect())
+    };
+    let (ours, theirs) = (vuids("paced")?, vuids("plain")?);
+    eprintln!(
+        "validation: {} kinds of message with the layer, {} without: {ours:?}",
+        ours.len(),
+        theirs.len()
+    );
+    let added: Vec<_> = ours.difference(&theirs).collect();
+    ensure!(
+        added.is_empty(),
+        "validation messages only with the layer: {added:?}"
+    );
+    Ok(())
+}

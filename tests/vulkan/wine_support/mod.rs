@@ -82,9 +82,57 @@ impl Wine {
         self.exe.parent().unwrap_or(Path::new("/"))
     }
 
+    /// Runs the program once per entry of `runs` (`(tag, args, env)`, as [`Self::run`]) with
+    /// one Wine server kept alive between them, after a first run with none of their
+    /// environments: Wine's desktop process, which makes a Vulkan instance of its own at its
+    /// start (the display driver asks Vulkan about the GPUs), is then started by that first
+    /// run, and each run's own Vulkan instance is the only one made with its environment (a
+    /// validation layer's log file, for one, is then that program's alone).
+    pub fn run_after_desktop(
+        &self,
+        display: &Display,
+        runs: &[(&str, &[&str], Vec<(&str, std::ffi::OsString)>)],
+    ) -> Result<Vec<Finished>> {
+        let server = |arg: &str| {
+            Command::new(WINESERVER)
+                .arg(arg)
+                .env("WINEPREFIX", &self.prefix)
+                .status()
+        };
+        server("-p")?;
+        let done = self
+            .run_kept(display, "desktop", &["2"], &[])
+            .and_then(|first| {
+                ensure!(first.status.success(), "the first run: {}", first.status);
+                runs.iter()
+                    .map(|(tag, args, env)| self.run_kept(display, tag, args, env))
+                    .collect::<Result<Vec<_>>>()
+            });
+        let _ = server("-k");
+        done
+    }
+
     /// Runs the program for `frames` frames (`args` after it) in an X11 window on `display`
     /// with `env`, its output kept under `tag`.
     pub fn run(
+        &self,
+        display: &Display,
+        tag: &str,
+        args: &[&str],
+        env: &[(&str, std::ffi::OsString)],
+    ) -> Result<Finished> {
+        let finished = self.run_kept(display, tag, args, env);
+        // Wine's server and its services outlive the program; each run starts with none, and
+        // none outlives the test.
+        let _ = Command::new(WINESERVER)
+            .arg("-k")
+            .env("WINEPREFIX", &self.prefix)
+            .status();
+        finished
+    }
+
+    /// [`Self::run`], leaving Wine's server as it is.
+    fn run_kept(
         &self,
         display: &Display,
         tag: &str,
@@ -101,14 +149,7 @@ impl Wine {
             .env("DISPLAY", display.name())
             .env_remove("WAYLAND_DISPLAY")
             .envs(env.iter().map(|(k, v)| (*k, v)));
-        let finished = run_to_files(&mut cmd, "wine", tag, LIMIT);
-        // Wine's server and its services outlive the program; each run starts with none, and
-        // none outlives the test.
-        let _ = Command::new(WINESERVER)
-            .arg("-k")
-            .env("WINEPREFIX", &self.prefix)
-            .status();
-        finished
+        run_to_files(&mut cmd, "wine", tag, LIMIT)
     }
 }
 
