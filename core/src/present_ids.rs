@@ -63,6 +63,20 @@ impl<W: Copy + PartialEq> PresentIds<W> {
         if !awaited {
             return None;
         }
+        self.await_display(swapchain, frame, id)
+    }
+
+    /// A present of `frame` to `swapchain` carried the application's own id `id` (which
+    /// [`Self::skip_past`] was told of) and returned a success code: its display is awaited as
+    /// that of one of vkpace's ids is. The application's ids name its presents in the
+    /// swapchain's one id namespace, so a wait for one says when its present was shown.
+    pub(crate) fn presented_with(&mut self, swapchain: W, frame: u64, id: u64) -> Option<u64> {
+        self.await_display(swapchain, frame, id)
+    }
+
+    /// `frame`'s present to `swapchain`, id `id`, joins those awaited; returns the frame given
+    /// up to make room, if [`MAX_AWAITED`] were awaited.
+    fn await_display(&mut self, swapchain: W, frame: u64, id: u64) -> Option<u64> {
         if self.swapchain != Some(swapchain) {
             self.awaited.clear();
             self.swapchain = Some(swapchain);

@@ -225,6 +225,13 @@ pub(crate) unsafe fn device_adds(
         .find(|n| app.contains(&n.device_extension()));
     let mut own = Support::default();
     own.maintenance1 = app_m1.filter(|_| chain.maintenance1_on);
+    // The application's own present wait (DXVK enables it wherever offered): the pacer watches
+    // the display with it, through the application's own present ids.
+    own.present_wait = [ash::khr::present_id::NAME, ash::khr::present_wait::NAME]
+        .iter()
+        .all(|n| app.contains(n))
+        && chain.present_id_on
+        && chain.present_wait_on;
     // An instance the layer added nothing to (Vulkan 1.0 without properties2, or no surface
     // extension) is not asked about the device: its queries would use commands of extensions
     // the instance did not enable.
@@ -253,6 +260,7 @@ pub(crate) unsafe fn device_adds(
     }
     let mut uses = adds;
     uses.maintenance1 = adds.maintenance1.or(own.maintenance1);
+    uses.present_wait |= own.present_wait;
     DeviceAdds { adds, uses, own }
 }
 
@@ -294,6 +302,9 @@ struct ChainSeen {
     /// Present id's or present wait's (`VkPhysicalDevicePresentIdFeaturesKHR`,
     /// `VkPhysicalDevicePresentWaitFeaturesKHR`).
     present_id: bool,
+    /// ... with `presentId` on, and with `presentWait` on.
+    present_id_on: bool,
+    present_wait_on: bool,
     /// Swapchain maintenance1's (the KHR and EXT structures are one structure type).
     maintenance1: bool,
     /// ... with the feature on.
@@ -319,6 +330,16 @@ impl ChainSeen {
                 vk::StructureType::PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR,
             ]
             .contains(&base.s_type);
+            if base.s_type == vk::StructureType::PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR {
+                // SAFETY: a structure of this type is this structure.
+                let f = unsafe { &*p_next.cast::<vk::PhysicalDevicePresentIdFeaturesKHR<'_>>() };
+                seen.present_id_on = f.present_id == vk::TRUE;
+            }
+            if base.s_type == vk::StructureType::PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR {
+                // SAFETY: a structure of this type is this structure.
+                let f = unsafe { &*p_next.cast::<vk::PhysicalDevicePresentWaitFeaturesKHR<'_>>() };
+                seen.present_wait_on = f.present_wait == vk::TRUE;
+            }
             if base.s_type == m1 {
                 seen.maintenance1 = true;
                 // SAFETY: a structure of this type is this structure.

@@ -405,7 +405,7 @@ fn log_below(support: Option<vkpace::Support>) {
     crate::log(format_args!(
         "{}",
         match support.present_wait {
-            true => "present wait enabled below the application: where a surface has no present timing, the CPU limiter's grid follows the display's clock (exact display times watched during its sleep)",
+            true => "present wait in use (enabled below the application, or the application's own, watched through its own present ids): where a surface has no present timing, the CPU limiter's grid follows the display's clock (exact display times watched during its sleep)",
             false => "no present wait below the application: without present timing the CPU limiter keeps its own clock",
         }
     ));

@@ -159,6 +159,7 @@ fn over_vdisplay(
     tag: &str,
     log: &std::path::Path,
     settings: &[(&'static str, &str)],
+    frames: usize,
 ) -> Result<demo_process::Finished> {
     let wine = wine()?;
     let display = Display::get()?;
@@ -178,7 +179,7 @@ fn over_vdisplay(
             .iter()
             .map(|(k, v)| (*k, std::ffi::OsString::from(v))),
     );
-    wine.run(&display, tag, &[&GRID_FRAMES.to_string()], &env)
+    wine.run(&display, tag, &[&frames.to_string()], &env)
 }
 
 /// Over a 60 Hz display with present timing, DXVK's own present ids and waits beside the
@@ -188,7 +189,7 @@ fn over_vdisplay(
 fn over_a_display_with_present_timing_every_frame_is_shown_for_two_refreshes() -> Result<()> {
     let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wine/grid.jsonl");
     let _ = std::fs::remove_file(&log);
-    let run = over_vdisplay("wine_grid", &log, &[])?;
+    let run = over_vdisplay("wine_grid", &log, &[], GRID_FRAMES)?;
     ensure!(
         run.status.success(),
         "the program failed ({}): {}",
@@ -282,4 +283,92 @@ fn validation_finds_nothing_the_layer_adds() -> Result<()> {
         "validation messages only with the layer: {added:?}"
     );
     Ok(())
+}
+
+/// The display of the anchor runs: 59.2 Hz, so 2 refreshes (33.78 ms) are 1.35% longer than
+/// the cap's interval and a limiter on its own clock drifts through a refresh every 37 frames
+/// or so (as `pacing_layer_apps`'s vkcube case).
+const SLOW_HZ: f64 = 59.2;
+const ANCHOR_FRAMES: usize = 240;
+const ANCHOR_SETTLE: usize = 40;
+
+/// Over a display without present timing, DXVK's own present ids are the layer's display
+/// feedback: DXVK enables present wait itself and gives every present an id, so the layer adds
+/// no id of its own and watches DXVK's during its pacing sleep (a wait that began before the
+/// present was shown says when it was). The CPU limiter's grid follows the display's clock, as
+/// under vkcube with the layer's own present wait. Without present wait (vdisplay offers none,
+/// so DXVK gives no ids) the limiter keeps its own clock. Judged as
+/// vkcube's case: the run held to the display has at most half as many shown intervals off 2
+/// refreshes as the free one, which drifts (at least 4), and the layer's summary says the grid
+/// followed 2 refreshes.
+#[test]
+fn without_present_timing_dxvks_own_present_ids_hold_the_limiter_to_the_display() -> Result<()> {
+    let (anchored, free) = (anchor_run("on")?, anchor_run("off")?);
+    ensure!(
+        free.0 >= 4,
+        "on its own clock the limiter should drift through a refresh: {:?}",
+        free.1
+    );
+    ensure!(
+        anchored.0 * 2 <= free.0,
+        "{} intervals off the grid held to the display, {} on the CPU's clock: {:?}",
+        anchored.0,
+        free.0,
+        anchored.1
+    );
+    Ok(())
+}
+
+/// The program at 30 fps over vdisplay at [`SLOW_HZ`] without present timing, present wait
+/// `on` or `off`: the shown intervals after the settle not 2 refreshes, and all of them.
+fn anchor_run(present_wait: &str) -> Result<(usize, Vec<u64>)> {
+    let refresh_ns = (1e9 / SLOW_HZ) as u64;
+    let tag = format!("wine_anchor_{present_wait}");
+    let log =
+        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("wine/{tag}.jsonl"));
+    let _ = std::fs::remove_file(&log);
+    let hz = SLOW_HZ.to_string();
+    let run = over_vdisplay(
+        &tag,
+        &log,
+        &[
+            ("VDISPLAY_REFRESH_HZ", &hz),
+            ("VDISPLAY_SURFACE_PRESENT_TIMING", "off"),
+            ("VDISPLAY_PRESENT_WAIT", present_wait),
+        ],
+        ANCHOR_FRAMES,
+    )?;
+    ensure!(
+        run.status.success(),
+        "the program failed ({}): {}",
+        run.status,
+        run.stderr
+    );
+    let grid = GridRecord::of(
+        &virtual_display::read_present_log(&log)?,
+        ANCHOR_SETTLE,
+        refresh_ns,
+    );
+    let followed = run
+        .stderr
+        .split("the CPU limiter's grid followed it at ")
+        .nth(1)
+        .and_then(|at| at.split(' ').next()?.parse::<f64>().ok());
+    eprintln!(
+        "d3d11pace.exe, present wait {present_wait}: {} of {} intervals not 2 refreshes; the grid followed the display at {followed:?} ms",
+        grid.off(2),
+        grid.refreshes.len()
+    );
+    match present_wait {
+        "on" => {
+            let two = 2.0 * refresh_ns as f64 / 1e6;
+            ensure!(
+                followed.is_some_and(|ms| (ms - two).abs() < 0.05),
+                "the grid should follow {two:.3} ms: {}",
+                run.stderr
+            );
+        }
+        _ => ensure!(followed.is_none(), "no present wait, yet: {}", run.stderr),
+    }
+    Ok((grid.off(2), grid.refreshes))
 }

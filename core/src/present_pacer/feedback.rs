@@ -45,6 +45,10 @@ where
                 // is never shown.
                 let _given_up = c.ids.presented(t.swapchain, frame, awaitable);
                 self.stats.present_ids_added += 1;
+            } else if t.caller_id != 0 && awaitable {
+                // The application's own id (DXVK gives each present one): awaited the same way,
+                // so the display watch tells this frame's display under it too.
+                let _given_up = c.ids.presented_with(t.swapchain, frame, t.caller_id);
             }
             self.timing_outcome(t.swapchain, t.timing.is_some(), frame, !failed);
         }

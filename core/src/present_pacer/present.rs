@@ -53,6 +53,8 @@ pub(super) struct Target<W> {
     pub(super) fence: Option<u64>,
     /// The present timing vkpace adds, once asked ([`PacerMachine::planned_present_timing`]).
     pub(super) timing: Option<crate::machine::PresentTimingRequest>,
+    /// The application's own present id for it (0: none).
+    pub(super) caller_id: u64,
     /// The present's mode switch (the application's) leaves a target valid on it
     /// ([`PacerMachine::present_mode_switched`]).
     pub(super) mode_allows_target: bool,
@@ -130,6 +132,13 @@ where
         let fences = self.config.present_fences && !caller_fences;
         let ids = self.config.present_ids && caller_ids.is_none();
         self.plan_targets(targets, fences, ids)?;
+        if let Some(caller_ids) = caller_ids {
+            for (&(w, _), &id) in targets.iter().zip(caller_ids) {
+                if let Some(t) = self.pending.targets.iter_mut().find(|t| t.swapchain == w) {
+                    t.caller_id = id;
+                }
+            }
+        }
         let p = &mut self.pending;
         p.active = true;
         p.repair = repair.is_some();
@@ -379,6 +388,7 @@ where
                 id,
                 fence,
                 timing: None,
+                caller_id: 0,
                 mode_allows_target: true,
             });
         }

@@ -4,6 +4,7 @@ use super::*;
 use crate::pacing::{FrameLimit, PacingPolicy};
 use crate::vk_values::VkStatus;
 
+mod app_ids;
 mod fallback;
 mod late_old_present;
 mod lineage;
@@ -468,27 +469,5 @@ fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreErro
     d.bounded_waits()?;
     assert_eq!(d.destroyed_swapchains, vec![1, 2, 3]);
     assert_eq!(d.m.stats().fallback_waits, 1);
-    Ok(())
-}
-
-#[test]
-fn the_applications_ids_pass_and_a_surface_without_feedback_gets_none() -> Result<(), CoreError> {
-    let mut d = Driver::with_two_swapchains_and_ids(config(2))?;
-    // The application's own ids: vkpace's later ones stay above them.
-    assert_eq!(
-        d.unrepaired_present(1, 1, Some(&[40]))?,
-        0,
-        "the application's ids pass as they are"
-    );
-    assert_eq!(d.unrepaired_present(1, 0, None)?, 41);
-    // A present to a retired swapchain (an image acquired before the recreation) gets no id:
-    // its presents are never waited on.
-    d.m.swapchain_created(3, 2, Some(1), true)?;
-    assert_eq!(d.unrepaired_present(1, 0, None)?, 0);
-    // A surface without display feedback: no id planned, none counted.
-    d.m.set_present_ids(2, false);
-    let added = d.m.stats().present_ids_added;
-    assert_eq!(d.unrepaired_present(2, 0, None)?, 0);
-    assert_eq!(d.m.stats().present_ids_added, added);
     Ok(())
 }

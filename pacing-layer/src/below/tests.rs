@@ -100,7 +100,17 @@ fn the_applications_own_maintenance1_feature_is_seen_in_its_chain() {
     let mut wait = vk::PhysicalDevicePresentWaitFeaturesKHR::default().present_wait(true);
     let ci = vk::DeviceCreateInfo::default().push_next(&mut wait);
     // SAFETY: a valid chain.
-    assert!(unsafe { ChainSeen::of(ci.p_next) }.present_id);
+    let seen = unsafe { ChainSeen::of(ci.p_next) };
+    assert!(seen.present_id && seen.present_wait_on && !seen.present_id_on);
+    // Both features on (DXVK's): the pacer watches with the application's present wait.
+    let mut id = vk::PhysicalDevicePresentIdFeaturesKHR::default().present_id(true);
+    let mut wait = vk::PhysicalDevicePresentWaitFeaturesKHR::default().present_wait(true);
+    let ci = vk::DeviceCreateInfo::default()
+        .push_next(&mut id)
+        .push_next(&mut wait);
+    // SAFETY: a valid chain.
+    let seen = unsafe { ChainSeen::of(ci.p_next) };
+    assert!(seen.present_id_on && seen.present_wait_on);
 }
 
 #[test]

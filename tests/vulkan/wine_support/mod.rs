@@ -18,6 +18,9 @@ const LIMIT: Duration = Duration::from_secs(120);
 /// Wine's server (Debian installs it outside the PATH).
 const WINESERVER: &str = "/usr/lib/x86_64-linux-gnu/wine/wineserver";
 
+/// One run of [`Wine::run_after_desktop`]: its tag, the program's arguments, its environment.
+pub type RunArgs<'a> = (&'a str, &'a [&'a str], Vec<(&'a str, std::ffi::OsString)>);
+
 /// The Wine prefix and the program, made once.
 pub struct Wine {
     prefix: PathBuf,
@@ -91,7 +94,7 @@ impl Wine {
     pub fn run_after_desktop(
         &self,
         display: &Display,
-        runs: &[(&str, &[&str], Vec<(&str, std::ffi::OsString)>)],
+        runs: &[RunArgs<'_>],
     ) -> Result<Vec<Finished>> {
         let server = |arg: &str| {
             Command::new(WINESERVER)
