@@ -219,8 +219,9 @@ fn the_drivers_answers_never_break_the_bookkeeping() {
 }
 
 /// Present ids (the door's, and the application's own, which the door leaves alone) and
-/// present fences: ids grow per swapchain (the world checks), the display is asked about the
-/// door's, and present fences signal and free what they prove.
+/// present fences: ids grow per swapchain (the world checks), the display is asked about each
+/// frame's present by its id, the door's or the application's (DXVK gives every present one:
+/// the door's display feedback under it), and present fences signal and free what they prove.
 #[test]
 fn present_ids_and_fences_are_added_only_where_the_application_has_none() {
     for (own_ids, refresh_ns) in [(false, 0), (true, 0), (false, 800_000)] {
@@ -234,8 +235,8 @@ fn present_ids_and_fences_are_added_only_where_the_application_has_none() {
         let ids = out.truth.ids_sent;
         assert!(ids > 1_000, "{own_ids}: {out:?}");
         assert_eq!(out.stats.present_ids_added == 0, own_ids, "{out:?}");
-        // The door asks the display about its own ids only.
-        assert_eq!(out.seen.frames_displayed == 0, own_ids, "{out:?}");
+        // The display is asked about the frames by whichever ids their presents carried.
+        assert!(out.seen.frames_displayed > 100, "{own_ids}: {out:?}");
         assert!(out.truth.present_fences_signalled > 1_000, "{out:?}");
     }
 }

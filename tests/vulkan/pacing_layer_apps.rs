@@ -490,3 +490,49 @@ fn a_device_not_paced_gets_a_log_that_says_why() -> Result<()> {
     );
     Ok(())
 }
+
+/// vkcube with the layer enabled by name (`VK_INSTANCE_LAYERS`, the manifest on
+/// `VK_LAYER_PATH`, the implicit one out of reach), where Mesa's implicit device-select layer
+/// sits above it and it is the last layer before the driver: every run exits 0, the layer
+/// having paced it and destroyed its instance. Bookworm's loader answered a late lookup of
+/// `vkDestroyInstance` with the top of the chain there, and vkcube died with SIGSEGV in
+/// device-select at every exit (10 of 10); the layer now looks its commands up when the
+/// instance is made. 3 runs per push (sid), 20 in the whole matrix (both stacks).
+#[test]
+fn vkcube_with_the_layer_enabled_by_name_exits_cleanly() -> Result<()> {
+    let display = Display::get()?;
+    let layer = Installed::new("vkcube_by_name")?;
+    let runs = crate::run_length::frames(3, 20);
+    for i in 0..runs {
+        let mut cmd = Command::new("vkcube");
+        cmd.args(["--c", "30"])
+            .env("DISPLAY", display.name())
+            .env_remove("WAYLAND_DISPLAY")
+            .env("VK_LAYER_PATH", layer.root.join("vulkan/implicit_layer.d"))
+            .env("VK_INSTANCE_LAYERS", "VK_LAYER_VKPACE_pacing")
+            .env("XDG_DATA_HOME", layer.root.join("none"))
+            .env("VKPACE_CONFIG", layer.root.join("none.conf"))
+            .env("VKPACE_FPS", FPS.to_string());
+        let done = run_to_files(
+            &mut cmd,
+            "pacing_layer",
+            &format!("vkcube_by_name_{i}"),
+            LIMIT,
+        )?;
+        let output = format!("{}\n{}", done.stdout, done.stderr);
+        ensure!(
+            done.status.success(),
+            "run {i} of {runs}: vkcube enabled by name ended with {}: {output}",
+            done.status
+        );
+        // Last in the chain: nothing below it but the loader's terminator.
+        ensure!(
+            output.contains("vkpace-pacing: vkcube: paces")
+                && output.contains("vkDestroyInstance: instance destroyed through the layer")
+                && output.contains("below it: libvulkan.so.1"),
+            "run {i}: the layer did not pace vkcube last in the chain: {output}"
+        );
+    }
+    eprintln!("vkcube with the layer enabled by name: {runs} of {runs} runs exit 0");
+    Ok(())
+}
