@@ -72,7 +72,7 @@ impl HudView {
     pub fn update(&mut self, now: Instant, history: &FrameHistory, facts: &HudFacts) {
         if self
             .refreshed
-            .map_or(true, |t| now.duration_since(t) >= REFRESH)
+            .is_none_or(|t| now.duration_since(t) >= REFRESH)
         {
             self.figures = means(history);
             self.refreshed = Some(now);

@@ -266,7 +266,7 @@ impl Session {
             }
         }
         let k = self.args.switch_present_mode_every;
-        if k > 0 && self.frames > 0 && self.frames % k == 0 {
+        if k > 0 && self.frames > 0 && self.frames.is_multiple_of(k) {
             self.next_present_mode();
         }
         Ok(())

@@ -56,10 +56,10 @@ pub(crate) fn check_extras(
     let allowed = match (extras.target, timing) {
         (PresentTarget::None, _) => true,
         (PresentTarget::Relative(_), Some(Targets::Relative)) => {
-            offered.map_or(true, |t| t.relative_targets)
+            offered.is_none_or(|t| t.relative_targets)
         }
         (PresentTarget::Absolute(_), Some(Targets::Absolute)) => {
-            offered.map_or(true, |t| t.absolute_targets)
+            offered.is_none_or(|t| t.absolute_targets)
         }
         _ => false,
     };

@@ -50,7 +50,7 @@ fn cases(dir: &Path) -> Result<Vec<(String, Expect)>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();
-        if path.extension().map_or(true, |e| e != "rs") {
+        if path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
         let text = std::fs::read_to_string(&path)?;

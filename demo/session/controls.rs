@@ -107,7 +107,7 @@ impl Session {
         } else {
             self.args.resize_every
         };
-        if k == 0 || i == 0 || i % k != 0 {
+        if k == 0 || i == 0 || !i.is_multiple_of(k) {
             return None;
         }
         Some(resize_extent(i / k))

@@ -234,7 +234,7 @@ impl GpuTimer {
             let after = clock.now_ns();
             r.result().during("vkGetCalibratedTimestampsEXT")?;
             let bracket = after.saturating_sub(before);
-            if best.map_or(true, |(b, _, _)| bracket < b) {
+            if best.is_none_or(|(b, _, _)| bracket < b) {
                 best = Some((bracket, ticks[0], before + bracket / 2));
             }
         }

@@ -84,7 +84,7 @@ impl<W: Write> FrameLog<W> {
         }
         write_cell(out, interval)?;
         writeln!(out)?;
-        if self.written % FLUSH_EVERY == 0 {
+        if self.written.is_multiple_of(FLUSH_EVERY) {
             self.out.flush()?;
         }
         Ok(())

@@ -69,7 +69,7 @@ proptest! {
         let period = limit.period_ns();
         let mut l = FrameLimiter::new(limit);
         let mut all = offs.clone();
-        all.extend(std::iter::repeat(0).take(60));
+        all.extend(std::iter::repeat_n(0, 60));
         let starts: Vec<u64> = drive(&mut l, period, &all).into_iter().map(|(s, _)| s).collect();
         let tail = &starts[starts.len() - 20..];
         for w in tail.windows(2) {

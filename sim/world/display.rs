@@ -358,7 +358,7 @@ impl Display {
             else {
                 break;
             };
-            if !next.ready.is_some_and(|r| r <= at) {
+            if next.ready.is_none_or(|r| r > at) {
                 break;
             }
             self.queue.pop_front();
@@ -376,7 +376,7 @@ impl Display {
         if let Some(s) = self.swapchains.get_mut(&p.gen) {
             s.shown_id = s.shown_id.max(p.id);
         }
-        let retired = self.swapchains.get(&p.gen).map_or(true, |s| s.retired);
+        let retired = self.swapchains.get(&p.gen).is_none_or(|s| s.retired);
         if p.stages && !retired {
             self.presents.insert(p.seq, p);
         } else {
@@ -465,6 +465,6 @@ impl Display {
 
     /// Whether every present up to `seq` was shown (or never will be).
     pub fn shown_through(&self, seq: u64) -> bool {
-        !self.holds_images() || self.queue.front().map_or(true, |&s| s > seq)
+        !self.holds_images() || self.queue.front().is_none_or(|&s| s > seq)
     }
 }

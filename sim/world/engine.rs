@@ -460,7 +460,7 @@ impl World {
 
     /// Whether every present up to `seq` consumed its wait.
     pub(super) fn presents_done_through(&self, seq: u64) -> bool {
-        self.presents.front().map_or(true, |p| p.seq > seq)
+        self.presents.front().is_none_or(|p| p.seq > seq)
     }
 
     /// Whether nothing is left on the GPU or in the engine's queue.

@@ -186,7 +186,7 @@ impl World {
             let stream_waits = head.stream_waits.clone();
             let presents_done = head
                 .after_present
-                .map_or(true, |seq| self.presents_done_through(seq))
+                .is_none_or(|seq| self.presents_done_through(seq))
                 && self.stream_waits_reached(&stream_waits);
             if !presents_done
                 || !waits
@@ -254,7 +254,7 @@ impl World {
         }
         let presents_done = head
             .after_present
-            .map_or(true, |seq| self.presents_done_through(seq));
+            .is_none_or(|seq| self.presents_done_through(seq));
         let waits_done = head
             .waits
             .iter()

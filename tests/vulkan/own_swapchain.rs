@@ -272,7 +272,7 @@ fn a_30_fps_limit_shows_every_frame_for_two_refreshes() -> Result<()> {
         let ((before, _), (at, ready)) = (w[0], w[1]);
         let n = ((at - before) as f64 / period).round() as u64;
         let intended = before as f64 + 2.0 * period;
-        let late = ready.map_or(true, |ready| ready as f64 > intended);
+        let late = ready.is_none_or(|ready| ready as f64 > intended);
         match n {
             2 => {}
             _ if late && n > 2 => misses += 1,

@@ -176,7 +176,7 @@ fn plan(
     sc.surface.note_present();
     let readback = result.as_raw() >= 0
         && sc.readback.is_some()
-        && seq % dev.settings.readback_every == 0
+        && seq.is_multiple_of(dev.settings.readback_every)
         && dev.family_of(queue) == Some(dev.default_family);
     Request {
         sc,

@@ -89,7 +89,7 @@ impl Surface {
         if s.fault_surface_lost_after > 0 && st.presents >= s.fault_surface_lost_after {
             st.lost = true;
         }
-        if s.fault_resize_every > 0 && st.presents % s.fault_resize_every == 0 {
+        if s.fault_resize_every > 0 && st.presents.is_multiple_of(s.fault_resize_every) {
             next_fault_extent(s, &mut st);
         }
     }

@@ -225,7 +225,7 @@ pub const RECALIBRATE_NS: u64 = 1_000_000_000;
 /// Whether a clock last calibrated at `calibrated_at` (never: `None`) is due at `now`.
 #[must_use]
 pub fn recalibration_due(calibrated_at: Option<u64>, now: u64) -> bool {
-    calibrated_at.map_or(true, |at| now.saturating_sub(at) >= RECALIBRATE_NS)
+    calibrated_at.is_none_or(|at| now.saturating_sub(at) >= RECALIBRATE_NS)
 }
 
 #[cfg(test)]

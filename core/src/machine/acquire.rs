@@ -293,9 +293,9 @@ where
         // Compared with the last frame submitted, not handed out: a renderer that drops a frame
         // without recording it still sees the change on the frame it renders.
         let before = self.submitted_shape;
-        let swapchain_changed = before.map_or(true, |b| b.0 != generation);
-        let extent_changed = before.map_or(true, |b| b.1 != extent);
-        let format_changed = before.map_or(true, |b| b.2 != format);
+        let swapchain_changed = before.is_none_or(|b| b.0 != generation);
+        let extent_changed = before.is_none_or(|b| b.1 != extent);
+        let format_changed = before.is_none_or(|b| b.2 != format);
         Request::FrameReady(FrameInfo {
             number: frame.number,
             swapchain: live.handle,

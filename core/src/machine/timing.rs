@@ -47,7 +47,7 @@ where
         self.live
             .as_ref()
             .is_some_and(|l| queues_frames(l.plan.present_mode))
-            && self.next_mode.map_or(true, queues_frames)
+            && self.next_mode.is_none_or(queues_frames)
     }
 
     /// Frame `frame`'s submission was `serial`.

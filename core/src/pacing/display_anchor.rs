@@ -233,9 +233,9 @@ impl DisplayAnchor {
             // Neither drift nor a refresh: a late report, or a frame that started late.
             0
         } else if off > 0
-            && !self
+            && self
                 .late_since
-                .is_some_and(|f| frame.saturating_sub(f) <= LATE_MEMORY)
+                .is_none_or(|f| frame.saturating_sub(f) > LATE_MEMORY)
         {
             // Late once: a refresh missed, or only a late report of the display (the
             // watching thread woke up late). The lead grows only if it happens again soon.

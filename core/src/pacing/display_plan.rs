@@ -306,7 +306,7 @@ impl DisplayPlan {
     /// first pixel becomes the grid's phase: the refreshes of the frames planned after it are
     /// snapped to it (computed from an older phase, they may be a few ns off it).
     pub(super) fn shown(&mut self, frame: u64, shown: u64, refresh: u64) -> Option<(u64, u64)> {
-        if self.anchor.map_or(true, |(f, _)| f < frame) {
+        if self.anchor.is_none_or(|(f, _)| f < frame) {
             self.anchor = Some((frame, shown));
             let later = |p: &&mut Plan| p.frame > frame && p.targeted;
             for p in self.plans.iter_mut().flatten().filter(later) {

@@ -86,7 +86,7 @@ impl<W: Copy + PartialEq> Chain<W> {
     /// `serial`. Proofs come in queue order, so a later one covers more: it replaces one of the
     /// same or an older generation.
     pub(super) fn proven_by(&mut self, generation: u64, serial: Serial, present: u64) {
-        if !self.proven.is_some_and(|p| p.generation > generation) {
+        if self.proven.is_none_or(|p| p.generation <= generation) {
             self.proven = Some(Proven {
                 generation,
                 serial,

@@ -76,7 +76,7 @@ pub(super) unsafe fn calibrate(
     for _ in 0..3 {
         // SAFETY: caller contract.
         let reading = unsafe { read_clocks(fns, device, swapchain, chosen, &plan[..n], clock) }?;
-        if best.map_or(true, |b| reading.bracket_ns < b.bracket_ns) {
+        if best.is_none_or(|b| reading.bracket_ns < b.bracket_ns) {
             best = Some(reading);
         }
     }

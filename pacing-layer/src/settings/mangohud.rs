@@ -27,7 +27,7 @@ pub(super) fn mangohud_limit(
     }
     let env = set("MANGOHUD_CONFIG");
     let from_env = env.as_deref().and_then(|c| fps_limit(c, ','));
-    let reads_file = env.as_deref().map_or(true, read_cfg);
+    let reads_file = env.as_deref().is_none_or(read_cfg);
     let from_file = reads_file.then(|| file_limit(set, read, id)).flatten();
     // The variable's value overrides the file's, a limit of 0 included.
     let (fps_limit, from) = match (from_env, from_file) {

@@ -70,7 +70,7 @@ struct Reader {
 pub fn settled(log: &str) -> bool {
     let idle = log.rfind("\"N\":\"core_repaint_exit_loop\"");
     let commit = log.rfind(".commit()");
-    idle.is_some_and(|idle| commit.map_or(true, |commit| idle > commit))
+    idle.is_some_and(|idle| commit.is_none_or(|commit| idle > commit))
 }
 
 impl Record {

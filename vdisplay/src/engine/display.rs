@@ -333,7 +333,7 @@ impl Display {
 
     fn target_ok(&self, target: Target, v: u64) -> bool {
         self.earliest_visible(target)
-            .map_or(true, |earliest| v >= earliest)
+            .is_none_or(|earliest| v >= earliest)
     }
 
     /// The earliest blank time a target allows (`None`: no target). With

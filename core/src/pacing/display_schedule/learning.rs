@@ -16,7 +16,7 @@ impl DisplaySchedule {
     ) {
         if let Some(ready) = ready {
             // A partial result and the complete one carry the same time: learned once.
-            if self.last_ready.map_or(true, |(f, _)| f < frame) {
+            if self.last_ready.is_none_or(|(f, _)| f < frame) {
                 self.learn_durations(frame, ready);
             }
             self.plan.engine_ready(frame, ready);
@@ -27,7 +27,7 @@ impl DisplaySchedule {
         let Some(shown) = shown else {
             return;
         };
-        let newer = self.plan.anchor().map_or(true, |(f, _)| f < frame);
+        let newer = self.plan.anchor().is_none_or(|(f, _)| f < frame);
         let expected = self.expected(frame);
         let planned = self.plan.planned(frame);
         let before = frame.checked_sub(1).and_then(|f| self.plan.shown_at(f));
