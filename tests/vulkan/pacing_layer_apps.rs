@@ -287,7 +287,7 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<(usize, Vec<u64>)
         grid.targeted == 0,
         "targets without present timing: {output}"
     );
-    let followed = followed_period_ms(&output);
+    let followed = pacing_layer_support::followed_period_ms(&output);
     eprintln!(
         "present wait {present_wait}: {} of {} intervals not 2 refreshes; the grid followed the display at {followed:?} ms",
         grid.off(2),
@@ -305,14 +305,6 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<(usize, Vec<u64>)
         _ => ensure!(followed.is_none(), "no present wait, yet: {output}"),
     }
     Ok((grid.off(2), grid.refreshes))
-}
-
-/// The period the layer's summary says the CPU limiter's grid followed, in ms.
-fn followed_period_ms(output: &str) -> Option<f64> {
-    let at = output
-        .split("the CPU limiter's grid followed it at ")
-        .nth(1)?;
-    at.split(' ').next()?.parse().ok()
 }
 
 #[test]

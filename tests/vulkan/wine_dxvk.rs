@@ -394,11 +394,7 @@ fn anchor_run(present_wait: &str) -> Result<(usize, Vec<u64>)> {
         ANCHOR_SETTLE,
         refresh_ns,
     );
-    let followed = run
-        .stderr
-        .split("the CPU limiter's grid followed it at ")
-        .nth(1)
-        .and_then(|at| at.split(' ').next()?.parse::<f64>().ok());
+    let followed = pacing_layer_support::followed_period_ms(&run.stderr);
     eprintln!(
         "d3d11pace.exe, present wait {present_wait}: {} of {} intervals not 2 refreshes; the grid followed the display at {followed:?} ms",
         grid.off(2),

@@ -68,8 +68,10 @@ where
 
     /// The present of `swapchain`'s own lineage to ask the display about now (a zero-timeout
     /// wait), if one on `swapchain` itself is awaited. A shell inside a call on `swapchain`
-    /// asks only about it: `vkWaitForPresentKHR`'s swapchain is externally synchronized, and
-    /// the application synchronizes the swapchains of its call, not the others.
+    /// asks only about it: `vkWaitForPresentKHR` may run while other threads use its swapchain,
+    /// except `vkDestroySwapchainKHR` (the exception to external synchronization the validation
+    /// layer's thread-safety checks encode), and only the swapchains of the application's call
+    /// are known not to be destroyed meanwhile.
     #[must_use]
     pub fn display_query_of(&self, swapchain: W) -> Option<u64> {
         let i = self.find(swapchain)?;

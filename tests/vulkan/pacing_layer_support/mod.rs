@@ -98,3 +98,11 @@ fn lock_counts(output: &str, label: &str) -> Result<(u64, u64)> {
         .with_context(|| format!("{label}{line}"))?;
     Ok((number(line)?, number(held)?))
 }
+
+/// The period the layer's summary says the CPU limiter's grid followed, in ms.
+pub fn followed_period_ms(output: &str) -> Option<f64> {
+    let at = output
+        .split("the CPU limiter's grid followed it at ")
+        .nth(1)?;
+    at.split(' ').next()?.parse().ok()
+}
