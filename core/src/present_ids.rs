@@ -37,6 +37,10 @@ pub(crate) struct PresentIds<W> {
     swapchain: Option<W>,
     /// (frame number, present id), oldest first.
     awaited: VecDeque<(u64, u64)>,
+    /// A wait failed with an error that asking again would repeat (a layer or driver that
+    /// offered present wait and does not keep it on this swapchain): nothing is awaited any
+    /// more, so the error is reported once, not once per frame.
+    refused: bool,
 }
 
 impl<W: Copy + PartialEq> PresentIds<W> {
@@ -45,6 +49,7 @@ impl<W: Copy + PartialEq> PresentIds<W> {
             next_id: 1,
             swapchain: None,
             awaited: VecDeque::with_capacity(MAX_AWAITED),
+            refused: false,
         }
     }
 
@@ -77,6 +82,9 @@ impl<W: Copy + PartialEq> PresentIds<W> {
     /// `frame`'s present to `swapchain`, id `id`, joins those awaited; returns the frame given
     /// up to make room, if [`MAX_AWAITED`] were awaited.
     fn await_display(&mut self, swapchain: W, frame: u64, id: u64) -> Option<u64> {
+        if self.refused {
+            return None;
+        }
         if self.swapchain != Some(swapchain) {
             self.awaited.clear();
             self.swapchain = Some(swapchain);
@@ -134,7 +142,14 @@ impl<W: Copy + PartialEq> PresentIds<W> {
                 self.awaited.clear();
                 Ok(Shown::Stopped)
             }
-            e => Err(Failure::from_status("vkWaitForPresentKHR", e)),
+            VkStatus::DEVICE_LOST => Err(Failure::DeviceLost),
+            // Any other error would come again at every ask: the display is no longer
+            // awaited on this lineage, and the error is the caller's once.
+            e => {
+                self.awaited.clear();
+                self.refused = true;
+                Err(Failure::from_status("vkWaitForPresentKHR", e))
+            }
         }
     }
 }
@@ -180,6 +195,17 @@ mod tests {
         ids.presented(1u64, 3, true);
         assert_eq!(ids.answer(VkStatus::SURFACE_LOST), Ok(Shown::Stopped));
         assert_eq!(ids.next_query(), None);
+    }
+
+    #[test]
+    fn a_wait_that_fails_is_not_asked_again() {
+        let mut ids = PresentIds::new();
+        ids.presented(1u64, 0, true);
+        assert!(ids.answer(VkStatus(-7)).is_err());
+        assert_eq!(ids.next_query(), None);
+        ids.presented(1, 1, true);
+        assert_eq!(ids.next_query(), None, "a refused wait is not asked again");
+        assert_eq!(ids.next_id(), 3, "ids still grow");
     }
 
     #[test]
