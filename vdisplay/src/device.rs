@@ -11,6 +11,7 @@ use std::ffi::{c_char, CStr};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use ash::vk;
+use vkpace_registry::{self as registry, structure_type as st};
 
 use vkpace_layer_plumbing::chain::Splice;
 use vkpace_layer_plumbing::loader::PfnSetDeviceLoaderData;
@@ -93,6 +94,11 @@ pub struct Device {
     pub readback: Option<Readback>,
     /// Acquire semaphores owed their signal (`elide.rs`).
     pub owed: crate::elide::Owed,
+    /// The present structures of the layer's extensions the driver's device was made without
+    /// (`plan_down`): unlinked from a present that goes to the driver's own swapchains, which
+    /// would read them as the driver's (bookworm's lavapipe, without present id, crashed on a
+    /// `VkPresentIdKHR` it found in the chain).
+    pub driver_lacks: Vec<vk::StructureType>,
     queue_lock: Mutex<()>,
     fences: Mutex<Vec<vk::Fence>>,
 }
@@ -181,6 +187,7 @@ pub unsafe fn create(
     // SAFETY: `pd` belongs to `inst`.
     let driver = unsafe { crate::physical::driver_extensions(&inst, pd) };
     let (kept, drop_types) = plan_down(&names, &driver);
+    let driver_lacks = present_structures_of_stripped(&names, &kept);
     let kept_ptrs: Vec<*const c_char> = kept.iter().map(|n| n.as_ptr()).collect();
     let call_down = |next_create: vk::PFN_vkCreateDevice| {
         // SAFETY: `ci` is valid.
@@ -199,7 +206,7 @@ pub unsafe fn create(
     // SAFETY: the loader's create info, once per call; the physical device's instance.
     match unsafe { DeviceLink::create(&*ci, inst.handle, out, call_down) } {
         // SAFETY: the device was just created from `ci`.
-        Ok(next) => unsafe { finish_create(inst, pd, &*ci, &names, next) },
+        Ok(next) => unsafe { finish_create(inst, pd, &*ci, (&names, driver_lacks), next) },
         Err(error) => error,
     }
 }
@@ -238,6 +245,24 @@ fn plan_down<'a>(
     (kept, drop_types)
 }
 
+/// The present-chain structures of the extensions the application enabled and the driver's
+/// device was made without (`kept`: the names passed down).
+fn present_structures_of_stripped(names: &[&CStr], kept: &[&CStr]) -> Vec<vk::StructureType> {
+    let by_extension = [
+        (vk::KHR_PRESENT_ID_NAME, vk::StructureType::PRESENT_ID_KHR),
+        (registry::KHR_PRESENT_ID_2_NAME, st::PRESENT_ID_2_KHR),
+        (
+            registry::EXT_PRESENT_TIMING_NAME,
+            st::PRESENT_TIMINGS_INFO_EXT,
+        ),
+    ];
+    by_extension
+        .into_iter()
+        .filter(|(n, _)| names.contains(n) && !kept.contains(n))
+        .map(|(_, ty)| ty)
+        .collect()
+}
+
 /// Builds the layer's device state and starts its engine.
 ///
 /// # Safety
@@ -246,7 +271,7 @@ unsafe fn finish_create(
     inst: Arc<Instance>,
     pd: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
-    names: &[&CStr],
+    (names, driver_lacks): (&[&CStr], Vec<vk::StructureType>),
     next: NextDevice,
 ) -> vk::Result {
     let (handle, load) = (next.handle, next.loader());
@@ -287,6 +312,7 @@ unsafe fn finish_create(
         readback: settings.readback_dir.clone().map(Readback::new),
         settings,
         owed: crate::elide::Owed::default(),
+        driver_lacks,
         queue_lock: Mutex::new(()),
         fences: Mutex::new(Vec::new()),
     });

@@ -78,6 +78,9 @@ pub unsafe fn create(
     let instance = unsafe { build(next, &*ci) };
     // SAFETY: a valid instance handle.
     let key = unsafe { DispatchKey::of(instance.handle) };
+    if instance.settings.trace_instances {
+        eprintln!("vdisplay: vkCreateInstance: instance made by the driver");
+    }
     INSTANCES.insert(key, Arc::new(instance));
     vk::Result::SUCCESS
 }
@@ -161,6 +164,9 @@ pub unsafe fn destroy(instance: vk::Instance, alloc: *const vk::AllocationCallba
         crate::surface::forget_instance(key);
         // SAFETY: the next layer's destroy with the application's arguments.
         unsafe { (inst.fp.fp_v1_0().destroy_instance)(instance, alloc) };
+        if inst.settings.trace_instances {
+            eprintln!("vdisplay: vkDestroyInstance: instance destroyed by the driver");
+        }
     }
 }
 

@@ -17,7 +17,7 @@ use crate::engine::{Job, Request};
 use crate::faults::Injected;
 use crate::swapchain::{self, ImageState, Status, Swapchain};
 use crate::timing;
-use vkpace_layer_plumbing::chain;
+use vkpace_layer_plumbing::chain::{self, Splice};
 
 /// The per-swapchain arrays of a present's extension structures.
 #[derive(Default)]
@@ -85,8 +85,20 @@ pub unsafe fn queue_present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_
     let scs: Vec<Option<Arc<Swapchain>>> = chains.iter().map(|s| swapchain::lookup(*s)).collect();
     if scs.iter().all(Option::is_none) {
         let _q = dev.lock_queues();
-        // SAFETY: only driver swapchains: down the chain unchanged.
-        return unsafe { (dev.swapchain_fp.queue_present_khr)(queue, info) };
+        // The structures of the layer's extensions the driver lacks are unlinked for the call
+        // (the application's chain is relinked when the splice is dropped, after it).
+        let mut down = *pi;
+        // SAFETY: `down` heads the application's valid chain, which the application keeps
+        // for this call and synchronizes with the queue (the present's external
+        // synchronization); only the call below reads it before the splice is dropped.
+        let _splice = unsafe {
+            Splice::unlink(
+                (&mut down as *mut vk::PresentInfoKHR).cast(),
+                &dev.driver_lacks,
+            )
+        };
+        // SAFETY: only driver swapchains: down the chain, without what the driver lacks.
+        return unsafe { (dev.swapchain_fp.queue_present_khr)(queue, &down) };
     }
     if scs.iter().any(Option::is_none) {
         eprintln!("vdisplay: a present mixing virtual and driver swapchains is not supported");

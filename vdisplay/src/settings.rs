@@ -176,6 +176,10 @@ pub struct Settings {
     /// virtual`), so a program that only knows windows runs over vdisplay unmodified; the
     /// window itself then shows nothing. False (`driver`): they go to the driver.
     pub virtual_window_surfaces: bool,
+    /// Each instance's creation and destruction is said on stderr (`trace_instances = on`):
+    /// a test counts how often the driver's `vkDestroyInstance` is reached through the layers
+    /// above vdisplay (once per instance, whatever their order).
+    pub trace_instances: bool,
 }
 
 /// What a surface offers of present timing.
@@ -245,6 +249,7 @@ impl Default for Settings {
             calibrated_khr: true,
             present_wait: true,
             virtual_window_surfaces: false,
+            trace_instances: false,
         }
     }
 }
@@ -283,6 +288,7 @@ pub const KEYS: &[&str] = &[
     "calibrated_timestamps",
     "present_wait",
     "window_surfaces",
+    "trace_instances",
 ];
 
 impl Settings {
@@ -327,6 +333,7 @@ impl Settings {
             "calibrated_timestamps" => set(&mut self.calibrated_khr, parse_calibrated_names(v)),
             "present_wait" => set(&mut self.present_wait, parse_bool(v)),
             "window_surfaces" => set(&mut self.virtual_window_surfaces, parse_window_surfaces(v)),
+            "trace_instances" => set(&mut self.trace_instances, parse_bool(v)),
             _ => false,
         };
         if !ok {
