@@ -24,6 +24,7 @@ mod demo_virtual_display;
 mod display_robustness;
 mod examples;
 mod headless;
+mod layer_chain_orders;
 mod not_ready;
 mod own_swapchain;
 mod pacing_layer_apps;
