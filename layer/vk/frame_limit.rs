@@ -18,7 +18,12 @@ use super::error::{Error, Result};
 pub struct FrameLimit(vkpace_core::FrameLimit);
 
 impl FrameLimit {
-    /// A limit of `fps` frames per second (1 to 10,000); outside that,
+    /// The slowest frame limit, fps.
+    pub const MIN_FPS: f64 = vkpace_core::FrameLimit::MIN_FPS;
+    /// The fastest frame limit, fps.
+    pub const MAX_FPS: f64 = vkpace_core::FrameLimit::MAX_FPS;
+
+    /// A limit of `fps` frames per second ([`Self::MIN_FPS`] to [`Self::MAX_FPS`]); outside that,
     /// [`Error::InvalidFrameLimit`].
     pub fn fps(fps: f64) -> Result<Self> {
         vkpace_core::FrameLimit::fps(fps)

@@ -30,7 +30,12 @@ pub struct FrameLimit {
 }
 
 impl FrameLimit {
-    /// A limit of `fps` frames per second (1 to 10,000).
+    /// The slowest frame limit, fps.
+    pub const MIN_FPS: f64 = 1.0;
+    /// The fastest frame limit, fps.
+    pub const MAX_FPS: f64 = 10_000.0;
+
+    /// A limit of `fps` frames per second ([`Self::MIN_FPS`] to [`Self::MAX_FPS`]).
     ///
     /// ```
     /// use vkpace_core::FrameLimit;
@@ -40,7 +45,7 @@ impl FrameLimit {
     /// # Ok::<(), vkpace_core::CoreError>(())
     /// ```
     pub fn fps(fps: f64) -> Result<Self, CoreError> {
-        if !(1.0..=10_000.0).contains(&fps) {
+        if !(Self::MIN_FPS..=Self::MAX_FPS).contains(&fps) {
             return Err(CoreError::InvalidFrameLimit(format!("{fps}")));
         }
         Ok(Self {

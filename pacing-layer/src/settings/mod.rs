@@ -188,7 +188,9 @@ impl Settings {
     }
 }
 
-const FPS_EXPECTED: &str = "a frame rate from 1 to 1000 (fractions allowed), 0 or off";
+/// The text of a wrong `fps` value: the range is the frame limit's ([`vkpace::FrameLimit::MIN_FPS`]
+/// to [`vkpace::FrameLimit::MAX_FPS`]; a test holds the two together).
+const FPS_EXPECTED: &str = "a frame rate from 1 to 10000 (fractions allowed), 0 or off";
 const MODE_EXPECTED: &str = "grid, low-latency or off";
 const SWITCH: &str = "1 or 0 (on/off, true/false)";
 

@@ -330,3 +330,13 @@ fn the_layer_steps_aside_for_another_limiter_unless_forced() {
     s.mode = Mode::Off;
     assert_eq!(decide(&s, &peers), Decision::Off);
 }
+
+#[test]
+fn the_fps_range_is_the_frame_limits_and_its_text_says_so() {
+    let (min, max) = (vkpace::FrameLimit::MIN_FPS, vkpace::FrameLimit::MAX_FPS);
+    assert_eq!(parse_fps(&max.to_string()), Some(Some(max)));
+    assert_eq!(parse_fps(&min.to_string()), Some(Some(min)));
+    assert_eq!(parse_fps(&(max + 1.0).to_string()), None);
+    assert_eq!(parse_fps("0.5"), None);
+    assert!(FPS_EXPECTED.contains(&format!("from {min} to {max}")));
+}
