@@ -10,6 +10,14 @@
 //! aborts, the same call outside it ends the thread, even through an `extern "system"` Rust
 //! frame), "Rust cannot catch foreign exceptions" for a C++ one. [`Guard::around`] runs a
 //! command in three steps, the call down between two guarded ones and outside them.
+//!
+//! A C++ exception from below still ends the process, with Rust's "panic in a function that
+//! cannot unwind": the entry points are `extern "system"` and the calls down go through the
+//! `extern "system"` pointers of Vulkan's C API, which may not unwind. That is the C contract
+//! every Vulkan caller is under (the loader's trampolines and C layers have no unwind tables
+//! either), so an exception out of a Vulkan command is the throwing layer's bug; letting it
+//! through would need `extern "system-unwind"` on both sides of every call, and it would
+//! still stop in the loader.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
