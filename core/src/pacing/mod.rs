@@ -15,6 +15,7 @@
 //!   deadline of a fixed CPU grid, which follows the display's clock where exact display
 //!   times come ([`DisplayAnchor`]).
 
+mod anchored_limiter;
 mod display_anchor;
 mod display_plan;
 mod display_refresh;
@@ -23,6 +24,7 @@ mod frame_limiter;
 mod low_latency;
 mod window_stats;
 
+use anchored_limiter::AnchoredLimiter;
 pub use display_anchor::{
     DisplayAnchor, Follow, ANCHOR_AFTER, ANCHOR_WINDOW, DRIFT_SHARE, LATE_MEMORY, MOVE_SHARE,
     PHASE_GAIN, SLIP_SHARE,
@@ -89,9 +91,8 @@ pub enum PacingPolicy {
 pub struct Pacing {
     policy: PacingPolicy,
     display_queues: bool,
-    limiter: Option<FrameLimiter>,
-    /// The display's clock for the limiter's grid (with the limiter).
-    anchor: Option<DisplayAnchor>,
+    /// The frame limit kept by the CPU, and the display's clock its grid may follow.
+    limiter: Option<AnchoredLimiter>,
     low_latency: LowLatency,
     schedule: DisplaySchedule,
     /// What the display reports of its refresh.
@@ -109,8 +110,7 @@ impl Pacing {
         Self {
             policy,
             display_queues: true,
-            limiter: limit.map(FrameLimiter::new),
-            anchor: limit.map(|l| DisplayAnchor::new(l.period_ns())),
+            limiter: limit.map(AnchoredLimiter::new),
             low_latency: LowLatency::default(),
             schedule: DisplaySchedule::new(),
             refresh: DisplayRefresh::Unreported,
@@ -167,9 +167,8 @@ impl Pacing {
 
     /// The limiter's grid keeps its own clock until the display's is learned again.
     fn reset_anchor(&mut self) {
-        if let (Some(l), Some(a)) = (self.limiter.as_mut(), self.anchor.as_mut()) {
-            a.reset();
-            l.follow_display(Follow::default());
+        if let Some(l) = self.limiter.as_mut() {
+            l.reset_anchor();
         }
     }
 
@@ -301,7 +300,7 @@ impl Pacing {
     /// frames shown a refresh early or late that moved it ([`DisplayAnchor`]).
     #[must_use]
     pub fn display_anchor(&self) -> Option<&DisplayAnchor> {
-        self.anchor.as_ref()
+        self.limiter.as_ref().map(AnchoredLimiter::anchor)
     }
 
     /// Whether a shell should watch the display before a frame starts (not only during a
@@ -334,13 +333,12 @@ impl Pacing {
     /// The frame limit in use.
     #[must_use]
     pub fn frame_limit(&self) -> Option<FrameLimit> {
-        self.limiter.as_ref().map(FrameLimiter::limit)
+        self.limiter.as_ref().map(AnchoredLimiter::limit)
     }
 
     /// Sets or removes the frame limit (a new grid starts at the next frame).
     pub fn set_frame_limit(&mut self, limit: Option<FrameLimit>) {
-        self.limiter = limit.map(FrameLimiter::new);
-        self.anchor = limit.map(|l| DisplayAnchor::new(l.period_ns()));
+        self.limiter = limit.map(AnchoredLimiter::new);
         self.schedule.set_choice(self.interval_choice());
     }
 
@@ -358,7 +356,7 @@ impl Pacing {
         if let Some(at) = self.schedule.start_at(self.next_frame, lead) {
             return Some(at).filter(|&t| t > now);
         }
-        let limit = self.limiter.as_ref().and_then(FrameLimiter::deadline);
+        let limit = self.limiter.as_ref().and_then(AnchoredLimiter::deadline);
         let low = match self.policy {
             PacingPolicy::LowLatency => self.low_latency.start_at(self.display_queues),
             PacingPolicy::FramesInFlight | PacingPolicy::Display | PacingPolicy::Grid => None,
@@ -375,13 +373,7 @@ impl Pacing {
         self.next_frame = id.saturating_add(1);
         self.schedule.frame_started(id, now);
         if let Some(l) = self.limiter.as_mut() {
-            l.frame_started(now);
-            if let (Some(a), Some(slot)) = (self.anchor.as_mut(), l.started_slot()) {
-                if l.reanchored() {
-                    a.grid_reanchored();
-                }
-                a.frame_started(id, slot);
-            }
+            l.frame_started(id, now);
         }
         if self.learning() {
             self.low_latency.frame_started(id, now);
@@ -426,8 +418,8 @@ impl Pacing {
         if self.learning() {
             self.low_latency.frame_presented();
         }
-        if let Some(a) = self.anchor.as_mut() {
-            a.frame_presented(id, now);
+        if let Some(l) = self.limiter.as_mut() {
+            l.frame_presented(id, now);
         }
     }
 
@@ -447,8 +439,8 @@ impl Pacing {
         if !exact || !self.anchors_on_display() {
             return;
         }
-        if let (Some(l), Some(a)) = (self.limiter.as_mut(), self.anchor.as_mut()) {
-            l.follow_display(a.frame_shown(id, at));
+        if let Some(l) = self.limiter.as_mut() {
+            l.frame_shown(id, at);
         }
     }
 }
