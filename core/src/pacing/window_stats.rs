@@ -4,33 +4,35 @@
 /// Samples kept: about half a second at 60 fps, so a load change is learned within a second.
 pub const WINDOW: usize = 32;
 
-/// The last [`WINDOW`] samples (nanoseconds, kept as `u32`: durations beyond about 4.29 s
-/// saturate, far beyond any frame time a prediction is made from).
+/// The last `N` samples ([`WINDOW`] unless said; at most 65,535), nanoseconds, kept as `u32`:
+/// durations beyond about 4.29 s saturate, far beyond any frame time a prediction is made from.
 #[derive(Debug, Clone)]
-pub struct WindowStats {
-    next: u8,
-    len: u8,
-    samples: [u32; WINDOW],
+pub struct WindowStats<const N: usize = WINDOW> {
+    next: u16,
+    len: u16,
+    samples: [u32; N],
 }
 
-impl Default for WindowStats {
+impl<const N: usize> Default for WindowStats<N> {
     fn default() -> Self {
         Self {
             next: 0,
             len: 0,
-            samples: [0; WINDOW],
+            samples: [0; N],
         }
     }
 }
 
-impl WindowStats {
+impl<const N: usize> WindowStats<N> {
     /// Adds a sample, replacing the oldest once full.
     pub fn push(&mut self, value: u64) {
-        let next = usize::from(self.next) % WINDOW;
-        self.samples[next] = u32::try_from(value).unwrap_or(u32::MAX);
-        // Both stay at most WINDOW (32), so the casts are lossless.
-        self.next = ((next + 1) % WINDOW) as u8;
-        self.len = (usize::from(self.len) + 1).min(WINDOW) as u8;
+        let next = usize::from(self.next) % N;
+        if let Some(slot) = self.samples.get_mut(next) {
+            *slot = u32::try_from(value).unwrap_or(u32::MAX);
+        }
+        // Both stay below N (at most 65,535), so the casts are lossless.
+        self.next = ((next + 1) % N) as u16;
+        self.len = (usize::from(self.len) + 1).min(N) as u16;
     }
 
     /// Samples held.
@@ -58,7 +60,7 @@ impl WindowStats {
         if len == 0 {
             return None;
         }
-        let mut sorted = [0u32; WINDOW];
+        let mut sorted = [0u32; N];
         let held = &mut sorted[..len];
         held.copy_from_slice(&self.samples[..len]);
         held.sort_unstable();
@@ -73,7 +75,7 @@ mod tests {
 
     #[test]
     fn percentiles_of_a_known_window() {
-        let mut w = WindowStats::default();
+        let mut w: WindowStats = WindowStats::default();
         assert_eq!(w.percentile(50), None);
         for v in 1..=10u64 {
             w.push(v);
@@ -86,7 +88,7 @@ mod tests {
 
     #[test]
     fn samples_beyond_u32_nanoseconds_saturate() {
-        let mut w = WindowStats::default();
+        let mut w: WindowStats = WindowStats::default();
         w.push(10_000_000_000); // 10 s
         w.push(3);
         assert_eq!(w.percentile(100), Some(u64::from(u32::MAX)));
@@ -96,7 +98,7 @@ mod tests {
 
     #[test]
     fn old_samples_leave_the_window() {
-        let mut w = WindowStats::default();
+        let mut w: WindowStats = WindowStats::default();
         for _ in 0..WINDOW {
             w.push(1_000);
         }
