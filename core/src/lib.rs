@@ -50,10 +50,10 @@ pub use machine::{
 pub use pacer::{validate_frames_in_flight, MAX_FRAMES_IN_FLIGHT};
 pub use pacing::{
     interval_for_limit, DisplayAnchor, DisplayPath, DisplayRefresh, DisplaySchedule, DisplayTiming,
-    FrameLimit, FrameLimiter, LowLatency, Pacing, PacingPolicy, PresentTarget, WindowStats,
-    CATCH_UP_AT_ONCE, CATCH_UP_SHARE, GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW,
-    MARGIN_SHARE, MAX_SWAP_INTERVAL, MIN_MARGIN_NS, MISSES_TO_RAISE, MISS_WINDOW,
-    WINDOW as PACING_WINDOW,
+    FrameLimit, FrameLimiter, LeadAim, LeadEstimator, LeadVerdict, LowLatency, Pacing,
+    PacingPolicy, PresentTarget, WindowStats, CATCH_UP_AT_ONCE, CATCH_UP_SHARE, GRID_MISS_RATE,
+    GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, LOW_LATENCY_MISS_RATE, MAX_SWAP_INTERVAL,
+    MISSES_TO_RAISE, MISS_WINDOW, WINDOW as PACING_WINDOW,
 };
 pub use pacing::{
     Follow, ANCHOR_AFTER, ANCHOR_WINDOW, DRIFT_SHARE, LATE_MEMORY, MOVE_SHARE, PHASE_GAIN,

@@ -68,6 +68,8 @@ fn config(s: &Scenario, policy: Policy) -> Result<MachineConfig, SimError> {
         Policy::LowLatency => (PacingPolicy::LowLatency, 2, None),
         Policy::Display => (PacingPolicy::Display, 2, None),
         Policy::Limit(fps) => (PacingPolicy::FramesInFlight, 2, FrameLimit::fps(fps).ok()),
+        Policy::Grid(fps) => (PacingPolicy::Grid, 2, FrameLimit::fps(fps).ok()),
+        Policy::LowLatencyLimit(fps) => (PacingPolicy::LowLatency, 2, FrameLimit::fps(fps).ok()),
         // Never the machine's: `try_run` gives it to the textbook loop.
         Policy::Textbook => (PacingPolicy::FramesInFlight, 3, None),
     };

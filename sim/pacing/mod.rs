@@ -97,6 +97,12 @@ pub enum Policy {
     /// vkpace's display policy (an automatic swap interval with present timing; frames in
     /// flight without it), N = 2.
     Display,
+    /// vkpace's `grid` policy, N = 2, frame limit at the given rate: frames start the lead
+    /// learned for no missed refresh before their refresh (`vkpace_core::LeadAim::Grid`).
+    Grid(f64),
+    /// vkpace's low latency with a frame limit at the given rate, N = 2: on the grid, frames
+    /// start the lead learned for its miss rate before their refresh.
+    LowLatencyLimit(f64),
 }
 
 impl Policy {
@@ -107,6 +113,8 @@ impl Policy {
             Policy::LowLatency => "low-latency".into(),
             Policy::Limit(fps) => format!("limit-{fps:.0}"),
             Policy::Display => "display".into(),
+            Policy::Grid(fps) => format!("grid-{fps:.0}"),
+            Policy::LowLatencyLimit(fps) => format!("low-latency-{fps:.0}"),
         }
     }
 }

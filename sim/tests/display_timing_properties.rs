@@ -82,6 +82,8 @@ fn policy(hz: f64) -> impl Strategy<Value = Policy> {
         (1usize..=3).prop_map(Policy::Frames),
         (1u32..=4).prop_map(move |k| Policy::Limit(hz / f64::from(k))),
         (20.0f64..240.0).prop_map(Policy::Limit),
+        (1u32..=4).prop_map(move |k| Policy::Grid(hz / f64::from(k))),
+        (1u32..=4).prop_map(move |k| Policy::LowLatencyLimit(hz / f64::from(k))),
     ]
 }
 
@@ -274,7 +276,7 @@ proptest! {
         // None: no targets (no present timing, or a policy that paces on the CPU).
         let want = match policy {
             _ if !present_timing => None,
-            Policy::Limit(fps) => match limit_interval(hz, fps) {
+            Policy::Limit(fps) | Policy::Grid(fps) | Policy::LowLatencyLimit(fps) => match limit_interval(hz, fps) {
                 Some(Some(k)) => Some(Interval::Is(k)),
                 Some(None) => None,
                 None => Some(Interval::Any),

@@ -21,6 +21,7 @@ mod display_plan;
 mod display_refresh;
 mod display_schedule;
 mod frame_limiter;
+mod lead_estimator;
 mod low_latency;
 mod window_stats;
 
@@ -32,10 +33,13 @@ pub use display_anchor::{
 pub use display_refresh::DisplayRefresh;
 pub use display_schedule::{
     interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, Lead, PresentTarget,
-    GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MARGIN_SHARE, MAX_SWAP_INTERVAL,
-    MIN_MARGIN_NS, MISSES_TO_RAISE, MISS_WINDOW,
+    GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MAX_SWAP_INTERVAL, MISSES_TO_RAISE,
+    MISS_WINDOW,
 };
 pub use frame_limiter::{FrameLimit, FrameLimiter, CATCH_UP_AT_ONCE, CATCH_UP_SHARE};
+pub use lead_estimator::{
+    LeadAim, LeadEstimator, LeadVerdict, GRID_MISS_RATE, LOW_LATENCY_MISS_RATE,
+};
 pub use low_latency::LowLatency;
 pub use window_stats::{WindowStats, WINDOW};
 
@@ -351,7 +355,7 @@ impl Pacing {
             PacingPolicy::LowLatency => Lead::JustInTime,
             PacingPolicy::Display => Lead::OneInterval,
             PacingPolicy::FramesInFlight => Lead::Refreshes(self.frames_in_flight),
-            PacingPolicy::Grid => Lead::SlowestRecent,
+            PacingPolicy::Grid => Lead::Learned,
         };
         if let Some(at) = self.schedule.start_at(self.next_frame, lead) {
             return Some(at).filter(|&t| t > now);

@@ -41,13 +41,15 @@ impl DisplaySchedule {
             let in_time = ready.map_or(fate == Fate::OnTime, |r| r <= given);
             self.learn_offset(frame, goal, in_time, before, shown);
         }
-        self.judge(planned.map(|(goal, ..)| goal).or(expected), shown);
+        self.judge(frame, planned.map(|(goal, ..)| goal).or(expected), shown);
     }
 
     /// Start-to-ready and busy times of `frame`, ready at `ready`.
     pub(super) fn learn_durations(&mut self, frame: u64, ready: u64) {
         if let Some(s) = self.started(frame) {
-            self.work.push(ready.saturating_sub(s.start));
+            let work = ready.saturating_sub(s.start);
+            self.work.push(work);
+            self.learn_lead(frame, work);
             let gpu_from = match self.last_ready {
                 Some((f, at)) if f + 1 == frame => at.max(s.submit),
                 _ => s.submit,
@@ -96,14 +98,35 @@ impl DisplaySchedule {
         self.late_offset = None;
     }
 
+    /// Frame `frame` took `work` from its start to ready: each learned lead judges it, and
+    /// the frame remembers which it was ready within (for the display's verdict).
+    fn learn_lead(&mut self, frame: u64, work: u64) {
+        let Some(refresh) = self.timing.map(|t| t.refresh_ns) else {
+            return;
+        };
+        let verdicts = self.leads.each_mut().map(|l| l.frame_ready(work, refresh));
+        let slot = &mut self.started[(frame % REMEMBERED as u64) as usize];
+        if slot.frame == frame {
+            slot.in_time = verdicts.map(|v| v == LeadVerdict::InTime);
+        }
+    }
+
     /// Counts a miss when `shown` is later than half a refresh after `expected`, and lets the
-    /// display policy move the swap interval.
-    pub(super) fn judge(&mut self, expected: Option<u64>, shown: u64) {
+    /// display policy move the swap interval. A frame shown late though it was ready within a
+    /// learned lead widens that lead's margin (what its start-to-ready time did not show).
+    pub(super) fn judge(&mut self, frame: u64, expected: Option<u64>, shown: u64) {
         let Some(refresh) = self.refresh() else {
             return;
         };
         let missed = expected.is_some_and(|e| shown > e.saturating_add(refresh / 2));
         self.missed_total += u64::from(missed);
+        if let Some(s) = self.started(frame).filter(|_| missed) {
+            for (lead, in_time) in self.leads.iter_mut().zip(s.in_time) {
+                if in_time {
+                    lead.shown_late();
+                }
+            }
+        }
         let Interval::Auto { at_least } = self.choice else {
             return;
         };

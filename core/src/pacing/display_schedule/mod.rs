@@ -28,8 +28,9 @@
 //! *lead* before its expected refresh ([`Lead`]): `k` refreshes for the display policy (where
 //! frames take longer than that from start to ready, that time and half a refresh); for a frame
 //! limit under frames in flight, also at least as many refreshes as frames in flight, the
-//! slack FIFO's queue gives the CPU limiter; or the measured start-to-ready time plus a margin
-//! (low latency). Frames queued ahead push the
+//! slack FIFO's queue gives the CPU limiter; or, for `grid` and low latency, a lead learned
+//! from the frames' own start-to-ready times ([`LeadEstimator`]: a high percentile and a
+//! margin held at the aim's miss rate). Frames queued ahead push the
 //! expected refresh of the next one back, so the start waits for them: a queue stuffed by
 //! earlier frames drains by itself instead of adding latency for good.
 //!
@@ -42,6 +43,7 @@
 mod learning;
 
 use super::display_plan::{refresh_after, DisplayPlan, Fate};
+use super::lead_estimator::{LeadAim, LeadEstimator, LeadVerdict};
 use super::window_stats::WindowStats;
 
 /// How far a frame limit's period may be from a whole number of refreshes and still be paced
@@ -56,11 +58,6 @@ pub const MISSES_TO_RAISE: u32 = 2;
 /// The interval is lowered once the 90th percentile of the frames' CPU and GPU times is below
 /// this share of the shorter interval.
 pub const LOWER_BELOW: f64 = 0.8;
-/// Low latency: what is added to the predicted start-to-ready time, as a share of a refresh
-/// (at least [`MIN_MARGIN_NS`]).
-pub const MARGIN_SHARE: f64 = 0.15;
-/// The smallest low-latency margin: 1 ms.
-pub const MIN_MARGIN_NS: u64 = 1_000_000;
 
 /// What the display reports of its refresh (`VkSwapchainTimingPropertiesEXT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,8 +99,8 @@ pub enum DisplayPath {
 /// How long before its expected refresh a frame starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lead {
-    /// Low latency: the recent frames' start-to-ready time (90th percentile) and a margin
-    /// ([`MARGIN_SHARE`] of a refresh, at least [`MIN_MARGIN_NS`]).
+    /// Low latency: the lead learned for [`LeadAim::LowLatency`] (a frame interval before any
+    /// frame's start-to-ready time is known).
     JustInTime,
     /// The display policy (Swappy's): one frame interval, or where frames take longer than
     /// that from start to ready, that time and half a refresh. A frame that still misses
@@ -114,9 +111,9 @@ pub enum Lead {
     /// can only be prevented by slack; this is the slack the CPU limiter gets from FIFO's
     /// queue with as many frames in flight, so the grid adds no misses to the limit.
     Refreshes(u32),
-    /// The longest start-to-ready time of the recent frames and half a refresh, at most
-    /// [`Lead::OneInterval`]'s; a refresh before any is known ([`crate::PacingPolicy::Grid`]).
-    SlowestRecent,
+    /// The lead learned for [`LeadAim::Grid`], at most [`Lead::OneInterval`]'s; a refresh
+    /// before any frame's start-to-ready time is known ([`crate::PacingPolicy::Grid`]).
+    Learned,
 }
 
 /// Who chooses the swap interval.
@@ -136,6 +133,8 @@ struct Started {
     frame: u64,
     start: u64,
     submit: u64,
+    /// Ready within the grid's and the low-latency lead (judged once its ready time came).
+    in_time: [bool; 2],
 }
 
 /// Frames remembered between their start and their timing result.
@@ -156,8 +155,10 @@ pub struct DisplaySchedule {
     /// The latest frame whose rendering finished (queue operations end), and when.
     last_ready: Option<(u64, u64)>,
     started: [Started; REMEMBERED],
-    /// Start to ready of recent frames (the low-latency lead).
+    /// Start to ready of recent frames (the display policy's lead beyond an interval).
     work: WindowStats,
+    /// The leads learned from the frames' start-to-ready times: `grid`'s and low latency's.
+    leads: [LeadEstimator; 2],
     /// The larger of CPU and GPU time of recent frames (what lowering the interval needs).
     busy: WindowStats,
     shown_in_window: u32,
@@ -183,6 +184,10 @@ impl DisplaySchedule {
             last_ready: None,
             started: [Started::default(); REMEMBERED],
             work: WindowStats::default(),
+            leads: [
+                LeadEstimator::new(LeadAim::Grid),
+                LeadEstimator::new(LeadAim::LowLatency),
+            ],
             busy: WindowStats::default(),
             shown_in_window: 0,
             misses: 0,
@@ -377,20 +382,14 @@ impl DisplaySchedule {
         let period = self.frame_period()?;
         let refresh = self.refresh()?;
         let lead = match lead {
-            Lead::JustInTime => {
-                let margin = MIN_MARGIN_NS.max((refresh as f64 * MARGIN_SHARE) as u64);
-                self.work
-                    .percentile(90)
-                    .map_or(period, |w| w.saturating_add(margin))
-            }
+            Lead::JustInTime => self.leads[1].lead(refresh).unwrap_or(period),
             Lead::OneInterval => self.interval_lead(period, refresh),
             Lead::Refreshes(n) => self
                 .interval_lead(period, refresh)
                 .max(refresh.saturating_mul(u64::from(n))),
-            Lead::SlowestRecent => self.work.percentile(100).map_or(refresh, |w| {
-                w.saturating_add(refresh / 2)
-                    .min(self.interval_lead(period, refresh))
-            }),
+            Lead::Learned => self.leads[0]
+                .lead(refresh)
+                .map_or(refresh, |l| l.min(self.interval_lead(period, refresh))),
         };
         Some(expected.saturating_sub(lead))
     }
@@ -412,6 +411,7 @@ impl DisplaySchedule {
             frame,
             start: now,
             submit: now,
+            in_time: [false; 2],
         };
     }
 

@@ -153,18 +153,25 @@ fn the_display_policy_raises_on_misses_and_lowers_when_frames_fit() {
     assert_eq!(s.path(), DisplayPath::RefreshGrid { interval: 1 });
 }
 
+/// The lead an estimator of `aim` learns from `works` (start-to-ready times), on 60 Hz.
+fn learned(aim: LeadAim, works: impl IntoIterator<Item = u64>) -> u64 {
+    let mut e = LeadEstimator::new(aim);
+    for w in works {
+        e.frame_ready(w, R);
+    }
+    e.lead(R).unwrap_or(0)
+}
+
 #[test]
-fn low_latency_leads_by_the_measured_work_and_a_margin() {
+fn low_latency_leads_by_the_learned_work_and_margin() {
     let mut s = schedule(Interval::Auto { at_least: 1 }, true);
     for f in 0..8u64 {
         s.frame_started(f, f * R);
         s.frame_timed(f, Some(f * R + 5_000_000), Some((f + 1) * R));
     }
-    let margin = (R as f64 * MARGIN_SHARE) as u64;
-    assert_eq!(
-        s.start_at(8, Lead::JustInTime),
-        Some(9 * R - 5_000_000 - margin)
-    );
+    let lead = learned(LeadAim::LowLatency, [5_000_000; 8]);
+    assert!(lead > 5_000_000 && lead < 5_000_000 + R / 16, "{lead}");
+    assert_eq!(s.start_at(8, Lead::JustInTime), Some(9 * R - lead));
     assert_eq!(s.start_at(8, Lead::OneInterval), Some(8 * R));
 }
 
@@ -199,31 +206,45 @@ fn a_frame_limit_under_frames_in_flight_leads_by_as_many_refreshes() {
 }
 
 #[test]
-fn the_grid_policy_leads_by_the_slowest_recent_frame_and_half_a_refresh() {
-    // 30 fps on 60 Hz, frames ready 5 ms after their start but one in 9 ms: 9 ms and half a
-    // refresh ahead, where frames in flight lead by the whole interval (two refreshes).
+fn the_grid_policy_leads_by_the_learned_lead_at_most_an_interval() {
+    // 30 fps on 60 Hz, frames ready 5 ms after their start but one in 9 ms: the 99th
+    // percentile (9 ms) and the margin ahead, where frames in flight lead by the whole
+    // interval (two refreshes).
     let mut thirty = schedule(Interval::Fixed(2), true);
-    assert_eq!(
-        thirty.start_at(0, Lead::SlowestRecent),
-        None,
-        "no anchor yet"
-    );
+    assert_eq!(thirty.start_at(0, Lead::Learned), None, "no anchor yet");
+    let work = |f: u64| if f == 3 { 9_000_000 } else { 5_000_000 };
     for f in 0..8u64 {
-        let work = if f == 3 { 9_000_000 } else { 5_000_000 };
         thirty.frame_started(f, 2 * f * R);
-        thirty.frame_timed(f, Some(2 * f * R + work), Some((2 * f + 1) * R));
+        thirty.frame_timed(f, Some(2 * f * R + work(f)), Some((2 * f + 1) * R));
     }
-    assert_eq!(
-        thirty.start_at(8, Lead::SlowestRecent),
-        Some(17 * R - 9_000_000 - R / 2)
-    );
+    let lead = learned(LeadAim::Grid, (0..8).map(work));
+    assert!(lead > 9_000_000 && lead < 9_000_000 + R / 8, "{lead}");
+    assert_eq!(thirty.start_at(8, Lead::Learned), Some(17 * R - lead));
     assert_eq!(thirty.start_at(8, Lead::Refreshes(2)), Some(15 * R));
-    // One frame in 20 took 30 ms: never more than the interval ahead.
+    // One frame in 20 took 40 ms: never more than the interval ahead.
     let mut capped = schedule(Interval::Fixed(2), true);
     for f in 0..20u64 {
-        let work = if f == 10 { 30_000_000 } else { 5_000_000 };
+        let work = if f == 10 { 40_000_000 } else { 5_000_000 };
         capped.frame_started(f, 2 * f * R);
         capped.frame_timed(f, Some(2 * f * R + work), Some((2 * f + 1) * R));
     }
-    assert_eq!(capped.start_at(20, Lead::SlowestRecent), Some(39 * R));
+    assert_eq!(capped.start_at(20, Lead::Learned), Some(39 * R));
+}
+
+#[test]
+fn a_frame_shown_late_though_ready_within_its_lead_widens_the_margin() {
+    let run = |late_at: Option<u64>| {
+        let mut s = schedule(Interval::Fixed(2), true);
+        for f in 0..8u64 {
+            let shown = (2 * f + 1) * R + if Some(f) == late_at { R } else { 0 };
+            s.frame_started(f, 2 * f * R);
+            s.frame_timed(f, Some(2 * f * R + 5_000_000), Some(shown));
+        }
+        s.start_at(8, Lead::Learned)
+    };
+    let (on_time, one_late) = (run(None), run(Some(5)));
+    assert!(
+        one_late < on_time,
+        "a later start after a miss the work did not show: {one_late:?} against {on_time:?}"
+    );
 }
