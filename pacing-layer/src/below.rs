@@ -381,8 +381,11 @@ pub(crate) unsafe fn create_device(
     if !refused.contains(&result) {
         // Success, or an error of the application's own request.
         if result == vk::Result::SUCCESS {
+            // What the layer added: the application's own names (its present id2, which present
+            // timing needs too) are not the layer's.
+            let added: Vec<_> = extra.iter().filter(|e| !app.contains(e)).collect();
             crate::log(format_args!(
-                "vkCreateDevice: enabled below the application: {extra:?}"
+                "vkCreateDevice: enabled below the application: {added:?}"
             ));
         }
         return (result, adds.uses);
