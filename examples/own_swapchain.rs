@@ -456,6 +456,7 @@ fn run(flags: &Flags) -> Result<String> {
         no_maintenance1: flags.no_maintenance1,
         validation: flags.validation,
         display_paths: true,
+        only_present_wait2: flags.only_present_wait2,
     };
     // SAFETY: the window outlives the context (destroyed below, before `window` drops).
     let ctx = unsafe { Context::with_options(handles, options) }?;

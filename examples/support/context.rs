@@ -74,6 +74,10 @@ pub struct ContextOptions {
     /// Keep present_wait, present_wait2 and present timing where offered (vkpace's display
     /// feedback and targets); the frame-path examples leave them off.
     pub display_paths: bool,
+    /// Of those, keep present_wait2 alone: a program that gives its own present ids and waits
+    /// with present wait2 and targets nothing (vkd3d-proton's way), what the pacing layer is
+    /// tested under.
+    pub only_present_wait2: bool,
 }
 
 impl Context {
@@ -87,6 +91,7 @@ impl Context {
             no_maintenance1: args.no_maintenance1,
             validation: args.validation,
             display_paths: false,
+            only_present_wait2: false,
         };
         // SAFETY: caller contract.
         unsafe { Self::with_options(window, options) }
@@ -135,6 +140,9 @@ impl Context {
         if !options.display_paths || (validation && !layer_knows_present_timing(&entry)?) {
             support.present_wait2 = false;
             support.present_timing = None;
+        }
+        if options.only_present_wait2 {
+            (support.present_wait, support.present_timing) = (false, None);
         }
         // SAFETY: as above; the family can present.
         let device = unsafe { make_device(&instance, physical, queue_family, &support) }?;

@@ -2,7 +2,9 @@
 //! `--json`). Only own_swapchain uses it. Flags: `--headless` | `--x11` | `--wayland` (default:
 //! a window, winit's choice), `--frames N` (120), `--fps F` (a frame limit; without `--vkpace` a
 //! plain sleep), `--resize-storm N` (a new size for each of the first N frames),
-//! `--no-maintenance1`, `--validation`, `--vkpace`, `--json` (a one-line summary),
+//! `--no-maintenance1`, `--only-present-wait2` (of the display paths, present wait2 alone:
+//! with `--vkpace`, a program giving its own present ids and waiting with present wait2, as
+//! vkd3d-proton does), `--validation`, `--vkpace`, `--json` (a one-line summary),
 //! `--exit-without-teardown` (exit after the frames with the device alive, as many programs
 //! end: what the pacing layer's summary at exit is tested with).
 #![allow(dead_code)]
@@ -22,6 +24,7 @@ pub struct Flags {
     pub fps: Option<f64>,
     pub resize_storm: u64,
     pub no_maintenance1: bool,
+    pub only_present_wait2: bool,
     pub validation: bool,
     pub vkpace: bool,
     pub json: bool,
@@ -46,6 +49,7 @@ impl Flags {
                 "--fps" => f.fps = Some(value()?.parse()?),
                 "--resize-storm" => f.resize_storm = value()?.parse()?,
                 "--no-maintenance1" => f.no_maintenance1 = true,
+                "--only-present-wait2" => f.only_present_wait2 = true,
                 "--validation" => f.validation = true,
                 "--vkpace" => f.vkpace = true,
                 "--json" => f.json = true,

@@ -203,6 +203,7 @@ impl Support {
                 present_at_relative_time: relative.into(),
                 ..Default::default()
             },
+            present_id2_chained: false,
         }
     }
 
@@ -236,9 +237,26 @@ pub struct DeviceFeatures {
     present_id2: PhysicalDevicePresentId2FeaturesKHR<'static>,
     present_wait2: PhysicalDevicePresentWait2FeaturesKHR<'static>,
     present_timing: PhysicalDevicePresentTimingFeaturesEXT<'static>,
+    /// The create info chains `VkPhysicalDevicePresentId2FeaturesKHR` itself
+    /// ([`Self::present_id2_chained`]).
+    present_id2_chained: bool,
 }
 
 impl DeviceFeatures {
+    /// For a create info that chains `VkPhysicalDevicePresentId2FeaturesKHR` itself, with
+    /// `presentId2` on: [`Self::chain`] then leaves that structure out, since a structure may
+    /// appear only once in a chain (VUID-VkDeviceCreateInfo-sType-unique), and chains the
+    /// others beside it. Present timing and present wait2 still get the feature they need
+    /// (their presents are named by `VkPresentId2KHR` ids, which "the presentId2 feature"
+    /// allows). A structure with `presentId2` off does not serve: leave those paths out of the
+    /// [`Support`] then ([`Support::without`]). A layer adding present timing below an
+    /// application that enabled present id2 itself uses this.
+    #[must_use]
+    pub fn present_id2_chained(mut self) -> Self {
+        self.present_id2_chained = true;
+        self
+    }
+
     /// Chains the needed structures into `info` (which may carry your own, such as
     /// `VkPhysicalDeviceVulkan13Features`). A structure may appear only once in a chain
     /// (VUID-VkDeviceCreateInfo-sType-unique): don't chain these yourself too.
@@ -252,7 +270,7 @@ impl DeviceFeatures {
             info = info.push_next(&mut self.present_id);
             info = info.push_next(&mut self.present_wait);
         }
-        if s.present_wait2 || s.present_timing.is_some() {
+        if (s.present_wait2 || s.present_timing.is_some()) && !self.present_id2_chained {
             // present timing names presents by their id2 (`VK_KHR_present_id2`).
             info = info.push_next(&mut self.present_id2);
         }
@@ -263,5 +281,45 @@ impl DeviceFeatures {
             info = info.push_next(&mut self.present_timing);
         }
         info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vkpace_registry::structure_type;
+
+    /// The structure types `info`'s chain holds, in order.
+    fn chained(info: &vk::DeviceCreateInfo<'_>) -> Vec<vk::StructureType> {
+        let mut out = Vec::new();
+        let mut at = info.p_next.cast::<vk::BaseInStructure<'_>>();
+        while !at.is_null() {
+            // SAFETY: a chain of the feature structures above, alive for the call.
+            let base = unsafe { &*at };
+            out.push(base.s_type);
+            at = base.p_next;
+        }
+        out
+    }
+
+    /// Present timing beside a create info's own id2 structure: every structure but that one.
+    #[test]
+    fn present_timing_beside_a_chained_present_id2_adds_no_second_one() {
+        let mut support = Support::default();
+        support.present_timing = Some((true, false));
+        let id2 = structure_type::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR;
+        let timing = structure_type::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT;
+        let mut features = support.features();
+        let got = chained(&features.chain(vk::DeviceCreateInfo::default()));
+        assert!(
+            got.len() == 2 && got.contains(&id2) && got.contains(&timing),
+            "{got:?}"
+        );
+        let mut features = support.features().present_id2_chained();
+        let got = chained(&features.chain(vk::DeviceCreateInfo::default()));
+        assert_eq!(got, [timing]);
+        assert!(support
+            .device_extensions()
+            .contains(&vkpace_registry::KHR_PRESENT_ID_2_NAME));
     }
 }

@@ -5,7 +5,9 @@
 //! present fences prove a destroyed swapchain idle. The application's create info
 //! is copied, never written: vkpace's names are added to a copy of its list and vkpace's
 //! feature structures put in front of its chain. Nothing is added that the application chained
-//! already (a structure appears once in a chain, VUID-VkDeviceCreateInfo-sType-unique), and a
+//! already (a structure appears once in a chain, VUID-VkDeviceCreateInfo-sType-unique): an
+//! application's own present id2 features with `presentId2` on serve the present timing added
+//! beside them, and with it off keep present timing out. A
 //! creation the next layer refuses with the additions is made again without them, so the
 //! layer never makes instance or device creation fail.
 
@@ -13,7 +15,9 @@ use std::ffi::{c_char, CStr};
 
 use ash::vk;
 use vkpace::{InstanceSupport, Maintenance1Names, Support};
-use vkpace_registry::structure_type;
+
+mod chain_seen;
+use chain_seen::ChainSeen;
 
 /// The instance extension present timing's surface queries need.
 const SURFACE_CAPABILITIES2: &CStr = ash::khr::get_surface_capabilities2::NAME;
@@ -189,10 +193,51 @@ pub(crate) struct DeviceAdds {
     /// The extensions and features the layer adds (present timing, swapchain maintenance1).
     adds: Support,
     /// What the pacer uses on a device made with them: those, and the application's own
-    /// swapchain maintenance1.
+    /// swapchain maintenance1 and present wait or wait2.
     uses: Support,
     /// What the pacer uses on a device made as the application asked.
     own: Support,
+    /// The application chained `VkPhysicalDevicePresentId2FeaturesKHR` (with `presentId2` on,
+    /// or no present timing is added): present timing is added beside it, without a second.
+    id2_chained: bool,
+}
+
+impl DeviceAdds {
+    /// How the pacer watches the display through the application's own present ids, for the
+    /// layer's log line about the application's feedback.
+    pub(crate) fn feedback_path(&self) -> &'static str {
+        match (self.own.present_wait2, self.own.present_wait) {
+            (true, true) => "the pacer watches the display through its ids with its present wait2 on swapchains whose surface supports present id2 and wait2, else with its present wait",
+            (true, false) => "the pacer watches the display through its ids with its present wait2 on swapchains whose surface supports present id2 and wait2",
+            (false, true) => "the pacer watches the display through its ids with its present wait",
+            (false, false) => "the pacer watches none of its ids (present wait or wait2 not enabled with both features on)",
+        }
+    }
+}
+
+/// What the pacer uses of the application's own extensions: its swapchain maintenance1 with the
+/// feature on, and its present wait (`VK_KHR_present_id` and `VK_KHR_present_wait`, DXVK's) or
+/// present wait2 (`VK_KHR_present_id2` and `VK_KHR_present_wait2`, vkd3d-proton's and newer
+/// DXVK's) enabled with both features on: the pacer watches the display with them, through the
+/// application's own present ids (a swapchain gets present wait2 where its surface supports it,
+/// as in either door, `vkpace_core::choose_paths`).
+fn app_own(app: &[&CStr], chain: &ChainSeen, m1: Option<Maintenance1Names>) -> Support {
+    let mut own = Support::default();
+    own.maintenance1 = m1.filter(|_| chain.maintenance1_on);
+    own.present_wait = [ash::khr::present_id::NAME, ash::khr::present_wait::NAME]
+        .iter()
+        .all(|n| app.contains(n))
+        && chain.present_id_on
+        && chain.present_wait_on;
+    own.present_wait2 = [
+        vkpace_registry::KHR_PRESENT_ID_2_NAME,
+        vkpace_registry::KHR_PRESENT_WAIT_2_NAME,
+    ]
+    .iter()
+    .all(|n| app.contains(n))
+        && chain.present_id2_on
+        && chain.present_wait2_on;
+    own
 }
 
 /// What the device offers the pacer and the application did not enable or chain itself:
@@ -200,7 +245,7 @@ pub(crate) struct DeviceAdds {
 /// exact display times, to which the CPU limiter's grid holds on a surface without present
 /// timing) and swapchain maintenance1 (present fences, which prove a destroyed swapchain idle
 /// without a submission on the application's queue). The application's own swapchain
-/// maintenance1, with its feature on, is used as it is.
+/// maintenance1, present wait and present wait2 are used as they are ([`app_own`]).
 ///
 /// # Safety
 /// `instance` holds the next layer's instance commands; `physical` is one of its devices.
@@ -220,18 +265,6 @@ pub(crate) unsafe fn device_adds(
     }
     // SAFETY: a valid chain.
     let chain = unsafe { ChainSeen::of(ci.p_next) };
-    let app_m1 = [Maintenance1Names::Khr, Maintenance1Names::Ext]
-        .into_iter()
-        .find(|n| app.contains(&n.device_extension()));
-    let mut own = Support::default();
-    own.maintenance1 = app_m1.filter(|_| chain.maintenance1_on);
-    // The application's own present wait (DXVK enables it wherever offered): the pacer watches
-    // the display with it, through the application's own present ids.
-    own.present_wait = [ash::khr::present_id::NAME, ash::khr::present_wait::NAME]
-        .iter()
-        .all(|n| app.contains(n))
-        && chain.present_id_on
-        && chain.present_wait_on;
     // An instance the layer added nothing to (Vulkan 1.0 without properties2, or no surface
     // extension) is not asked about the device: its queries would use commands of extensions
     // the instance did not enable.
@@ -239,14 +272,27 @@ pub(crate) unsafe fn device_adds(
         // SAFETY: the caller's contract.
         .then(|| unsafe { offered(entry, instance, physical, ci, inst) })
         .flatten();
-    let Some(mut adds) = asked else {
+    decide(&app, &chain, asked)
+}
+
+/// [`device_adds`]'s decision, from the application's extensions `app` and `chain`, and what
+/// the device offers (`None`: not asked, nothing is added).
+fn decide(app: &[&CStr], chain: &ChainSeen, offered: Option<Support>) -> DeviceAdds {
+    let app_m1 = [Maintenance1Names::Khr, Maintenance1Names::Ext]
+        .into_iter()
+        .find(|n| app.contains(&n.device_extension()));
+    let own = app_own(app, chain, app_m1);
+    let Some(mut adds) = offered else {
         return DeviceAdds {
             own,
             uses: own,
             ..DeviceAdds::default()
         };
     };
-    if chain.timing {
+    // Present timing names presents by VkPresentId2KHR ids and so needs presentId2: the
+    // application's own id2 structure serves where that is on (the layer chains no second,
+    // VUID-VkDeviceCreateInfo-sType-unique); one with it off is the application's, const.
+    if chain.timing || (chain.present_id2 && !chain.present_id2_on) {
         adds.present_timing = None;
     }
     // The application's own present ids or present wait (with both, the layer steps aside):
@@ -261,7 +307,13 @@ pub(crate) unsafe fn device_adds(
     let mut uses = adds;
     uses.maintenance1 = adds.maintenance1.or(own.maintenance1);
     uses.present_wait |= own.present_wait;
-    DeviceAdds { adds, uses, own }
+    uses.present_wait2 |= own.present_wait2;
+    DeviceAdds {
+        adds,
+        uses,
+        own,
+        id2_chained: chain.present_id2,
+    }
 }
 
 /// What the device offers of present timing, present wait (`VK_KHR_present_id` and
@@ -294,66 +346,6 @@ unsafe fn offered(
     Some(support)
 }
 
-/// What the application chained of the feature structures the layer would add.
-#[derive(Copy, Clone, Debug, Default)]
-struct ChainSeen {
-    /// Present timing's or present id2's.
-    timing: bool,
-    /// Present id's or present wait's (`VkPhysicalDevicePresentIdFeaturesKHR`,
-    /// `VkPhysicalDevicePresentWaitFeaturesKHR`).
-    present_id: bool,
-    /// ... with `presentId` on, and with `presentWait` on.
-    present_id_on: bool,
-    present_wait_on: bool,
-    /// Swapchain maintenance1's (the KHR and EXT structures are one structure type).
-    maintenance1: bool,
-    /// ... with the feature on.
-    maintenance1_on: bool,
-}
-
-impl ChainSeen {
-    /// # Safety
-    /// `p_next` is a valid chain.
-    unsafe fn of(mut p_next: *const std::ffi::c_void) -> Self {
-        let timing = [
-            structure_type::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
-            structure_type::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR,
-        ];
-        let m1 = vk::StructureType::PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_EXT;
-        let mut seen = Self::default();
-        while !p_next.is_null() {
-            // SAFETY: every structure of a valid chain starts like VkBaseInStructure.
-            let base = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
-            seen.timing |= timing.contains(&base.s_type);
-            seen.present_id |= [
-                vk::StructureType::PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR,
-                vk::StructureType::PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR,
-            ]
-            .contains(&base.s_type);
-            if base.s_type == vk::StructureType::PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR {
-                // SAFETY: a structure of this type is this structure.
-                let f = unsafe { &*p_next.cast::<vk::PhysicalDevicePresentIdFeaturesKHR<'_>>() };
-                seen.present_id_on = f.present_id == vk::TRUE;
-            }
-            if base.s_type == vk::StructureType::PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR {
-                // SAFETY: a structure of this type is this structure.
-                let f = unsafe { &*p_next.cast::<vk::PhysicalDevicePresentWaitFeaturesKHR<'_>>() };
-                seen.present_wait_on = f.present_wait == vk::TRUE;
-            }
-            if base.s_type == m1 {
-                seen.maintenance1 = true;
-                // SAFETY: a structure of this type is this structure.
-                let f = unsafe {
-                    &*p_next.cast::<vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT<'_>>()
-                };
-                seen.maintenance1_on = f.swapchain_maintenance1 == vk::TRUE;
-            }
-            p_next = base.p_next.cast();
-        }
-        seen
-    }
-}
-
 /// Creates the device through `create` with what `adds` adds, and again as the application
 /// asked if the next layer refuses that; returns the result and what the pacer uses.
 ///
@@ -373,7 +365,10 @@ pub(crate) unsafe fn create_device(
     let list = with_names(&app, &extra).unwrap_or_else(|| app.iter().map(|n| n.as_ptr()).collect());
     // SAFETY: this layer's link was taken from `ci` (the caller's contract).
     let mark = unsafe { vkpace_layer_plumbing::LinkMark::device(ci) };
-    let mut features = adds.adds.features();
+    let mut features = match adds.id2_chained {
+        true => adds.adds.features().present_id2_chained(),
+        false => adds.adds.features(),
+    };
     let mut ours = *ci;
     ours.enabled_extension_count = list.len() as u32;
     ours.pp_enabled_extension_names = list.as_ptr();
@@ -386,8 +381,11 @@ pub(crate) unsafe fn create_device(
     if !refused.contains(&result) {
         // Success, or an error of the application's own request.
         if result == vk::Result::SUCCESS {
+            // What the layer added: the application's own names (its present id2, which present
+            // timing needs too) are not the layer's.
+            let added: Vec<_> = extra.iter().filter(|e| !app.contains(e)).collect();
             crate::log(format_args!(
-                "vkCreateDevice: enabled below the application: {extra:?}"
+                "vkCreateDevice: enabled below the application: {added:?}"
             ));
         }
         return (result, adds.uses);

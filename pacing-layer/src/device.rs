@@ -252,15 +252,16 @@ unsafe fn what_to_enable(
         ));
     }
     let pace = policy.decision == crate::settings::Decision::Pace && drives.is_none();
-    // SAFETY: a valid create info.
-    let feedback = unsafe { crate::below::app_feedback(ci) };
-    if pace && !feedback.is_empty() {
-        crate::log(format_args!(
-            "vkCreateDevice: the application enabled {feedback:?} to track its own presents (no frame limit): the layer paces beside it, its present ids pass as they are"
-        ));
-    }
     // SAFETY: the caller's contract.
     let adds = pace
         .then(|| unsafe { crate::below::device_adds(&inst.entry, instance, pd, ci, inst.adds) });
+    // SAFETY: a valid create info.
+    let feedback = unsafe { crate::below::app_feedback(ci) };
+    if let Some(adds) = adds.filter(|_| !feedback.is_empty()) {
+        crate::log(format_args!(
+            "vkCreateDevice: the application enabled {feedback:?} to track its own presents (no frame limit): the layer paces beside it, its present ids pass as they are; {}",
+            adds.feedback_path()
+        ));
+    }
     (pace, adds)
 }

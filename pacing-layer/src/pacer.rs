@@ -404,9 +404,13 @@ fn log_below(support: Option<vkpace::Support>) {
     ));
     crate::log(format_args!(
         "{}",
-        match support.present_wait {
-            true => "present wait in use (enabled below the application, or the application's own, watched through its own present ids): where a surface has no present timing, the CPU limiter's grid follows the display's clock (exact display times watched during its sleep)",
-            false => "no present wait below the application: without present timing the CPU limiter keeps its own clock",
+        match (support.present_wait2, support.present_wait) {
+            (true, wait) => match wait {
+                true => "present wait2 (the application's own, watched through its own present ids) in use on swapchains whose surface supports it, present wait on others: where a surface has no present timing, the CPU limiter's grid follows the display's clock (exact display times watched during its sleep)",
+                false => "present wait2 (the application's own, watched through its own present ids) in use on swapchains whose surface supports it: there, where the surface has no present timing, the CPU limiter's grid follows the display's clock (exact display times watched during its sleep)",
+            },
+            (false, true) => "present wait in use (enabled below the application, or the application's own, watched through its own present ids): where a surface has no present timing, the CPU limiter's grid follows the display's clock (exact display times watched during its sleep)",
+            (false, false) => "no present wait below the application: without present timing the CPU limiter keeps its own clock",
         }
     ));
     match support.maintenance1 {

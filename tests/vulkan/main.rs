@@ -28,6 +28,7 @@ mod layer_chain_orders;
 mod not_ready;
 mod own_swapchain;
 mod pacing_layer_apps;
+mod pacing_layer_own_ids;
 mod present_pacer_smoke;
 mod present_pacer_vdisplay;
 mod present_timing;
