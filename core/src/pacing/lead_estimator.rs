@@ -13,10 +13,11 @@
 //! step times `p / (1 - p)`, `p` the aim's miss rate. The margin is in equilibrium where
 //! misses come at rate `p` (Robbins-Monro: the expected step is zero there), so on a
 //! stationary distribution of frame times the miss rate converges to the aim's. The base
-//! percentile follows a slower frame time within a few frames (it is in the 99th percentile
-//! of 256 after 3 frames, the 90th of 32 after 4); the margin then gives back what it took
+//! percentile follows a slower frame time within a few frames (it is in the 97th percentile
+//! of 64 after 2 frames, the 90th of 32 after 4); the margin then gives back what it took
 //! during the step at the aim's slow rate, and the base a faster frame time once the slower
-//! ones left its window (256 frames for `grid`, 32 for `low-latency`).
+//! ones left its window (64 frames for `grid`, 32 for `low-latency`: a program's first frames,
+//! slow while it compiles its pipelines, are forgotten within seconds).
 //!
 //! The lead never places a frame's target before its submission: targets are given from the
 //! schedule, and a frame submitted after its refresh is meant for the first one after its
@@ -25,13 +26,18 @@
 use super::window_stats::WindowStats;
 
 /// The frames whose start-to-ready times `grid`'s base percentile is of.
-pub const LONG_WINDOW: usize = 256;
+pub const LONG_WINDOW: usize = 64;
 /// The step of the margin on a frame not ready within its lead, as a share of a refresh.
 pub const MARGIN_STEP_SHARE: f64 = 1.0 / 16.0;
-/// The margin before any frame was judged, as a share of a refresh.
-pub const INITIAL_MARGIN_SHARE: f64 = 1.0 / 32.0;
-/// The smallest margin, as a share of a refresh: the pacing sleep's own wake-up.
-pub const MIN_MARGIN_SHARE: f64 = 1.0 / 64.0;
+/// The margin before any frame was judged, as a share of a refresh: `grid`'s and
+/// `low-latency`'s. Measured on vkcube through the layer over vdisplay (docs/layer.md): a
+/// margin that starts small is not only missed more, it makes frames slower (a frame started
+/// close to its refresh waits in the acquire for the image that refresh frees), so `grid`
+/// starts wide and gives the margin back slowly.
+pub const INITIAL_MARGIN_SHARES: [f64; 2] = [1.0 / 4.0, 1.0 / 8.0];
+/// The smallest margin, as a share of a refresh (1 ms at 60 Hz): the pacing sleep's own
+/// wake-up and the presentation engine's latch before its refresh.
+pub const MIN_MARGIN_SHARE: f64 = 1.0 / 16.0;
 /// The `grid` aim: no missed refresh; the margin narrows as if 1 frame in 1000 may miss, so a
 /// margin that once covered a slow spell is given back over thousands of frames.
 pub const GRID_MISS_RATE: f64 = 0.001;
@@ -60,12 +66,13 @@ pub enum LeadAim {
 
 impl LeadAim {
     /// The percentile of the recent start-to-ready times the margin is added to, and how many
-    /// recent frames: `grid` the 99th of [`LONG_WINDOW`] (robust to a rare slow frame, slow
-    /// to give latency back), `low-latency` the 90th of [`super::WINDOW`].
+    /// recent frames: `grid` the 97th of [`LONG_WINDOW`] (the second slowest: one slow frame,
+    /// a hitch, does not set the lead; the margin covers what the base does not),
+    /// `low-latency` the 90th of [`super::WINDOW`].
     #[must_use]
     pub fn base(self) -> (u32, usize) {
         match self {
-            Self::Grid => (99, LONG_WINDOW),
+            Self::Grid => (97, LONG_WINDOW),
             Self::LowLatency => (90, super::WINDOW),
         }
     }
@@ -105,7 +112,10 @@ impl LeadEstimator {
             long: WindowStats::default(),
             short: WindowStats::default(),
             base: None,
-            margin_share: INITIAL_MARGIN_SHARE,
+            margin_share: match aim {
+                LeadAim::Grid => INITIAL_MARGIN_SHARES[0],
+                LeadAim::LowLatency => INITIAL_MARGIN_SHARES[1],
+            },
             judged: 0,
             late: 0,
         }
@@ -202,7 +212,10 @@ mod tests {
         let mut e = LeadEstimator::new(LeadAim::Grid);
         assert_eq!(e.lead(R), None);
         e.frame_ready(5_000_000, R);
-        assert_eq!(e.lead(R), Some(5_000_000 + (R as f64 / 32.0) as u64));
+        assert_eq!(
+            e.lead(R),
+            Some(5_000_000 + (R as f64 * INITIAL_MARGIN_SHARES[0]) as u64)
+        );
     }
 
     /// A heavy tail: `base` plus an exponential spread of mean `mean` (from the same LCG).
@@ -235,13 +248,12 @@ mod tests {
     }
 
     #[test]
-    fn where_the_base_covers_the_spread_grid_misses_less_than_its_aim() {
-        // Uniform 4 to 10 ms: the 99th percentile of 256 and the smallest margin cover it.
-        let rate = late_rate(LeadAim::Grid, times(7, 4_000_000, 6_000_000), 60_000);
-        assert!(rate <= GRID_MISS_RATE, "{rate} late");
-        let rate = late_rate(LeadAim::LowLatency, times(7, 4_000_000, 6_000_000), 60_000);
-        let p = LOW_LATENCY_MISS_RATE;
-        assert!((rate - p).abs() < p * 0.5, "low latency: {rate} late");
+    fn where_the_base_and_the_smallest_margin_cover_the_spread_fewer_miss_than_the_aim() {
+        // Uniform 4 to 10 ms: each base percentile and the smallest margin cover most of it.
+        for aim in [LeadAim::Grid, LeadAim::LowLatency] {
+            let rate = late_rate(aim, times(7, 4_000_000, 6_000_000), 60_000);
+            assert!(rate <= aim.miss_rate(), "{aim:?}: {rate} late");
+        }
     }
 
     #[test]
@@ -255,7 +267,7 @@ mod tests {
             e.frame_ready(w, R);
         }
         let late = e.late_of_judged().0 - late_before;
-        assert!(late <= 3, "{late} frames late after the step");
+        assert!(late <= 4, "{late} frames late after the step");
         assert!(e.lead(R).is_some_and(|l| l > 12_000_000));
     }
 

@@ -351,13 +351,7 @@ impl Pacing {
     /// fraction for precision).
     #[must_use]
     pub fn start_at(&self, now: u64) -> Option<u64> {
-        let lead = match self.policy {
-            PacingPolicy::LowLatency => Lead::JustInTime,
-            PacingPolicy::Display => Lead::OneInterval,
-            PacingPolicy::FramesInFlight => Lead::Refreshes(self.frames_in_flight),
-            PacingPolicy::Grid => Lead::Learned,
-        };
-        if let Some(at) = self.schedule.start_at(self.next_frame, lead) {
+        if let Some(at) = self.schedule.start_at(self.next_frame, self.lead()) {
             return Some(at).filter(|&t| t > now);
         }
         let limit = self.limiter.as_ref().and_then(AnchoredLimiter::deadline);
@@ -372,10 +366,23 @@ impl Pacing {
         .filter(|&t| t > now)
     }
 
-    /// Frame `id` began its CPU work at `now`.
+    /// How long before its refresh a frame on the grid starts, by policy.
+    fn lead(&self) -> Lead {
+        match self.policy {
+            PacingPolicy::LowLatency => Lead::JustInTime,
+            PacingPolicy::Display => Lead::OneInterval,
+            PacingPolicy::FramesInFlight => Lead::Refreshes(self.frames_in_flight),
+            PacingPolicy::Grid => Lead::Learned,
+        }
+    }
+
+    /// Frame `id` began its CPU work at `now`. Where the grid planned its start, the learned
+    /// leads count its time to ready from that plan: a wake-up from the pacing sleep that came
+    /// late is part of what the lead must cover.
     pub fn frame_started(&mut self, id: u64, now: u64) {
         self.next_frame = id.saturating_add(1);
-        self.schedule.frame_started(id, now);
+        let planned = self.schedule.start_at(id, self.lead());
+        self.schedule.frame_started(id, now, planned);
         if let Some(l) = self.limiter.as_mut() {
             l.frame_started(id, now);
         }
@@ -388,7 +395,7 @@ impl Pacing {
     /// time counts from here for the schedule and the low-latency policy (the frame limiter
     /// already gave it its slot).
     pub fn frame_restarted(&mut self, id: u64, now: u64) {
-        self.schedule.frame_started(id, now);
+        self.schedule.frame_started(id, now, None);
         if self.learning() {
             self.low_latency.frame_started(id, now);
         }

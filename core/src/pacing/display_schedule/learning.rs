@@ -47,9 +47,8 @@ impl DisplaySchedule {
     /// Start-to-ready and busy times of `frame`, ready at `ready`.
     pub(super) fn learn_durations(&mut self, frame: u64, ready: u64) {
         if let Some(s) = self.started(frame) {
-            let work = ready.saturating_sub(s.start);
-            self.work.push(work);
-            self.learn_lead(frame, work);
+            self.work.push(ready.saturating_sub(s.start));
+            self.learn_lead(frame, ready.saturating_sub(s.planned));
             let gpu_from = match self.last_ready {
                 Some((f, at)) if f + 1 == frame => at.max(s.submit),
                 _ => s.submit,
@@ -98,7 +97,7 @@ impl DisplaySchedule {
         self.late_offset = None;
     }
 
-    /// Frame `frame` took `work` from its start to ready: each learned lead judges it, and
+    /// Frame `frame` took `work` from its planned start to ready: each learned lead judges it, and
     /// the frame remembers which it was ready within (for the display's verdict).
     fn learn_lead(&mut self, frame: u64, work: u64) {
         let Some(refresh) = self.timing.map(|t| t.refresh_ns) else {

@@ -132,6 +132,8 @@ pub(super) enum Interval {
 struct Started {
     frame: u64,
     start: u64,
+    /// When the grid meant it to start, if earlier than `start` (else `start`).
+    planned: u64,
     submit: u64,
     /// Ready within the grid's and the low-latency lead (judged once its ready time came).
     in_time: [bool; 2],
@@ -404,12 +406,14 @@ impl DisplaySchedule {
         period.max(slow)
     }
 
-    /// Frame `frame` began its CPU work at `now`.
-    pub(super) fn frame_started(&mut self, frame: u64, now: u64) {
+    /// Frame `frame` began its CPU work at `now`; `planned`: when the grid meant it to start
+    /// (the learned leads count its time to ready from there, or from `now` if earlier).
+    pub(super) fn frame_started(&mut self, frame: u64, now: u64, planned: Option<u64>) {
         let slot = &mut self.started[(frame % REMEMBERED as u64) as usize];
         *slot = Started {
             frame,
             start: now,
+            planned: planned.map_or(now, |p| p.min(now)),
             submit: now,
             in_time: [false; 2],
         };
