@@ -125,6 +125,9 @@ pub unsafe fn queue_present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_
         }
     };
     let mut job = job(queue, marker, sems, &mut requests, &ext);
+    // One draw per present: its swapchains' images are one submission's work.
+    let gpu_ns = requests.first().map_or(0, |r| r.sc.gpu.draw_ns());
+    job.not_before_ns = now.saturating_add(gpu_ns);
     crate::elide::filter(&dev, &mut job.semaphores);
     let results: Vec<vk::Result> = requests.iter().map(|r| r.result).collect();
     let ids = dev.engine.enqueue(requests);
@@ -338,6 +341,7 @@ fn job(
         cmds,
         app_fences,
         ids: Vec::new(),
+        not_before_ns: 0,
     }
 }
 
