@@ -7,6 +7,10 @@ use std::sync::Arc;
 /// Busy threads beside the loaded runs (as many as this machine has cores).
 pub const BUSY_THREADS: usize = 2;
 
+/// The modelled GPU of [`Load::GpuModel`] (vdisplay's `gpu_ms`: milliseconds after the present
+/// call, normal with mean 8 and sd 1).
+pub const GPU_MODEL: &str = "8~1";
+
 /// What else runs on the machine during a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Load {
@@ -14,15 +18,23 @@ pub enum Load {
     Idle,
     /// [`BUSY_THREADS`] threads of the benchmark spinning for the whole run.
     Busy,
+    /// Nothing of the benchmark's on the CPU, but vdisplay's modelled GPU ([`GPU_MODEL`]): each
+    /// frame ready no sooner than a drawn time after its present, as a GPU-bound frame on a
+    /// GPU that is not the CPU. Only where vdisplay is the display ([`Load::WITH_GPU_MODEL`]).
+    GpuModel,
 }
 
 impl Load {
+    /// The CPU loads, for every comparison.
     pub const ALL: [Load; 2] = [Load::Idle, Load::Busy];
+    /// The CPU loads and the modelled GPU (the drop-in limiters' comparison).
+    pub const WITH_GPU_MODEL: [Load; 3] = [Load::Idle, Load::Busy, Load::GpuModel];
 
     pub fn name(self) -> &'static str {
         match self {
             Load::Idle => "idle",
             Load::Busy => "busy",
+            Load::GpuModel => "gpu-model",
         }
     }
 }

@@ -1,6 +1,16 @@
 //! The figures of one run of an unmodified application over the virtual display, from the
 //! display's own log (the neutral clock every contender is judged by): how evenly frames were
-//! shown, how many intervals left the cap's grid, and how old a frame was when it was shown.
+//! shown, how many intervals left the cap's grid, and how old a frame was when it was shown,
+//! split where the frame became ready.
+//!
+//! The split: *start* is `acquired_ns`, when vdisplay's acquire of the image returned (to the
+//! layer above it; the frame's start as far as the display can tell); *ready* is `ready_ns`,
+//! when the frame's rendering was complete as vdisplay saw it (after the present reached
+//! vdisplay; with `gpu_ms`, the modelled time); *shown* is `shown_ns`. Start to ready is the
+//! frame itself, CPU and GPU, plus any wait a limiter puts between the acquire and the present
+//! reaching vdisplay (MangoHud's `early` sleeps there, in its present before calling down);
+//! ready to shown is the wait for the display: the queue and the refresh grid, and a limiter's
+//! display target.
 
 use anyhow::{ensure, Result};
 use vkpace_demo::virtual_display::LoggedPresent;
@@ -28,11 +38,20 @@ pub struct LayerRun {
     pub latency_p99_ms: f64,
     /// Shown frames per second.
     pub fps: f64,
+    /// Acquire of the image to its frame ready (the frame's own time), ms: median and p99.
+    pub frame_p50_ms: f64,
+    pub frame_p99_ms: f64,
+    /// Frame ready to shown (the wait for the display), ms: median and p99.
+    pub wait_p50_ms: f64,
+    pub wait_p99_ms: f64,
 }
+
+/// How many figures a run has.
+const N: usize = 11;
 
 impl LayerRun {
     /// Field names, in [`LayerRun::values`] order (the JSON's keys).
-    pub const FIELDS: [&'static str; 7] = [
+    pub const FIELDS: [&'static str; N] = [
         "intervals",
         "interval_sd_ms",
         "interval_p99_ms",
@@ -40,9 +59,13 @@ impl LayerRun {
         "latency_p50_ms",
         "latency_p99_ms",
         "fps",
+        "start_to_ready_p50_ms",
+        "start_to_ready_p99_ms",
+        "ready_to_shown_p50_ms",
+        "ready_to_shown_p99_ms",
     ];
 
-    pub fn values(&self) -> [f64; 7] {
+    pub fn values(&self) -> [f64; N] {
         [
             self.intervals,
             self.interval_sd_ms,
@@ -51,10 +74,14 @@ impl LayerRun {
             self.latency_p50_ms,
             self.latency_p99_ms,
             self.fps,
+            self.frame_p50_ms,
+            self.frame_p99_ms,
+            self.wait_p50_ms,
+            self.wait_p99_ms,
         ]
     }
 
-    fn from_values(v: [f64; 7]) -> Self {
+    fn from_values(v: [f64; N]) -> Self {
         Self {
             intervals: v[0],
             interval_sd_ms: v[1],
@@ -63,12 +90,16 @@ impl LayerRun {
             latency_p50_ms: v[4],
             latency_p99_ms: v[5],
             fps: v[6],
+            frame_p50_ms: v[7],
+            frame_p99_ms: v[8],
+            wait_p50_ms: v[9],
+            wait_p99_ms: v[10],
         }
     }
 
     /// Field by field medians of `runs`.
     pub fn median_of(runs: &[LayerRun]) -> Self {
-        let mut out = [0.0; 7];
+        let mut out = [0.0; N];
         for (i, o) in out.iter_mut().enumerate() {
             *o =
                 crate::real_driver::median(&runs.iter().map(|r| r.values()[i]).collect::<Vec<_>>());
@@ -111,15 +142,16 @@ pub fn figures(log: &[LoggedPresent], wanted: u64, refresh_ns: u64) -> Result<La
     let ms: Vec<f64> = intervals.iter().map(|&i| i as f64 / 1e6).collect();
     let mean = ms.iter().sum::<f64>() / ms.len() as f64;
     let sd = (ms.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / ms.len() as f64).sqrt();
-    let latency: Vec<f64> = shown
-        .iter()
-        .filter_map(|p| Some((at(p).checked_sub(p.acquired_ns?)?) as f64 / 1e6))
-        .collect();
+    let latency = sorted(spans(&shown, |p| p.acquired_ns, |p| p.shown_ns));
+    let frame = sorted(spans(&shown, |p| p.acquired_ns, |p| p.ready_ns));
+    let wait = sorted(spans(&shown, |p| p.ready_ns, |p| p.shown_ns));
     ensure!(
-        latency.len() * 2 >= shown.len(),
-        "the log has no acquire time for most presents (a vdisplay older than acquired_ns?)"
+        latency.len() * 2 >= shown.len() && frame.len() * 2 >= shown.len(),
+        "the log has no acquire or ready time for most presents (a vdisplay older than \
+         acquired_ns?)"
     );
-    let (ms, latency) = (sorted(ms), sorted(latency));
+    ensure!(!wait.is_empty(), "no shown present has a ready time");
+    let ms = sorted(ms);
     let span_s = (at(shown[shown.len() - 1]) - at(shown[0])) as f64 / 1e9;
     Ok(LayerRun {
         intervals: intervals.len() as f64,
@@ -129,7 +161,23 @@ pub fn figures(log: &[LoggedPresent], wanted: u64, refresh_ns: u64) -> Result<La
         latency_p50_ms: pct(&latency, 50.0),
         latency_p99_ms: pct(&latency, 99.0),
         fps: (shown.len() - 1) as f64 / span_s,
+        frame_p50_ms: pct(&frame, 50.0),
+        frame_p99_ms: pct(&frame, 99.0),
+        wait_p50_ms: pct(&wait, 50.0),
+        wait_p99_ms: pct(&wait, 99.0),
     })
+}
+
+/// `to - from` of each present that has both times, in ms.
+fn spans(
+    presents: &[&LoggedPresent],
+    from: impl Fn(&LoggedPresent) -> Option<u64>,
+    to: impl Fn(&LoggedPresent) -> Option<u64>,
+) -> Vec<f64> {
+    presents
+        .iter()
+        .filter_map(|p| Some(to(p)?.checked_sub(from(p)?)? as f64 / 1e6))
+        .collect()
 }
 
 #[cfg(test)]
@@ -174,6 +222,10 @@ mod tests {
         );
         assert!((f.latency_p50_ms - 10.0).abs() < 1e-3, "{f:?}");
         assert!((f.latency_p99_ms - 10.0).abs() < 1e-3, "{f:?}");
+        // Ready 2 ms after the acquire: 2 ms of frame, 8 ms of waiting for the display.
+        assert!((f.frame_p50_ms - 2.0).abs() < 1e-3, "{f:?}");
+        assert!((f.wait_p50_ms - 8.0).abs() < 1e-3, "{f:?}");
+        assert!((f.frame_p50_ms + f.wait_p50_ms - f.latency_p50_ms).abs() < 1e-3);
         assert!(f.interval_sd_ms > 0.0 && f.interval_p99_ms > 33.0, "{f:?}");
         assert!((f.fps - 30.0).abs() < 0.01, "{f:?}");
         Ok(())

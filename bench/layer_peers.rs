@@ -5,14 +5,18 @@
 //! defaults, and its low-latency mode for what that trades), and uncapped as the reference. Each limiter is the only layer between vkcube and
 //! vdisplay, pinned in that order by `VK_INSTANCE_LAYERS` (the first named is nearest the
 //! application); every figure comes from vdisplay's log, the one clock all of them are judged
-//! by. Each run idle and beside two busy spinning threads, the contenders in rotating order
-//! within a repetition, medians of the repetitions.
+//! by, start to shown split at the frame's ready time (`layer_figures.rs` says where each point
+//! is). Each run idle, beside two busy spinning threads, and with vdisplay's modelled GPU
+//! (`gpu_ms`, `cpu_load::GPU_MODEL`: a GPU-bound frame on a GPU that is not the CPU), the
+//! contenders in rotating order within a repetition, medians of the repetitions; each
+//! repetition draws its own modelled GPU times (`VDISPLAY_SEED`), the same for every contender.
+//! MangoHud's runs differ by where its sleep falls against the refresh grid (its phase luck):
+//! the table gives the repetitions' spread of start to shown.
 //!
 //! Runs in Debian sid's root file system, which has MangoHud and vkcube:
 //! `scripts/bench-layers` (or `scripts/on-stack sid -- target/release/vkpace-bench
 //! --only-layers --json PATH`).
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -20,13 +24,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context as _, Result};
 use vkpace_demo::{pacing_layer, virtual_display};
 
-use crate::cpu_load::{Busy, Load, BUSY_THREADS};
+use crate::cpu_load::{Busy, Load, GPU_MODEL};
 use crate::layer_figures::{figures, LayerRun};
 
 /// The cap every limiter is given.
 pub const CAP_FPS: u32 = 30;
 /// The virtual display's refresh.
-const REFRESH_HZ: u64 = 60;
+pub const REFRESH_HZ: u64 = 60;
 const REFRESH_NS: u64 = 1_000_000_000 / REFRESH_HZ;
 /// vkcube's own run time is bounded by its frames; this bounds a hang.
 const RUN_LIMIT: Duration = Duration::from_secs(180);
@@ -42,7 +46,8 @@ pub enum Contender {
     MangoHudEarly,
     /// MangoHud `fps_limit=30,fps_limit_method=late`.
     MangoHudLate,
-    /// vkpace's pacing layer, `VKPACE_FPS=30`, everything else its defaults.
+    /// vkpace's pacing layer in its `grid` mode (its default, named: `VKPACE_MODE=grid`),
+    /// `VKPACE_FPS=30`, everything else its defaults.
     Vkpace,
     /// vkpace's pacing layer in its low-latency mode (`VKPACE_MODE=low-latency`): shown for
     /// what that mode trades; no verdict judges it.
@@ -95,9 +100,11 @@ impl Contender {
             Contender::MangoHudEarly => mangohud(cmd, "early"),
             Contender::MangoHudLate => mangohud(cmd, "late"),
             Contender::Vkpace | Contender::VkpaceLowLatency => {
-                if self == Contender::VkpaceLowLatency {
-                    cmd.env("VKPACE_MODE", "low-latency");
-                }
+                let mode = match self {
+                    Contender::VkpaceLowLatency => "low-latency",
+                    _ => "grid",
+                };
+                cmd.env("VKPACE_MODE", mode);
                 cmd.env("XDG_DATA_HOME", &setup.pacing_data)
                     .env("VKPACE_PACING", "1")
                     .env("VKPACE_FPS", CAP_FPS.to_string())
@@ -214,6 +221,8 @@ fn run_one(
         .env("VDISPLAY_WINDOW_SURFACES", "virtual")
         .env("VDISPLAY_REFRESH_HZ", REFRESH_HZ.to_string())
         .env("VDISPLAY_LOG", &log)
+        // One draw sequence of the modelled GPU per repetition, the same for every contender.
+        .env("VDISPLAY_SEED", (rep + 1).to_string())
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(
             setup.dir.join(format!("{stem}.err")),
@@ -229,6 +238,9 @@ fn run_one(
         }
     }
     contender.configure(&mut cmd, setup);
+    if load == Load::GpuModel {
+        cmd.env("VDISPLAY_GPU_MS", GPU_MODEL);
+    }
     let busy = (load == Load::Busy).then(Busy::start);
     let status = wait_bounded(cmd.spawn().context("starting vkcube")?, RUN_LIMIT);
     drop(busy);
@@ -278,20 +290,21 @@ pub fn compare(reps: usize, frames: u64, dir: &Path) -> Result<LayerComparison> 
          {CAP_FPS} fps by each limiter, {} contenders x {} CPU loads x {reps} runs of {frames} \
          frames",
         Contender::ALL.len(),
-        Load::ALL.len()
+        Load::WITH_GPU_MODEL.len()
     );
-    let mut cells: Vec<(Load, Contender, Vec<LayerRun>)> = Load::ALL
+    let mut cells: Vec<(Load, Contender, Vec<LayerRun>)> = Load::WITH_GPU_MODEL
         .iter()
         .flat_map(|l| Contender::ALL.map(|c| (*l, c, Vec::new())))
         .collect();
     for rep in 0..reps {
-        for load in Load::ALL {
+        for load in Load::WITH_GPU_MODEL {
             for k in 0..Contender::ALL.len() {
                 let c = Contender::ALL[(k + rep) % Contender::ALL.len()];
                 let f = run_one(&setup, c, load, frames, rep)?;
                 eprintln!(
                     "  {} {} run {}: interval sd {:.3} ms p99 {:.2} ms, {:.1} off the grid per \
-                     1000, start to shown p50 {:.1} ms p99 {:.1} ms, {:.2} fps",
+                     1000, start to shown p50 {:.1} ms p99 {:.1} ms (start to ready p50 {:.1}, \
+                     ready to shown p50 {:.1}), {:.2} fps",
                     c.name(),
                     load.name(),
                     rep + 1,
@@ -300,6 +313,8 @@ pub fn compare(reps: usize, frames: u64, dir: &Path) -> Result<LayerComparison> 
                     f.off_grid_per_1000,
                     f.latency_p50_ms,
                     f.latency_p99_ms,
+                    f.frame_p50_ms,
+                    f.wait_p50_ms,
                     f.fps
                 );
                 let cell = cells.iter_mut().find(|(l, x, _)| *l == load && *x == c);
@@ -312,131 +327,4 @@ pub fn compare(reps: usize, frames: u64, dir: &Path) -> Result<LayerComparison> 
         reps,
         cells,
     })
-}
-
-impl LayerComparison {
-    /// The median figures of `contender` under `load`.
-    pub fn median(&self, load: Load, contender: Contender) -> LayerRun {
-        self.cells
-            .iter()
-            .find(|(l, c, _)| *l == load && *c == contender)
-            .map_or_else(LayerRun::default, |(_, _, runs)| LayerRun::median_of(runs))
-    }
-
-    /// The issue's verdicts, per load, on the medians: vkpace's layer no worse than either
-    /// MangoHud mode in interval spread and intervals off the grid, and no later than
-    /// MangoHud's `late` mode from start to shown; and its cap kept (within 1% of 30 fps).
-    pub fn checks(&self) -> Vec<(bool, String)> {
-        let mut out = Vec::new();
-        for load in Load::ALL {
-            let v = self.median(load, Contender::Vkpace);
-            let (early, late) = (
-                self.median(load, Contender::MangoHudEarly),
-                self.median(load, Contender::MangoHudLate),
-            );
-            let l = load.name();
-            let ahead = |a: f64, b: f64| match a.total_cmp(&b) {
-                std::cmp::Ordering::Less => "ahead",
-                std::cmp::Ordering::Equal => "tied",
-                std::cmp::Ordering::Greater => "behind",
-            };
-            for (peer, p) in [("early", early), ("late", late)] {
-                out.push((
-                    v.interval_sd_ms <= p.interval_sd_ms,
-                    format!(
-                        "{l}: vkpace's interval sd {:.3} ms <= MangoHud {peer}'s {:.3} ms ({})",
-                        v.interval_sd_ms,
-                        p.interval_sd_ms,
-                        ahead(v.interval_sd_ms, p.interval_sd_ms)
-                    ),
-                ));
-                out.push((
-                    v.off_grid_per_1000 <= p.off_grid_per_1000,
-                    format!(
-                        "{l}: vkpace's intervals off the grid {:.1}/1000 <= MangoHud {peer}'s \
-                         {:.1}/1000 ({})",
-                        v.off_grid_per_1000,
-                        p.off_grid_per_1000,
-                        ahead(v.off_grid_per_1000, p.off_grid_per_1000)
-                    ),
-                ));
-            }
-            out.push((
-                v.latency_p50_ms <= late.latency_p50_ms,
-                format!(
-                    "{l}: vkpace's start to shown p50 {:.1} ms <= MangoHud late's {:.1} ms",
-                    v.latency_p50_ms, late.latency_p50_ms
-                ),
-            ));
-            out.push((
-                (v.fps - f64::from(CAP_FPS)).abs() <= f64::from(CAP_FPS) * 0.01,
-                format!("{l}: vkpace keeps the cap: {:.2} fps", v.fps),
-            ));
-        }
-        out
-    }
-
-    /// `{"refresh_hz": .., "cap_fps": .., "medians": {load: {contender: {...}}}, "runs": ..}`.
-    pub fn json(&self) -> String {
-        let per_load = |f: &dyn Fn(Load, Contender) -> String| {
-            let loads: Vec<String> = Load::ALL
-                .iter()
-                .map(|&l| {
-                    let cs: Vec<String> = Contender::ALL
-                        .iter()
-                        .map(|&c| format!("\"{}\": {}", c.name(), f(l, c)))
-                        .collect();
-                    format!("\"{}\": {{{}}}", l.name(), cs.join(", "))
-                })
-                .collect();
-            format!("{{{}}}", loads.join(", "))
-        };
-        let runs = |l: Load, c: Contender| {
-            let runs = self
-                .cells
-                .iter()
-                .find(|(x, y, _)| *x == l && *y == c)
-                .map_or(&[][..], |(_, _, r)| r.as_slice());
-            let v: Vec<String> = runs.iter().map(LayerRun::json).collect();
-            format!("[{}]", v.join(", "))
-        };
-        format!(
-            "{{\"application\": \"vkcube\", \"refresh_hz\": {REFRESH_HZ}, \"cap_fps\": {CAP_FPS}, \
-             \"frames\": {}, \"reps\": {}, \"busy_threads\": {BUSY_THREADS}, \"medians\": {}, \
-             \"runs\": {}}}",
-            self.frames,
-            self.reps,
-            per_load(&|l, c| self.median(l, c).json()),
-            per_load(&runs)
-        )
-    }
-
-    /// The medians as a markdown table.
-    pub fn markdown(&self) -> String {
-        let mut md = format!(
-            "## Drop-in limiters on vkcube ({CAP_FPS} fps cap, vdisplay {REFRESH_HZ} Hz FIFO, \
-             medians of {} runs of {} frames)\n\n\
-             | load | limiter | interval sd (ms) | interval p99 (ms) | off the grid /1000 | \
-             start to shown p50 (ms) | p99 (ms) | fps |\n|---|---|---|---|---|---|---|---|\n",
-            self.reps, self.frames
-        );
-        for load in Load::ALL {
-            for c in Contender::ALL {
-                let m = self.median(load, c);
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | {:.3} | {:.2} | {:.1} | {:.1} | {:.1} | {:.2} |",
-                    load.name(),
-                    c.name(),
-                    m.interval_sd_ms,
-                    m.interval_p99_ms,
-                    m.off_grid_per_1000,
-                    m.latency_p50_ms,
-                    m.latency_p99_ms,
-                    m.fps
-                );
-            }
-        }
-        md
-    }
 }

@@ -13,6 +13,7 @@ mod full_run;
 mod instructions;
 mod layer_figures;
 mod layer_peers;
+mod layer_report;
 mod overhead;
 mod pacing_display;
 mod pacing_loops;

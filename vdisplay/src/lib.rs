@@ -23,6 +23,7 @@ mod entry;
 mod exports;
 mod extensions;
 pub mod faults;
+pub mod gpu_model;
 mod handles;
 mod instance;
 pub mod log;

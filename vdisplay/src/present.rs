@@ -84,21 +84,8 @@ pub unsafe fn queue_present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_
     };
     let scs: Vec<Option<Arc<Swapchain>>> = chains.iter().map(|s| swapchain::lookup(*s)).collect();
     if scs.iter().all(Option::is_none) {
-        let _q = dev.lock_queues();
-        // The structures of the layer's extensions the driver lacks are unlinked for the call
-        // (the application's chain is relinked when the splice is dropped, after it).
-        let mut down = *pi;
-        // SAFETY: `down` heads the application's valid chain, which the application keeps
-        // for this call and synchronizes with the queue (the present's external
-        // synchronization); only the call below reads it before the splice is dropped.
-        let _splice = unsafe {
-            Splice::unlink(
-                (&mut down as *mut vk::PresentInfoKHR).cast(),
-                &dev.driver_lacks,
-            )
-        };
-        // SAFETY: only driver swapchains: down the chain, without what the driver lacks.
-        return unsafe { (dev.swapchain_fp.queue_present_khr)(queue, &down) };
+        // SAFETY: the caller's contract; only driver swapchains.
+        return unsafe { present_to_driver(&dev, queue, pi) };
     }
     if scs.iter().any(Option::is_none) {
         eprintln!("vdisplay: a present mixing virtual and driver swapchains is not supported");
@@ -124,7 +111,7 @@ pub unsafe fn queue_present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_
             return e;
         }
     };
-    let mut job = job(queue, marker, sems, &mut requests, &ext);
+    let mut job = job(queue, marker, sems, &mut requests, &ext, now);
     crate::elide::filter(&dev, &mut job.semaphores);
     let results: Vec<vk::Result> = requests.iter().map(|r| r.result).collect();
     let ids = dev.engine.enqueue(requests);
@@ -134,6 +121,32 @@ pub unsafe fn queue_present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_
         unsafe { std::ptr::copy_nonoverlapping(results.as_ptr(), pi.p_results, results.len()) };
     }
     overall(&results)
+}
+
+/// A present of driver swapchains only: down the chain, with the structures of the layer's
+/// extensions the driver lacks unlinked for the call (the application's chain is relinked when
+/// the splice is dropped, after it).
+///
+/// # Safety
+/// Valid arguments of `vkQueuePresentKHR` naming only the driver's swapchains.
+unsafe fn present_to_driver(
+    dev: &Device,
+    queue: vk::Queue,
+    pi: &vk::PresentInfoKHR<'_>,
+) -> vk::Result {
+    let _q = dev.lock_queues();
+    let mut down = *pi;
+    // SAFETY: `down` heads the application's valid chain, which the application keeps for this
+    // call and synchronizes with the queue (the present's external synchronization); only the
+    // call below reads it before the splice is dropped.
+    let _splice = unsafe {
+        Splice::unlink(
+            (&mut down as *mut vk::PresentInfoKHR).cast(),
+            &dev.driver_lacks,
+        )
+    };
+    // SAFETY: only driver swapchains: down the chain, without what the driver lacks.
+    unsafe { (dev.swapchain_fp.queue_present_khr)(queue, &down) }
 }
 
 /// The combined result (Spec: vkQueuePresentKHR, "if multiple swapchains are presented").
@@ -303,14 +316,16 @@ fn submit_marker(dev: &Device, queue: vk::Queue) -> Result<vk::Fence, vk::Result
     Ok(fence)
 }
 
-/// The submitter's job for this present (its ids are filled in by the caller). Present fences
-/// the fence faults hold back are recorded in the requests instead.
+/// The submitter's job for this present, made at `now` (its ids are filled in by the caller).
+/// Present fences the fence faults hold back are recorded in the requests instead. The
+/// modelled GPU draws one delay per present: its swapchains' images are one submission's work.
 fn job(
     queue: vk::Queue,
     marker: vk::Fence,
     sems: &[vk::Semaphore],
     requests: &mut [Request],
     ext: &PresentExt<'_>,
+    now: u64,
 ) -> Job {
     let cmds = requests
         .iter()
@@ -338,6 +353,7 @@ fn job(
         cmds,
         app_fences,
         ids: Vec::new(),
+        not_before_ns: now.saturating_add(requests.first().map_or(0, |r| r.sc.gpu.draw_ns())),
     }
 }
 

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use ash::vk;
 
+use crate::gpu_model::GpuModel;
 use crate::LAYER_NAME;
 use vkpace_layer_plumbing::chain;
 
@@ -127,6 +128,9 @@ pub struct Settings {
     pub fault_random_order: bool,
     /// Extra delay between a present's queue operations completing and the engine seeing it.
     pub fault_slow_engine_ms: f64,
+    /// The modelled GPU: a present's image is ready no sooner than this long after the present
+    /// call (`crate::gpu_model`).
+    pub gpu_ms: GpuModel,
     /// Present fences (maintenance1) signal this long after the image was shown (0: at once).
     pub fault_present_fence_late_ms: f64,
     /// Probability that a present fence never signals.
@@ -222,6 +226,7 @@ impl Default for Settings {
             fault_surface_lost_after: 0,
             fault_random_order: false,
             fault_slow_engine_ms: 0.0,
+            gpu_ms: GpuModel::Off,
             fault_present_fence_late_ms: 0.0,
             fault_present_fence_never: 0.0,
             fault_resize_every: 0,
@@ -270,6 +275,7 @@ pub const KEYS: &[&str] = &[
     "fault_surface_lost_after",
     "fault_random_order",
     "fault_slow_engine_ms",
+    "gpu_ms",
     "fault_present_fence_late_ms",
     "fault_present_fence_never",
     "fault_resize_every",
@@ -313,6 +319,7 @@ impl Settings {
             "fault_surface_lost_after" => set(&mut self.fault_surface_lost_after, v.parse().ok()),
             "fault_random_order" => set(&mut self.fault_random_order, parse_bool(v)),
             "fault_slow_engine_ms" => set(&mut self.fault_slow_engine_ms, parse_ms(v)),
+            "gpu_ms" => set(&mut self.gpu_ms, GpuModel::parse(v)),
             "fault_present_fence_late_ms" => {
                 set(&mut self.fault_present_fence_late_ms, parse_ms(v))
             }
@@ -586,6 +593,18 @@ mod tests {
             }
         );
         assert_eq!(s.refresh_ns(), 6_944_444);
+    }
+
+    #[test]
+    fn gpu_model_is_off_unless_asked_and_bad_values_change_nothing() {
+        let mut s = Settings::default();
+        assert_eq!(s.gpu_ms, GpuModel::Off);
+        s.apply_file("gpu_ms = 6..10 # a GPU frame of 6 to 10 ms\n");
+        assert_eq!(s.gpu_ms, GpuModel::Uniform { lo: 6.0, hi: 10.0 });
+        s.apply("gpu_ms", "10..6");
+        assert_eq!(s.gpu_ms, GpuModel::Uniform { lo: 6.0, hi: 10.0 });
+        s.apply("gpu_ms", "0");
+        assert_eq!(s.gpu_ms, GpuModel::Off);
     }
 
     #[test]

@@ -265,6 +265,20 @@ impl Engine {
         self.wake.notify_all();
     }
 
+    /// Signals `fences` on `queue` at `due_ns` (from the display thread, with an empty
+    /// submission after everything queued by then).
+    fn signal_at(&self, queue: vk::Queue, fences: Vec<vk::Fence>, due_ns: u64) {
+        let mut st = lock(&self.state);
+        let deferred = fences.into_iter().map(|fence| Deferred {
+            due_ns,
+            queue,
+            fence,
+        });
+        st.deferred.extend(deferred);
+        drop(st);
+        self.wake.notify_all();
+    }
+
     /// Removes everything of a destroyed swapchain from the displays. Returns the batch
     /// fences of its presents not yet seen complete (call after [`Engine::drain`], so that
     /// every batch has been submitted).

@@ -25,6 +25,7 @@ use super::display::ReqId;
 use super::lock;
 use crate::clock::now_ns;
 use crate::device::Device;
+use crate::gpu_model;
 
 /// One present's queue work.
 pub struct Job {
@@ -40,6 +41,9 @@ pub struct Job {
     pub app_fences: Vec<vk::Fence>,
     /// The engine's requests of this present.
     pub ids: Vec<ReqId>,
+    /// The modelled GPU's earliest ready time: the present call plus the drawn delay (the
+    /// present call itself without a model, which the real ready time never precedes).
+    pub not_before_ns: u64,
 }
 
 const SLICE: Duration = Duration::from_millis(100);
@@ -47,6 +51,8 @@ const SLICE: Duration = Duration::from_millis(100);
 /// The thread's body.
 pub fn run(dev: &Device) {
     let engine = &*dev.engine;
+    // The ready time of the previous present: a queue completes its work in order.
+    let mut last_ready = 0;
     loop {
         let job = {
             let mut s = lock(&engine.submit);
@@ -62,13 +68,17 @@ pub fn run(dev: &Device) {
             s.busy = true;
             job
         };
-        run_job(dev, job);
+        last_ready = run_job(dev, job, last_ready);
         lock(&engine.submit).busy = false;
         engine.submit_idle.notify_all();
     }
 }
 
-fn run_job(dev: &Device, job: Job) {
+/// Waits for the job's marker, records when its images are ready (the modelled GPU's time, not
+/// before `last_ready`) and submits its batch; returns the ready time. Present fences of a
+/// present the model holds back are signalled by the engine at the modelled time instead,
+/// since on a real GPU the present's waits end no sooner than its rendering.
+fn run_job(dev: &Device, mut job: Job, last_ready: u64) -> u64 {
     loop {
         // SAFETY: the layer's fence, submitted by vkQueuePresentKHR.
         match unsafe {
@@ -81,14 +91,20 @@ fn run_job(dev: &Device, job: Job) {
         }
         break;
     }
-    dev.engine.mark_ready(dev, &job.ids, now_ns());
+    let real = now_ns();
+    let ready = gpu_model::ready_at(real, job.not_before_ns, last_ready);
+    dev.engine.mark_ready(dev, &job.ids, ready);
     dev.recycle_fence(job.marker);
+    if ready > real && !job.app_fences.is_empty() {
+        let fences = std::mem::take(&mut job.app_fences);
+        dev.engine.signal_at(job.queue, fences, ready);
+    }
     let fence = match dev.take_fence() {
         Ok(f) => f,
         Err(e) => {
             eprintln!("vdisplay: no fence for a present batch: {e:?}");
             dev.engine.mark_consumed(dev, &job.ids);
-            return;
+            return ready;
         }
     };
     // SAFETY: the application's semaphores and fences from its present, our command buffers.
@@ -100,6 +116,7 @@ fn run_job(dev: &Device, job: Job) {
             dev.recycle_fence(fence);
         }
     }
+    ready
 }
 
 /// Submits the batch and the present fences under the queue lock.

@@ -9,6 +9,7 @@ use ash::vk::Handle;
 use super::{lookup, ImageState, Info, State, Swapchain};
 use crate::device::Device;
 use crate::faults::Faults;
+use crate::gpu_model::GpuClock;
 use crate::handles::{self, SWAPCHAINS};
 use crate::readback::ReadbackImages;
 use crate::surface::{self, Surface};
@@ -129,6 +130,7 @@ unsafe fn build(
         memory: Mutex::new(memory),
         readback,
         faults: Faults::new(&dev.settings, ordinal),
+        gpu: GpuClock::new(&dev.settings, ordinal),
         hdr_metadata: Mutex::new(None),
         state: Mutex::new(initial_state(count, ci.present_mode)),
         cond: Condvar::new(),

@@ -20,6 +20,7 @@ pub use create::{create, destroy, destroy_all_of, get_images};
 pub use hdr::{hdr_metadata_of_surface, set_hdr_metadata};
 
 use crate::faults::Faults;
+use crate::gpu_model::GpuClock;
 use crate::handles::{self, SWAPCHAINS};
 use crate::readback::ReadbackImages;
 use crate::surface::Surface;
@@ -96,6 +97,8 @@ pub struct Swapchain {
     pub readback: Option<ReadbackImages>,
     /// Fault decisions.
     pub faults: Faults,
+    /// The modelled GPU's delays (the `gpu_ms` setting).
+    pub gpu: GpuClock,
     /// The last metadata `vkSetHdrMetadataEXT` gave it (`pNext` cleared), if any.
     pub hdr_metadata: Mutex<Option<vk::HdrMetadataEXT<'static>>>,
     state: Mutex<State>,
