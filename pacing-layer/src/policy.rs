@@ -77,7 +77,7 @@ fn describe(exe: &str, s: &Settings, decision: &Decision) -> String {
                 .map_or("no cap".to_string(), |f| format!("cap {f} fps"));
             let mode = match s.mode {
                 Mode::LowLatency => "low latency",
-                _ => "frames in flight",
+                _ => "grid",
             };
             let repair = if s.repair { "on" } else { "off" };
             format!("{exe}: paces ({mode}, {cap}), present-semaphore repair {repair}")

@@ -64,18 +64,18 @@ pub enum PacingPolicy {
     /// [`PacingPolicy::FramesInFlight`].
     Display,
     /// Frames in flight, and on the refresh grid (present timing, with a frame limit that
-    /// falls on it) each frame started in time for its refresh by the slowest of the recent
-    /// frames: their longest start-to-ready time (over the pacing's window of recent frames)
-    /// and half a refresh before it, never more than a frame interval. Where
+    /// falls on it) each frame started in time for its refresh by a lead learned from the
+    /// frames' own start-to-ready times ([`LeadEstimator`], [`LeadAim::Grid`]): the 97th
+    /// percentile of the last 64 and a margin that grows when a frame is not ready in time and
+    /// shrinks slowly while none are late, never more than a frame interval. Where
     /// [`PacingPolicy::FramesInFlight`] starts a frame a whole frame interval (at least as many
     /// refreshes as frames in flight) before its refresh, the slack of FIFO's queue at that much
     /// latency, this keeps the frame limit's even intervals at the latency the frames' own
-    /// times need; a frame slower than every recent one by more than half a refresh misses its
-    /// refresh (shown a refresh late, the frames after it move with it). Unlike
-    /// [`PacingPolicy::LowLatency`] it leads by the slowest recent frame and half a refresh,
-    /// not the 90th percentile and a small margin: on a fixed interval a miss costs a whole
-    /// refresh. Off the grid it is [`PacingPolicy::FramesInFlight`]. The pacing layer's `grid`
-    /// mode.
+    /// times need; a frame slower than the lead misses its refresh (shown a refresh late, the
+    /// frames after it move with it). It aims at no missed refresh ([`GRID_MISS_RATE`] is the
+    /// rate its margin narrows for); [`PacingPolicy::LowLatency`] at a stated small miss rate
+    /// ([`LOW_LATENCY_MISS_RATE`]) from the 90th percentile. Off the grid it is
+    /// [`PacingPolicy::FramesInFlight`]. The pacing layer's `grid` mode.
     Grid,
 }
 

@@ -40,8 +40,8 @@ pub use peers::{decide, detect_peers, Decision, Peer};
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// vkpace's frames-in-flight pacing; a cap that divides the refresh is kept on the refresh
-    /// grid where the surface offers present timing, each frame started just in time for the
-    /// slowest recent frame (`PacingPolicy::Grid`), else by the CPU limiter.
+    /// grid where the surface offers present timing, each frame started by a lead learned from
+    /// the frames' own start-to-ready times (`PacingPolicy::Grid`), else by the CPU limiter.
     Grid,
     /// vkpace's low-latency policy: each frame starts just in time.
     LowLatency,
