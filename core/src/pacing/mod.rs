@@ -60,7 +60,8 @@ pub enum PacingPolicy {
     /// With present timing (`VK_EXT_present_timing`), Swappy's display policy: each frame stays
     /// on screen a whole number of refreshes, the smallest the frames keep up with (raised when
     /// they miss, lowered when they fit again), so intervals never alternate short and long;
-    /// the CPU starts each frame one interval before its refresh. Without present timing it is
+    /// the CPU starts each frame by the lead [`PacingPolicy::Grid`] learns (at most one
+    /// interval before its refresh, as Swappy starts it). Without present timing it is
     /// [`PacingPolicy::FramesInFlight`].
     Display,
     /// Frames in flight, and on the refresh grid (present timing, with a frame limit that
@@ -370,9 +371,8 @@ impl Pacing {
     fn lead(&self) -> Lead {
         match self.policy {
             PacingPolicy::LowLatency => Lead::JustInTime,
-            PacingPolicy::Display => Lead::OneInterval,
+            PacingPolicy::Display | PacingPolicy::Grid => Lead::Learned,
             PacingPolicy::FramesInFlight => Lead::Refreshes(self.frames_in_flight),
-            PacingPolicy::Grid => Lead::Learned,
         }
     }
 

@@ -102,9 +102,9 @@ pub enum Lead {
     /// Low latency: the lead learned for [`LeadAim::LowLatency`] (a frame interval before any
     /// frame's start-to-ready time is known).
     JustInTime,
-    /// The display policy (Swappy's): one frame interval, or where frames take longer than
-    /// that from start to ready, that time and half a refresh. A frame that still misses
-    /// raises the swap interval.
+    /// One frame interval (Swappy's), or where frames take longer than that from start to
+    /// ready, that time and half a refresh: the most any lead is, and what
+    /// [`Lead::Refreshes`] starts from.
     OneInterval,
     /// Frames in flight with a frame limit on the grid: as [`Lead::OneInterval`], and at least
     /// this many refreshes (the frames in flight). The swap interval is fixed here, so a miss
@@ -112,7 +112,8 @@ pub enum Lead {
     /// queue with as many frames in flight, so the grid adds no misses to the limit.
     Refreshes(u32),
     /// The lead learned for [`LeadAim::Grid`], at most [`Lead::OneInterval`]'s; a refresh
-    /// before any frame's start-to-ready time is known ([`crate::PacingPolicy::Grid`]).
+    /// before any frame's start-to-ready time is known ([`crate::PacingPolicy::Grid`], and the
+    /// display policy, where a frame that still misses raises the swap interval).
     Learned,
 }
 
