@@ -305,8 +305,10 @@ mod tests {
     /// Present timing beside a create info's own id2 structure: every structure but that one.
     #[test]
     fn present_timing_beside_a_chained_present_id2_adds_no_second_one() {
-        let mut support = Support::default();
-        support.present_timing = Some((true, false));
+        let support = Support {
+            present_timing: Some((true, false)),
+            ..Support::default()
+        };
         let id2 = structure_type::PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR;
         let timing = structure_type::PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT;
         let mut features = support.features();

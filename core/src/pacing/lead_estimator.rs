@@ -66,7 +66,7 @@ pub enum LeadAim {
 
 impl LeadAim {
     /// The percentile of the recent start-to-ready times the margin is added to, and how many
-    /// recent frames: `grid` the 97th of [`LONG_WINDOW`] (the second slowest: one slow frame,
+    /// recent frames: `grid` the 97th of the last 64 (the second slowest: one slow frame,
     /// a hitch, does not set the lead; the margin covers what the base does not),
     /// `low-latency` the 90th of [`super::WINDOW`].
     #[must_use]
