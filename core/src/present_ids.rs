@@ -38,8 +38,8 @@ pub(crate) struct PresentIds<W> {
     /// (frame number, present id), oldest first.
     awaited: VecDeque<(u64, u64)>,
     /// A wait failed with an error that asking again would repeat (a layer or driver that
-    /// offered present wait and does not keep it on this swapchain): nothing is awaited any
-    /// more, so the error is reported once, not once per frame.
+    /// offered present wait and does not keep it on this swapchain): nothing is awaited until
+    /// the swapchain is retired, so the error is reported once per swapchain, not per frame.
     refused: bool,
 }
 
@@ -108,6 +108,8 @@ impl<W: Copy + PartialEq> PresentIds<W> {
     pub(crate) fn retired(&mut self) {
         self.awaited.clear();
         self.swapchain = None;
+        // The next swapchain may keep what this one refused: it is asked once.
+        self.refused = false;
     }
 
     /// The swapchain and id to ask about next, if any present is awaited.
@@ -206,6 +208,13 @@ mod tests {
         ids.presented(1, 1, true);
         assert_eq!(ids.next_query(), None, "a refused wait is not asked again");
         assert_eq!(ids.next_id(), 3, "ids still grow");
+        ids.retired();
+        ids.presented(2, 2, true);
+        assert_eq!(
+            ids.next_query(),
+            Some((2, 3)),
+            "the next swapchain is asked"
+        );
     }
 
     #[test]

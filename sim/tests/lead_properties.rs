@@ -85,13 +85,13 @@ proptest! {
     #![proptest_config(proptest_cases::config_scaled(200))]
 
     /// A stationary load (CPU and GPU times with noise, spikes that double a frame, late
-    /// wake-ups): over 3,000 frames each policy misses within its stated rate, and where
+    /// wake-ups; a doubled frame with the most noise still fits the 33 ms interval): over 3,000 frames each policy misses within its stated rate, and where
     /// spikes are rarer than `grid`'s rate (it covers those it meets), `grid` shows a ready
     /// frame sooner than the half refresh its lead used to add.
     #[test]
     fn on_a_stationary_load_each_policy_misses_within_its_rate(
-        cpu in 1.0f64..8.0,
-        gpu in 1.0f64..8.0,
+        cpu in 1.0f64..6.0,
+        gpu in 1.0f64..6.0,
         noise in 0.0f64..0.3,
         spikes in prop_oneof![Just(0.0), 0.0f64..0.01],
         wake in 0.0f64..=1.5,

@@ -256,11 +256,21 @@ fn present_structures_of_stripped(names: &[&CStr], kept: &[&CStr]) -> Vec<vk::St
             st::PRESENT_TIMINGS_INFO_EXT,
         ),
     ];
-    by_extension
+    let mut lacks: Vec<vk::StructureType> = by_extension
         .into_iter()
         .filter(|(n, _)| names.contains(n) && !kept.contains(n))
         .map(|(_, ty)| ty)
-        .collect()
+        .collect();
+    // Swapchain maintenance1's present structures (one pair for the KHR and EXT names).
+    let m1 = [
+        vk::EXT_SWAPCHAIN_MAINTENANCE1_NAME,
+        registry::KHR_SWAPCHAIN_MAINTENANCE_1_NAME,
+    ];
+    if m1.iter().any(|n| names.contains(n)) && !m1.iter().any(|n| kept.contains(n)) {
+        lacks.push(vk::StructureType::SWAPCHAIN_PRESENT_FENCE_INFO_EXT);
+        lacks.push(vk::StructureType::SWAPCHAIN_PRESENT_MODE_INFO_EXT);
+    }
+    lacks
 }
 
 /// Builds the layer's device state and starts its engine.

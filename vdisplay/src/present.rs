@@ -136,9 +136,13 @@ unsafe fn present_to_driver(
 ) -> vk::Result {
     let _q = dev.lock_queues();
     let mut down = *pi;
-    // SAFETY: `down` heads the application's valid chain, which the application keeps for this
-    // call and synchronizes with the queue (the present's external synchronization); only the
-    // call below reads it before the splice is dropped.
+    // SAFETY: `down` heads the application's valid chain, alive for this call; the splice
+    // writes the `pNext` of the structures above an unlinked one and restores them when
+    // dropped, after the call below (under the queue lock). The spec makes no promise that a
+    // caller's chain is writable or unshared (a chain in read-only memory, or one another
+    // thread presents at once outside this lock, would fault or race): a test layer's
+    // compromise, only taken where the driver lacks an extension vdisplay adds (none is
+    // unlinked elsewhere: `driver_lacks` is empty).
     let _splice = unsafe {
         Splice::unlink(
             (&mut down as *mut vk::PresentInfoKHR).cast(),

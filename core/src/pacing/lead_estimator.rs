@@ -17,7 +17,10 @@
 //! of 64 after 2 frames, the 90th of 32 after 4); the margin then gives back what it took
 //! during the step at the aim's slow rate, and the base a faster frame time once the slower
 //! ones left its window (64 frames for `grid`, 32 for `low-latency`: a program's first frames,
-//! slow while it compiles its pipelines, are forgotten within seconds).
+//! slow while it compiles its pipelines, leave the base within seconds). The margin is slower
+//! by design: each late frame's step takes `(1 - p) / p` frames in time to give back (about
+//! 1,000 for `grid`, half a minute at 30 fps; 100 for `low-latency`), so a program whose first
+//! frames missed keeps a wider `grid` margin for that long.
 //!
 //! The lead never places a frame's target before its submission: targets are given from the
 //! schedule, and a frame submitted after its refresh is meant for the first one after its
@@ -165,15 +168,7 @@ impl LeadEstimator {
         self.margin_share = (self.margin_share + step).clamp(MIN_MARGIN_SHARE, 1.0);
     }
 
-    /// The frames' start-to-ready times were from another load or display: they are learned
-    /// again (the margin stays).
-    pub fn clear(&mut self) {
-        self.long.clear();
-        self.short.clear();
-        self.base = None;
-    }
-
-    /// Frames judged, and those not ready within their lead.
+    /// Frames not ready within their lead, and frames judged: `(late, judged)`.
     #[must_use]
     pub fn late_of_judged(&self) -> (u64, u64) {
         (self.late, self.judged)

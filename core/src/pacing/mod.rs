@@ -66,16 +66,16 @@ pub enum PacingPolicy {
     Display,
     /// Frames in flight, and on the refresh grid (present timing, with a frame limit that
     /// falls on it) each frame started in time for its refresh by a lead learned from the
-    /// frames' own start-to-ready times ([`LeadEstimator`], [`LeadAim::Grid`]): the 97th
+    /// frames' own start-to-ready times (`LeadEstimator`, `LeadAim::Grid`): the 97th
     /// percentile of the last 64 and a margin that grows when a frame is not ready in time and
     /// shrinks slowly while none are late, never more than a frame interval. Where
     /// [`PacingPolicy::FramesInFlight`] starts a frame a whole frame interval (at least as many
     /// refreshes as frames in flight) before its refresh, the slack of FIFO's queue at that much
     /// latency, this keeps the frame limit's even intervals at the latency the frames' own
     /// times need; a frame slower than the lead misses its refresh (shown a refresh late, the
-    /// frames after it move with it). It aims at no missed refresh ([`GRID_MISS_RATE`] is the
+    /// frames after it move with it). It aims at no missed refresh (`GRID_MISS_RATE` is the
     /// rate its margin narrows for); [`PacingPolicy::LowLatency`] at a stated small miss rate
-    /// ([`LOW_LATENCY_MISS_RATE`]) from the 90th percentile. Off the grid it is
+    /// (`LOW_LATENCY_MISS_RATE`) from the 90th percentile. Off the grid it is
     /// [`PacingPolicy::FramesInFlight`]. The pacing layer's `grid` mode.
     Grid,
 }

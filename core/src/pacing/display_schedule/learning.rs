@@ -100,7 +100,9 @@ impl DisplaySchedule {
     /// Frame `frame` took `work` from its planned start to ready: each learned lead judges it, and
     /// the frame remembers which it was ready within (for the display's verdict).
     fn learn_lead(&mut self, frame: u64, work: u64) {
-        let Some(refresh) = self.timing.map(|t| t.refresh_ns) else {
+        // Only frames the schedule paced: before it is active the frames-in-flight gate or the
+        // CPU limiter start them, and their times say nothing of a lead.
+        let Some(refresh) = self.refresh() else {
             return;
         };
         let verdicts = self.leads.each_mut().map(|l| l.frame_ready(work, refresh));
