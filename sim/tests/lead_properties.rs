@@ -5,8 +5,7 @@
 //!
 //! What is judged is vkpace's: how many shown intervals are longer than the swap interval (a
 //! frame not ready for its refresh; with present timing a late frame moves the schedule,
-//! so each miss is one interval of 3 refreshes), against each policy's stated miss rate, and
-//! how long a frame waits between ready and shown. That targets never name a refresh before
+//! so each miss is one interval of 3 refreshes), against each policy's stated miss rate. That targets never name a refresh before
 //! the frame's submission is `display_timing_properties`' (both policies are among its
 //! `policy` strategy).
 //! `VKPACE_SCHEDULES` / 200 cases of each property (50 by default).
@@ -65,16 +64,6 @@ fn late_intervals(frames: &[FrameRecord], from: usize, to: usize) -> (usize, usi
     (late, shown.len().saturating_sub(1))
 }
 
-/// The median time from a frame's GPU work ending to it being shown, from frame `from` on.
-fn ready_to_shown_p50(frames: &[FrameRecord], from: usize) -> f64 {
-    let mut waits: Vec<f64> = frames[from.min(frames.len())..]
-        .iter()
-        .filter_map(|f| Some(f.display? - f.gpu_end))
-        .collect();
-    waits.sort_by(f64::total_cmp);
-    waits.get(waits.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 /// Late intervals a policy of miss rate `rate` may show in `n`: its rate three times over
 /// (the estimate's spread over a few thousand frames) and two.
 fn allowed(rate: f64, n: usize) -> usize {
@@ -85,9 +74,9 @@ proptest! {
     #![proptest_config(proptest_cases::config_scaled(200))]
 
     /// A stationary load (CPU and GPU times with noise, spikes that double a frame, late
-    /// wake-ups; a doubled frame with the most noise still fits the 33 ms interval): over 3,000 frames each policy misses within its stated rate, and where
-    /// spikes are rarer than `grid`'s rate (it covers those it meets), `grid` shows a ready
-    /// frame sooner than the half refresh its lead used to add.
+    /// wake-ups; a doubled frame with the most noise still fits the 33 ms interval): over
+    /// 3,000 frames each policy misses within its stated rate.
+
     #[test]
     fn on_a_stationary_load_each_policy_misses_within_its_rate(
         cpu in 1.0f64..6.0,
@@ -104,10 +93,6 @@ proptest! {
             prop_assert!(n > 2_000, "{}: only {n} intervals", policy.name());
             prop_assert!(late <= allowed(rate, n),
                 "{}: {late} of {n} intervals late, more than its rate {rate} allows", policy.name());
-            if matches!(policy, Policy::Grid(_)) && spikes < GRID_MISS_RATE {
-                let wait = ready_to_shown_p50(&frames, SETTLE);
-                prop_assert!(wait < REFRESH_MS / 2.0, "grid: ready to shown {wait} ms");
-            }
         }
     }
 
