@@ -34,12 +34,10 @@ pub const LONG_WINDOW: usize = 64;
 pub const MARGIN_STEP_SHARE: f64 = 1.0 / 16.0;
 /// The margin before any frame was judged, as a share of a refresh: `grid`'s and
 /// `low-latency`'s. `grid` starts at half a refresh, the margin its lead had before it was
-/// learned, and gives it back slowly: measured on vkcube through the layer over vdisplay, a
-/// quarter was 2.5 to 4 ms quicker from ready to shown (docs/layer.md's benchmark), but the
-/// per-push test (299 intervals beside the other test lane on 2 cores) missed 1 and 2
-/// refreshes in two of three runs with it. A margin that starts small is also missed more than
-/// its size says: a frame started close to its refresh waits in the acquire for the image that
-/// refresh frees.
+/// learned, and gives it back slowly; a smaller start missed refreshes in the per-push test on
+/// a loaded machine, and a margin that starts small also makes frames slower (a frame started
+/// close to its refresh waits in the acquire for the image that refresh frees). The figures
+/// are in docs/design.md and docs/layer.md.
 pub const INITIAL_MARGIN_SHARES: [f64; 2] = [1.0 / 2.0, 1.0 / 8.0];
 /// The smallest margin, as a share of a refresh (1 ms at 60 Hz): the pacing sleep's own
 /// wake-up and the presentation engine's latch before its refresh.
