@@ -33,6 +33,12 @@ pub(super) struct Chain<W> {
     pub(super) proven: Option<Proven>,
     /// Present timing, where the shell set it up for the newest swapchain.
     pub(super) timing: Option<LineageTiming<W>>,
+    /// The newest frame submitted whose ready time is not known yet, and its serial
+    /// (`ready_watch.rs`).
+    pub(super) ready_unknown: Option<(u64, Serial)>,
+    /// The newest present asked the engine for stage times (its ready time will come with
+    /// its results).
+    pub(super) stage_times: bool,
 }
 
 impl<W: Copy + PartialEq> Chain<W> {
@@ -50,6 +56,8 @@ impl<W: Copy + PartialEq> Chain<W> {
             gated: false,
             proven: None,
             timing: None,
+            ready_unknown: None,
+            stage_times: false,
         })
     }
 

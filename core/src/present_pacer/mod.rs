@@ -26,6 +26,7 @@ mod feedback;
 mod frames;
 mod present;
 mod proof;
+mod ready_watch;
 mod stats;
 mod teardown;
 #[cfg(test)]

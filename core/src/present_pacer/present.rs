@@ -257,6 +257,7 @@ where
             c.started = Some(frame);
             c.telemetry.submitted(frame, now, serial, None);
             c.pacing.frame_submitted(frame, now);
+            c.ready_unknown = Some((frame, serial));
         }
         Ok(serial)
     }

@@ -86,6 +86,14 @@ pub struct PresentPacerStats {
     /// Display times seen exactly: a watch during a pacing sleep began while the present was
     /// not shown and ended because it was (`PacerMachine::display_watched`).
     pub display_times_watched: u64,
+    /// Frames whose ready time was seen exactly from the pacer's own submission: a wait
+    /// during the pause after their present began before the repair submission completed and
+    /// ended because it did (`PacerMachine::frame_ready`; where the engine gives no stage
+    /// times).
+    pub ready_times_watched: u64,
+    /// Frames whose ready time was bounded by their repair submission seen complete right
+    /// after their present (`PacerMachine::frame_ready_by`).
+    pub ready_times_bounded: u64,
     /// The display's interval for the frame limit, as the limiter's grid follows it (ns; 0:
     /// no grid follows a display), the latest learned of any lineage
     /// (`vkpace_core::DisplayAnchor`).

@@ -10,6 +10,7 @@ mod late_old_present;
 mod lineage;
 mod mid_present;
 mod not_added;
+mod ready_watch;
 mod timing;
 
 type M = PacerMachine<u32, u64>;

@@ -118,6 +118,7 @@ where
                 f
             }
         };
+        c.stage_times = stages;
         let t = c.timing.as_mut().filter(|t| t.swapchain == swapchain)?;
         let request = t.queue.request(
             &mut c.pacing,

@@ -1,0 +1,103 @@
+//! Ready times from the pacer's own submissions, where the engine gives no stage times (the
+//! application's own present ids, as DXVK's): the grid's lead learns from them.
+
+use super::*;
+use crate::pacing::{DisplayRefresh, DisplayTiming, PresentTarget};
+use crate::telemetry::PresentStages;
+use crate::TimingReport;
+
+const REFRESH: u64 = 16_666_667;
+/// Each frame is ready this long after it starts.
+const WORK: u64 = 3_000_000;
+const FRAMES: u64 = 90;
+
+/// The refresh after `t` (the display shows a frame ready at `t` then, at the earliest).
+fn next_refresh(t: u64) -> u64 {
+    (t / REFRESH + 1) * REFRESH
+}
+
+/// What a run of [`FRAMES`] frames at 30 fps on the grid, each ready [`WORK`] after its
+/// start, under the application's ids, showed: for each frame, its start's lead before the
+/// refresh it was shown at; and the machine's counters. `watch`: the shell reports each frame's
+/// ready time when [`PacerMachine::ready_watch`] asks for it.
+fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
+    let mut m = M::new(PacerConfig {
+        pacing: PacingPolicy::Grid,
+        frame_limit: Some(FrameLimit::fps(30.0)?),
+        ..PacerConfig::default()
+    })?;
+    m.swapchain_created(1, 3, None, true)?;
+    let absolute = DisplayTiming {
+        refresh_ns: REFRESH,
+        relative_targets: false,
+    };
+    m.set_present_timing(1, 4, DisplayRefresh::Targeted(absolute), true)?;
+    let (mut now, mut leads, mut pending) = (1_000_000, vec![], None);
+    for frame in 0..FRAMES {
+        loop {
+            match m.begin_frame(1, now)? {
+                Gate::Go => break,
+                Gate::WaitFor(s) => m.serial_completed(s, now)?,
+                Gate::SleepUntil(t) => {
+                    if let Some((serial, ready)) = pending.take().filter(|_| watch) {
+                        assert_eq!(m.ready_watch(1), Some(serial), "frame {frame}");
+                        m.serial_completed(serial, ready)?;
+                        m.frame_ready(serial, ready);
+                        assert_eq!(m.ready_watch(1), None, "told once");
+                    }
+                    now = now.max(t);
+                }
+            }
+        }
+        let start = now;
+        let caller_id = frame + 7;
+        let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], Some(&[caller_id]), false)?
+        else {
+            panic!("no wait expected");
+        };
+        if plan.repair == Some(RepairSemaphore::Create) {
+            m.semaphore_created(frame as u32 + 100)?;
+        }
+        now += 1_000_000;
+        let request = m.planned_present_timing(1, now);
+        let serial = m.repair_submitted(now)?;
+        m.present_returned(PresentOutcome::Queued, now)?;
+        while m.poll_action().is_some() {}
+        let ready = start + WORK;
+        let shown = match request.map(|r| r.target) {
+            Some(PresentTarget::Absolute(given)) if ready <= given => given,
+            _ => next_refresh(ready),
+        };
+        leads.push(shown - start);
+        pending = Some((serial, ready));
+        let stages = PresentStages::new(None, None, None, Some(shown));
+        m.present_timings(1, &[TimingReport::new(caller_id, stages, true)]);
+        if !watch {
+            m.serial_completed(serial, ready)?;
+        }
+    }
+    Ok((leads, m.stats()))
+}
+
+/// Without ready times, a frame on the grid starts a refresh before its refresh; told each
+/// frame's ready time by the pacer's own submissions, the lead is learned and shorter (the
+/// frames' time and the margin, still more than the frames' own time: none misses).
+#[test]
+fn ready_times_from_the_repair_submission_teach_the_lead_under_the_applications_ids(
+) -> Result<(), CoreError> {
+    let (blind, s) = run(false)?;
+    assert_eq!(s.ready_times_watched, 0);
+    let (taught, s) = run(true)?;
+    assert!(s.ready_times_watched + 10 >= FRAMES, "{s:?}");
+    let late = |leads: &[u64]| leads[30..].iter().copied().max().unwrap_or(0);
+    let short = |leads: &[u64]| leads[30..].iter().copied().min().unwrap_or(0);
+    assert!(
+        short(&blind) + 1_000_000 >= REFRESH,
+        "without ready times, a refresh: {blind:?}"
+    );
+    assert!(
+        late(&taught) < REFRESH * 3 / 4 && short(&taught) > WORK,
+        "taught, the frames' time and a margin: {taught:?}"
+    );
+    Ok(())
+}
