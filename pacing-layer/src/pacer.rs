@@ -309,6 +309,14 @@ impl PacerState {
                 stats.display_times_watched
             ));
         }
+        if stats.ready_times_watched + stats.ready_times_bounded > 0 {
+            // The engine gave no stage times (the application's own present ids): the grid's
+            // lead learned the frames' ready times from the repair submissions.
+            crate::log(format_args!(
+                "ready times from the layer's own submissions: {} watched, {} seen complete right after the present",
+                stats.ready_times_watched, stats.ready_times_bounded
+            ));
+        }
         // Every run of the pacer is under the device's lock: a pause inside one (the pacer's
         // count of pauses inside its calls) is a pause with the lock held.
         crate::log(format_args!(

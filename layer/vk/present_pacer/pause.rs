@@ -28,6 +28,9 @@ pub(super) enum Pause {
     /// Wait, bounded, for a fence the pacer lent out (it is neither reset nor destroyed until
     /// given back with the report).
     Gpu(GpuWait),
+    /// Wait, bounded by the sleep's end, for the newest frame's repair submission, to learn
+    /// when the frame was ready (`vkpace_core::PacerMachine::ready_watch`); the sleep follows.
+    Ready(GpuWait),
 }
 
 /// A bounded wait on one of the pacer's submission fences, carried out without the pacer.
@@ -45,6 +48,17 @@ pub(super) struct Paused {
     in_call: bool,
     gpu: Option<(GpuWait, Result<bool>)>,
     watched: Option<Watched>,
+    ready: Option<ReadyWatched>,
+}
+
+/// What a wait for a frame's repair submission saw: signalled already when it began (`exact`
+/// false: ready by `at`), signalled while waited for (ready at `at`, within the thread's
+/// wake-up), or not by the sleep's end.
+pub(super) struct ReadyWatched {
+    wait: GpuWait,
+    signalled: Result<bool>,
+    exact: bool,
+    at: Instant,
 }
 
 thread_local! {
@@ -125,43 +139,62 @@ impl GpuWait {
     pub(super) fn fence(&self) -> vk::Fence {
         self.fence
     }
+
+    /// Waits at most `timeout_ns`: whether the fence signalled.
+    fn wait(&self, timeout_ns: u64) -> Result<bool> {
+        // SAFETY: the pacer lent the fence: it stays alive and is not reset until the wait is
+        // given back (Fences::lend; the pacer's destroy requires that no call is in progress).
+        // vkWaitForFences does not require its fences externally synchronized, so other
+        // threads may look at it meanwhile; the timeout is finite.
+        let r =
+            unsafe { (self.wait_for_fences)(self.device, 1, &self.fence, vk::TRUE, timeout_ns) };
+        match r {
+            vk::Result::SUCCESS => Ok(true),
+            vk::Result::TIMEOUT => Ok(false),
+            e => Err(crate::vk::error::Error::vk("vkWaitForFences", e)),
+        }
+    }
+
+    /// Polls, then waits for the rest of the timeout: what it saw.
+    fn watch(self) -> ReadyWatched {
+        let polled = self.wait(0);
+        if !matches!(polled, Ok(false)) {
+            return ReadyWatched {
+                signalled: polled,
+                exact: false,
+                at: Instant::now(),
+                wait: self,
+            };
+        }
+        let signalled = self.wait(self.timeout_ns);
+        ReadyWatched {
+            exact: matches!(signalled, Ok(true)),
+            signalled,
+            at: Instant::now(),
+            wait: self,
+        }
+    }
 }
 
 impl Pause {
     /// Sleeps or waits, with no pacer borrowed by this code.
     pub(super) fn carry_out(self) -> Paused {
-        let in_call = borrowed();
-        let mut watched = None;
-        let gpu = match self {
-            Pause::Sleep(at) => {
-                crate::vk::sleep_until(at);
-                None
-            }
-            Pause::Watch(w) => {
-                watched = Some(w.carry_out());
-                None
-            }
-            Pause::Gpu(w) => {
-                // SAFETY: the pacer lent the fence: it stays alive and is not reset until the
-                // wait is given back (Fences::lend; the pacer's destroy requires that no call
-                // is in progress). vkWaitForFences does not require its fences externally
-                // synchronized, so other threads may look at it meanwhile; the timeout is
-                // finite.
-                let r =
-                    unsafe { (w.wait_for_fences)(w.device, 1, &w.fence, vk::TRUE, w.timeout_ns) };
-                let signalled = match r {
-                    vk::Result::SUCCESS => Ok(true),
-                    vk::Result::TIMEOUT => Ok(false),
-                    e => Err(crate::vk::error::Error::vk("vkWaitForFences", e)),
-                };
-                Some((w, signalled))
-            }
+        let mut paused = Paused {
+            in_call: borrowed(),
+            gpu: None,
+            watched: None,
+            ready: None,
         };
-        Paused {
-            in_call,
-            gpu,
-            watched,
+        match self {
+            Pause::Sleep(at) => crate::vk::sleep_until(at),
+            Pause::Watch(w) => paused.watched = Some(w.carry_out()),
+            Pause::Gpu(w) => {
+                let signalled = w.wait(w.timeout_ns);
+                paused.gpu = Some((w, signalled));
+            }
+            Pause::Ready(w) => paused.ready = Some(w.watch()),
         }
+        paused
     }
 }
 
@@ -209,6 +242,16 @@ impl PresentPacer {
             match self.machine.begin_frame(swapchain, now)? {
                 Gate::Go => return Ok(None),
                 Gate::SleepUntil(at) => {
+                    if let Some(serial) = self.machine.ready_watch(swapchain) {
+                        let Some(fence) = self.fences.lend(serial) else {
+                            // Seen complete by the poll above, right after the present.
+                            self.machine.frame_ready_by(serial, now);
+                            continue;
+                        };
+                        let left = at.saturating_sub(now);
+                        let wait = GpuWait::new(&self.device, fence, serial, left);
+                        return Ok(Some(Pause::Ready(wait)));
+                    }
                     let until = self.clock.instant_at(at);
                     return Ok(Some(match self.display_watch(swapchain, until) {
                         Some(watch) => Pause::Watch(watch),
@@ -243,6 +286,9 @@ impl PresentPacer {
         if let Some(watched) = paused.watched {
             self.display_watched(watched)?;
         }
+        if let Some(ready) = paused.ready {
+            return self.ready_watched(ready);
+        }
         let Some((wait, signalled)) = paused.gpu else {
             return Ok(());
         };
@@ -269,6 +315,23 @@ impl PresentPacer {
             Some((wait, signalled)) => self.gpu_wait_reported(wait, signalled),
             None => Ok(true),
         }
+    }
+
+    /// A wait for a frame's repair submission carried out: its fence given back, and where it
+    /// signalled, the serial complete and the frame's ready time told to the machine. One
+    /// that did not signal by the sleep's end tells nothing: the frame begins as planned, and
+    /// its ready time stays unknown (the lead then learns from the next frames).
+    fn ready_watched(&mut self, r: ReadyWatched) -> Result<()> {
+        let serial = r.wait.serial;
+        if !self.gpu_wait_reported(r.wait, r.signalled)? {
+            return Ok(());
+        }
+        let at = self.clock.ns_at(r.at);
+        match r.exact {
+            true => self.machine.frame_ready(serial, at),
+            false => self.machine.frame_ready_by(serial, at),
+        }
+        Ok(())
     }
 
     /// A GPU wait's fence given back, its answer reported; whether it signalled.
