@@ -36,10 +36,9 @@ mod vk_values;
 
 pub use completion::{CompletionBackend, SubmitSignal};
 pub use display::{
-    calibration_from, calibration_plan, choose_domain, choose_paths, recalibration_due, shift,
-    stage_index, target_stage, Calibrateable, Calibration, DisplayFeedback, DisplayOffer,
-    DisplayPaths, RawTiming, Reading, RefreshCycle, Rereads, Stages, Targets, TimeDomain,
-    TimingBook, TimingOffer, RECALIBRATE_NS,
+    calibration_from, calibration_plan, choose_domain, choose_paths, shift, target_stage,
+    Calibrateable, Calibration, DisplayFeedback, DisplayOffer, DisplayPaths, RawTiming, Reading,
+    RefreshCycle, Rereads, Stages, Targets, TimeDomain, TimingBook, TimingOffer,
 };
 pub use error::{CoreError, Failure};
 pub use gpu_clock::GpuClock;
@@ -49,21 +48,14 @@ pub use machine::{
 };
 pub use pacer::{validate_frames_in_flight, MAX_FRAMES_IN_FLIGHT};
 pub use pacing::{
-    interval_for_limit, DisplayAnchor, DisplayPath, DisplayRefresh, DisplaySchedule, DisplayTiming,
-    FrameLimit, FrameLimiter, LeadAim, LeadEstimator, LeadVerdict, LowLatency, Pacing,
-    PacingPolicy, PresentTarget, WindowStats, CATCH_UP_AT_ONCE, CATCH_UP_SHARE, GRID_MISS_RATE,
-    GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, LOW_LATENCY_MISS_RATE, MAX_SWAP_INTERVAL,
-    MISSES_TO_RAISE, MISS_WINDOW, WINDOW as PACING_WINDOW,
-};
-pub use pacing::{
-    Follow, ANCHOR_AFTER, ANCHOR_WINDOW, DRIFT_SHARE, LATE_MEMORY, MOVE_SHARE, PHASE_GAIN,
-    SLIP_SHARE,
+    DisplayAnchor, DisplayPath, DisplayRefresh, DisplaySchedule, DisplayTiming, Follow, FrameLimit,
+    FrameLimiter, LeadAim, LeadEstimator, LeadVerdict, LowLatency, Pacing, PacingPolicy,
+    PresentTarget, GRID_MISS_RATE, LOW_LATENCY_MISS_RATE,
 };
 pub use present_pacer::{
     BoundedWait, DestroyOutcome, Gate, PacerAction, PacerConfig, PacerMachine, PresentOutcome,
     PresentPacerStats, PresentPlan, PresentStep, RepairSemaphore,
 };
-pub use presenter::semaphore_bound;
 pub use serial::Serial;
 pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
 pub use sync_graph::SyncGraph;

@@ -23,8 +23,8 @@ mod timing_book;
 mod timing_queue;
 
 pub use domains::{
-    calibration_from, calibration_plan, choose_domain, recalibration_due, shift, stage_index,
-    target_stage, Calibrateable, Calibration, Reading, Stages, TimeDomain, RECALIBRATE_NS,
+    calibration_from, calibration_plan, choose_domain, recalibration_due, shift, target_stage,
+    Calibrateable, Calibration, Reading, Stages, TimeDomain,
 };
 pub use path::{choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, Targets, TimingOffer};
 pub use refresh::RefreshCycle;

@@ -153,7 +153,7 @@ impl TimingBook {
 
     /// After the results are read, at `now`: a refresh that was not ready is read again; a
     /// stale domain or one that drifts against `CLOCK_MONOTONIC` is calibrated again when the
-    /// core's rule says a clock is due ([`recalibration_due`]; the spec expects applications
+    /// core's rule says a clock is due (every second, `recalibration_due`; the spec expects applications
     /// "to re-calibrate the timestamps on a regular basis"). A stale domain is retried at that
     /// pace, not every frame: a counter change re-reads at once ([`Self::counters_seen`]).
     pub fn after_read(&self, now: u64) -> Rereads {

@@ -128,7 +128,7 @@ impl FrameLimiter {
 
     /// A frame began at `now`. The next deadline is one period after this frame's slot on the
     /// grid, plus what is left of this frame's lag after paying back its share (see
-    /// [`CATCH_UP_SHARE`]).
+    /// `CATCH_UP_SHARE`, an eighth of the lag).
     pub fn frame_started(&mut self, now: u64) {
         let period = self.period_ns;
         let slot = match self.slot {

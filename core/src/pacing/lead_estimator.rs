@@ -72,12 +72,12 @@ impl LeadAim {
     /// The percentile of the recent start-to-ready times the margin is added to, and how many
     /// recent frames: `grid` the 97th of the last 64 (the second slowest: one slow frame,
     /// a hitch, does not set the lead; the margin covers what the base does not),
-    /// `low-latency` the 90th of [`super::WINDOW`].
+    /// `low-latency` the 90th of the last 32.
     #[must_use]
     pub fn base(self) -> (u32, usize) {
         match self {
             Self::Grid => (97, LONG_WINDOW),
-            Self::LowLatency => (90, super::WINDOW),
+            Self::LowLatency => (90, super::window_stats::WINDOW),
         }
     }
 

@@ -26,22 +26,16 @@ mod low_latency;
 mod window_stats;
 
 use anchored_limiter::AnchoredLimiter;
-pub use display_anchor::{
-    DisplayAnchor, Follow, ANCHOR_AFTER, ANCHOR_WINDOW, DRIFT_SHARE, LATE_MEMORY, MOVE_SHARE,
-    PHASE_GAIN, SLIP_SHARE,
-};
+pub use display_anchor::{DisplayAnchor, Follow};
 pub use display_refresh::DisplayRefresh;
 pub use display_schedule::{
     interval_for_limit, DisplayPath, DisplaySchedule, DisplayTiming, Lead, PresentTarget,
-    GRID_TOLERANCE, LATE_WAIT_INTERVALS, LOWER_BELOW, MAX_SWAP_INTERVAL, MISSES_TO_RAISE,
-    MISS_WINDOW,
 };
-pub use frame_limiter::{FrameLimit, FrameLimiter, CATCH_UP_AT_ONCE, CATCH_UP_SHARE};
+pub use frame_limiter::{FrameLimit, FrameLimiter};
 pub use lead_estimator::{
     LeadAim, LeadEstimator, LeadVerdict, GRID_MISS_RATE, LOW_LATENCY_MISS_RATE,
 };
 pub use low_latency::LowLatency;
-pub use window_stats::{WindowStats, WINDOW};
 
 /// How frames are paced beyond the frames-in-flight gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

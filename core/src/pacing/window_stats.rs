@@ -4,7 +4,7 @@
 /// Samples kept: about half a second at 60 fps, so a load change is learned within a second.
 pub const WINDOW: usize = 32;
 
-/// The last `N` samples ([`WINDOW`] unless said; at most 65,535), nanoseconds, kept as `u32`:
+/// The last `N` samples (32 unless said; at most 65,535), nanoseconds, kept as `u32`:
 /// durations beyond about 4.29 s saturate, far beyond any frame time a prediction is made from.
 #[derive(Debug, Clone)]
 pub struct WindowStats<const N: usize = WINDOW> {
@@ -39,12 +39,6 @@ impl<const N: usize> WindowStats<N> {
     #[must_use]
     pub fn len(&self) -> usize {
         usize::from(self.len)
-    }
-
-    /// Whether no sample was pushed yet.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// Forgets every sample.

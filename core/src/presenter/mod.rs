@@ -17,20 +17,6 @@ use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
 
-/// The most semaphores a [`crate::FrameMachine`] holds at once, for `frames_in_flight` N, swapchains of at
-/// most `max_images` images and a retired cap C:
-///
-/// `(N + 1 + C + 1)` acquire semaphores (one per frame in flight, one being acquired, one per
-/// retired swapchain whose held image is being consumed) `+ (C + 2) · max_images · (N + 1)`
-/// present semaphores (every live swapchain's images, N+1 deep; C+1 retired plus the current)
-/// `+ 2 · (N + 1)` pooled ones. In steady state (no recreation) only `(N + 1) + max_images · (N + 1)`
-/// are reachable. The property tests check both at every step of every schedule.
-#[must_use]
-pub fn semaphore_bound(frames_in_flight: usize, max_images: usize, max_retired: usize) -> usize {
-    let n1 = frames_in_flight + 1;
-    (n1 + max_retired + 1) + (max_retired + 2) * max_images * n1 + 2 * n1
-}
-
 /// Settings of a [`Presenter`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PresenterConfig {

@@ -354,7 +354,7 @@ impl DisplaySchedule {
     /// the frame before it made its refresh, and if not, which one it takes. Where the engine
     /// reports when frames were ready (partial results), its word is waited for: until the
     /// frame's refresh while it is still rendering, then (the results read again after each
-    /// wait) until the engine says, at most [`LATE_WAIT_INTERVALS`] frame intervals past the
+    /// wait) until the engine says, at most 4 frame intervals (`LATE_WAIT_INTERVALS`) past the
     /// refresh. Elsewhere vkpace's own sight decides: seen complete by its refresh, it made
     /// it; seen still rendering after it, it is waited for (as long) to learn when it finished.
     /// With relative targets the engine spaces frames itself: no wait.
