@@ -100,6 +100,11 @@ pub struct Report {
     pub images_drained_before_retire: u64,
     /// Display times vkpace learnt exactly by waiting for a present in a pacing sleep.
     pub display_times_watched: u64,
+    /// The display's interval for the frame limit as the limiter's grid followed it (ns; 0:
+    /// it followed no display).
+    pub anchored_period_ns: u64,
+    /// Frames shown a refresh early or late that moved the limiter's grid.
+    pub anchor_moves: u64,
     /// The renderer's framebuffer and depth sets made (one per swapchain generation drawn).
     pub render_target_sets_made: u64,
     /// Of those, the sets destroyed while running, once proven unused.
@@ -190,6 +195,7 @@ impl Report {
              \"gpu_ms\": {{\"p50\": {:.4}, \"p99\": {:.4}}},\n  \"display_feedback\": \"{}\",\n  \"maintenance1_names\": \"{}\",\n  \
              \"completion\": \"{}\",\n  \"submission\": \"{}\",\n  \"ended_by\": \"{}\",\n  \
              \"window_system\": \"{}\",\n  \"not_ready_skips\": {},\n  \"images_drained_before_retire\": {},\n  \"display_times_watched\": {},\n  \
+             \"anchored_period_ns\": {},\n  \"anchor_moves\": {},\n  \
              \"render_target_sets\": {{\"made\": {}, \"retired\": {}}},\n  \"present_timing\": {}\n}}\n",
             self.present_mode_switches,
             self.hidden_ms,
@@ -214,6 +220,8 @@ impl Report {
             self.not_ready_skips,
             self.images_drained_before_retire,
             self.display_times_watched,
+            self.anchored_period_ns,
+            self.anchor_moves,
             self.render_target_sets_made,
             self.render_target_sets_retired,
             self.present_timing.to_json(),

@@ -90,6 +90,8 @@ pub(super) fn swapchain_report(sc: &Swapchain) -> Report {
         not_ready_skips: stats.not_ready_skips,
         images_drained_before_retire: stats.images_drained_before_retire,
         display_times_watched: stats.display_times_watched,
+        anchored_period_ns: stats.anchored_period_ns,
+        anchor_moves: stats.anchor_moves,
         policy,
         fps_limit,
         display_feedback,

@@ -127,3 +127,56 @@ fn a_failing_run_prints_the_state_dump() -> Result<()> {
     println!("{stderr}");
     Ok(())
 }
+
+/// Door 1's frame limit without present timing, on a virtual display at 59.2 Hz with present
+/// wait: the limiter's grid follows the display's clock (the display's interval for a cap of
+/// 30, 2 refreshes, 33.78 ms: 1.35% longer than the cap's own 33.33 ms), learned from the
+/// exact display times its pacing sleeps watched, and the report says so (the statistics both
+/// doors count the same way: `anchored_period_ns`, `anchor_moves`). The display is small
+/// (256x144) so that lavapipe's frames keep well inside the cap beside two spinning threads
+/// (all but 2 of 240 display times watched there); the grid follows only what its sleeps
+/// watched, so where the machine cannot keep the cap at all (frames slower than it: no sleep)
+/// the run says so and is not judged.
+#[test]
+fn a_frame_limit_follows_the_displays_clock_without_present_timing() -> Result<()> {
+    let frames = run_length::frames(120, 240).to_string();
+    let args = [
+        "--virtual-display",
+        "--present-mode",
+        "fifo",
+        "--fps",
+        "30",
+        "--no-present-timing",
+        "--frames",
+        &frames,
+    ];
+    // A small display, so that lavapipe's frames stay well inside the cap on a loaded machine.
+    let env = [
+        ("VDISPLAY_REFRESH_HZ", std::ffi::OsStr::new("59.2")),
+        ("VDISPLAY_EXTENT", std::ffi::OsStr::new("256x144")),
+    ];
+    let r = demo_process::run_demo_with_env(None, &args, &env)?;
+    let period_ms = json_number(&r.report, "anchored_period_ns")? / 1e6;
+    let two_refreshes = 2000.0 / 59.2;
+    ensure!(
+        json_number(&r.report, "validation_messages")? == 0.0,
+        "{}",
+        r.summary
+    );
+    let mean_ms = json_number(&r.report, "mean")?;
+    if mean_ms > two_refreshes * 1.1 {
+        println!("frames {mean_ms:.3} ms apart on average: the machine did not keep the cap (nothing to follow): {}", r.summary);
+        return Ok(());
+    }
+    ensure!(
+        (period_ms - two_refreshes).abs() < 0.05,
+        "the grid should follow {two_refreshes:.3} ms, not {period_ms:.3}: {}",
+        r.report
+    );
+    println!(
+        "the grid followed {period_ms:.3} ms, moved {} times; {} display times watched",
+        json_number(&r.report, "anchor_moves")?,
+        json_number(&r.report, "display_times_watched")?
+    );
+    Ok(())
+}

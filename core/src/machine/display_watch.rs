@@ -138,8 +138,13 @@ where
         match (display.answer(status), query) {
             (Ok(Shown::Frame(frame)), _) => {
                 let exact = query == PresentQuery::Watch;
-                self.telemetry.displayed(frame, now);
-                self.pacing.frame_displayed(frame, now, exact);
+                let news = self
+                    .pacing
+                    .frame_shown(&mut self.telemetry, frame, now, exact);
+                self.stats.anchor_moves += news.moves;
+                if let Some(period) = news.period_ns {
+                    self.stats.anchored_period_ns = period;
+                }
                 if exact {
                     self.stats.display_times_watched += 1;
                     self.watch.state = WatchState::Caught;

@@ -45,8 +45,14 @@ pub struct SwapchainStats {
     /// not report compatible).
     pub present_mode_recreations: u64,
     /// Display times learnt exactly by waiting for a present during a pacing sleep (low
-    /// latency on a FIFO display without present timing; polls only bound a display time).
+    /// latency, or a frame limit whose grid follows the display, on a FIFO display without
+    /// present timing; polls only bound a display time).
     pub display_times_watched: u64,
+    /// The display's interval for the frame limit, as the limiter's grid follows it (ns; 0:
+    /// no grid follows the display; `vkpace_core::DisplayAnchor`), the latest learned.
+    pub anchored_period_ns: u64,
+    /// Frames shown a refresh early or late that moved the limiter's grid.
+    pub anchor_moves: u64,
     /// Whether the maintenance1 path is in use.
     pub maintenance1: bool,
     /// Present timing: complete timing results read.

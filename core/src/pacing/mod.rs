@@ -17,6 +17,7 @@
 
 mod anchored_limiter;
 mod display_anchor;
+mod display_answer;
 mod display_plan;
 mod display_refresh;
 mod display_schedule;

@@ -137,13 +137,9 @@ where
         };
         match c.ids.answer(status)? {
             Shown::Frame(frame) => {
-                c.telemetry.displayed(frame, now);
-                let moves =
-                    |c: &super::chain::Chain<W>| c.pacing.display_anchor().map_or(0, |a| a.slips());
-                let before = moves(c);
-                c.pacing.frame_displayed(frame, now, exact);
-                self.stats.anchor_moves += moves(c).saturating_sub(before);
-                if let Some(period) = c.pacing.display_anchor().and_then(|a| a.period_ns()) {
+                let news = c.pacing.frame_shown(&mut c.telemetry, frame, now, exact);
+                self.stats.anchor_moves += news.moves;
+                if let Some(period) = news.period_ns {
                     self.stats.anchored_period_ns = period;
                 }
                 self.stats.display_times_watched += u64::from(exact);
