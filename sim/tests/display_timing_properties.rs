@@ -414,7 +414,18 @@ fn missing(
 
 /// Checks the frames after the schedule anchored: no interval below `k` refreshes, and a frame
 /// that was ready for the refresh one interval after the frame before it is shown there (the
-/// schedule is back on its grid one interval after a miss). Returns the misses seen.
+/// schedule is back on its grid one interval after a miss), unless the frame before was ready
+/// at the very instant of its refresh (within [`TIE_MS`]). Returns the misses seen.
+/// A frame ready this close to the refresh it was shown at was ready at a tie: the simulated
+/// display's refreshes fall on whole nanoseconds (each the first at or after its exact time),
+/// vkpace's grid is the period the engine reports in whole nanoseconds, so at a tie they may
+/// disagree by a few nanoseconds on whether it made its refresh. vkpace then takes it as
+/// late (were it wrong the other way, the next frame would be shown a refresh short), and the
+/// next frame may be shown a refresh late though it was ready in time: not a miss of the
+/// schedule's. (A random draw found such a tie on 2026-12-02 at 144 Hz:
+/// [`the_tie_a_random_draw_found`].)
+const TIE_MS: f64 = 1e-5;
+
 fn assert_no_short_frame_after_a_miss(
     frames: &[FrameRecord],
     refresh: f64,
@@ -435,8 +446,9 @@ fn assert_no_short_frame_after_a_miss(
         );
         if iv > period + EXACT_MS {
             misses += 1;
+            let tie = (w[0].gpu_end - a).abs() <= TIE_MS;
             prop_assert!(
-                w[1].gpu_end > a + period - EXACT_MS || w[1].cpu_start > a,
+                w[1].gpu_end > a + period - EXACT_MS || w[1].cpu_start > a || tie,
                 "frame {} was ready at {:.3} ms for the refresh at {:.3} ms and shown at {:.3} ms",
                 i + 1,
                 w[1].gpu_end,
@@ -577,11 +589,14 @@ fn at_thirty_fps_late_wake_ups_jitter_the_cpu_limiter_only_on_its_own_clock() {
     );
 }
 
-/// The schedule a random draw found failing on 2026-12-02 (a frame ready for its refresh, after
-/// a miss, shown a refresh late with absolute targets at 144 Hz, 3 refreshes a frame): kept as
-/// a fixed case of the property above (docs/testing.md, "Known failing schedules").
+/// The schedule a random draw found failing on 2026-12-02 (docs/testing.md, "Known failing
+/// schedules"): at 144 Hz, 3 refreshes a frame, with absolute targets, frame 69 was ready at
+/// the very nanosecond of its refresh and the display showed it there, while vkpace took it
+/// as late and targeted frame 70 a refresh later than it could have been (shown 4 refreshes
+/// after 69, never short). A fixed case of the property, which exempts such a tie
+/// ([`TIE_MS`]); it must still miss at least twice, so it exercises the path after a miss.
 #[test]
-fn the_known_failing_schedule_after_a_miss() {
+fn the_tie_a_random_draw_found() {
     let s = missing(
         144.0,
         3,
