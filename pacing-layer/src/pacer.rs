@@ -309,12 +309,16 @@ impl PacerState {
                 stats.display_times_watched
             ));
         }
-        if stats.ready_times_watched + stats.ready_times_bounded > 0 {
+        let (watched, bounded, not_by) = (
+            stats.ready_times_watched,
+            stats.ready_times_bounded,
+            stats.ready_times_not_by_pause_end,
+        );
+        if watched + bounded + not_by > 0 {
             // The engine gave no stage times (the application's own present ids): the grid's
             // lead learned the frames' ready times from the repair submissions.
             crate::log(format_args!(
-                "ready times from the layer's own submissions: {} watched, {} seen complete right after the present",
-                stats.ready_times_watched, stats.ready_times_bounded
+                "ready times from the layer's own submissions: {watched} watched, {bounded} seen complete right after the present, {not_by} not ready by the pause's end"
             ));
         }
         // Every run of the pacer is under the device's lock: a pause inside one (the pacer's

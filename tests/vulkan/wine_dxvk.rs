@@ -242,7 +242,8 @@ fn over_a_display_with_present_timing_every_frame_is_shown_for_two_refreshes() -
 }
 
 /// The frames whose ready times the layer learned from its own submissions, by its summary
-/// (watched, and seen complete right after their present); 0 without the line.
+/// (watched, seen complete right after their present, and not ready by the pause's end); 0
+/// without the line.
 fn ready_times_learned(stderr: &str) -> usize {
     let Some(line) = stderr
         .lines()
@@ -253,7 +254,7 @@ fn ready_times_learned(stderr: &str) -> usize {
     line.1
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|n| n.parse::<usize>().ok())
-        .take(2)
+        .take(3)
         .sum()
 }
 

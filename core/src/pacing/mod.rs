@@ -238,24 +238,26 @@ impl Pacing {
         self.schedule.frames_complete(frame, at);
     }
 
-    /// Frame `frame` finished on the GPU at `at` (GPU timestamps, or a wait that began before
-    /// it finished and ended because it did): with absolute targets, if that is after its
-    /// refresh it missed it, even where no wait saw it still running; the learned lead takes
-    /// it as the frame's ready time where the engine's stage times have not given one.
+    /// Frame `frame` finished on the GPU at `at` (GPU timestamps): with absolute targets, if
+    /// that is after its refresh it missed it, even where no wait saw it still running. (The
+    /// learned lead does not take it as the frame's ready time: the engine may take the image
+    /// later than its last timestamp, and its stage times say when.)
     pub fn frame_ready(&mut self, frame: u64, at: u64) {
         self.schedule.frame_ready(frame, at);
     }
 
-    /// Frame `frame` was seen finished at `at`, right after its present (a poll, not a wait):
-    /// the learned lead takes it as an upper bound of its ready time.
+    /// Frame `frame` was ready for the presentation engine at about `at`, as a shell that gets
+    /// no stage times saw it (its own submission after the frame completed then, or was seen
+    /// complete or not yet complete then): the learned lead takes it as the frame's ready
+    /// time. Not judged against the frame's refresh.
     pub fn frame_ready_by(&mut self, frame: u64, at: u64) {
         self.schedule.frame_ready_by(frame, at);
     }
 
-    /// Whether [`Pacing::frame_ready`] teaches the grid's lead now: frames are placed before
-    /// their refresh by a lead learned from their ready times (`grid`, `display` and
-    /// low-latency policies, with present-timing targets). A shell that gets no stage times
-    /// from the engine learns the ready times from its own submissions' completion instead.
+    /// Whether [`Pacing::frame_ready_by`] teaches a lead now: frames are placed before their
+    /// refresh by a lead learned from their ready times (`grid`, `display` and low-latency
+    /// policies, with present-timing targets). A shell that gets no stage times from the
+    /// engine learns the ready times from its own submissions' completion instead.
     #[must_use]
     pub fn wants_ready_times(&self) -> bool {
         matches!(self.lead(), Lead::Learned | Lead::JustInTime)

@@ -83,6 +83,13 @@ impl<W: Copy + PartialEq> Chain<W> {
         self.ids.retired();
     }
 
+    /// Whether this lineage learns its frames' ready times from its repair submissions: its
+    /// pacing learns a lead from ready times, and its presents ask the engine for no stage
+    /// times (`ready_watch.rs`).
+    pub(super) fn wants_ready_times(&self) -> bool {
+        self.pacing.wants_ready_times() && !self.stage_times
+    }
+
     /// Every submission up to `serial` completed, seen at `now`.
     pub(super) fn completed(&mut self, serial: Serial, now: u64) {
         let pacing = &mut self.pacing;

@@ -112,6 +112,7 @@ where
             ));
         }
         self.note_caller_ids(targets, caller_ids)?;
+        self.forget_ready_watches(targets);
         let first = targets.iter().find(|(w, _)| self.find(*w).is_some());
         let Some(&(first_w, first_image)) = first else {
             self.stats.unpaced_calls += 1;

@@ -4,58 +4,103 @@
 //! the present's results; where it does not (the application chains its own present ids, as
 //! DXVK does, so vkpace asks for none: `timing.rs`), the repair submission stands for the frame:
 //! it waits on the application's semaphores and so completes right after the frame's own work
-//! (submissions complete in order, spec *Fence Signaling*).
+//! (submissions complete in order, spec *Fence Signaling*), when the presentation engine could
+//! take the image.
 //!
 //! The shell asks during the pause before the lineage's next frame, which follows the present
-//! at once: a fence already signalled then says "ready by now", at most a moment after the
-//! present (an upper bound, which can only lengthen the lead); otherwise the shell waits for it,
-//! bounded by the pause's end, and a wait that began before the frame finished and ended
-//! because it did says when it finished, within the thread's wake-up.
+//! at once, and waits on that serial's own fence (not a later one's), bounded by the pause's
+//! end:
+//! - a wait that began before the fence signalled and ended because it did says when the frame
+//!   was ready, within the thread's wake-up ([`PacerMachine::frame_ready`]);
+//! - a fence seen signalled already (by the wait's first look, or by the completion poll just
+//!   before) says "ready by now", at most a moment after the present: an upper bound, which can
+//!   only lengthen the lead ([`PacerMachine::frame_ready_by`]);
+//! - a wait that ran out says "not ready by now": a lower bound, learned as the frame's time
+//!   ([`PacerMachine::frame_not_ready_by`]) so that slow frames are not left out of the lead.
+//!
+//! These times teach the lead only: they are not used to judge whether a frame made its
+//! refresh (a late wake-up would make one that did look late).
 
 use super::PacerMachine;
 use crate::serial::Serial;
+
+/// How a frame's ready time was seen.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    Exact,
+    ReadyBy,
+    NotReadyBy,
+}
 
 impl<S, W> PacerMachine<S, W>
 where
     S: Copy + PartialEq + std::fmt::Debug,
     W: Copy + PartialEq + std::fmt::Debug,
 {
-    /// During a pause before the next frame of `swapchain`'s lineage: the serial of its newest
-    /// frame whose ready time its pacing wants and no stage time will give. The shell waits for
-    /// it (bounded by the pause's end) and reports with [`Self::frame_ready`], or, where the
-    /// serial is seen complete already, [`Self::frame_ready_by`].
+    /// During a pause before the next frame of `swapchain`'s lineage: the serial of the frame
+    /// presented just before, whose ready time its pacing wants and no stage time will give.
+    /// The shell waits on that serial's own fence (bounded by the pause's end) and reports
+    /// what it saw with [`Self::frame_ready`], [`Self::frame_ready_by`] or
+    /// [`Self::frame_not_ready_by`] (each ends the watch of that serial).
     #[must_use]
     pub fn ready_watch(&self, swapchain: W) -> Option<Serial> {
         let i = self.find(swapchain)?;
         let c = self.chains.iter().find(|c| c.id == self.live[i].chain)?;
         let (_, serial) = c.ready_unknown?;
-        (c.pacing.wants_ready_times() && !c.stage_times).then_some(serial)
+        c.wants_ready_times().then_some(serial)
     }
 
-    /// A wait for [`Self::ready_watch`]'s `serial` that began before it completed ended because
-    /// it did, at `now`: its frame was ready then.
+    /// A wait on [`Self::ready_watch`]'s `serial` that began before it completed ended
+    /// because it did, at `now`: its frame was ready then.
     pub fn frame_ready(&mut self, serial: Serial, now: u64) {
-        self.ready_known(serial, now, true);
+        self.ready_seen(serial, now, Seen::Exact);
     }
 
     /// [`Self::ready_watch`]'s `serial` was seen complete at `now` (a poll, or a wait that
-    /// found it complete): its frame was ready by then.
+    /// found it complete): its frame was ready by then. Nothing is learned from a serial not
+    /// reported complete ([`Self::serial_completed`]).
     pub fn frame_ready_by(&mut self, serial: Serial, now: u64) {
-        self.ready_known(serial, now, false);
+        self.ready_seen(serial, now, Seen::ReadyBy);
     }
 
-    fn ready_known(&mut self, serial: Serial, now: u64, exact: bool) {
+    /// A wait on [`Self::ready_watch`]'s `serial` ran out at `now`, the pause's end: its
+    /// frame was not ready by then.
+    pub fn frame_not_ready_by(&mut self, serial: Serial, now: u64) {
+        self.ready_seen(serial, now, Seen::NotReadyBy);
+    }
+
+    /// A new present of `targets` begins: the lineages presented to forget the frame before's
+    /// serial (a ready time learned later would be a frame late) and whether it asked for stage
+    /// times (this present says anew).
+    pub(super) fn forget_ready_watches(&mut self, targets: &[(W, u32)]) {
+        for &(w, _) in targets {
+            let Some(i) = self.find(w) else { continue };
+            let chain = self.live[i].chain;
+            if let Some(c) = self.chains.iter_mut().find(|c| c.id == chain) {
+                c.ready_unknown = None;
+                c.stage_times = false;
+            }
+        }
+    }
+
+    fn ready_seen(&mut self, serial: Serial, now: u64, seen: Seen) {
+        let complete = serial.is_complete(self.completed);
         for c in &mut self.chains {
             let Some((frame, _)) = c.ready_unknown.filter(|&(_, s)| s == serial) else {
                 continue;
             };
             c.ready_unknown = None;
-            match exact {
-                true => c.pacing.frame_ready(frame, now),
-                false => c.pacing.frame_ready_by(frame, now),
+            // A serial stands for every lineage of its present: only those that learn from it.
+            if !c.wants_ready_times() || (seen == Seen::ReadyBy && !complete) {
+                continue;
             }
-            self.stats.ready_times_watched += u64::from(exact);
-            self.stats.ready_times_bounded += u64::from(!exact);
+            c.pacing.frame_ready_by(frame, now);
+            let counter = match seen {
+                Seen::Exact => &mut self.stats.ready_times_watched,
+                Seen::ReadyBy => &mut self.stats.ready_times_bounded,
+                Seen::NotReadyBy => &mut self.stats.ready_times_not_by_pause_end,
+            };
+            *counter += 1;
         }
     }
 }

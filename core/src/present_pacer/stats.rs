@@ -94,6 +94,9 @@ pub struct PresentPacerStats {
     /// Frames whose ready time was bounded by their repair submission seen complete right
     /// after their present (`PacerMachine::frame_ready_by`).
     pub ready_times_bounded: u64,
+    /// Frames whose repair submission was not complete by the end of the pause after their
+    /// present (`PacerMachine::frame_not_ready_by`): learned as ready then, a lower bound.
+    pub ready_times_not_by_pause_end: u64,
     /// The display's interval for the frame limit, as the limiter's grid follows it (ns; 0:
     /// no grid follows a display), the latest learned of any lineage
     /// (`vkpace_core::DisplayAnchor`).

@@ -84,6 +84,15 @@ impl Fences {
         Some(f)
     }
 
+    /// Lends the fence of `serial`'s own submission (not a later one's, which would say when
+    /// that one completed), as [`Self::lend`]; `None` where it is not pending (seen complete
+    /// already, or never tracked).
+    pub(super) fn lend_exact(&mut self, serial: Serial) -> Option<vk::Fence> {
+        let &(_, f) = self.submitted.iter().find(|(s, _)| *s == serial)?;
+        self.lent.push(f);
+        Some(f)
+    }
+
     /// Lends present fence `id`'s fence to a wait carried out without the pacer, as
     /// [`Self::lend`]; `None` where vkpace holds no fence for it (its creation failed, or it
     /// was seen signalled already).

@@ -243,8 +243,9 @@ impl PresentPacer {
                 Gate::Go => return Ok(None),
                 Gate::SleepUntil(at) => {
                     if let Some(serial) = self.machine.ready_watch(swapchain) {
-                        let Some(fence) = self.fences.lend(serial) else {
-                            // Seen complete by the poll above, right after the present.
+                        let Some(fence) = self.fences.lend_exact(serial) else {
+                            // Seen complete by the poll above, right after the present (the
+                            // machine learns nothing from a serial it was not told complete).
                             self.machine.frame_ready_by(serial, now);
                             continue;
                         };
@@ -317,19 +318,17 @@ impl PresentPacer {
         }
     }
 
-    /// A wait for a frame's repair submission carried out: its fence given back, and where it
-    /// signalled, the serial complete and the frame's ready time told to the machine. One
-    /// that did not signal by the sleep's end tells nothing: the frame begins as planned, and
-    /// its ready time stays unknown (the lead then learns from the next frames).
+    /// A wait for a frame's repair submission carried out: its fence given back, and what it
+    /// saw told to the machine: where it signalled, the serial complete and the frame ready
+    /// then (or by then); where it ran out at the sleep's end, the frame not ready by then (the
+    /// next frame begins as planned).
     fn ready_watched(&mut self, r: ReadyWatched) -> Result<()> {
         let serial = r.wait.serial;
-        if !self.gpu_wait_reported(r.wait, r.signalled)? {
-            return Ok(());
-        }
         let at = self.clock.ns_at(r.at);
-        match r.exact {
-            true => self.machine.frame_ready(serial, at),
-            false => self.machine.frame_ready_by(serial, at),
+        match (self.gpu_wait_reported(r.wait, r.signalled)?, r.exact) {
+            (true, true) => self.machine.frame_ready(serial, at),
+            (true, false) => self.machine.frame_ready_by(serial, at),
+            (false, _) => self.machine.frame_not_ready_by(serial, at),
         }
         Ok(())
     }

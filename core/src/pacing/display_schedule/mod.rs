@@ -319,18 +319,15 @@ impl DisplaySchedule {
         self.plan.complete(frame, at);
     }
 
-    /// `frame` finished rendering at `at` (an exact time, not when it was seen): judged
-    /// against its refresh, and learned from as the engine's ready time would be (the
-    /// learned leads, the frames' durations), unless the engine's word on it came first.
+    /// `frame` finished rendering at `at` (an exact time, not when it was seen).
     pub(super) fn frame_ready(&mut self, frame: u64, at: u64) {
         self.plan.gpu_done(frame, at);
-        self.frame_ready_by(frame, at);
     }
 
-    /// `frame` finished rendering by `at` (seen complete then, at most a moment after its
-    /// present): learned from as a ready time, which can only make the learned leads longer
-    /// than the frame's own time. Not judged against its refresh: the frame may have been
-    /// ready well before.
+    /// `frame` was ready for the presentation engine at about `at` (the shell's own
+    /// submission after it completed then): learned from as the engine's ready time would be
+    /// (the learned leads, the frames' durations), unless the engine's word came first; not
+    /// judged against its refresh.
     pub(super) fn frame_ready_by(&mut self, frame: u64, at: u64) {
         if self.last_ready.is_none_or(|(f, _)| f < frame) {
             self.learn_durations(frame, at);

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::pacing::{DisplayRefresh, DisplayTiming, PresentTarget};
+use crate::serial::Serial;
 use crate::telemetry::PresentStages;
 use crate::TimingReport;
 
@@ -85,8 +86,7 @@ fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
 #[test]
 fn ready_times_from_the_repair_submission_teach_the_lead_under_the_applications_ids(
 ) -> Result<(), CoreError> {
-    let (blind, s) = run(false)?;
-    assert_eq!(s.ready_times_watched, 0);
+    let (blind, _) = run(false)?;
     let (taught, s) = run(true)?;
     assert!(s.ready_times_watched + 10 >= FRAMES, "{s:?}");
     let late = |leads: &[u64]| leads[30..].iter().copied().max().unwrap_or(0);
@@ -99,5 +99,79 @@ fn ready_times_from_the_repair_submission_teach_the_lead_under_the_applications_
         late(&taught) < REFRESH * 3 / 4 && short(&taught) > WORK,
         "taught, the frames' time and a margin: {taught:?}"
     );
+    Ok(())
+}
+
+/// A grid machine at 30 fps with absolute present timing on swapchain 1, its first present
+/// made with the application's id (`caller_ids`) or vkpace's own: the serial of that present.
+fn presented_once(caller_ids: bool) -> Result<(M, Serial), CoreError> {
+    let mut m = M::new(PacerConfig {
+        pacing: PacingPolicy::Grid,
+        frame_limit: Some(FrameLimit::fps(30.0)?),
+        present_ids: true,
+        ..PacerConfig::default()
+    })?;
+    m.swapchain_created(1, 3, None, true)?;
+    let absolute = DisplayTiming {
+        refresh_ns: REFRESH,
+        relative_targets: false,
+    };
+    m.set_present_timing(1, 4, DisplayRefresh::Targeted(absolute), true)?;
+    assert_eq!(m.begin_frame(1, 0)?, Gate::Go);
+    let ids = [7u64];
+    let step = m.before_present(&[(1, 0)], caller_ids.then_some(&ids[..]), false)?;
+    let PresentStep::Plan(plan) = step else {
+        panic!("no wait expected");
+    };
+    if plan.repair == Some(RepairSemaphore::Create) {
+        m.semaphore_created(100)?;
+    }
+    let _ = m.planned_present_timing(1, 1_000_000);
+    let serial = m.repair_submitted(1_000_000)?;
+    m.present_returned(PresentOutcome::Queued, 1_000_000)?;
+    while m.poll_action().is_some() {}
+    Ok((m, serial))
+}
+
+/// Where vkpace's own ids ask the engine for stage times, the ready times come with the
+/// results: nothing to watch. Under the application's ids the serial is watched, and a bound
+/// teaches nothing until the serial is reported complete.
+#[test]
+fn only_presents_without_stage_times_are_watched_and_a_bound_needs_a_completed_serial(
+) -> Result<(), CoreError> {
+    let (m, _) = presented_once(false)?;
+    assert_eq!(m.ready_watch(1), None, "stage times will say");
+    let (mut m, serial) = presented_once(true)?;
+    assert_eq!(m.ready_watch(1), Some(serial));
+    m.frame_ready_by(serial, 2_000_000);
+    assert_eq!(m.ready_watch(1), None, "the watch ends");
+    assert_eq!(
+        m.stats().ready_times_bounded,
+        0,
+        "not complete: nothing learned"
+    );
+    let (mut m, serial) = presented_once(true)?;
+    m.serial_completed(serial, 2_000_000)?;
+    m.frame_ready_by(serial, 2_000_000);
+    m.frame_ready(serial, 2_000_000);
+    let s = m.stats();
+    assert_eq!(
+        (s.ready_times_bounded, s.ready_times_watched),
+        (1, 0),
+        "{s:?}"
+    );
+    Ok(())
+}
+
+/// The next present forgets a serial nobody reported on (its pause never came, or its repair
+/// failed), so a ready time seen later is never taken for the frame before.
+#[test]
+fn the_next_present_forgets_an_unreported_serial() -> Result<(), CoreError> {
+    let (mut m, _) = presented_once(true)?;
+    let ids = [8u64];
+    let PresentStep::Plan(_) = m.before_present(&[(1, 1)], Some(&ids), false)? else {
+        panic!("no wait expected");
+    };
+    assert_eq!(m.ready_watch(1), None);
     Ok(())
 }
