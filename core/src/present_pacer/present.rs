@@ -133,13 +133,7 @@ where
         let fences = self.config.present_fences && !caller_fences;
         let ids = self.config.present_ids && caller_ids.is_none();
         self.plan_targets(targets, fences, ids)?;
-        if let Some(caller_ids) = caller_ids {
-            for (&(w, _), &id) in targets.iter().zip(caller_ids) {
-                if let Some(t) = self.pending.targets.iter_mut().find(|t| t.swapchain == w) {
-                    t.caller_id = id;
-                }
-            }
-        }
+        self.give_targets_caller_ids(targets, caller_ids);
         let p = &mut self.pending;
         p.active = true;
         p.repair = repair.is_some();
@@ -160,6 +154,17 @@ where
             present_fences,
             present_ids: ids,
         }))
+    }
+
+    /// Each planned target of the present keeps the id the application gave its swapchain,
+    /// if any (its display is awaited under that id).
+    fn give_targets_caller_ids(&mut self, targets: &[(W, u32)], caller_ids: Option<&[u64]>) {
+        let Some(caller_ids) = caller_ids else { return };
+        for (&(w, _), &id) in targets.iter().zip(caller_ids) {
+            if let Some(t) = self.pending.targets.iter_mut().find(|t| t.swapchain == w) {
+                t.caller_id = id;
+            }
+        }
     }
 
     /// The present id vkpace adds for `swapchain` in the present in progress (0: none, for a
