@@ -16,9 +16,7 @@ impl DisplaySchedule {
     ) {
         if let Some(ready) = ready {
             // A partial result and the complete one carry the same time: learned once.
-            if self.last_ready.is_none_or(|(f, _)| f < frame) {
-                self.learn_durations(frame, ready);
-            }
+            self.learn_durations(frame, ready);
             self.plan.engine_ready(frame, ready);
             // A result with the ready time before the first pixel: the engine reports partial
             // results, so its word on readiness can be waited for (`fate_wait`).
@@ -44,8 +42,13 @@ impl DisplaySchedule {
         self.judge(frame, planned.map(|(goal, ..)| goal).or(expected), shown);
     }
 
-    /// Start-to-ready and busy times of `frame`, ready at `ready`.
+    /// Start-to-ready and busy times of `frame`, ready at `ready`; once per frame (the first
+    /// word on its readiness, whoever gives it), and only for a frame newer than the last
+    /// learned (results may come out of order).
     pub(super) fn learn_durations(&mut self, frame: u64, ready: u64) {
+        if self.last_ready.is_some_and(|(f, _)| f >= frame) {
+            return;
+        }
         if let Some(s) = self.started(frame) {
             self.work.push(ready.saturating_sub(s.start));
             self.learn_lead(frame, ready.saturating_sub(s.planned));

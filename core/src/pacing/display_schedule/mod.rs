@@ -329,9 +329,7 @@ impl DisplaySchedule {
     /// (the learned leads, the frames' durations), unless the engine's word came first; not
     /// judged against its refresh.
     pub(super) fn frame_ready_by(&mut self, frame: u64, at: u64) {
-        if self.last_ready.is_none_or(|(f, _)| f < frame) {
-            self.learn_durations(frame, at);
-        }
+        self.learn_durations(frame, at);
     }
 
     /// Whether the schedule learns a lead from the frames' ready times (it is active).

@@ -17,14 +17,13 @@ fn next_refresh(t: u64) -> u64 {
     (t / REFRESH + 1) * REFRESH
 }
 
-/// What a run of [`FRAMES`] frames at 30 fps on the grid, each ready [`WORK`] after its
-/// start, under the application's ids, showed: for each frame, its start's lead before the
-/// refresh it was shown at; and the machine's counters. `watch`: the shell reports each frame's
-/// ready time when [`PacerMachine::ready_watch`] asks for it.
-fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
+/// A machine pacing `grid` at 30 fps (adding its own present ids where the application gives
+/// none), swapchain 1 made with absolute present timing at [`REFRESH`].
+fn grid_machine() -> Result<M, CoreError> {
     let mut m = M::new(PacerConfig {
         pacing: PacingPolicy::Grid,
         frame_limit: Some(FrameLimit::fps(30.0)?),
+        present_ids: true,
         ..PacerConfig::default()
     })?;
     m.swapchain_created(1, 3, None, true)?;
@@ -33,6 +32,15 @@ fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
         relative_targets: false,
     };
     m.set_present_timing(1, 4, DisplayRefresh::Targeted(absolute), true)?;
+    Ok(m)
+}
+
+/// What a run of [`FRAMES`] frames at 30 fps on the grid, each ready [`WORK`] after its
+/// start, under the application's ids, showed: for each frame, its start's lead before the
+/// refresh it was shown at; and the machine's counters. `watch`: the shell reports each frame's
+/// ready time when [`PacerMachine::ready_watch`] asks for it.
+fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
+    let mut m = grid_machine()?;
     let (mut now, mut leads, mut pending) = (1_000_000, vec![], None);
     for frame in 0..FRAMES {
         loop {
@@ -105,18 +113,7 @@ fn ready_times_from_the_repair_submission_teach_the_lead_under_the_applications_
 /// A grid machine at 30 fps with absolute present timing on swapchain 1, its first present
 /// made with the application's id (`caller_ids`) or vkpace's own: the serial of that present.
 fn presented_once(caller_ids: bool) -> Result<(M, Serial), CoreError> {
-    let mut m = M::new(PacerConfig {
-        pacing: PacingPolicy::Grid,
-        frame_limit: Some(FrameLimit::fps(30.0)?),
-        present_ids: true,
-        ..PacerConfig::default()
-    })?;
-    m.swapchain_created(1, 3, None, true)?;
-    let absolute = DisplayTiming {
-        refresh_ns: REFRESH,
-        relative_targets: false,
-    };
-    m.set_present_timing(1, 4, DisplayRefresh::Targeted(absolute), true)?;
+    let mut m = grid_machine()?;
     assert_eq!(m.begin_frame(1, 0)?, Gate::Go);
     let ids = [7u64];
     let step = m.before_present(&[(1, 0)], caller_ids.then_some(&ids[..]), false)?;
