@@ -143,7 +143,8 @@ impl GpuWait {
     /// Waits at most `timeout_ns`: whether the fence signalled.
     fn wait(&self, timeout_ns: u64) -> Result<bool> {
         // SAFETY: the pacer lent the fence: it stays alive and is not reset until the wait is
-        // given back (Fences::lend, lend_exact; the pacer's destroy requires that no call is in progress).
+        // given back (Fences::lend, lend_exact; the pacer's destroy requires that no call is
+        // in progress).
         // vkWaitForFences does not require its fences externally synchronized, so other
         // threads may look at it meanwhile; the timeout is finite.
         let r =
