@@ -5,7 +5,7 @@
 //! Unset, as in every normal build, nothing changes. No Cargo feature can turn a mutation on.
 
 /// The mutations the core knows (`cfg!(vkpace_mutation = "...")` in `src/`).
-const MUTATIONS: [&str; 8] = [
+const MUTATIONS: [&str; 9] = [
     "weak_reuse",
     "early_retire",
     "submit_at_present",
@@ -14,6 +14,7 @@ const MUTATIONS: [&str; 8] = [
     "present_before_signal",
     "weak_repair",
     "drifting_limiter",
+    "reset_lent",
 ];
 
 fn main() {

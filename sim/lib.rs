@@ -7,6 +7,7 @@
 pub mod driver;
 mod driver_load;
 mod driver_timing;
+mod fence_waits;
 pub mod own_swapchain;
 pub mod pacer_beside;
 pub mod pacer_driver;

@@ -7,19 +7,20 @@
 //! judge that and the world, not the machine.
 //!
 //! Completion is by fence, as the Vulkan shell's: each repair submission signals a fence of
-//! the shell's pool, looked at (never waited for) at every call and waited for, bounded, when
-//! the machine asks; its serial is reported completed once its fence signalled.
-
-use std::collections::BTreeMap;
+//! the core's [`FencePool`], the one the Vulkan shell holds, looked at (never waited for) at
+//! every call and waited for, bounded, when the machine asks; its serial is reported
+//! completed once its fence signalled. A wait is made as the layer's shared door makes it:
+//! on a fence lent out of the pool, while another thread's call may look at the fences
+//! (`fence_waits.rs`).
 
 use vkpace_core::{
-    BoundedWait, DestroyOutcome, Gate, PacerAction, PacerConfig, PacerMachine, PresentOutcome,
-    PresentPlan, PresentStep, RepairSemaphore, Serial, VkStatus,
+    BoundedWait, DestroyOutcome, FencePool, Gate, PacerAction, PacerConfig, PacerMachine,
+    PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, SubmitSignal, VkStatus,
 };
 use vkpace_core::{FrameLimit, PacingPolicy, PresentMode};
 
 use crate::driver::SimError;
-use crate::own_swapchain::{run_world_until, SwapchainCalls};
+use crate::own_swapchain::SwapchainCalls;
 use crate::pacer_timing::{DoorTiming, PacerTiming};
 use crate::pacer_truth::PacerTruth;
 use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
@@ -68,12 +69,10 @@ pub struct SimPacer {
     pub machine: SimPacerMachine,
     pub world: World,
     pub truth: PacerTruth,
-    /// Repair submissions' fences not yet seen signalled, by serial.
-    completions: BTreeMap<Serial, Fence>,
-    /// Present fences the door added and has not seen signalled, by the machine's id.
-    present_fences: BTreeMap<u64, Fence>,
-    /// Fences unsignalled with nothing pending, for the next submission or present.
-    free_fences: Vec<Fence>,
+    /// The shell's fences: repair and proof submissions', present fences, free, lent, parked.
+    pub(crate) fences: FencePool<Fence>,
+    /// Fences the shell destroyed.
+    pub(crate) fences_destroyed: usize,
     /// The teardown proved everything idle and destroyed it.
     pub clean_teardown: bool,
     /// The display paths and each timed swapchain's present timing (`pacer_timing.rs`).
@@ -88,9 +87,8 @@ impl SimPacer {
             machine: PacerMachine::new(params.config())?,
             world,
             truth: PacerTruth::default(),
-            completions: BTreeMap::new(),
-            present_fences: BTreeMap::new(),
-            free_fences: Vec::new(),
+            fences: FencePool::new(),
+            fences_destroyed: 0,
             clean_teardown: false,
             timing: DoorTiming::new(params),
             beside: crate::pacer_beside::Beside::new(params.p_destroy_beside),
@@ -102,9 +100,9 @@ impl SimPacer {
         self.machine.stats().semaphores_alive
     }
 
-    /// Fences the shell holds (free, or given to a submission or present).
+    /// Fences the shell holds (free, lost, or given to a submission or present).
     pub fn fences_held(&self) -> usize {
-        self.free_fences.len() + self.completions.len() + self.present_fences.len()
+        self.fences.counts().created as usize - self.fences_destroyed
     }
 
     fn now(&self) -> u64 {
@@ -112,9 +110,13 @@ impl SimPacer {
     }
 
     fn take_fence(&mut self) -> Fence {
-        self.free_fences
-            .pop()
-            .unwrap_or_else(|| self.world.create_fence())
+        if let Some(f) = self.fences.take() {
+            return f;
+        }
+        let f = self.world.create_fence();
+        self.fences.created(f);
+        self.fences.take_this(f);
+        f
     }
 
     /// Looks at the pending fences without waiting: each repair fence signalled completes its
@@ -122,24 +124,17 @@ impl SimPacer {
     /// then carries out what the machine asks.
     pub(crate) fn observe(&mut self) -> Result<(), SimError> {
         let now = self.now();
-        while let Some((&serial, &f)) = self.completions.first_key_value() {
+        while let Some((serial, SubmitSignal::Fence(f))) = self.fences.oldest_submitted() {
             if !self.world.fence_signaled(f)? {
                 break;
             }
-            self.world.reset_fence(f)?;
-            self.completions.remove(&serial);
-            self.free_fences.push(f);
+            self.seen_signalled(f)?;
             self.machine.serial_completed(serial, now)?;
         }
-        let ids: Vec<u64> = self.present_fences.keys().copied().collect();
-        for id in ids {
-            let f = self.present_fences[&id];
+        let presents: Vec<Fence> = (0..).map_while(|i| self.fences.present_fence(i)).collect();
+        for f in presents {
             if self.world.fence_signaled(f)? {
-                self.world.reset_fence(f)?;
-                self.present_fences.remove(&id);
-                self.free_fences.push(f);
-                self.truth.present_fences_signalled += 1;
-                let _known = self.machine.present_fence_signaled(id);
+                self.present_fence_seen(f)?;
             }
         }
         self.carry_out()
@@ -163,15 +158,6 @@ impl SimPacer {
         Ok(())
     }
 
-    /// Waits (bounded) for `serial`'s repair fence: whether it completed.
-    fn wait_serial(&mut self, serial: Serial) -> Result<bool, SimError> {
-        if let Some(&f) = self.completions.get(&serial) {
-            run_world_until(&mut self.world, |w| w.fence_signaled(f))?;
-        }
-        self.observe()?;
-        Ok(serial <= self.machine.completed())
-    }
-
     /// The bounded waits the machine asks for before the application's call returns (a
     /// destroyed swapchain with no successor or over the cap, the teardown).
     fn bounded_waits(&mut self) -> Result<(), SimError> {
@@ -189,19 +175,12 @@ impl SimPacer {
         while let Some(wait) = self.machine.bounded_wait() {
             self.truth.bounded_waits += 1;
             let done = match wait {
-                BoundedWait::PresentFence(id) => {
-                    let f = *self.present_fences.get(&id).ok_or_else(|| {
-                        SimError::Broken(format!("a wait for present fence {id}, never added"))
-                    })?;
-                    let signalled = run_world_until(&mut self.world, |w| w.fence_signaled(f))?;
-                    self.observe()?;
-                    signalled
-                }
+                BoundedWait::PresentFence(id) => self.wait_present_fence(id)?,
                 BoundedWait::SubmitProof => {
                     let fence = self.take_fence();
                     self.world.submit_ordered(&[], &[], Some(fence), false)?;
                     let serial = self.machine.proof_submitted()?;
-                    self.completions.insert(serial, fence);
+                    self.fences.submitted(serial, SubmitSignal::Fence(fence));
                     true
                 }
                 BoundedWait::Serial(serial) => self.wait_serial(serial)?,
@@ -287,7 +266,7 @@ impl SimPacer {
             .world
             .submit_ordered(&[wait], &[s], Some(fence), false)?;
         let serial = self.machine.repair_submitted(self.now())?;
-        self.completions.insert(serial, fence);
+        self.fences.submitted(serial, SubmitSignal::Fence(fence));
         self.truth.repaired(number, swapchain);
         Ok(s)
     }
@@ -295,7 +274,9 @@ impl SimPacer {
     /// The present fence the plan adds, from the shell's pool.
     fn present_fence(&mut self, plan: &PresentPlan<Sem>) -> Option<(u64, Fence)> {
         let id = plan.present_fences?;
-        Some((id, self.take_fence()))
+        let f = self.take_fence();
+        self.fences.presented_as(id, f);
+        Some((id, f))
     }
 
     /// The display's feedback: one zero-timeout present-id wait, as the machine asks.
@@ -383,12 +364,10 @@ impl SwapchainCalls for SimPacer {
             PresentResult::Failed => PresentOutcome::Failed,
         };
         match (fence, result) {
-            // A failed present signals no fence: it is free again.
-            (Some((_, f)), PresentResult::Failed) => self.free_fences.push(f),
-            (Some((id, f)), _) => {
-                self.present_fences.insert(id, f);
-                self.truth.present_fences += 1;
-            }
+            // A failed present may never signal its fence: destroyed at teardown, as the
+            // Vulkan shell's.
+            (Some((id, _)), PresentResult::Failed) => self.fences.lose_present(id),
+            (Some(_), _) => self.truth.present_fences += 1,
             (None, _) => {}
         }
         let now = self.now();
@@ -433,9 +412,6 @@ impl SwapchainCalls for SimPacer {
         self.clean_teardown = self.machine.finish_shutdown();
         self.carry_out()?;
         self.observe()?;
-        for f in std::mem::take(&mut self.free_fences) {
-            self.world.destroy_fence(f)?;
-        }
-        Ok(())
+        self.destroy_fences()
     }
 }

@@ -41,6 +41,7 @@ pub use display::{
     RefreshCycle, Rereads, Stages, Targets, TimeDomain, TimingBook, TimingOffer,
 };
 pub use error::{CoreError, Failure};
+pub use fence_pool::{FenceCounts, FencePool, Signalled};
 pub use gpu_clock::GpuClock;
 pub use machine::{
     CreateSwapchain, DebugState, FrameInfo, FrameMachine, MachineConfig, PresentInfo,

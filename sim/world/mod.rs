@@ -59,6 +59,9 @@ pub struct FenceTruth {
     /// A present fence that will never signal (seen on some systems for retired swapchains).
     pub doomed: bool,
     pub destroyed: bool,
+    /// Host waits on it in progress on another thread (`vkWaitForFences` made without the
+    /// caller's lock): it may not be reset nor destroyed meanwhile.
+    pub host_waits: u32,
 }
 
 /// The world's knobs, in percent per event.
@@ -234,17 +237,44 @@ impl World {
                 "fence {f} destroyed while a queue operation will signal it"
             ));
         }
+        if t.host_waits > 0 {
+            return Err(format!(
+                "fence {f} destroyed while another thread waits on it"
+            ));
+        }
         t.destroyed = true;
         Ok(())
     }
 
-    /// `VUID-vkResetFences-pFences-01123`.
+    /// `VUID-vkResetFences-pFences-01123`, and `vkResetFences`'s host synchronization: "Host
+    /// access to each member of `pFences` must be externally synchronized", so not while
+    /// another thread's `vkWaitForFences` is on it.
     pub fn reset_fence(&mut self, f: Fence) -> Check {
         let t = self.fence(f)?;
         if t.pending {
             return Err(format!("fence {f} reset while pending"));
         }
+        if t.host_waits > 0 {
+            return Err(format!("fence {f} reset while another thread waits on it"));
+        }
         t.signaled = false;
+        Ok(())
+    }
+
+    /// Another thread's `vkWaitForFences` on `f` begins (it needs no external
+    /// synchronization, so several may be on one fence).
+    pub fn begin_host_wait(&mut self, f: Fence) -> Check {
+        self.fence(f)?.host_waits += 1;
+        Ok(())
+    }
+
+    /// That wait returned.
+    pub fn end_host_wait(&mut self, f: Fence) -> Check {
+        let t = self.fence(f)?;
+        t.host_waits = t
+            .host_waits
+            .checked_sub(1)
+            .ok_or_else(|| format!("fence {f}: a host wait ended that never began"))?;
         Ok(())
     }
 

@@ -1,155 +1,71 @@
-//! The pacer's fences: one per tracked submission (repair and proof submissions), which stand
-//! for their serials, and one per present fence vkpace adds (maintenance1). Submission fences
-//! signal in submission order on the queue (a fence of `vkQueueSubmit` has "all commands that
-//! occur earlier in submission order" in its first synchronization scope, spec *Fence
-//! Signaling*), so one signalled fence completes every serial up to its own: the oldest pending
-//! is looked at first. The decisions (which serial, which present fence) are the machine's.
-
-use std::collections::VecDeque;
+//! The pacer's fences, on the device: the core's [`FencePool`] decides which fence stands for
+//! which serial or present fence, when one is lent to a wait made without the pacer and when it
+//! may be reset; this file makes the Vulkan calls it names (create, look, wait, reset,
+//! destroy). Submission fences signal in submission order on the queue, so one signalled fence
+//! completes every serial up to its own: the oldest pending is looked at first.
 
 use ash::vk;
 
 use crate::vk::error::{Result, VkContext};
-use vkpace_core::Serial;
+use vkpace_core::{FencePool, Serial, SubmitSignal};
 
-/// Free, submitted and present fences.
+/// The pool, and the Vulkan calls on its fences.
 #[derive(Debug, Default)]
 pub(super) struct Fences {
-    free: Vec<vk::Fence>,
-    /// Tracked submissions not yet seen complete, oldest first.
-    submitted: VecDeque<(Serial, vk::Fence)>,
-    /// Present fences vkpace added, by the machine's ids.
-    presents: Vec<(u64, vk::Fence)>,
-    /// Fences given to a present that failed (never signalled) or to a submission nothing
-    /// tracks: destroyed at teardown, after its final proof.
-    lost: Vec<vk::Fence>,
-    /// Submission fences lent to a wait carried out without the pacer (once per loan).
-    lent: Vec<vk::Fence>,
-    /// Signalled fences seen complete while lent: reset and freed once every loan is back.
-    parked: Vec<vk::Fence>,
-    pub(super) created: u64,
+    pub(super) pool: FencePool<vk::Fence>,
 }
 
 impl Fences {
     /// An unsignalled fence with nothing pending, made if none is free.
     pub(super) fn take(&mut self, device: &ash::Device) -> Result<vk::Fence> {
-        if let Some(f) = self.free.pop() {
+        if let Some(f) = self.pool.take() {
             return Ok(f);
         }
         // SAFETY: a plain fence on a valid device.
         let f = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }
             .during("vkCreateFence")?;
-        self.created += 1;
+        self.pool.created(f);
+        self.pool.take_this(f);
         Ok(f)
     }
 
-    /// A fence taken but not used (its submission failed: nothing will signal it).
-    pub(super) fn untake(&mut self, fence: vk::Fence) {
-        self.free.push(fence);
-    }
-
-    /// `fence` signals when the submission with `serial` completes.
-    pub(super) fn submitted(&mut self, serial: Serial, fence: vk::Fence) {
-        self.submitted.push_back((serial, fence));
-    }
-
-    /// `fence` was given to a present as present fence `id`.
-    pub(super) fn presented(&mut self, id: u64, fence: vk::Fence) {
-        self.presents.push((id, fence));
-    }
-
     /// The highest serial seen complete without blocking (the oldest pending fences first),
-    /// each signalled fence reset and freed.
+    /// each signalled fence reset and freed (or parked where lent).
     pub(super) fn poll_submitted(&mut self, device: &ash::Device) -> Result<Option<Serial>> {
         let mut done = None;
-        while let Some(&(serial, f)) = self.submitted.front() {
+        while let Some((serial, SubmitSignal::Fence(f))) = self.pool.oldest_submitted() {
             // SAFETY: the fence is alive and was submitted.
             if !unsafe { device.get_fence_status(f) }.during("vkGetFenceStatus")? {
                 break;
             }
-            self.recycle(device, f)?;
-            self.submitted.pop_front();
+            self.seen_signalled(device, f)?;
             done = Some(serial);
         }
         Ok(done)
     }
 
-    /// Lends the fence that proves `serial` to a wait carried out without the pacer; `None`
-    /// where nothing is pending at or after it (it completed already). The fence is neither
-    /// reset (vkResetFences needs it externally synchronized) nor destroyed nor reused until
-    /// [`Self::give_back`].
-    pub(super) fn lend(&mut self, serial: Serial) -> Option<vk::Fence> {
-        let &(_, f) = self.submitted.iter().find(|(s, _)| *s >= serial)?;
-        self.lent.push(f);
-        Some(f)
-    }
-
-    /// Lends the fence of `serial`'s own submission (not a later one's, which would say when
-    /// that one completed), as [`Self::lend`]; `None` where it is not pending (seen complete
-    /// already, or never tracked).
-    pub(super) fn lend_exact(&mut self, serial: Serial) -> Option<vk::Fence> {
-        let &(_, f) = self.submitted.iter().find(|(s, _)| *s == serial)?;
-        self.lent.push(f);
-        Some(f)
-    }
-
-    /// Lends present fence `id`'s fence to a wait carried out without the pacer, as
-    /// [`Self::lend`]; `None` where vkpace holds no fence for it (its creation failed, or it
-    /// was seen signalled already).
-    pub(super) fn lend_present(&mut self, id: u64) -> Option<vk::Fence> {
-        let &(_, f) = self.presents.iter().find(|(i, _)| *i == id)?;
-        self.lent.push(f);
-        Some(f)
-    }
-
     /// Present fence `id` was seen signalled by a wait on its lent fence (given back first):
     /// reset and freed, unless another look saw it first.
     pub(super) fn present_waited(&mut self, device: &ash::Device, id: u64) -> Result<()> {
-        if let Some(at) = self.presents.iter().position(|(i, _)| *i == id) {
-            let (_, f) = self.presents.swap_remove(at);
-            self.recycle(device, f)?;
+        if let Some(f) = self.pool.present_fence_by_id(id) {
+            self.seen_signalled(device, f)?;
         }
         Ok(())
     }
 
-    /// A loan of `fence` is back: once none is out, a fence seen signalled meanwhile is reset
-    /// and freed.
+    /// A loan of `fence` is back: a fence seen signalled meanwhile is reset and freed once no
+    /// other loan of it is out.
     pub(super) fn give_back(&mut self, device: &ash::Device, fence: vk::Fence) -> Result<()> {
-        if let Some(at) = self.lent.iter().position(|f| *f == fence) {
-            self.lent.swap_remove(at);
-        }
-        if !self.lent.contains(&fence) {
-            if let Some(at) = self.parked.iter().position(|f| *f == fence) {
-                self.parked.swap_remove(at);
-                self.recycle(device, fence)?;
-            }
-        }
-        Ok(())
+        let due = self.pool.give_back(fence);
+        self.reset(device, due)
     }
 
     /// Every submission up to `serial` completed: their fences are reset and freed.
     pub(super) fn complete_through(&mut self, device: &ash::Device, serial: Serial) -> Result<()> {
-        while let Some(&(s, f)) = self.submitted.front() {
-            if s > serial {
-                break;
-            }
-            self.recycle(device, f)?;
-            self.submitted.pop_front();
+        for f in self.pool.complete_through(serial) {
+            self.reset(device, Some(f))?;
         }
         Ok(())
-    }
-
-    /// `fence` went to a submission the machine does not track: never reused.
-    pub(super) fn untracked(&mut self, fence: vk::Fence) {
-        self.lost.push(fence);
-    }
-
-    /// Present fence `id` went to a present that failed: it may never signal.
-    pub(super) fn lose_present(&mut self, id: u64) {
-        if let Some(at) = self.presents.iter().position(|(i, _)| *i == id) {
-            let (_, f) = self.presents.swap_remove(at);
-            self.lost.push(f);
-        }
     }
 
     /// Whether present fence `id` signalled, waiting at most `timeout_ns` (0: a look); a
@@ -161,45 +77,39 @@ impl Fences {
         id: u64,
         timeout_ns: u64,
     ) -> Result<bool> {
-        let Some(at) = self.presents.iter().position(|(i, _)| *i == id) else {
+        let Some(f) = self.pool.present_fence_by_id(id) else {
             return Ok(false);
         };
-        let f = self.presents[at].1;
         if !wait(device, f, timeout_ns)? {
             return Ok(false);
         }
-        self.presents.swap_remove(at);
-        self.recycle(device, f)?;
+        self.seen_signalled(device, f)?;
         Ok(true)
     }
 
-    fn recycle(&mut self, device: &ash::Device, f: vk::Fence) -> Result<()> {
-        if self.lent.contains(&f) {
-            // Another thread may be waiting on it: reset once the loan is back.
-            self.parked.push(f);
-            return Ok(());
-        }
-        // SAFETY: signalled, so no queue operation uses it any more; not lent, so no wait
-        // of another thread is on it (vkResetFences: host access to each fence externally
-        // synchronized).
+    /// `f` was seen signalled: it leaves the pending lists, and is reset and freed unless the
+    /// pool parks it (lent).
+    fn seen_signalled(&mut self, device: &ash::Device, f: vk::Fence) -> Result<()> {
+        self.pool.signalled(f);
+        let due = self.pool.recycle(f);
+        self.reset(device, due)
+    }
+
+    /// Resets `due`, the fence the pool says may be reset now, and frees it.
+    fn reset(&mut self, device: &ash::Device, due: Option<vk::Fence>) -> Result<()> {
+        let Some(f) = due else { return Ok(()) };
+        // SAFETY: signalled, so no queue operation uses it any more; not lent (the pool parks
+        // a lent one), so no wait of another thread is on it (vkResetFences: host access to
+        // each fence externally synchronized).
         unsafe { device.reset_fences(&[f]) }.during("vkResetFences")?;
-        self.free.push(f);
+        self.pool.untake(f);
         Ok(())
     }
 
     /// Destroys every fence. Only once nothing pending will signal one (teardown after its
     /// waits; a fence of a failed present is never signalled).
     pub(super) fn destroy_all(&mut self, device: &ash::Device) {
-        let pending = self.submitted.drain(..).map(|(_, f)| f);
-        let presents = self.presents.drain(..).map(|(_, f)| f);
-        let all: Vec<vk::Fence> = pending
-            .chain(presents)
-            .chain(self.free.drain(..))
-            .chain(self.lost.drain(..))
-            .chain(self.parked.drain(..))
-            .collect();
-        self.lent.clear();
-        for f in all {
+        for f in self.pool.drain_all() {
             // SAFETY: the caller waited for every pending signal (VUID-vkDestroyFence-fence-01120).
             unsafe { device.destroy_fence(f, None) };
         }
@@ -262,10 +172,10 @@ mod tests {
         // SAFETY: an empty submission signalling an unsignalled fence of this device.
         unsafe { device.queue_submit(queue, &[], f) }.during("vkQueueSubmit")?;
         let serial = Serial(1);
-        fences.submitted(serial, f);
-        assert_eq!(fences.lend(serial), Some(f));
+        fences.pool.submitted(serial, SubmitSignal::Fence(f));
+        assert_eq!(fences.pool.lend(serial), Some(f));
         assert_eq!(
-            fences.lend(Serial(2)),
+            fences.pool.lend(Serial(2)),
             None,
             "nothing pending at or after it"
         );
@@ -275,10 +185,11 @@ mod tests {
         // SAFETY: the fence is alive.
         let signalled = || unsafe { device.get_fence_status(f) }.during("status");
         assert!(signalled()?, "reset while lent");
-        assert!(fences.free.is_empty(), "freed while lent");
+        assert_eq!(fences.pool.free_count(), 0, "freed while lent");
         fences.give_back(&device, f)?;
         assert!(!signalled()?, "not reset once given back");
-        assert_eq!(fences.free, [f]);
+        assert_eq!(fences.pool.take(), Some(f), "freed once given back");
+        fences.pool.untake(f);
         fences.destroy_all(&device);
         // SAFETY: nothing of the device is in use any more.
         unsafe {

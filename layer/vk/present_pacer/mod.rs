@@ -210,7 +210,7 @@ impl PresentPacer {
     /// application makes through it).
     pub fn stats(&self) -> PresentPacerStats {
         let mut stats = self.machine.stats();
-        stats.fences_created = self.fences.created;
+        stats.fences_created = self.fences.pool.counts().created;
         stats.pauses_in_calls = self.pauses.in_calls;
         stats.pauses_between_calls = self.pauses.between_calls;
         stats.calls_down_in_calls = self.calls_down.in_calls;

@@ -244,7 +244,7 @@ impl PresentPacer {
                 Gate::Go => return Ok(None),
                 Gate::SleepUntil(at) => {
                     if let Some(serial) = self.machine.ready_watch(swapchain) {
-                        let Some(fence) = self.fences.lend_exact(serial) else {
+                        let Some(fence) = self.fences.pool.lend_exact(serial) else {
                             // Seen complete by the poll above, right after the present (the
                             // machine learns nothing from a serial it was not told complete).
                             self.machine.frame_ready_by(serial, now);
@@ -261,7 +261,7 @@ impl PresentPacer {
                     }));
                 }
                 Gate::WaitFor(serial) => {
-                    let Some(fence) = self.fences.lend(serial) else {
+                    let Some(fence) = self.fences.pool.lend(serial) else {
                         // Nothing pending at or after it: it completed already.
                         self.machine.serial_completed(serial, now)?;
                         continue;

@@ -16,7 +16,7 @@ use crate::vk::display::DisplayFns;
 use crate::vk::error::Result;
 use crate::vk::shell::status;
 use vkpace_core::VkStatus;
-use vkpace_core::{PresentOutcome, Serial};
+use vkpace_core::{PresentOutcome, Serial, SubmitSignal};
 
 impl PresentPacer {
     /// `vkQueuePresentKHR`, through the pacer. With repair on, an empty submission waits on
@@ -124,20 +124,23 @@ impl PresentPacer {
             Ok(at) => at,
             Err(e) => {
                 log::error!("vkpace: repair submission failed, present waited on the application's semaphores: {}", crate::vk::error::Error::vk("vkQueueSubmit", e));
-                self.fences.untake(repair.fence);
+                self.fences.pool.untake(repair.fence);
                 self.machine.repair_failed();
                 return;
             }
         };
         match self.machine.repair_submitted(at) {
-            Ok(serial) => self.fences.submitted(serial, repair.fence),
+            Ok(serial) => self
+                .fences
+                .pool
+                .submitted(serial, SubmitSignal::Fence(repair.fence)),
             Err(e) => {
                 // Submitted, so the semaphore has a signal pending and the application's
                 // semaphores were waited on: nothing of the submission may be reused. Its
                 // fence is destroyed at teardown; the semaphore is not reused (a leak,
                 // logged: a machine error is a vkpace bug).
                 log::error!("vkpace: the repair submission was made but not tracked ({e}); its semaphore is not reused");
-                self.fences.untracked(repair.fence);
+                self.fences.pool.lost(repair.fence);
             }
         }
     }
@@ -153,16 +156,18 @@ impl PresentPacer {
         // application's own submissions from another thread are its documented limit.
         let submitted = unsafe { self.device.queue_submit(self.queue, &empty, fence) };
         if let Err(e) = submitted {
-            self.fences.untake(fence);
+            self.fences.pool.untake(fence);
             return Err(crate::vk::error::Error::vk("vkQueueSubmit", e));
         }
         match self.machine.proof_submitted() {
             Ok(serial) => {
-                self.fences.submitted(serial, fence);
+                self.fences
+                    .pool
+                    .submitted(serial, SubmitSignal::Fence(fence));
                 Ok(serial)
             }
             Err(e) => {
-                self.fences.untracked(fence);
+                self.fences.pool.lost(fence);
                 Err(e.into())
             }
         }
@@ -193,7 +198,7 @@ impl PresentPacer {
         if outcome == PresentOutcome::Failed {
             for &(w, _) in &self.scratch.targets {
                 if let Some(id) = self.machine.planned_present_fence(w) {
-                    self.fences.lose_present(id);
+                    self.fences.pool.lose_present(id);
                 }
             }
         }

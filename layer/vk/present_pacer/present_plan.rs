@@ -134,7 +134,7 @@ impl PresentPacer {
                     return Ok(Ok(paced.then_some(p)));
                 }
                 PresentStep::WaitFor(serial) => {
-                    let Some(fence) = self.fences.lend(serial) else {
+                    let Some(fence) = self.fences.pool.lend(serial) else {
                         // Nothing pending at or after it: it completed already.
                         self.machine.serial_completed(serial, self.now())?;
                         continue;
@@ -244,7 +244,7 @@ impl PresentPacer {
             let fence = match self.machine.planned_present_fence(w) {
                 Some(id) => match self.fences.take(&self.device) {
                     Ok(f) => {
-                        self.fences.presented(id, f);
+                        self.fences.pool.presented_as(id, f);
                         f
                     }
                     Err(e) => {

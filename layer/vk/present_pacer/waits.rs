@@ -70,9 +70,9 @@ impl PresentPacer {
             let left = deadline.unwrap_or(0).saturating_sub(self.now());
             let lent = match wait {
                 BoundedWait::PresentFence(id) => {
-                    self.fences.lend_present(id).map(|f| (f, Serial::NONE))
+                    self.fences.pool.lend_present(id).map(|f| (f, Serial::NONE))
                 }
-                BoundedWait::Serial(s) => match self.fences.lend(s) {
+                BoundedWait::Serial(s) => match self.fences.pool.lend(s) {
                     Some(f) => Some((f, s)),
                     None => {
                         // Nothing pending at or after it: it completed already.

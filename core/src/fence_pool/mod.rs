@@ -12,6 +12,12 @@
 //! With the timeline backend a tracked submission signals a timeline value instead of a fence
 //! ([`SubmitSignal`]); the pending list keeps both kinds the same way, so every wait and check
 //! is chosen by the same rules.
+//!
+//! Both doors use this one pool: door 1's machine holds it, door 2's shells (the Vulkan layer
+//! and the simulator's) hold one beside their machine. Door 2 also waits without its pacer's
+//! lock, so a fence can be lent out to such a wait (`loans.rs`).
+
+mod loans;
 
 use std::collections::VecDeque;
 
@@ -20,32 +26,61 @@ use super::serial::Serial;
 
 /// What a fence stood for, once seen signalled.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Signalled {
+pub enum Signalled {
     /// The submission with this serial completed.
     Submission(Serial),
     /// The present with this present-fence id no longer needs its semaphore.
     Present(u64),
 }
 
-/// Counters of the fences vkpace made.
+/// Counters of the fences a pool was given.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct FenceCounts {
-    pub(crate) created: u64,
-    pub(crate) alive: usize,
-    pub(crate) max_alive: usize,
+pub struct FenceCounts {
+    /// Fences created (given to [`FencePool::created`]).
+    pub created: u64,
+    /// Fences not yet drained for destruction.
+    pub alive: usize,
+    /// The most alive at once.
+    pub max_alive: usize,
 }
 
-/// Free, submitted and present fences.
+/// Free, submitted, present, lost, lent and parked fences: which fence stands for which
+/// submission serial or present, and when one may be reset, reused or destroyed. Pure
+/// bookkeeping, generic over the fence handle: the shell creates, looks at, waits on, resets and
+/// destroys the fences it names.
+///
+/// ```
+/// use vkpace_core::{FencePool, Serial, Signalled, SubmitSignal};
+/// let mut pool = FencePool::new();
+/// pool.created(7u32); // the shell made fence 7
+/// let fence = pool.take().ok_or("no free fence")?;
+/// pool.submitted(Serial(1), SubmitSignal::Fence(fence));
+/// // Another thread waits on it without the caller's lock: it is lent.
+/// assert_eq!(pool.lend(Serial(1)), Some(7));
+/// // Meanwhile a look sees it signalled: it leaves the pending list, but is not reset yet.
+/// assert_eq!(pool.signalled(7), Some(Signalled::Submission(Serial(1))));
+/// assert_eq!(pool.recycle(7), None, "parked: another thread may still be waiting on it");
+/// // The loan is back: now the shell resets it and gives it back to the free ones.
+/// assert_eq!(pool.give_back(7), Some(7));
+/// pool.untake(7);
+/// assert_eq!(pool.free_count(), 1);
+/// # Ok::<(), &'static str>(())
+/// ```
 #[derive(Debug)]
-pub(crate) struct FencePool<F> {
+pub struct FencePool<F> {
     /// Unsignalled with nothing pending (reset after they signalled).
     free: Vec<F>,
     /// Submissions not yet seen complete and what each signals, oldest first.
     submitted: VecDeque<(Serial, SubmitSignal<F>)>,
     /// Present fences not yet seen signalled, with their ids.
     presents: Vec<(u64, F)>,
-    /// Fences of failed presents: never waited on, destroyed at teardown.
+    /// Fences of failed presents (never waited on) and of submissions nothing tracks:
+    /// destroyed at teardown.
     lost: Vec<F>,
+    /// Fences lent to a wait carried out without the pool's owner, once per loan.
+    lent: Vec<F>,
+    /// Fences seen signalled while lent: reset and freed once every loan is back.
+    parked: Vec<F>,
     next_present_id: u64,
     counts: FenceCounts,
 }
@@ -55,11 +90,7 @@ impl<F: std::fmt::Debug> FencePool<F> {
     /// `completed` are complete (a later one's fence was seen signalled) but keep their fences
     /// until each is seen signalled itself and reset: they are listed apart, as nothing waits
     /// for them.
-    pub(crate) fn dump(
-        &self,
-        out: &mut std::fmt::Formatter<'_>,
-        completed: Serial,
-    ) -> std::fmt::Result {
+    pub fn dump(&self, out: &mut std::fmt::Formatter<'_>, completed: Serial) -> std::fmt::Result {
         let (done, pending): (Vec<_>, Vec<_>) =
             self.submitted.iter().partition(|(s, _)| *s <= completed);
         write!(out, "  submissions pending:")?;
@@ -84,28 +115,40 @@ impl<F: std::fmt::Debug> FencePool<F> {
         }
         writeln!(
             out,
-            "\n  fences: {} free, {} of failed presents, {} alive",
+            "\n  fences: {} free, {} lost, {} lent, {} parked, {} alive",
             self.free.len(),
             self.lost.len(),
+            self.lent.len(),
+            self.parked.len(),
             self.counts.alive
         )
     }
 }
 
+impl<F: Copy + PartialEq> Default for FencePool<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<F: Copy + PartialEq> FencePool<F> {
-    pub(crate) fn new() -> Self {
+    /// An empty pool.
+    #[must_use]
+    pub fn new() -> Self {
         Self {
             free: Vec::with_capacity(16),
             submitted: VecDeque::with_capacity(16),
             presents: Vec::with_capacity(16),
             lost: Vec::new(),
+            lent: Vec::new(),
+            parked: Vec::new(),
             next_present_id: 1,
             counts: FenceCounts::default(),
         }
     }
 
     /// A newly created fence joins the free ones.
-    pub(crate) fn created(&mut self, fence: F) {
+    pub fn created(&mut self, fence: F) {
         self.free.push(fence);
         self.counts.created += 1;
         self.counts.alive += 1;
@@ -113,64 +156,79 @@ impl<F: Copy + PartialEq> FencePool<F> {
     }
 
     /// How many fences are free.
-    pub(crate) fn free_count(&self) -> usize {
+    pub fn free_count(&self) -> usize {
         self.free.len()
     }
 
     /// A free fence, taken out of the pool (give it back with [`Self::untake`] if unused).
-    pub(crate) fn take(&mut self) -> Option<F> {
+    pub fn take(&mut self) -> Option<F> {
         self.free.pop()
     }
 
     /// The free fence [`Self::take`] would give, left in the pool (a request names it; it is
     /// taken with [`Self::take_this`] once the request succeeded).
-    pub(crate) fn peek(&self) -> Option<F> {
+    pub fn peek(&self) -> Option<F> {
         self.free.last().copied()
     }
 
     /// Takes `fence` out of the free ones.
-    pub(crate) fn take_this(&mut self, fence: F) {
+    pub fn take_this(&mut self, fence: F) {
         if let Some(i) = self.free.iter().position(|f| *f == fence) {
             self.free.swap_remove(i);
         }
     }
 
     /// A taken fence that was never submitted goes back.
-    pub(crate) fn untake(&mut self, fence: F) {
+    pub fn untake(&mut self, fence: F) {
         self.free.push(fence);
     }
 
     /// The submission numbered `serial` was made, signalling `signal` (a fence taken from
     /// the pool, or a timeline value).
-    pub(crate) fn submitted(&mut self, serial: Serial, signal: SubmitSignal<F>) {
+    pub fn submitted(&mut self, serial: Serial, signal: SubmitSignal<F>) {
         self.submitted.push_back((serial, signal));
     }
 
     /// `fence` was given to a present; returns the id the core tracks it by.
-    pub(crate) fn presented(&mut self, fence: F) -> u64 {
+    pub fn presented(&mut self, fence: F) -> u64 {
         let id = self.next_present_id;
         self.next_present_id += 1;
         self.presents.push((id, fence));
         id
     }
 
-    /// `fence` went to a present that failed: it may never signal.
-    pub(crate) fn lost(&mut self, fence: F) {
+    /// `fence` was given to a present as present fence `id`, an id its owner chose (door 2's
+    /// machine names present fences in its plan, before the present).
+    pub fn presented_as(&mut self, id: u64, fence: F) {
+        self.presents.push((id, fence));
+    }
+
+    /// `fence` went to a present that failed (it may never signal) or to a submission nothing
+    /// tracks: never waited on, never reused, destroyed at teardown.
+    pub fn lost(&mut self, fence: F) {
         self.lost.push(fence);
     }
 
+    /// Present fence `id` went to a present that failed: it may never signal.
+    pub fn lose_present(&mut self, id: u64) {
+        if let Some(at) = self.presents.iter().position(|(i, _)| *i == id) {
+            let (_, f) = self.presents.swap_remove(at);
+            self.lost.push(f);
+        }
+    }
+
     /// The oldest submission not yet seen complete.
-    pub(crate) fn oldest_submitted(&self) -> Option<(Serial, SubmitSignal<F>)> {
+    pub fn oldest_submitted(&self) -> Option<(Serial, SubmitSignal<F>)> {
         self.submitted.front().copied()
     }
 
     /// The newest submission not yet seen complete.
-    pub(crate) fn newest_submitted(&self) -> Option<(Serial, SubmitSignal<F>)> {
+    pub fn newest_submitted(&self) -> Option<(Serial, SubmitSignal<F>)> {
         self.submitted.back().copied()
     }
 
     /// A pending signal that proves `serial` complete: the first at or after it.
-    pub(crate) fn signal_for(&self, serial: Serial) -> Option<SubmitSignal<F>> {
+    pub fn signal_for(&self, serial: Serial) -> Option<SubmitSignal<F>> {
         self.submitted
             .iter()
             .find(|(s, _)| *s >= serial)
@@ -179,7 +237,7 @@ impl<F: Copy + PartialEq> FencePool<F> {
 
     /// The timeline was read at `value`: every pending submission whose value it reached
     /// leaves the list. Returns the newest of them.
-    pub(crate) fn timeline_reached(&mut self, value: u64) -> Option<Serial> {
+    pub fn timeline_reached(&mut self, value: u64) -> Option<Serial> {
         let mut newest = None;
         while let Some(&(serial, SubmitSignal::Timeline(v))) = self.submitted.front() {
             if v > value {
@@ -192,12 +250,12 @@ impl<F: Copy + PartialEq> FencePool<F> {
     }
 
     /// The `i`-th pending present fence.
-    pub(crate) fn present_fence(&self, i: usize) -> Option<F> {
+    pub fn present_fence(&self, i: usize) -> Option<F> {
         self.presents.get(i).map(|&(_, f)| f)
     }
 
     /// The fence of present-fence id `id`, if still pending.
-    pub(crate) fn present_fence_by_id(&self, id: u64) -> Option<F> {
+    pub fn present_fence_by_id(&self, id: u64) -> Option<F> {
         self.presents
             .iter()
             .find(|(p, _)| *p == id)
@@ -205,8 +263,9 @@ impl<F: Copy + PartialEq> FencePool<F> {
     }
 
     /// `fence` was seen signalled: it leaves the pending lists (the caller resets it, then
-    /// gives it back with [`Self::untake`]). `None` for a fence the pool was not waiting on.
-    pub(crate) fn signalled(&mut self, fence: F) -> Option<Signalled> {
+    /// gives it back with [`Self::untake`]; a caller that lends fences asks
+    /// [`Self::recycle`] first). `None` for a fence the pool was not waiting on.
+    pub fn signalled(&mut self, fence: F) -> Option<Signalled> {
         let ours = SubmitSignal::Fence(fence);
         if let Some(i) = self.submitted.iter().position(|(_, f)| *f == ours) {
             let (serial, _) = self.submitted.remove(i)?;
@@ -218,16 +277,20 @@ impl<F: Copy + PartialEq> FencePool<F> {
     }
 
     /// Counters since creation.
-    pub(crate) fn counts(&self) -> FenceCounts {
+    pub fn counts(&self) -> FenceCounts {
         self.counts
     }
 
-    /// Removes every fence for destruction. Call only once none can be signalled any more.
-    pub(crate) fn drain_all(&mut self) -> Vec<F> {
+    /// Removes every fence for destruction. Call only once none can be signalled any more and
+    /// no loan is out (`VUID-vkDestroyFence-fence-01120`; a wait on a destroyed fence is a
+    /// use after free).
+    pub fn drain_all(&mut self) -> Vec<F> {
         let mut all: Vec<F> = self.free.drain(..).collect();
         all.extend(self.submitted.drain(..).filter_map(|(_, f)| f.fence()));
         all.extend(self.presents.drain(..).map(|(_, f)| f));
         all.append(&mut self.lost);
+        all.append(&mut self.parked);
+        self.lent.clear();
         self.counts.alive = 0;
         all
     }
