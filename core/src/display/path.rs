@@ -99,6 +99,24 @@ pub struct DisplayPaths {
     pub timing: Option<Targets>,
 }
 
+impl DisplayPaths {
+    /// Whether the swapchain's presents carry vkpace's present ids: display feedback waits
+    /// for them, and present timing's results name presents by them. Both doors ask this one
+    /// question, per swapchain.
+    #[must_use]
+    pub fn carries_present_ids(&self) -> bool {
+        self.feedback.in_use() || self.timing.is_some()
+    }
+
+    /// Whether any swapchain's presents may carry vkpace's ids: the device enabled a path
+    /// that uses them (`present_wait`, `present_wait2`, `present_timing`). Where it did not,
+    /// no surface is asked and no id is added.
+    #[must_use]
+    pub fn may_carry_present_ids(present_wait: bool, present_wait2: bool, timing: bool) -> bool {
+        present_wait || present_wait2 || timing
+    }
+}
+
 /// The paths for `offer` (see the module documentation for the order and why).
 #[must_use]
 pub fn choose_paths(offer: &DisplayOffer) -> DisplayPaths {
@@ -173,6 +191,18 @@ mod tests {
         assert_eq!(feedback(offer(false, Some(false))), DisplayFeedback::None);
         assert_eq!(feedback(offer(true, None)), DisplayFeedback::PresentWait);
         assert_eq!(feedback(offer(false, None)), DisplayFeedback::None);
+    }
+
+    /// Door 2 once gave ids only where display feedback was chosen, so a swapchain with
+    /// present timing alone got none; both doors now ask this.
+    #[test]
+    fn presents_carry_ids_for_feedback_or_present_timing() {
+        let paths = |feedback, timing| DisplayPaths { feedback, timing };
+        assert!(paths(DisplayFeedback::PresentWait, None).carries_present_ids());
+        assert!(paths(DisplayFeedback::None, Some(Targets::None)).carries_present_ids());
+        assert!(!paths(DisplayFeedback::None, None).carries_present_ids());
+        assert!(DisplayPaths::may_carry_present_ids(false, false, true));
+        assert!(!DisplayPaths::may_carry_present_ids(false, false, false));
     }
 
     #[test]

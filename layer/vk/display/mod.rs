@@ -33,6 +33,19 @@ pub(crate) struct Paths {
     pub(crate) display: Option<DisplayFns>,
     /// Present timing, if used.
     pub(crate) timing: Option<TimingShell>,
+    /// The presents carry vkpace's ids ([`DisplayPaths::carries_present_ids`]).
+    pub(crate) carries_ids: bool,
+}
+
+impl Paths {
+    /// No feedback, no present timing, no ids.
+    pub(crate) fn none() -> Self {
+        Paths {
+            display: None,
+            timing: None,
+            carries_ids: false,
+        }
+    }
 }
 
 /// What [`choose`] needs: the handles of one surface's swapchain and the paths the device
@@ -115,7 +128,11 @@ pub(crate) unsafe fn choose(desc: &DisplayRequest<'_>) -> Result<Paths> {
         }
         _ => None,
     };
-    Ok(Paths { display, timing })
+    Ok(Paths {
+        carries_ids: paths.carries_present_ids(),
+        display,
+        timing,
+    })
 }
 
 /// What the surface and the device say about the paths asked for.

@@ -18,7 +18,7 @@ use super::{Made, PresentPacer};
 use crate::vk::clock::Clock;
 use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
 use crate::vk::error::Result;
-use vkpace_core::DestroyOutcome;
+use vkpace_core::{DestroyOutcome, DisplayPaths};
 use vkpace_registry::swapchain_create;
 
 /// What a creation's calls down need, copied out of the pacer under the lock.
@@ -44,6 +44,8 @@ struct Created {
     handle: vk::SwapchainKHR,
     images: u32,
     display: Option<DisplayFns>,
+    /// Its presents carry vkpace's ids.
+    carries_ids: bool,
     /// Present timing set up for it, and the display's timing it read (or why not).
     timing: Option<(TimingShell, Result<vkpace_core::DisplayRefresh>)>,
     in_call: bool,
@@ -142,7 +144,7 @@ impl PresentPacer {
         if let Err(e) = self.machine.swapchain_created(handle, c.images, old, fifo) {
             log::error!("vkpace: swapchain {handle:?} not paced: {e}");
         }
-        self.machine.set_present_ids(handle, c.display.is_some());
+        self.machine.set_present_ids(handle, c.carries_ids);
         let timing = c.timing.and_then(|(t, refresh)| {
             let set = refresh.and_then(|r| {
                 self.machine
@@ -314,7 +316,11 @@ impl Creating {
     ) -> VkResult<Created> {
         let in_call = borrowed();
         // SAFETY: the caller's contract; the flags the device enabled are the config's.
-        let Paths { display, timing } = unsafe { self.paths_for(info.surface) };
+        let Paths {
+            display,
+            timing,
+            carries_ids,
+        } = unsafe { self.paths_for(info.surface) };
         let mut ours = *info;
         ours.flags |= path_flags(display.as_ref(), timing.is_some());
         // SAFETY: the caller's contract is vkCreateSwapchainKHR's; only flags the device
@@ -337,6 +343,7 @@ impl Creating {
         Ok(Created {
             handle,
             images,
+            carries_ids,
             display,
             timing,
             in_call,
@@ -354,10 +361,7 @@ impl Creating {
             Ok(p) => p,
             Err(e) => {
                 log::warn!("vkpace: display feedback not available for a swapchain: {e}");
-                Paths {
-                    display: None,
-                    timing: None,
-                }
+                Paths::none()
             }
         }
     }
@@ -370,11 +374,8 @@ impl Creating {
     /// `surface` is valid; the config's flags say what the device enabled.
     unsafe fn display_for(&self, surface: vk::SurfaceKHR) -> Result<Paths> {
         let [present_wait, present_wait2, present_timing] = self.paths;
-        if !(present_wait || present_wait2 || present_timing) {
-            return Ok(Paths {
-                display: None,
-                timing: None,
-            });
+        if !DisplayPaths::may_carry_present_ids(present_wait, present_wait2, present_timing) {
+            return Ok(Paths::none());
         }
         let request = DisplayRequest {
             entry: &self.entry,

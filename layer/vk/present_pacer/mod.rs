@@ -154,8 +154,11 @@ impl PresentPacer {
             max_retired_swapchains: c.max_retired_swapchains,
             repair: c.repair_present_semaphores,
             present_fences: c.swapchain_maintenance1.is_some(),
-            // Present timing's results name presents by vkpace's ids.
-            present_ids: c.present_wait || c.present_wait2 || c.present_timing,
+            present_ids: vkpace_core::DisplayPaths::may_carry_present_ids(
+                c.present_wait,
+                c.present_wait2,
+                c.present_timing,
+            ),
             pacing: c.pacing,
             frame_limit: c.frame_limit.map(FrameLimit::core),
         })?;

@@ -18,8 +18,11 @@ impl Shell {
             .swapchain_maintenance1
             .map(|names| Maintenance1Fns::load(desc.entry, instance, names));
         // SAFETY: caller contract (handles valid; each display option only where enabled).
-        let crate::vk::display::Paths { display, timing } =
-            unsafe { crate::vk::display::choose(&crate::vk::display::DisplayRequest::of(desc)) }?;
+        let crate::vk::display::Paths {
+            display,
+            timing,
+            carries_ids,
+        } = unsafe { crate::vk::display::choose(&crate::vk::display::DisplayRequest::of(desc)) }?;
         let hdr = match &config.hdr_metadata {
             Some(metadata) => Some(HdrMetadata::load(instance, device, metadata)?),
             None => None,
@@ -50,6 +53,7 @@ impl Shell {
             wait_timeout: config.wait_timeout,
             hdr,
             timing,
+            carries_ids,
             new_display_timing: None,
         })
     }

@@ -62,6 +62,8 @@ pub(crate) struct Shell {
     new_display_timing: Option<vkpace_core::DisplayRefresh>,
     /// Present timing, where asked for and the surface supports it.
     timing: Option<super::display::TimingShell>,
+    /// The presents carry vkpace's ids (the core's rule, `DisplayPaths::carries_present_ids`).
+    carries_ids: bool,
 }
 
 /// What the rest of the shell reads of it: handles and settings fixed at creation, and the
@@ -100,6 +102,11 @@ impl Shell {
     /// The maintenance1 names in use, if that path is.
     pub(crate) fn maintenance1_names(&self) -> Option<Maintenance1Names> {
         self.m1.as_ref().map(|m| m.names)
+    }
+
+    /// Whether the presents carry vkpace's present ids.
+    pub(crate) fn carries_ids(&self) -> bool {
+        self.carries_ids
     }
 
     /// The present timing in use, if any.

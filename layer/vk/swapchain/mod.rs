@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ash::vk;
 
 use super::config::{SwapchainConfig, SwapchainCreateDesc};
-use super::display::DisplayFeedback;
 use super::error::{Error, Result, VkContext};
 use super::frame::{Acquired, Frame, Presented, SubmittedFrame};
 use super::gpu_timer::GpuTimer;
 use super::shell::{Shell, SubmitSignals};
 use super::submission::{RendererTiming, Submission};
+use vkpace_core::DisplayPaths;
 use vkpace_core::{
     Extent, FrameMachine, FrameTimes, MachineConfig, PresentMode, PresentStatus, Request,
     SurfaceFormat, SurfaceWishes, SwapchainStats,
@@ -115,7 +115,11 @@ impl Swapchain {
             ));
         }
         // The settings are checked before any Vulkan object is made, so a bad one leaks nothing.
-        let asked = config.present_wait || config.present_wait2 || config.present_timing;
+        let asked = DisplayPaths::may_carry_present_ids(
+            config.present_wait,
+            config.present_wait2,
+            config.present_timing,
+        );
         Machine::new(Self::machine_config(
             config,
             None,
@@ -125,7 +129,7 @@ impl Swapchain {
         // SAFETY: caller contract (handles valid; options only where enabled).
         let shell = unsafe { Shell::new(&desc, surface_fn) }?;
         let timed = shell.present_timing_in_use().is_some();
-        let present_ids = shell.feedback() != DisplayFeedback::None || timed;
+        let present_ids = shell.carries_ids();
         let machine_config = Self::machine_config(config, shell.timer(), present_ids, timed)?;
         let mut s = Self {
             machine: Machine::new(machine_config)?,
