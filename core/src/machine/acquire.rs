@@ -86,8 +86,8 @@ where
             if std::mem::take(&mut f.retried) {
                 // A frame whose last acquire was "not ready" starts its clocks again now (the
                 // frame limiter's slot was taken at its first start and stays).
-                self.telemetry.restart(f.number, now);
-                self.pacing.frame_restarted(f.number, now);
+                self.pacing
+                    .restart_frame(&mut self.telemetry, f.number, now);
             }
             return None;
         }
@@ -97,8 +97,7 @@ where
         if let Some(watch) = self.first_display_watch(now) {
             return Some(watch);
         }
-        let number = self.telemetry.begin(now);
-        self.pacing.frame_started(number, now);
+        let number = self.pacing.begin_frame(&mut self.telemetry, now);
         self.display_watch_reset();
         self.frame = Some(Frame {
             number,
@@ -287,8 +286,7 @@ where
             return Request::Failed(CoreError::OutOfOrder("frame incomplete").into());
         };
         frame.handed_out = true;
-        self.telemetry.acquired(frame.number, now);
-        self.pacing.frame_acquired(frame.number, now);
+        self.pacing.acquired(&mut self.telemetry, frame.number, now);
         let (generation, extent, format) = (live.generation, live.plan.extent, live.plan.format);
         // Compared with the last frame submitted, not handed out: a renderer that drops a frame
         // without recording it still sees the change on the frame it renders.

@@ -22,6 +22,7 @@ mod display_plan;
 mod display_refresh;
 mod display_schedule;
 mod frame_limiter;
+mod frame_steps;
 mod lead_estimator;
 mod low_latency;
 mod window_stats;

@@ -70,8 +70,7 @@ where
 
     fn start(&mut self, chain: u64, now: u64) -> Result<Gate, CoreError> {
         let c = self.chain_mut(chain)?;
-        let frame = c.telemetry.begin(now);
-        c.pacing.frame_started(frame, now);
+        let frame = c.pacing.begin_frame(&mut c.telemetry, now);
         c.started = Some(frame);
         c.gated = false;
         Ok(Gate::Go)
@@ -106,8 +105,7 @@ where
         let chain = self.live[i].chain;
         let c = self.chain_mut(chain)?;
         if let Some(frame) = c.started {
-            c.telemetry.acquired(frame, now);
-            c.pacing.frame_acquired(frame, now);
+            c.pacing.acquired(&mut c.telemetry, frame, now);
         }
         Ok(())
     }
