@@ -351,8 +351,8 @@ fn run_vkpace(
     frames: u64,
 ) -> Result<(Frames, u32)> {
     let mut config = SwapchainConfig::default();
-    config.pacing = policy;
-    config.frame_limit = fps.map(FrameLimit::fps).transpose()?;
+    config.pacing.policy = policy;
+    config.pacing.frame_limit = fps.map(FrameLimit::fps).transpose()?;
     config.present_mode = vk::PresentModeKHR::FIFO;
     let mut sc = ctx.swapchain_with(config, |c| c.present_timing &= timing)?;
     ensure!(

@@ -166,8 +166,8 @@ fn run_vkpace(
     (frames, gpu_load): (u64, f32),
 ) -> Result<Frames> {
     let mut config = SwapchainConfig::default();
-    config.frames_in_flight = n;
-    config.pacing = policy;
+    config.pacing.frames_in_flight = n;
+    config.pacing.policy = policy;
     config.present_mode = vk::PresentModeKHR::IMMEDIATE;
     config.debug_utils = ctx.debug_utils;
     config.swapchain_maintenance1 = ctx.maintenance1_names;

@@ -356,7 +356,7 @@ impl Renderer {
 fn pacer(ctx: &Context, device: &ash::Device, fps: Option<f64>) -> Result<vkpace::PresentPacer> {
     let mut config = vkpace::PresentPacerConfig::default();
     ctx.support.apply(&mut config);
-    config.frame_limit = fps.map(vkpace::FrameLimit::fps).transpose()?;
+    config.pacing.frame_limit = fps.map(vkpace::FrameLimit::fps).transpose()?;
     let desc = vkpace::PresentPacerDesc {
         entry: &ctx.entry,
         instance: &ctx.instance,

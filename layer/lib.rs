@@ -32,10 +32,11 @@ pub use ash;
 pub use crate::vk::{
     sleep_until, Acquired, Batch, CompletionBackend, DeferredRelease, DeviceFeatures,
     DisplayChoice, DisplayFeedback, Error, Frame, FrameLimit, FrameTimes, HostTimeline,
-    InstanceSupport, Maintenance1Names, OptionalPath, PresentPacer, PresentPacerConfig,
-    PresentPacerDesc, PresentPacerStats, PresentTimingInUse, Presented, Rebuild, RefreshCycle,
-    RenderTargets, RendererTiming, Result, Setting, Submission, SubmittedFrame, Support, Swapchain,
-    SwapchainConfig, SwapchainCreateDesc, SwapchainInfo, SwapchainStats, SyncToken, TakesSupport,
-    TokenSet, MAX_FRAMES_IN_FLIGHT, MAX_TIMED_COMMAND_BUFFERS, TELEMETRY_FRAMES,
+    InstanceSupport, Maintenance1Names, OptionalPath, PacingConfig, PresentPacer,
+    PresentPacerConfig, PresentPacerDesc, PresentPacerStats, PresentTimingInUse, Presented,
+    Rebuild, RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission,
+    SubmittedFrame, Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo,
+    SwapchainStats, SyncToken, TakesSupport, TokenSet, MAX_FRAMES_IN_FLIGHT,
+    MAX_TIMED_COMMAND_BUFFERS, TELEMETRY_FRAMES,
 };
 pub use vkpace_core::{DisplayPath, PacingPolicy};

@@ -30,7 +30,7 @@ impl VkpaceLoop {
             anyhow::bail!("{variant:?} asked for, but the device does not offer it");
         }
         let mut config = SwapchainConfig::default();
-        config.frames_in_flight = FRAMES_IN_FLIGHT;
+        config.pacing.frames_in_flight = FRAMES_IN_FLIGHT;
         config.extent = EXTENT;
         config.swapchain_maintenance1 = ctx.maintenance1_names.filter(|_| variant.maintenance1);
         config.gpu_timestamps = variant.gpu_timestamps;

@@ -13,11 +13,11 @@ use crate::vulkan_context::VulkanContext;
 pub(super) fn swapchain_config(args: &Args, initial: vk::Extent2D) -> Result<SwapchainConfig> {
     let frame_limit = args.fps.map(FrameLimit::fps).transpose()?;
     let mut config = SwapchainConfig::default();
-    config.frames_in_flight = usize::from(args.frames_in_flight);
+    config.pacing.frames_in_flight = usize::from(args.frames_in_flight);
     config.present_mode = args.present_mode.to_vk();
     config.extent = initial;
-    config.pacing = args.policy.to_core();
-    config.frame_limit = frame_limit;
+    config.pacing.policy = args.policy.to_core();
+    config.pacing.frame_limit = frame_limit;
     config.completion = args.completion.to_vk();
     Ok(config)
 }

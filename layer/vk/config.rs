@@ -1,14 +1,12 @@
 //! How a [`super::Swapchain`] is made: the handles it works with ([`SwapchainCreateDesc`]) and
 //! its settings ([`SwapchainConfig`]).
 
-use std::time::Duration;
-
 use ash::vk;
 
-use vkpace_core::{CompletionBackend, PacingPolicy};
+use vkpace_core::CompletionBackend;
 
 use super::enabled_paths::DisplayChoice;
-use super::frame_limit::FrameLimit;
+use super::pacing_config::PacingConfig;
 
 /// The Vulkan objects a [`super::Swapchain`] works with. All must be valid and outlive it; see
 /// [`super::Swapchain::new`]'s safety contract.
@@ -37,14 +35,15 @@ pub struct SwapchainCreateDesc<'a> {
 ///
 /// ```
 /// let mut config = vkpace::SwapchainConfig::default();
-/// config.frames_in_flight = 3;
+/// config.pacing.frames_in_flight = 3;
 /// config.present_mode = ash::vk::PresentModeKHR::MAILBOX;
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct SwapchainConfig {
-    /// Frames the CPU may queue ahead of the GPU, 1..=3. Default 2.
-    pub frames_in_flight: usize,
+    /// How frames are paced: frames in flight, the policy, a frame limit, the bound of
+    /// vkpace's waits ([`PacingConfig`], the same for [`super::PresentPacerConfig`]).
+    pub pacing: PacingConfig,
     /// Wanted present mode; FIFO (which every surface supports) where the surface lacks it.
     /// Default `FIFO`.
     pub present_mode: vk::PresentModeKHR,
@@ -93,15 +92,6 @@ pub struct SwapchainConfig {
     /// Images to ask for beyond the surface's minimum. Default 1 (so one can be acquired while
     /// the engine holds its minimum).
     pub extra_images: u32,
-    /// Bound of every wait vkpace makes (fences, acquire, teardown), never a hang. A wait on the
-    /// GPU that runs out is an [`super::Error::Timeout`]; an acquire that gets no image in time
-    /// (a hidden window, a compositor that stopped repainting) is
-    /// [`super::Acquired::NotReady`], not an error. While a window is not served, each acquire
-    /// blocks the calling thread this long: a renderer whose event loop runs on that thread
-    /// may want it shorter. Default 2 s.
-    pub wait_timeout: Duration,
-    /// Retired swapchains allowed to wait for proof before a bounded fallback wait. Default 5.
-    pub max_retired_swapchains: usize,
     /// Name objects with `VK_EXT_debug_utils`; set only if the instance enabled it. Default false.
     pub debug_utils: bool,
     /// The names of swapchain maintenance1 the instance and device enabled (with the
@@ -112,11 +102,6 @@ pub struct SwapchainConfig {
     /// Create swapchains with deferred memory allocation (maintenance1 only): image memory is
     /// bound at an image's first acquire, and vkpace makes its view then. Default false.
     pub deferred_memory_allocation: bool,
-    /// When frames begin beyond the frames-in-flight gate. Default
-    /// [`PacingPolicy::FramesInFlight`].
-    pub pacing: PacingPolicy,
-    /// A frame rate limit (deadline grid, composes with either policy). Default none.
-    pub frame_limit: Option<FrameLimit>,
     /// Measure each frame's GPU start and end (timestamp queries around the command buffers
     /// given to [`super::Swapchain::submit`], mapped to the CPU clock with
     /// calibrated timestamps). Set only if the device enabled the extension
@@ -194,7 +179,7 @@ impl Default for SwapchainConfig {
             color_space: vk::ColorSpaceKHR::SRGB_NONLINEAR,
         };
         Self {
-            frames_in_flight: 2,
+            pacing: PacingConfig::default(),
             present_mode: vk::PresentModeKHR::FIFO,
             preferred_formats: vec![
                 srgb(vk::Format::B8G8R8A8_SRGB),
@@ -209,13 +194,9 @@ impl Default for SwapchainConfig {
                 height: 480,
             },
             extra_images: 1,
-            wait_timeout: Duration::from_secs(2),
-            max_retired_swapchains: 5,
             debug_utils: false,
             swapchain_maintenance1: None,
             deferred_memory_allocation: false,
-            pacing: PacingPolicy::FramesInFlight,
-            frame_limit: None,
             gpu_timestamps: false,
             present_wait: false,
             present_wait2: false,

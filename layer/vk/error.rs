@@ -80,7 +80,7 @@ pub enum Error {
         why: &'static str,
     },
     /// Frames in flight out of range ([`crate::Setting::FramesInFlight`],
-    /// [`crate::SwapchainConfig::frames_in_flight`]): pick one in `1..=max`.
+    /// [`crate::PacingConfig::frames_in_flight`]): pick one in `1..=max`.
     #[error("frames in flight must be 1..={max}, got {requested}")]
     InvalidFramesInFlight {
         /// What was asked for.

@@ -274,7 +274,7 @@ pub enum Acquired {
     /// nothing waits; acquire again when the window changes.
     ZeroExtent,
     /// Nothing to render now: the presentation engine gave back no image within
-    /// [`super::SwapchainConfig::wait_timeout`] (a hidden or occluded window, a compositor that
+    /// [`super::PacingConfig::wait_timeout`] (a hidden or occluded window, a compositor that
     /// stopped repainting); the acquire blocked that long. No image was acquired and nothing
     /// waits; skip the frame, handle window events, and acquire again. Not an error:
     /// `Error::Timeout` stays for waits on the GPU.

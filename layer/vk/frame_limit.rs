@@ -4,7 +4,7 @@
 
 use super::error::{Error, Result};
 
-/// A frame rate limit ([`crate::SwapchainConfig::frame_limit`],
+/// A frame rate limit ([`crate::PacingConfig::frame_limit`],
 /// [`crate::Setting::FrameLimit`]).
 ///
 /// ```

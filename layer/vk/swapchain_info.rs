@@ -54,7 +54,7 @@ pub struct SwapchainInfo {
     /// supported by the surface, so frame limits are kept by the CPU limiter.
     pub present_timing: Option<PresentTimingInUse>,
     /// Retired swapchains not yet destroyed (each waits for proof its presents were
-    /// processed, bounded by [`super::SwapchainConfig::max_retired_swapchains`]).
+    /// processed, bounded by [`super::PacingConfig::max_retired_swapchains`]).
     pub old_swapchains_pending: usize,
     /// The instant the telemetry's times count from.
     pub telemetry_epoch: Instant,

@@ -158,12 +158,13 @@ impl PacerState {
         };
         let s = &policy.settings;
         let mut config = PresentPacerConfig::default();
-        config.frames_in_flight = s.frames_in_flight.unwrap_or(config.frames_in_flight);
-        config.pacing = match s.mode {
+        let pacing = &mut config.pacing;
+        pacing.frames_in_flight = s.frames_in_flight.unwrap_or(pacing.frames_in_flight);
+        pacing.policy = match s.mode {
             Mode::LowLatency => PacingPolicy::LowLatency,
             _ => PacingPolicy::Grid,
         };
-        config.frame_limit = s.fps.and_then(|f| FrameLimit::fps(f).ok());
+        pacing.frame_limit = s.fps.and_then(|f| FrameLimit::fps(f).ok());
         config.repair_present_semaphores = s.repair;
         if let Some(support) = h.support {
             support.apply(&mut config);

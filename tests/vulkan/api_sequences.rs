@@ -65,7 +65,7 @@ impl Bench {
 
     fn swapchain(&self, n: usize) -> Result<Swapchain> {
         let mut config = SwapchainConfig::default();
-        config.frames_in_flight = n;
+        config.pacing.frames_in_flight = n;
         self.ctx.swapchain(config)
     }
 

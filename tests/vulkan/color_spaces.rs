@@ -242,7 +242,7 @@ impl Ctx {
     fn swapchain(&self, mut config: SwapchainConfig) -> vkpace::Result<Swapchain> {
         config.debug_utils = true;
         config.synchronization2 = true;
-        config.wait_timeout = Duration::from_secs(5);
+        config.pacing.wait_timeout = Duration::from_secs(5);
         if let Some(backend) = vkpace_demo::vulkan_context::completion_override() {
             config.completion = backend;
         }

@@ -24,7 +24,7 @@ fn matrix_frames() -> u64 {
 fn config(mode: vk::PresentModeKHR, frames_in_flight: usize, m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.present_mode = mode;
-    c.frames_in_flight = frames_in_flight;
+    c.pacing.frames_in_flight = frames_in_flight;
     c.swapchain_maintenance1 = m1_if(m1);
     c
 }
@@ -176,7 +176,7 @@ fn new_extent_every_frame_on(n: usize, m1: bool) -> Result<SwapchainStats> {
     let stats = h.finish()?;
     ensure!(stats.swapchains_created >= FRAMES, "{stats:?}");
     ensure!(stats.old_swapchains_max_pending <= 6, "{stats:?}");
-    // 5: the default retired cap (`SwapchainConfig::max_retired_swapchains`).
+    // 5: the default retired cap (`PacingConfig::max_retired_swapchains`).
     let bound = semaphores_allowed(n, stats.image_count as usize, 5);
     ensure!(
         stats.semaphores_max_alive <= bound,
@@ -374,10 +374,10 @@ fn teardown_with_a_frame_in_progress_leaks_nothing() -> Result<()> {
 #[test]
 fn bad_configuration_is_a_typed_error() -> Result<()> {
     for (config, expect) in [
-        (with(|c| c.frames_in_flight = 0), "frames"),
-        (with(|c| c.frames_in_flight = 4), "frames"),
+        (with(|c| c.pacing.frames_in_flight = 0), "frames"),
+        (with(|c| c.pacing.frames_in_flight = 4), "frames"),
         (
-            with(|c| c.wait_timeout = std::time::Duration::ZERO),
+            with(|c| c.pacing.wait_timeout = std::time::Duration::ZERO),
             "invalid",
         ),
         (with(|c| c.deferred_memory_allocation = true), "invalid"),

@@ -27,9 +27,9 @@ const EARLY: Duration = Duration::from_millis(20);
 fn config(maintenance1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.present_mode = vk::PresentModeKHR::FIFO;
-    c.frames_in_flight = 2;
+    c.pacing.frames_in_flight = 2;
     c.swapchain_maintenance1 = maintenance1.then_some(vkpace::Maintenance1Names::Ext);
-    c.wait_timeout = BOUND;
+    c.pacing.wait_timeout = BOUND;
     c
 }
 

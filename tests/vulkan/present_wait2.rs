@@ -47,10 +47,10 @@ const PLAIN_LAVAPIPE_ENV: &str = "VKPACE_PW2_PLAIN_LAVAPIPE";
 fn config(m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.present_mode = vk::PresentModeKHR::FIFO;
-    c.frames_in_flight = 2;
+    c.pacing.frames_in_flight = 2;
     // The context enables the names the layer offers and sets the real ones.
     c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
-    c.wait_timeout = Duration::from_secs(5);
+    c.pacing.wait_timeout = Duration::from_secs(5);
     c
 }
 

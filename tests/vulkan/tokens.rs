@@ -62,10 +62,10 @@ struct Seen {
 
 fn config(m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
-    c.frames_in_flight = 3;
+    c.pacing.frames_in_flight = 3;
     c.present_mode = vk::PresentModeKHR::IMMEDIATE;
     c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
-    c.wait_timeout = Duration::from_secs(5);
+    c.pacing.wait_timeout = Duration::from_secs(5);
     c
 }
 

@@ -166,10 +166,10 @@ fn note_displayed(h: &mut Harness, seen: &mut Seen) {
 fn config(mode: vk::PresentModeKHR, n: usize, m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.present_mode = mode;
-    c.frames_in_flight = n;
+    c.pacing.frames_in_flight = n;
     // The context enables the names the layer offers and sets the real ones.
     c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
-    c.wait_timeout = Duration::from_secs(5);
+    c.pacing.wait_timeout = Duration::from_secs(5);
     c
 }
 

@@ -1,15 +1,11 @@
 //! How a [`super::PresentPacer`] is made: the handles it works with ([`PresentPacerDesc`]) and
 //! its settings ([`PresentPacerConfig`]).
 
-use std::time::Duration;
-
 use ash::vk;
 
-use vkpace_core::PacingPolicy;
-
 use crate::vk::enabled_paths::{DisplayChoice, EnabledPaths, Sealed};
-use crate::vk::frame_limit::FrameLimit;
 use crate::vk::maintenance1::Maintenance1Names;
+use crate::vk::pacing_config::PacingConfig;
 
 /// The Vulkan objects a [`super::PresentPacer`] works with: those of
 /// [`crate::SwapchainCreateDesc`] without the surface (the application creates its swapchains
@@ -42,25 +38,20 @@ pub struct PresentPacerDesc<'a> {
 ///
 /// ```
 /// let mut config = vkpace::PresentPacerConfig::default();
-/// config.frames_in_flight = 1;
-/// config.frame_limit = Some(vkpace::FrameLimit::fps(60.0)?);
+/// config.pacing.frames_in_flight = 1;
+/// config.pacing.frame_limit = Some(vkpace::FrameLimit::fps(60.0)?);
 /// # Ok::<(), vkpace::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct PresentPacerConfig {
-    /// Presents the CPU may queue ahead of the GPU, 1..=3: the next frame waits until the
-    /// repair submission of the present this many presents back has completed. Keep it at most
-    /// the application's own frames in flight (the distance at which it reuses its per-frame
-    /// semaphores): the repair that consumed a semaphore has then completed before the
-    /// application signals it again. With repair off there is no repair to wait for, and the
-    /// application's own fences pace. Default 2.
-    pub frames_in_flight: usize,
-    /// When frames begin beyond the frames-in-flight gate. Default
-    /// [`PacingPolicy::FramesInFlight`].
-    pub pacing: PacingPolicy,
-    /// A frame rate limit (deadline grid, composes with either policy). Default none.
-    pub frame_limit: Option<FrameLimit>,
+    /// How frames are paced, as [`crate::SwapchainConfig::pacing`]. Frames in flight counts
+    /// presents: the next frame waits until the repair submission of the present this many
+    /// presents back has completed, so keep it at most the application's own frames in flight
+    /// (the repair that consumed a semaphore has then completed before the application
+    /// signals it again). With repair off there is no repair to wait for, and the
+    /// application's own fences pace.
+    pub pacing: PacingConfig,
     /// Which display path to take among those the device enabled (the three flags below), as
     /// [`crate::SwapchainConfig::display`]. Default [`DisplayChoice::Auto`].
     pub display: DisplayChoice,
@@ -86,27 +77,18 @@ pub struct PresentPacerConfig {
     /// submission that waited on the application's semaphores, so that their reuse is ordered
     /// by a queue submission (see the design notes, "The second door"). Default true.
     pub repair_present_semaphores: bool,
-    /// Bound of every wait vkpace makes (the frames-in-flight gate, deferred destruction,
-    /// teardown), never a hang. Default 2 s.
-    pub wait_timeout: Duration,
-    /// Retired swapchains allowed to wait for proof before a bounded fallback wait. Default 5.
-    pub max_retired_swapchains: usize,
 }
 
 impl Default for PresentPacerConfig {
     fn default() -> Self {
         Self {
-            frames_in_flight: 2,
-            pacing: PacingPolicy::FramesInFlight,
-            frame_limit: None,
+            pacing: PacingConfig::default(),
             display: DisplayChoice::Auto,
             present_wait: false,
             present_wait2: false,
             present_timing: false,
             swapchain_maintenance1: None,
             repair_present_semaphores: true,
-            wait_timeout: Duration::from_secs(2),
-            max_retired_swapchains: 5,
         }
     }
 }

@@ -28,10 +28,7 @@ use super::error::{Error, Result};
 use super::frame_limit::FrameLimit;
 use super::swapchain_info::Setting;
 use fences::Fences;
-use vkpace_core::{
-    validate_frames_in_flight, FrameTimes, PacerAction, PacerConfig, PacerMachine,
-    PresentPacerStats,
-};
+use vkpace_core::{FrameTimes, PacerAction, PacerConfig, PacerMachine, PresentPacerStats};
 
 type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
 
@@ -93,6 +90,8 @@ pub struct PresentPacer {
     device: ash::Device,
     swapchain_fn: ash::khr::swapchain::Device,
     queue: vk::Queue,
+    /// The settings it was made with. The pacing settings changed since ([`Self::set`]) live
+    /// in the machine alone: the frame limit, policy and frames in flight are held once.
     config: PresentPacerConfig,
     machine: Machine,
     clock: Clock,
@@ -148,10 +147,11 @@ impl PresentPacer {
     /// `swapchainMaintenance1` feature.
     pub unsafe fn new(mut desc: PresentPacerDesc<'_>) -> Result<Self> {
         desc.config.resolve_display()?;
+        desc.config.pacing.check()?;
         let c = &desc.config;
         let machine = Machine::new(PacerConfig {
-            frames_in_flight: validate_frames_in_flight(c.frames_in_flight)?,
-            max_retired_swapchains: c.max_retired_swapchains,
+            frames_in_flight: c.pacing.frames_in_flight,
+            max_retired_swapchains: c.pacing.max_retired_swapchains,
             repair: c.repair_present_semaphores,
             present_fences: c.swapchain_maintenance1.is_some(),
             present_ids: vkpace_core::DisplayPaths::may_carry_present_ids(
@@ -159,8 +159,8 @@ impl PresentPacer {
                 c.present_wait2,
                 c.present_timing,
             ),
-            pacing: c.pacing,
-            frame_limit: c.frame_limit.map(FrameLimit::core),
+            pacing: c.pacing.policy,
+            frame_limit: c.pacing.core_frame_limit(),
         })?;
         let swapchain_fn = ash::khr::swapchain::Device::new(desc.instance, desc.device);
         Ok(Self {
@@ -188,18 +188,9 @@ impl PresentPacer {
     /// (its create info): [`Setting::PresentMode`] is [`Error::InvalidConfig`].
     pub fn set(&mut self, setting: Setting) -> Result<()> {
         match setting {
-            Setting::FramesInFlight(n) => {
-                self.machine.set_frames_in_flight(n)?;
-                self.config.frames_in_flight = n;
-            }
-            Setting::Pacing(policy) => {
-                self.machine.set_pacing(policy);
-                self.config.pacing = policy;
-            }
-            Setting::FrameLimit(limit) => {
-                self.machine.set_frame_limit(limit.map(FrameLimit::core));
-                self.config.frame_limit = limit;
-            }
+            Setting::FramesInFlight(n) => self.machine.set_frames_in_flight(n)?,
+            Setting::Pacing(policy) => self.machine.set_pacing(policy),
+            Setting::FrameLimit(limit) => self.machine.set_frame_limit(limit.map(FrameLimit::core)),
             Setting::PresentMode(_) => {
                 return Err(Error::InvalidConfig(
                     "the present mode of a swapchain the application owns is its create info's",
@@ -252,7 +243,7 @@ impl PresentPacer {
 
     /// The bound of every wait, in ns.
     fn timeout_ns(&self) -> u64 {
-        u64::try_from(self.config.wait_timeout.as_nanos()).unwrap_or(u64::MAX)
+        self.config.pacing.wait_timeout_ns()
     }
 
     /// Reports serials seen complete without blocking.

@@ -300,7 +300,7 @@ impl PresentPacer {
         if !std::mem::replace(&mut self.logged.gate_timeout, true) {
             log::warn!(
                 "vkpace: the frames-in-flight gate waited {:?} for the GPU; the frame begins anyway",
-                self.config.wait_timeout
+                self.config.pacing.wait_timeout
             );
         }
         Ok(self.machine.begin_frame_anyway(swapchain, self.now())?)

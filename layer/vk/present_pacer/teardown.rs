@@ -30,7 +30,7 @@ impl PresentPacer {
             Err(e) => Err(e),
             Ok(_) if !everything => Err(Error::Timeout {
                 what: "the present pacer's presents at teardown",
-                timeout: self.config.wait_timeout,
+                timeout: self.config.pacing.wait_timeout,
             }),
             Ok(_) => Ok(()),
         }

@@ -147,7 +147,7 @@ impl PresentPacer {
         if !std::mem::replace(&mut self.logged.destroy_timeout, true) {
             log::warn!(
                 "vkpace: a swapchain's presents were not proven done within {:?}; it stays alive until they are (or until the pacer is destroyed)",
-                self.config.wait_timeout
+                self.config.pacing.wait_timeout
             );
         }
         Some(WaitStep::Done(false))

@@ -50,7 +50,7 @@ impl Shell {
             retired_timelines: Vec::new(),
             sync2: config.synchronization2,
             batch_scratch: crate::vk::batch::Scratch::default(),
-            wait_timeout: config.wait_timeout,
+            wait_timeout: config.pacing.wait_timeout,
             hdr,
             timing,
             carries_ids,

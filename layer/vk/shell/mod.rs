@@ -54,7 +54,7 @@ pub(crate) struct Shell {
     sync2: bool,
     /// Reused by batched submissions, so a steady frame does not allocate.
     batch_scratch: super::batch::Scratch,
-    /// The bound of vkpace's waits (`SwapchainConfig::wait_timeout`).
+    /// The bound of vkpace's waits (`PacingConfig::wait_timeout`).
     wait_timeout: std::time::Duration,
     /// `SwapchainConfig::hdr_metadata`, given to every swapchain made.
     hdr: Option<HdrMetadata>,

@@ -2,7 +2,6 @@
 //! timeline, and the machine's configuration from the user's.
 
 use super::*;
-use crate::vk::frame_limit::FrameLimit;
 
 impl Swapchain {
     /// The core's settings; `present_ids`: a display feedback path is in use (ids and polls
@@ -13,9 +12,7 @@ impl Swapchain {
         present_ids: bool,
         present_timing: bool,
     ) -> Result<MachineConfig> {
-        if config.wait_timeout.is_zero() {
-            return Err(Error::InvalidConfig("wait_timeout must be non-zero"));
-        }
+        config.pacing.check()?;
         let surface = SurfaceWishes {
             formats: config
                 .preferred_formats
@@ -38,16 +35,16 @@ impl Swapchain {
         // MachineConfig is non-exhaustive: set field by field.
         #[allow(clippy::field_reassign_with_default)]
         {
-            m.frames_in_flight = config.frames_in_flight;
-            m.max_retired_swapchains = config.max_retired_swapchains;
+            m.frames_in_flight = config.pacing.frames_in_flight;
+            m.max_retired_swapchains = config.pacing.max_retired_swapchains;
             m.surface = surface;
-            m.wait_timeout_ns = u64::try_from(config.wait_timeout.as_nanos()).unwrap_or(u64::MAX);
+            m.wait_timeout_ns = config.pacing.wait_timeout_ns();
             m.maintenance1 = config.swapchain_maintenance1.is_some();
             m.present_ids = present_ids;
             m.present_timing_slots = present_timing.then_some(crate::vk::display::TIMING_SLOTS);
             m.gpu_clock = timer.map(|t| t.clock);
-            m.pacing = config.pacing;
-            m.frame_limit = config.frame_limit.map(FrameLimit::core);
+            m.pacing = config.pacing.policy;
+            m.frame_limit = config.pacing.core_frame_limit();
             m.completion = config.completion;
         }
         Ok(m)
