@@ -145,8 +145,16 @@ impl OwnedLoop {
 /// maintenance1 only where the context enabled it) and present-semaphore repair on or off.
 pub fn create_pacer(ctx: &VulkanContext, repair: bool) -> Result<PresentPacer> {
     let mut config = PresentPacerConfig::default();
-    ctx.support.apply(&mut config);
     config.repair_present_semaphores = repair;
+    create_pacer_with(ctx, config)
+}
+
+/// A pacer for the context's device with `config` and the paths the device enabled.
+pub fn create_pacer_with(
+    ctx: &VulkanContext,
+    mut config: PresentPacerConfig,
+) -> Result<PresentPacer> {
+    ctx.support.apply(&mut config);
     let desc = PresentPacerDesc {
         entry: &ctx.entry,
         instance: &ctx.instance,

@@ -12,7 +12,10 @@ use std::time::Duration;
 
 use anyhow::{ensure, Result};
 use present_pacer_app::{run, run_shared, FRAMES, RECREATE_EVERY};
-use vkpace::{FrameLimit, PresentPacerStats};
+use vkpace::{FrameLimit, PacingConfig, PresentPacerConfig, PresentPacerStats};
+use vkpace_demo::owned_loop::create_pacer_with;
+
+use crate::common::{SurfaceSource, VulkanContext};
 
 fn check(stats: &PresentPacerStats) -> Result<()> {
     let recreations = u64::from((FRAMES - 1) / RECREATE_EVERY);
@@ -33,6 +36,36 @@ fn check(stats: &PresentPacerStats) -> Result<()> {
         stats.semaphores_created <= 3 * 3 + 6,
         "repair semaphores grow: {stats:?}"
     );
+    Ok(())
+}
+
+/// Door 2 checks its pacing settings with door 1's one check (`PacingConfig`), before it makes
+/// any Vulkan object, with the same typed errors (door 1's:
+/// `headless::bad_configuration_is_a_typed_error`). Door 2 once took a zero wait bound, so
+/// every wait it made timed out at once.
+#[test]
+fn bad_pacing_settings_are_the_same_typed_errors_as_door_1s() -> Result<()> {
+    crate::common::set_runtime_dir();
+    let ctx = VulkanContext::new(SurfaceSource::Headless, true, false)?;
+    let with = |f: fn(&mut PacingConfig)| {
+        let mut config = PresentPacerConfig::default();
+        f(&mut config.pacing);
+        config
+    };
+    for (config, expect) in [
+        (with(|p| p.frames_in_flight = 0), "frames in flight"),
+        (with(|p| p.frames_in_flight = 4), "frames in flight"),
+        (with(|p| p.wait_timeout = Duration::ZERO), "wait_timeout"),
+    ] {
+        match create_pacer_with(&ctx, config) {
+            Ok(pacer) => {
+                // SAFETY: nothing was made through it.
+                unsafe { pacer.destroy() }?;
+                anyhow::bail!("accepted; {expect} expected");
+            }
+            Err(e) => ensure!(e.to_string().contains(expect), "{e}: {expect} expected"),
+        }
+    }
     Ok(())
 }
 
