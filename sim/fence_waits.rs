@@ -29,7 +29,7 @@ impl SimPacer {
     pub(crate) fn present_fence_seen(&mut self, f: Fence) -> Result<(), SimError> {
         if let Some(Signalled::Present(id)) = self.seen_signalled(f)? {
             self.truth.present_fences_signalled += 1;
-            let _known = self.machine.present_fence_signaled(id);
+            let _known = self.machine.present_fence_signalled(id);
         }
         Ok(())
     }

@@ -161,7 +161,7 @@ impl<S: Copy> ImageHistory<S> {
     /// The present fence `id` signalled: its present's wait has executed and the engine holds
     /// its own reference (`VkSwapchainPresentFenceInfoEXT`), so the semaphore is free now.
     /// Returns whether a record had that fence.
-    pub fn present_fence_signaled(&mut self, id: u64) -> bool {
+    pub fn present_fence_signalled(&mut self, id: u64) -> bool {
         for r in self.records.iter_mut() {
             if r.present_fence == Some(id) {
                 r.present_fence = None;

@@ -36,7 +36,7 @@ impl<S: Copy + PartialEq, W> Retired<S, W> {
         self.awaiting_consume.is_none()
             && self.state.last_serial.is_complete(completed)
             && (!self.state.presented
-                || self.state.present_fences_all_signaled()
+                || self.state.present_fences_all_signalled()
                 || self.proof.is_some_and(|p| p.is_complete(completed)))
     }
 }

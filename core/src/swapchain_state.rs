@@ -66,7 +66,7 @@ impl<S: Copy, W> SwapchainState<S, W> {
     /// `VK_EXT_swapchain_maintenance1` that alone proves it idle ("the application can destroy
     /// the swapchain once all its present fences signalled").
     #[must_use]
-    pub fn present_fences_all_signaled(&self) -> bool {
+    pub fn present_fences_all_signalled(&self) -> bool {
         self.presented && self.unfenced_presents == 0 && self.pending_present_fences == 0
     }
 

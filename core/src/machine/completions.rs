@@ -181,7 +181,7 @@ where
             Signalled::Submission(serial) => self.complete_serial(serial, now)?,
             Signalled::Present(id) => {
                 // A fence the presenter does not track (a failed present's) is just recycled.
-                let _ = self.presenter.present_fence_signaled(id);
+                let _ = self.presenter.present_fence_signalled(id);
                 self.drain_actions();
             }
         }

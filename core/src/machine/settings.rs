@@ -52,7 +52,7 @@ where
     }
 
     /// Switches the pacing policy from the next frame on.
-    pub fn set_pacing_policy(&mut self, policy: PacingPolicy) {
+    pub fn set_pacing(&mut self, policy: PacingPolicy) {
         self.pacing.set_policy(policy);
     }
 

@@ -36,7 +36,7 @@ pub enum DestroyOutcome {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[must_use]
 pub enum BoundedWait {
-    /// Wait for this present fence; report it with [`PacerMachine::present_fence_signaled`].
+    /// Wait for this present fence; report it with [`PacerMachine::present_fence_signalled`].
     PresentFence(u64),
     /// Make an empty submission with a completion signal and report it with
     /// [`PacerMachine::proof_submitted`].

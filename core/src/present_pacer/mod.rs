@@ -296,7 +296,7 @@ where
     /// The present fence with id `id` (from [`PresentPlan::present_fences`]) signalled: the
     /// present's semaphore wait has executed. Returns `false` for an id the machine does not
     /// rely on.
-    pub fn present_fence_signaled(&mut self, id: u64) -> bool {
+    pub fn present_fence_signalled(&mut self, id: u64) -> bool {
         let Some(at) = self.present_fences.iter().position(|(i, _)| *i == id) else {
             return false;
         };
@@ -309,7 +309,7 @@ where
             .chain(self.retired.iter_mut().map(|r| &mut r.state));
         for state in states.filter(|s| s.handle == owner) {
             for h in &mut state.images {
-                h.present_fence_signaled(id);
+                h.present_fence_signalled(id);
             }
             state.pending_present_fences = state.pending_present_fences.saturating_sub(1);
         }

@@ -124,7 +124,7 @@ impl Driver {
             seen.push(wait);
             match wait {
                 BoundedWait::PresentFence(id) if fences_signal => {
-                    assert!(self.m.present_fence_signaled(id));
+                    assert!(self.m.present_fence_signalled(id));
                 }
                 BoundedWait::PresentFence(_) => {
                     if !self.m.bounded_wait_timed_out(wait) {
@@ -347,8 +347,8 @@ fn present_fences_free_semaphores_and_swapchains() -> Result<(), CoreError> {
     let (s1, _) = d.present(1, 0, PresentOutcome::Queued)?;
     let fences: Vec<_> = d.m.pending_present_fences().collect();
     assert_eq!(fences, vec![(1, 1)]);
-    assert!(d.m.present_fence_signaled(1));
-    assert!(!d.m.present_fence_signaled(1), "counted once");
+    assert!(d.m.present_fence_signalled(1));
+    assert!(!d.m.present_fence_signalled(1), "counted once");
     let (s2, _) = d.present(1, 0, PresentOutcome::Queued)?;
     assert_eq!(s2, s1, "its present fence signalled: s1 is free");
     assert_eq!(d.m.destroy_requested(1)?, DestroyOutcome::Now);

@@ -105,7 +105,7 @@ where
     }
 
     /// The frame was handed to `vkQueuePresentKHR` with present fence `present_fence`
-    /// (`VK_EXT_swapchain_maintenance1`); report it with [`Presenter::present_fence_signaled`].
+    /// (`VK_EXT_swapchain_maintenance1`); report it with [`Presenter::present_fence_signalled`].
     /// A failed present's fence is not relied on (it may never signal).
     pub fn frame_presented_with_fence(
         &mut self,
@@ -139,7 +139,7 @@ where
 
     /// Present fence `id` signalled. Returns `false` for a fence the core does not rely on
     /// (that of a failed present). Destroys what that proves idle.
-    pub fn present_fence_signaled(&mut self, id: u64) -> bool {
+    pub fn present_fence_signalled(&mut self, id: u64) -> bool {
         let found = self
             .current
             .iter_mut()
@@ -148,7 +148,7 @@ where
                 let hit = state
                     .images
                     .iter_mut()
-                    .any(|h| h.present_fence_signaled(id));
+                    .any(|h| h.present_fence_signalled(id));
                 hit.then_some(state)
             });
         match found {

@@ -230,7 +230,7 @@ impl PresentPacer {
             if !self.fences.present_signalled(&self.device, id, 0)? {
                 break;
             }
-            signalled |= self.machine.present_fence_signaled(id);
+            signalled |= self.machine.present_fence_signalled(id);
         }
         if signalled {
             self.drain_actions();

@@ -125,7 +125,7 @@ impl PresentPacer {
                     return Ok(false);
                 }
                 self.fences.present_waited(&self.device, id)?;
-                self.machine.present_fence_signaled(id);
+                self.machine.present_fence_signalled(id);
                 Ok(true)
             }
             BoundedWait::Serial(_) => match paused.into_gpu() {

@@ -39,7 +39,7 @@ impl Swapchain {
                 self.machine.set_present_mode(PresentMode(mode.as_raw()));
             }
             Setting::FramesInFlight(n) => self.machine.set_frames_in_flight(n)?,
-            Setting::Pacing(policy) => self.machine.set_pacing_policy(policy),
+            Setting::Pacing(policy) => self.machine.set_pacing(policy),
             Setting::FrameLimit(limit) => self.machine.set_frame_limit(limit.map(FrameLimit::core)),
         }
         Ok(())

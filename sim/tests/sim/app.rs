@@ -297,7 +297,7 @@ impl App {
             } else {
                 PacingPolicy::FramesInFlight
             };
-            self.sim.machine.set_pacing_policy(policy);
+            self.sim.machine.set_pacing(policy);
         }
         Ok(())
     }

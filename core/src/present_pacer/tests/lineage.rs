@@ -26,7 +26,7 @@ fn a_newer_swapchains_present_fence_proves_an_older_one_with_a_failed_present_id
             .filter(|(_, w)| *w == 2)
             .collect();
     assert_eq!(newer.len(), 1);
-    assert!(d.m.present_fence_signaled(newer[0].0));
+    assert!(d.m.present_fence_signalled(newer[0].0));
     d.drain();
     assert_eq!(
         d.destroyed_swapchains,
@@ -47,7 +47,7 @@ fn a_present_fence_queued_before_the_destruction_proves_nothing() -> Result<(), 
         d.m.pending_present_fences()
             .filter(|(_, w)| *w == 2)
             .collect();
-    assert!(d.m.present_fence_signaled(newer[0].0));
+    assert!(d.m.present_fence_signalled(newer[0].0));
     d.drain();
     assert!(
         d.destroyed_swapchains.is_empty(),
