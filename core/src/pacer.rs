@@ -59,6 +59,14 @@ impl FramePacer {
         self.recent[self.frames_in_flight - 1]
     }
 
+    /// The frames-in-flight gate, as both doors ask it: the serial the next frame waits for,
+    /// or `None` where it completed (`completed` is the newest serial seen complete).
+    #[must_use]
+    pub fn gate(&self, completed: Serial) -> Option<Serial> {
+        let needed = self.serial_to_wait();
+        (!needed.is_complete(completed)).then_some(needed)
+    }
+
     /// Records the serial of a frame's (main) submission.
     pub fn frame_submitted(&mut self, serial: Serial) {
         self.recent.rotate_right(1);
@@ -89,6 +97,12 @@ mod tests {
         assert_eq!(p.serial_to_wait(), Serial(1));
         p.frame_submitted(Serial(5));
         assert_eq!(p.serial_to_wait(), Serial(2));
+        assert_eq!(
+            p.gate(Serial(1)),
+            Some(Serial(2)),
+            "frame F-2 still running"
+        );
+        assert_eq!(p.gate(Serial(2)), None, "frame F-2 complete");
         p.set_frames_in_flight(1).unwrap();
         assert_eq!(p.serial_to_wait(), Serial(5));
         p.set_frames_in_flight(3).unwrap();

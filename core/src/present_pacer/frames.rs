@@ -38,8 +38,7 @@ where
         if c.started.is_some() {
             return Ok(Gate::Go);
         }
-        let wait = c.pacer.serial_to_wait();
-        if !wait.is_complete(completed) {
+        if let Some(wait) = c.pacer.gate(completed) {
             let first = !c.gated;
             c.gated = true;
             self.stats.gate_waits += u64::from(first);

@@ -30,11 +30,9 @@ where
         if self.frame.is_some_and(|f| f.submitted.is_some()) {
             return FrameGate::Ready;
         }
-        let needed = self.pacer.serial_to_wait();
-        if needed.is_complete(self.completed) {
-            FrameGate::Ready
-        } else {
-            FrameGate::WaitFor(needed)
+        match self.pacer.gate(self.completed) {
+            Some(needed) => FrameGate::WaitFor(needed),
+            None => FrameGate::Ready,
         }
     }
 
