@@ -20,8 +20,10 @@ impl SimPacer {
     /// pool parks it (lent).
     pub(crate) fn seen_signalled(&mut self, f: Fence) -> Result<Option<Signalled>, SimError> {
         let what = self.fences.signalled(f);
-        let due = self.fences.recycle(f);
-        self.reset(due)?;
+        if what.is_some() {
+            let due = self.fences.recycle(f);
+            self.reset(due)?;
+        }
         Ok(what)
     }
 
@@ -100,7 +102,6 @@ impl SimPacer {
         };
         for f in doomed {
             self.world.destroy_fence(f)?;
-            self.fences_destroyed += 1;
         }
         Ok(())
     }

@@ -71,8 +71,6 @@ pub struct SimPacer {
     pub truth: PacerTruth,
     /// The shell's fences: repair and proof submissions', present fences, free, lent, parked.
     pub(crate) fences: FencePool<Fence>,
-    /// Fences the shell destroyed.
-    pub(crate) fences_destroyed: usize,
     /// The teardown proved everything idle and destroyed it.
     pub clean_teardown: bool,
     /// The display paths and each timed swapchain's present timing (`pacer_timing.rs`).
@@ -88,7 +86,6 @@ impl SimPacer {
             world,
             truth: PacerTruth::default(),
             fences: FencePool::new(),
-            fences_destroyed: 0,
             clean_teardown: false,
             timing: DoorTiming::new(params),
             beside: crate::pacer_beside::Beside::new(params.p_destroy_beside),
@@ -100,9 +97,11 @@ impl SimPacer {
         self.machine.stats().semaphores_alive
     }
 
-    /// Fences the shell holds (free, lost, or given to a submission or present).
+    /// Fences the shell holds in its pool (free, lost, parked, or given to a submission or
+    /// present). The judge compares them with the world's: a fence that fell out of every
+    /// list of the pool is one lost.
     pub fn fences_held(&self) -> usize {
-        self.fences.counts().created as usize - self.fences_destroyed
+        self.fences.held()
     }
 
     fn now(&self) -> u64 {

@@ -13,7 +13,8 @@ impl<F: Copy + PartialEq> FencePool<F> {
     /// Lends the fence that proves `serial` (the first pending at or after it: submissions
     /// complete in order) to a wait carried out without the pool's owner; `None` where nothing
     /// is pending at or after it (it completed already). Give it back with
-    /// [`Self::give_back`] once the wait returned.
+    /// [`Self::give_back`] once the wait returned. A pool that lends holds fences only: a
+    /// timeline value pending at or after `serial` is no fence to lend, and is `None` too.
     pub fn lend(&mut self, serial: Serial) -> Option<F> {
         let f = self.signal_for(serial)?.fence()?;
         self.lent.push(f);

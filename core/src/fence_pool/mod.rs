@@ -198,7 +198,8 @@ impl<F: Copy + PartialEq> FencePool<F> {
     }
 
     /// `fence` was given to a present as present fence `id`, an id its owner chose (door 2's
-    /// machine names present fences in its plan, before the present).
+    /// machine names present fences in its plan, before the present). A pool takes its ids
+    /// one way only: from [`Self::presented`] or from its owner, never both.
     pub fn presented_as(&mut self, id: u64, fence: F) {
         self.presents.push((id, fence));
     }
@@ -274,6 +275,19 @@ impl<F: Copy + PartialEq> FencePool<F> {
         let i = self.presents.iter().position(|(_, f)| *f == fence)?;
         let (id, _) = self.presents.swap_remove(i);
         Some(Signalled::Present(id))
+    }
+
+    /// Fences the pool holds now, in every list: free, pending submissions' (not timeline
+    /// values), present fences, lost and parked (a loan names a fence of one of those). A
+    /// shell that counts the fences it made and destroyed can check none fell out.
+    #[must_use]
+    pub fn held(&self) -> usize {
+        let pending = self.submitted.iter().filter(|(_, s)| s.fence().is_some());
+        self.free.len()
+            + pending.count()
+            + self.presents.len()
+            + self.lost.len()
+            + self.parked.len()
     }
 
     /// Counters since creation.

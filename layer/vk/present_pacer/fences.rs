@@ -60,10 +60,15 @@ impl Fences {
         self.reset(device, due)
     }
 
-    /// Every submission up to `serial` completed: their fences are reset and freed.
+    /// Every submission up to `serial` completed: their fences are reset and freed (where a
+    /// reset fails, it and the rest are kept for teardown's destruction).
     pub(super) fn complete_through(&mut self, device: &ash::Device, serial: Serial) -> Result<()> {
-        for f in self.pool.complete_through(serial) {
-            self.reset(device, Some(f))?;
+        let mut due = self.pool.complete_through(serial).into_iter();
+        while let Some(f) = due.next() {
+            if let Err(e) = self.reset(device, Some(f)) {
+                due.for_each(|f| self.pool.lost(f));
+                return Err(e);
+            }
         }
         Ok(())
     }
@@ -90,18 +95,24 @@ impl Fences {
     /// `f` was seen signalled: it leaves the pending lists, and is reset and freed unless the
     /// pool parks it (lent).
     fn seen_signalled(&mut self, device: &ash::Device, f: vk::Fence) -> Result<()> {
-        self.pool.signalled(f);
+        if self.pool.signalled(f).is_none() {
+            return Ok(());
+        }
         let due = self.pool.recycle(f);
         self.reset(device, due)
     }
 
-    /// Resets `due`, the fence the pool says may be reset now, and frees it.
+    /// Resets `due`, the fence the pool says may be reset now, and frees it; where the reset
+    /// fails, the fence is kept among the lost ones, destroyed at teardown, never reused.
     fn reset(&mut self, device: &ash::Device, due: Option<vk::Fence>) -> Result<()> {
         let Some(f) = due else { return Ok(()) };
         // SAFETY: signalled, so no queue operation uses it any more; not lent (the pool parks
         // a lent one), so no wait of another thread is on it (vkResetFences: host access to
         // each fence externally synchronized).
-        unsafe { device.reset_fences(&[f]) }.during("vkResetFences")?;
+        if let Err(e) = unsafe { device.reset_fences(&[f]) }.during("vkResetFences") {
+            self.pool.lost(f);
+            return Err(e);
+        }
         self.pool.untake(f);
         Ok(())
     }

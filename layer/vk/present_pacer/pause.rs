@@ -104,7 +104,7 @@ pub(super) fn through<R>(with: With<'_>, f: impl FnOnce(&mut PresentPacer) -> R)
 }
 
 impl GpuWait {
-    /// A wait on `fence` (lent out by the pacer's [`super::fences::Fences::lend`]) for
+    /// A wait on `fence` (lent out of the pacer's pool, [`vkpace_core::FencePool::lend`]) for
     /// `serial`, at most `timeout_ns`.
     pub(super) fn new(
         device: &ash::Device,
@@ -143,7 +143,7 @@ impl GpuWait {
     /// Waits at most `timeout_ns`: whether the fence signalled.
     fn wait(&self, timeout_ns: u64) -> Result<bool> {
         // SAFETY: the pacer lent the fence: it stays alive and is not reset until the wait is
-        // given back (Fences::lend, lend_exact; the pacer's destroy requires that no call is
+        // given back (FencePool::lend, lend_exact; the pacer's destroy requires that no call is
         // in progress).
         // vkWaitForFences does not require its fences externally synchronized, so other
         // threads may look at it meanwhile; the timeout is finite.
