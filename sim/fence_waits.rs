@@ -1,4 +1,4 @@
-//! The second door's sim shell and its fences: the core's [`vkpace_core::FencePool`] decides,
+//! The second door's sim shell and its fences: the core's `vkpace_core::FencePool` decides,
 //! the world checks. A wait is made as the layer's shared door makes it: on a fence lent out
 //! of the pool and waited on without the pacer's lock, so that another thread's call may look
 //! at the fences meanwhile (half of the waits here): a fence it sees signalled while lent must

@@ -7,7 +7,7 @@
 //! judge that and the world, not the machine.
 //!
 //! Completion is by fence, as the Vulkan shell's: each repair submission signals a fence of
-//! the core's [`FencePool`], the one the Vulkan shell holds, looked at (never waited for) at
+//! the core's `FencePool`, the one the Vulkan shell holds, looked at (never waited for) at
 //! every call and waited for, bounded, when the machine asks; its serial is reported
 //! completed once its fence signalled. A wait is made as the layer's shared door makes it:
 //! on a fence lent out of the pool, while another thread's call may look at the fences

@@ -104,7 +104,7 @@ pub(super) fn through<R>(with: With<'_>, f: impl FnOnce(&mut PresentPacer) -> R)
 }
 
 impl GpuWait {
-    /// A wait on `fence` (lent out of the pacer's pool, [`vkpace_core::FencePool::lend`]) for
+    /// A wait on `fence` (lent out of the pacer's pool, `vkpace_core::FencePool::lend`) for
     /// `serial`, at most `timeout_ns`.
     pub(super) fn new(
         device: &ash::Device,
