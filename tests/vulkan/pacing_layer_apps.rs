@@ -249,30 +249,67 @@ fn without_present_timing_the_cpu_limiter_follows_the_displays_clock() -> Result
     let display = Display::get()?;
     let (anchored, free) = (anchor_run(&display, "on")?, anchor_run(&display, "off")?);
     // On its own clock the limiter drifts through a refresh every 37 frames or so, and each
-    // crossing is at least one interval off. Held to the display's clock it misses only where
-    // a frame's time strays a refresh from the others' (on a busy machine, where lavapipe's
-    // frames spread over more than a refresh, now and then): judged against the free run's
-    // count in the same test, half of it at most.
+    // crossing is at least one interval off.
     ensure!(
-        free.0 >= 4,
+        free.off >= 4,
         "on its own clock the limiter should drift through a refresh: {:?}",
-        free.1
+        free.refreshes
     );
+    // What the limiter controls is when frames start: held to the display's clock its grid
+    // has the display's interval for the cap (2 refreshes, 33.784 ms), on its own clock the
+    // cap's (33.333 ms). The median of the intervals between the frames' starts says which,
+    // whatever the machine does to the frames' own times. (This test used to compare the two
+    // runs' intervals off, the machine's luck as much as the limiter's: it failed 4 of 23
+    // runs here, two of them quiet, one beside two spinning threads with 23 off held and 39
+    // free.)
+    // Measured: held 33.766-33.784 ms quiet and 33.771-33.783 beside two spinning threads;
+    // free 33.328-33.334 and 33.022-33.332.
+    let two_refreshes = 2e9 / SLOW_HZ / 1e6;
+    let cap = INTERVAL_MS;
+    let closer_to_display = |ms: f64| (ms - two_refreshes).abs() < (ms - cap).abs();
     ensure!(
-        anchored.0 * 2 <= free.0,
-        "{} intervals off the grid held to the display, {} on the CPU's clock: {:?}",
-        anchored.0,
-        free.0,
-        anchored.1
+        closer_to_display(anchored.start_interval_ms) && !closer_to_display(free.start_interval_ms),
+        "median start intervals: held {:.3} ms, on the CPU's clock {:.3} ms (the display's {two_refreshes:.3}, the cap's {cap:.3}; {} and {} intervals off)",
+        anchored.start_interval_ms,
+        free.start_interval_ms,
+        anchored.off,
+        free.off
     );
     Ok(())
+}
+
+/// What an anchor run showed: the intervals after the settle not 2 refreshes, all of them in
+/// refreshes, and the median interval between the frames' starts ([`median_start_interval_ms`]).
+struct AnchorRun {
+    off: usize,
+    refreshes: Vec<u64>,
+    start_interval_ms: f64,
+}
+
+/// The median interval between consecutive frames' starts (the return of their acquire, in
+/// vdisplay's log) after `settle`, ms: the limiter's period as the frames felt it. A late
+/// wake-up lengthens one interval and shortens the next, so the median keeps the period.
+fn median_start_interval_ms(log: &[virtual_display::LoggedPresent], settle: usize) -> f64 {
+    let starts: Vec<u64> = log
+        .iter()
+        .filter_map(|p| p.acquired_ns)
+        .skip(settle)
+        .collect();
+    let mut intervals: Vec<u64> = starts
+        .windows(2)
+        .map(|w| w[1].saturating_sub(w[0]))
+        .collect();
+    intervals.sort_unstable();
+    intervals
+        .get(intervals.len() / 2)
+        .map_or(0.0, |&ns| ns as f64 / 1e6)
 }
 
 /// vkcube at 30 fps through the layer over vdisplay at [`SLOW_HZ`] without present timing,
 /// with present wait `on` or `off`: the shown intervals after the settle not 2 refreshes,
 /// and all of them in refreshes (the layer's summary checked: the grid followed 2 refreshes
 /// with present wait, nothing without).
-fn anchor_run(display: &Display, present_wait: &str) -> Result<(usize, Vec<u64>)> {
+fn anchor_run(display: &Display, present_wait: &str) -> Result<AnchorRun> {
     let refresh_ns = (1e9 / SLOW_HZ) as u64;
     let tag = format!("vkcube_anchor_{present_wait}");
     let layer = Installed::new(&tag)?;
@@ -284,18 +321,16 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<(usize, Vec<u64>)
     let done = run_to_files(&mut cmd, "pacing_layer", &tag, LIMIT)?;
     let output = format!("{}\n{}", done.stdout, done.stderr);
     ensure!(done.status.success(), "vkcube failed: {output}");
-    let grid = GridRecord::of(
-        &virtual_display::read_present_log(&log)?,
-        ANCHOR_SETTLE,
-        refresh_ns,
-    );
+    let presents = virtual_display::read_present_log(&log)?;
+    let grid = GridRecord::of(&presents, ANCHOR_SETTLE, refresh_ns);
     ensure!(
         grid.targeted == 0,
         "targets without present timing: {output}"
     );
+    let start_interval_ms = median_start_interval_ms(&presents, ANCHOR_SETTLE);
     let followed = pacing_layer_support::followed_period_ms(&output);
     eprintln!(
-        "present wait {present_wait}: {} of {} intervals not 2 refreshes; the grid followed the display at {followed:?} ms",
+        "present wait {present_wait}: {} of {} intervals not 2 refreshes, median start interval {start_interval_ms:.3} ms; the grid followed the display at {followed:?} ms",
         grid.off(2),
         grid.refreshes.len()
     );
@@ -310,7 +345,11 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<(usize, Vec<u64>)
         }
         _ => ensure!(followed.is_none(), "no present wait, yet: {output}"),
     }
-    Ok((grid.off(2), grid.refreshes))
+    Ok(AnchorRun {
+        off: grid.off(2),
+        refreshes: grid.refreshes,
+        start_interval_ms,
+    })
 }
 
 #[test]
