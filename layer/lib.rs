@@ -23,18 +23,19 @@
 //!
 //! The second door, for an engine that owns its swapchain: [`PresentPacer`] replaces its
 //! create, acquire, present and destroy calls one for one ([`PresentPacerDesc`],
-//! [`PresentPacerConfig`], [`PresentPacerStats`]).
+//! [`PresentPacerConfig`], [`PresentPacerStats`]); a pacer shared between threads behind a lock
+//! runs the same calls in steps ([`PacerCall`], [`CallsDown`], [`CallsMade`]).
 
 mod vk;
 
 pub use ash;
 
 pub use crate::vk::{
-    sleep_until, Acquired, Batch, CompletionBackend, DeferredRelease, DeviceFeatures,
-    DisplayChoice, DisplayFeedback, Error, Frame, FrameLimit, FrameTimes, HostTimeline,
-    InstanceSupport, Maintenance1Names, OptionalPath, PacingConfig, PresentPacer,
-    PresentPacerConfig, PresentPacerDesc, PresentPacerStats, PresentTimingInUse, Presented,
-    Rebuild, RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission,
+    sleep_until, Acquired, Batch, CallsDown, CallsMade, CompletionBackend, DeferredRelease,
+    DeviceFeatures, DisplayChoice, DisplayFeedback, Error, Frame, FrameLimit, FrameTimes,
+    HostTimeline, InstanceSupport, Maintenance1Names, OptionalPath, PacerCall, PacingConfig,
+    PresentPacer, PresentPacerConfig, PresentPacerDesc, PresentPacerStats, PresentTimingInUse,
+    Presented, Rebuild, RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission,
     SubmittedFrame, Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo,
     SwapchainStats, SyncToken, TakesSupport, TokenSet, MAX_FRAMES_IN_FLIGHT,
     MAX_TIMED_COMMAND_BUFFERS, TELEMETRY_FRAMES,

@@ -44,7 +44,9 @@ pub use host_timeline::HostTimeline;
 pub use maintenance1::Maintenance1Names;
 pub use optional_path::OptionalPath;
 pub use pacing_config::PacingConfig;
-pub use present_pacer::{PresentPacer, PresentPacerConfig, PresentPacerDesc};
+pub use present_pacer::{
+    CallsDown, CallsMade, PacerCall, PresentPacer, PresentPacerConfig, PresentPacerDesc,
+};
 pub use render_targets::{Rebuild, RenderTargets};
 pub use sleep::sleep_until;
 pub use submission::{RendererTiming, Submission};

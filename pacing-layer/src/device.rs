@@ -27,13 +27,9 @@ pub struct Device {
 }
 
 impl Device {
-    /// Runs `f` with the device's present pacer; `None` where the layer does not pace it.
-    pub(crate) fn with_pacer<R>(&self, f: impl FnOnce(&mut PresentPacer) -> R) -> Option<R> {
-        self.with_pacer_for(None, f)
-    }
-
-    /// [`Self::with_pacer`] in the creation of a swapchain of `surface`: a pacer made now
-    /// paces the presents of a queue that can present to it.
+    /// Runs `f` with the device's present pacer under the device's lock; `None` where the
+    /// layer does not pace it. In the creation of a swapchain, `surface` is its surface: a pacer
+    /// made now paces the presents of a queue that can present to it.
     pub(crate) fn with_pacer_for<R>(
         &self,
         surface: Option<vk::SurfaceKHR>,

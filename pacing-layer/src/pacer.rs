@@ -3,8 +3,8 @@
 //! A panic inside the pacer turns the device into a pass-through (logged): the application
 //! keeps running on the next layer's commands.
 //!
-//! Acquire and present reach the pacer through its `*_shared` functions, with
-//! [`PacerState::with_pacer`] as their accessor: the frame limit's or policy's sleep and the
+//! Every swapchain command reaches the pacer as a `vkpace::PacerCall`, whose plans and reports
+//! run in [`PacerState::with_pacer`] (under the lock): the frame limit's or policy's sleep and the
 //! frames-in-flight gate's GPU wait happen with the device's lock released (the summary line
 //! at vkDestroyDevice counts the pauses on either side of it).
 //!

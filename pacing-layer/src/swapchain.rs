@@ -2,14 +2,14 @@
 //! destruction, acquire (both entry points) and present. Where the layer does not pace (mode
 //! off, another limiter, no pacer) each goes to the next layer as the application called it.
 //! The application's structures are passed as they are; the pacer never writes through them.
-//! Every command uses the door's `*_shared` functions: the pacing sleep, the frames-in-flight
-//! gate's GPU wait, the bounded waits of a destruction and the driver's calls (acquire,
-//! present with its repair submission, create, destroy) happen with the device's lock
-//! released.
+//! Every command runs as the door's [`PacerCall`] ([`in_steps`]): its plans and reports under
+//! the device's lock, and the pacing sleep, the frames-in-flight gate's GPU wait, the bounded
+//! waits of a destruction and the driver's calls (acquire, present with its repair submission,
+//! create, destroy) with the lock released.
 
 use ash::prelude::VkResult;
 use ash::vk;
-use vkpace::PresentPacer;
+use vkpace::{PacerCall, PresentPacer};
 use vkpace_layer_plumbing::{call_next, DispatchKey};
 
 use crate::device::{Device, DEVICES};
@@ -21,6 +21,36 @@ use crate::device::{Device, DEVICES};
 unsafe fn device_of<H: vk::Handle>(handle: H) -> Option<std::sync::Arc<Device>> {
     // SAFETY: the caller's contract.
     DEVICES.get(unsafe { DispatchKey::of(handle) })
+}
+
+/// Runs `call`'s steps with `dev`'s pacer: each plan and report under the device's lock
+/// (`before` runs first in each), each step's calls down with it released. Where the device
+/// has no pacer (any more) the call ends: its `finish` says whether the driver was called.
+fn in_steps<'a, T>(
+    dev: &Device,
+    surface: Option<vk::SurfaceKHR>,
+    mut call: PacerCall<'a, T>,
+    before: impl Fn(),
+) -> PacerCall<'a, T> {
+    let planned = |call: &mut PacerCall<'a, T>| {
+        dev.with_pacer_for(surface, |p| {
+            before();
+            call.plan(p)
+        })
+    };
+    while let Some(down) = planned(&mut call).flatten() {
+        let mut made = Some(down.make());
+        dev.with_pacer_for(surface, |p| {
+            before();
+            if let Some(made) = made.take() {
+                call.report(Some(p), made);
+            }
+        });
+        if let Some(made) = made {
+            call.report(None, made);
+        }
+    }
+    call
 }
 
 /// A `VkResult<T>` as the result code the application gets, with `out` written on success.
@@ -54,11 +84,8 @@ pub unsafe fn create(
     // SAFETY: the application's arguments, valid for the call.
     let surface = unsafe { (*ci).surface };
     // SAFETY: the application's arguments, valid for the call.
-    let made = unsafe {
-        PresentPacer::create_swapchain_shared(&*ci, alloc.as_ref(), |f| {
-            dev.with_pacer_for(Some(surface), f);
-        })
-    };
+    let call = unsafe { PresentPacer::create_call(&*ci, alloc.as_ref()) };
+    let made = in_steps(&dev, Some(surface), call, || {}).finish();
     match made {
         Some(Ok(handle)) => {
             // SAFETY: `out` is the application's output.
@@ -91,12 +118,8 @@ pub unsafe fn destroy(
     };
     // SAFETY: the application's arguments; the callbacks stay valid until the pacer destroys
     // it (the application's contract for its allocator).
-    let done = unsafe {
-        PresentPacer::destroy_swapchain_shared(swapchain, alloc.as_ref(), |f| {
-            dev.with_pacer(f);
-        })
-    };
-    if !done {
+    let call = unsafe { PresentPacer::destroy_call(swapchain, alloc.as_ref()) };
+    if in_steps(&dev, None, call, || {}).finish().is_none() {
         call_next!(
             dev.next,
             c"vkDestroySwapchainKHR",
@@ -124,11 +147,8 @@ pub unsafe fn acquire(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments.
-    let got = unsafe {
-        PresentPacer::acquire_next_image_shared(swapchain, timeout, semaphore, fence, |f| {
-            dev.with_pacer(f);
-        })
-    };
+    let call = unsafe { PresentPacer::acquire_call(swapchain, timeout, semaphore, fence) };
+    let got = in_steps(&dev, None, call, || {}).finish();
     match got {
         // SAFETY: `index` is the application's output.
         Some(got) => code(got, |i| unsafe { *index = i }),
@@ -156,11 +176,8 @@ pub unsafe fn acquire2(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments.
-    let got = unsafe {
-        PresentPacer::acquire_next_image2_shared(&*info, |f| {
-            dev.with_pacer(f);
-        })
-    };
+    let call = unsafe { PresentPacer::acquire2_call(&*info) };
+    let got = in_steps(&dev, None, call, || {}).finish();
     match got {
         // SAFETY: `index` is the application's output.
         Some(got) => code(got, |i| unsafe { *index = i }),
@@ -185,14 +202,8 @@ pub unsafe fn present(queue: vk::Queue, info: *const vk::PresentInfoKHR<'_>) -> 
     };
     let fault = crate::fault::panic_due();
     // SAFETY: the application's arguments.
-    let got = unsafe {
-        PresentPacer::queue_present_shared(queue, &*info, |f| {
-            dev.with_pacer(|p| {
-                crate::fault::panic_if(fault);
-                f(p)
-            });
-        })
-    };
+    let call = unsafe { PresentPacer::present_call(queue, &*info) };
+    let got = in_steps(&dev, None, call, || crate::fault::panic_if(fault)).finish();
     // SAFETY: a valid present info: its first swapchain, if any.
     let first = unsafe { (*info).swapchain_count > 0 && !(*info).p_swapchains.is_null() }
         // SAFETY: as above.

@@ -109,8 +109,8 @@ fn fifty_frames_on_the_maintenance1_path() -> Result<()> {
     Ok(())
 }
 
-/// A pacer shared behind a mutex (as the pacing layer keeps one per device), through the
-/// `*_shared` functions: at 4 fps each present ends with a frame-limit sleep of about 250 ms,
+/// A pacer shared behind a mutex (as the pacing layer keeps one per device), its calls made in
+/// steps (`PacerCall`): at 4 fps each present ends with a frame-limit sleep of about 250 ms,
 /// carried out with the mutex released, so a second thread that takes the mutex about every
 /// millisecond gets it many times while the three present calls are in progress (about 700
 /// on a quiet machine; judged: at least 30, which two busy threads leave). The control case,

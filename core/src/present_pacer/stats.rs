@@ -47,21 +47,20 @@ pub struct PresentPacerStats {
     /// Acquires the pacing policy or frame limit put to sleep.
     pub pacing_sleeps: u64,
     /// Pauses (the pacing sleeps and the gate's GPU waits, each sleep or wait counted) carried
-    /// out while this thread was inside a call of the pacer: by its plain methods, or inside a
-    /// caller's accessor of the `*_shared` functions. A caller that reaches the pacer only
+    /// out inside a call of the pacer (its plain methods). A caller that reaches the pacer only
     /// under its lock held that lock through each of them.
     pub pauses_in_calls: u64,
-    /// Pauses carried out by the `*_shared` functions between two runs of the caller's
-    /// accessor: with no pacer borrowed and the caller's lock released.
+    /// Pauses carried out between the steps of a call made in steps (the shell's
+    /// `PacerCall`): with no pacer borrowed and the caller's lock released.
     pub pauses_between_calls: u64,
     /// Calls down that may block (the driver's present with its repair submission, the
     /// driver's acquire, swapchain creation and destruction, and vkpace's bounded GPU waits
-    /// for them), each counted, made while this thread was inside a call of the pacer (as
+    /// for them), each counted, made inside a call of the pacer (as
     /// [`Self::pauses_in_calls`]): a caller reaching the pacer under its lock held it through
     /// each of them.
     pub calls_down_in_calls: u64,
-    /// Those calls down made by the `*_shared` functions between two runs of the caller's
-    /// accessor, with the caller's lock released.
+    /// Those calls down made between the steps of a call made in steps, with the caller's
+    /// lock released.
     pub calls_down_between_calls: u64,
     /// `VK_ERROR_OUT_OF_DATE_KHR` or `VK_SUBOPTIMAL_KHR` returned (acquire or present).
     pub out_of_date_or_suboptimal: u64,

@@ -4,7 +4,6 @@
 use ash::prelude::VkResult;
 use ash::vk;
 
-use super::pause::Borrowed;
 use super::PresentPacer;
 use crate::vk::shell::status;
 use vkpace_core::VkStatus;
@@ -25,31 +24,11 @@ impl PresentPacer {
         semaphore: vk::Semaphore,
         fence: vk::Fence,
     ) -> VkResult<(u32, bool)> {
-        let _borrowed = Borrowed::enter();
-        self.pace_logged(swapchain);
-        // SAFETY: the caller's contract is vkAcquireNextImageKHR's.
-        unsafe { self.acquire_unpaced(swapchain, timeout, semaphore, fence) }
-    }
-
-    /// The driver's acquire and its record, the pacing done.
-    ///
-    /// # Safety
-    ///
-    /// As `vkAcquireNextImageKHR`.
-    pub(super) unsafe fn acquire_unpaced(
-        &mut self,
-        swapchain: vk::SwapchainKHR,
-        timeout: u64,
-        semaphore: vk::Semaphore,
-        fence: vk::Fence,
-    ) -> VkResult<(u32, bool)> {
-        // SAFETY: the caller's contract is vkAcquireNextImageKHR's.
-        let got = unsafe {
-            self.swapchain_fn
-                .acquire_next_image(swapchain, timeout, semaphore, fence)
-        };
-        self.record_acquire(swapchain, &got, true);
-        got
+        // SAFETY: the caller's contract.
+        let call = unsafe { Self::acquire_call(swapchain, timeout, semaphore, fence) };
+        self.run(call)
+            .finish()
+            .unwrap_or(Err(vk::Result::ERROR_UNKNOWN))
     }
 
     /// `vkAcquireNextImage2KHR`, through the pacer, as [`Self::acquire_next_image`].
@@ -61,29 +40,15 @@ impl PresentPacer {
         &mut self,
         info: &vk::AcquireNextImageInfoKHR<'_>,
     ) -> VkResult<(u32, bool)> {
-        let _borrowed = Borrowed::enter();
-        self.pace_logged(info.swapchain);
-        // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
-        unsafe { self.acquire2_unpaced(info) }
-    }
-
-    /// The driver's acquire and its record, the pacing done.
-    ///
-    /// # Safety
-    ///
-    /// As `vkAcquireNextImage2KHR`.
-    pub(super) unsafe fn acquire2_unpaced(
-        &mut self,
-        info: &vk::AcquireNextImageInfoKHR<'_>,
-    ) -> VkResult<(u32, bool)> {
-        // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
-        let got = unsafe { self.swapchain_fn.acquire_next_image2(info) };
-        self.record_acquire(info.swapchain, &got, true);
-        got
+        // SAFETY: the caller's contract.
+        let call = unsafe { Self::acquire2_call(info) };
+        self.run(call)
+            .finish()
+            .unwrap_or(Err(vk::Result::ERROR_UNKNOWN))
     }
 
     /// Tells the machine what the driver's acquire from `swapchain` returned; `in_call`: the
-    /// acquire was made with the pacer borrowed on its thread (counted).
+    /// acquire was made with the pacer borrowed (counted).
     pub(super) fn record_acquire(
         &mut self,
         swapchain: vk::SwapchainKHR,

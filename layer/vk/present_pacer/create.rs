@@ -1,8 +1,8 @@
 //! Creating and destroying the application's swapchains through the pacer: the create info is
 //! copied with only the flags the chosen display path needs added, and a destruction is
 //! deferred until the swapchain is provably idle (the machine's `destroy` rules), or done
-//! after a bounded wait before the call returns. Both run in steps through the caller's
-//! accessor ([`super::pause::With`]) so that the driver's calls are made with a shared pacer's
+//! after a bounded wait before the call returns. Both run as steps of a [`super::PacerCall`]
+//! so that the driver's calls are made with a shared pacer's
 //! lock released: the application externally synchronizes the create info's surface and
 //! `oldSwapchain`, and the swapchain it destroys (the spec's host synchronization lists of
 //! `vkCreateSwapchainKHR` and `vkDestroySwapchainKHR`), and the pacer learns of a new
@@ -13,7 +13,6 @@ use std::marker::PhantomData;
 use ash::prelude::VkResult;
 use ash::vk;
 
-use super::pause::{borrowed, through, Borrowed, With};
 use super::{Made, PresentPacer};
 use crate::vk::clock::Clock;
 use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
@@ -22,7 +21,7 @@ use vkpace_core::{DestroyOutcome, DisplayPaths};
 use vkpace_registry::swapchain_create;
 
 /// What a creation's calls down need, copied out of the pacer under the lock.
-struct Creating {
+pub(super) struct Creating {
     entry: ash::Entry,
     instance: ash::Instance,
     physical_device: vk::PhysicalDevice,
@@ -34,21 +33,20 @@ struct Creating {
 }
 
 /// A destruction the machine asked for, carried out without the lock.
-enum Doomed {
+pub(super) enum Doomed {
     Semaphore(vk::Semaphore),
     Swapchain(vk::SwapchainKHR, Option<vk::AllocationCallbacks<'static>>),
 }
 
 /// A swapchain the driver made, for the pacer to record.
-struct Created {
-    handle: vk::SwapchainKHR,
+pub(super) struct Created {
+    pub(super) handle: vk::SwapchainKHR,
     images: u32,
     display: Option<DisplayFns>,
     /// Its presents carry vkpace's ids.
     carries_ids: bool,
     /// Present timing set up for it, and the display's timing it read (or why not).
     timing: Option<(TimingShell, Result<vkpace_core::DisplayRefresh>)>,
-    in_call: bool,
 }
 
 impl PresentPacer {
@@ -57,7 +55,10 @@ impl PresentPacer {
     /// `PRESENT_ID_2` and `PRESENT_WAIT_2` for present_wait2 feedback, `PRESENT_TIMING` and
     /// `PRESENT_ID_2` for present timing; nothing else of `info` changes, and its extension
     /// chain is passed as it is. An `old_swapchain` made through the pacer joins
-    /// the new one's lineage: the same gate, pacing and telemetry.
+    /// the new one's lineage: the same gate, pacing and telemetry. A swapchain in a shared
+    /// present mode passes through unpaced: a shared image is acquired once and presented again
+    /// and again, so no later acquire separates two presents and the repair's proof
+    /// (docs/design.md) does not hold. [`Self::create_call`] is the same in steps.
     ///
     /// # Safety
     ///
@@ -69,50 +70,24 @@ impl PresentPacer {
         info: &vk::SwapchainCreateInfoKHR<'_>,
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> VkResult<vk::SwapchainKHR> {
-        let _borrowed = Borrowed::enter();
         // SAFETY: the caller's contract.
-        let made = unsafe { Self::create_through(info, allocator, &mut |f| f(self)) };
+        let call = unsafe { Self::create_call(info, allocator) };
+        let made = self.run(call).finish();
         made.unwrap_or(Err(vk::Result::ERROR_UNKNOWN))
     }
 
-    /// The creation in its steps through `with`: copied out under the lock, the driver's calls
-    /// without it, recorded under it. `None`: `with` had no pacer at the first step.
-    ///
-    /// # Safety
-    ///
-    /// As [`Self::create_swapchain`].
-    pub(super) unsafe fn create_through(
-        info: &vk::SwapchainCreateInfoKHR<'_>,
-        allocator: Option<&vk::AllocationCallbacks<'_>>,
-        with: With<'_>,
-    ) -> Option<VkResult<vk::SwapchainKHR>> {
+    /// What the creation of a swapchain of `info`'s calls down need; `None` for a shared
+    /// present mode (the driver's creation as the application asked it).
+    pub(super) fn creation(&self, info: &vk::SwapchainCreateInfoKHR<'_>) -> Option<Creating> {
         if matches!(
             info.present_mode,
             vk::PresentModeKHR::SHARED_DEMAND_REFRESH
                 | vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH
         ) {
-            // A shared image is acquired once and presented again and again: no later acquire
-            // of the image separates two presents, so the repair's proof (docs/design.md) does
-            // not hold. Such a swapchain passes through unpaced.
             log::info!("vkpace: a swapchain in a shared present mode passes through unpaced");
-            let driver = through(with, |p| p.swapchain_fn.clone())?;
-            // SAFETY: the caller's contract, unchanged.
-            return Some(unsafe { driver.create_swapchain(info, allocator) });
+            return None;
         }
-        let creating = through(with, |p| p.creating())?;
-        // SAFETY: the caller's contract.
-        let created = match unsafe { creating.create(info, allocator) } {
-            Ok(c) => c,
-            Err(e) => return Some(Err(e)),
-        };
-        let handle = created.handle;
-        let old = Some(info.old_swapchain).filter(|o| *o != vk::SwapchainKHR::null());
-        let fifo = matches!(
-            info.present_mode,
-            vk::PresentModeKHR::FIFO | vk::PresentModeKHR::FIFO_RELAXED
-        );
-        let _ = through(with, |p| p.created(created, old, fifo, allocator.map(keep)));
-        Some(Ok(handle))
+        Some(self.creating())
     }
 
     /// What a creation's calls down need.
@@ -129,18 +104,24 @@ impl PresentPacer {
         }
     }
 
-    /// Records a swapchain the driver made: the machine paces it, present timing's slots and
-    /// refresh told to it (a swapchain whose timing failed is paced by the CPU limiter,
-    /// logged).
-    fn created(
+    /// Records the swapchain the driver made for `info` (`in_call`: made with the pacer
+    /// borrowed, counted): the machine paces it, present timing's slots and refresh told to it
+    /// (a swapchain whose timing failed is paced by the CPU limiter, logged).
+    pub(super) fn created(
         &mut self,
-        c: Created,
-        old: Option<vk::SwapchainKHR>,
-        fifo: bool,
-        allocator: Option<vk::AllocationCallbacks<'static>>,
-    ) {
+        info: &vk::SwapchainCreateInfoKHR<'_>,
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+        got: VkResult<Created>,
+        in_call: bool,
+    ) -> VkResult<vk::SwapchainKHR> {
+        let c = got?;
         let handle = c.handle;
-        self.calls_down.count(c.in_call);
+        let old = Some(info.old_swapchain).filter(|o| *o != vk::SwapchainKHR::null());
+        let fifo = matches!(
+            info.present_mode,
+            vk::PresentModeKHR::FIFO | vk::PresentModeKHR::FIFO_RELAXED
+        );
+        self.calls_down.count(in_call);
         if let Err(e) = self.machine.swapchain_created(handle, c.images, old, fifo) {
             log::error!("vkpace: swapchain {handle:?} not paced: {e}");
         }
@@ -163,8 +144,9 @@ impl PresentPacer {
             handle,
             display: c.display,
             timing,
-            allocator,
+            allocator: allocator.map(keep),
         });
+        Ok(handle)
     }
 
     /// `vkDestroySwapchainKHR`, through the pacer: deferred until the swapchain is provably
@@ -173,7 +155,8 @@ impl PresentPacer {
     /// destroyed before this returns, after a bounded wait, so the surface may be destroyed
     /// next (VUID-vkDestroySurfaceKHR-surface-01266); if that wait runs out (logged), the
     /// swapchain stays alive until its presents are proven done, at the latest in
-    /// [`Self::destroy`]. Never a device or queue idle wait.
+    /// [`Self::destroy`]. Never a device or queue idle wait. [`Self::destroy_call`] is the same
+    /// in steps.
     ///
     /// # Safety
     ///
@@ -186,70 +169,13 @@ impl PresentPacer {
         swapchain: vk::SwapchainKHR,
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) {
-        let _borrowed = Borrowed::enter();
         // SAFETY: the caller's contract.
-        unsafe { Self::destroy_through(swapchain, allocator, &mut |f| f(self)) };
-    }
-
-    /// The destruction in its steps through `with`: asked under the lock, the bounded waits
-    /// and the driver's destroy without it. `false`: `with` had no pacer at the first step.
-    ///
-    /// # Safety
-    ///
-    /// As [`Self::destroy_swapchain`].
-    pub(super) unsafe fn destroy_through(
-        swapchain: vk::SwapchainKHR,
-        allocator: Option<&vk::AllocationCallbacks<'_>>,
-        with: With<'_>,
-    ) -> bool {
-        if swapchain == vk::SwapchainKHR::null() {
-            return true;
-        }
-        let kept = allocator.map(keep);
-        let Some((outcome, device, driver)) = through(with, |p| {
-            let outcome = p.destroy_asked(swapchain, kept);
-            (outcome, p.device.clone(), p.swapchain_fn.clone())
-        }) else {
-            return false;
-        };
-        if outcome == Some(DestroyOutcome::Now) {
-            if let Err(e) = Self::bounded_waits_through(with) {
-                log::error!("vkpace: waiting to destroy swapchain {swapchain:?}: {e}");
-            }
-        }
-        let mut doomed = through(with, PresentPacer::doomed).unwrap_or_default();
-        if outcome == Some(DestroyOutcome::Unpaced) {
-            doomed.push(Doomed::Swapchain(swapchain, kept));
-        }
-        let in_call = borrowed();
-        let mut swapchains = false;
-        // In the machine's order, as `drain_actions` (a swapchain before the repair
-        // semaphores it held: a layer that implements the swapchain may still be done with
-        // them only when it is destroyed).
-        for d in &doomed {
-            match d {
-                // SAFETY: the machine hands a semaphore out only once nothing will signal or
-                // wait on it; the pacer forgot it under the lock.
-                Doomed::Semaphore(s) => unsafe { device.destroy_semaphore(*s, None) },
-                Doomed::Swapchain(w, a) => {
-                    swapchains = true;
-                    // SAFETY: the application asked for its destruction (or, one the pacer
-                    // does not pace, asks now), and the pacer proved every present to it
-                    // processed (VUID-vkDestroySwapchainKHR-swapchain-01282); the pacer forgot
-                    // it under the lock, so nothing of the pacer's uses it; the callbacks are
-                    // the application's for it.
-                    unsafe { driver.destroy_swapchain(*w, a.as_ref()) };
-                }
-            }
-        }
-        if swapchains {
-            let _ = through(with, |p| p.calls_down.count(in_call));
-        }
-        true
+        let call = unsafe { Self::destroy_call(swapchain, allocator) };
+        let _ = self.run(call).finish();
     }
 
     /// The machine's answer to a destruction (logged where it refused).
-    fn destroy_asked(
+    pub(super) fn destroy_asked(
         &mut self,
         swapchain: vk::SwapchainKHR,
         allocator: Option<vk::AllocationCallbacks<'static>>,
@@ -272,7 +198,7 @@ impl PresentPacer {
 
     /// The machine's actions, handed out in order (forgotten by the pacer) for the caller to
     /// carry out without the lock.
-    fn doomed(&mut self) -> Vec<Doomed> {
+    pub(super) fn doomed(&mut self) -> Vec<Doomed> {
         let mut doomed = Vec::new();
         while let Some(action) = self.machine.poll_action() {
             doomed.push(match action {
@@ -301,6 +227,39 @@ impl PresentPacer {
     }
 }
 
+/// Carries out the machine's destructions, the pacer done with each, in its order (a swapchain
+/// before the repair semaphores it held: a layer that implements the swapchain may still be
+/// done with them only when it is destroyed); whether a swapchain was among them.
+///
+/// # Safety
+///
+/// `doomed` was handed out by the pacer of `device` ([`PresentPacer::doomed`]), or is a
+/// swapchain the application destroys that the pacer does not pace.
+pub(super) unsafe fn destroy_doomed(
+    device: &ash::Device,
+    driver: &ash::khr::swapchain::Device,
+    doomed: &[Doomed],
+) -> bool {
+    let mut swapchains = false;
+    for d in doomed {
+        match d {
+            // SAFETY: the machine hands a semaphore out only once nothing will signal or wait
+            // on it; the pacer forgot it under the lock.
+            Doomed::Semaphore(s) => unsafe { device.destroy_semaphore(*s, None) },
+            Doomed::Swapchain(w, a) => {
+                swapchains = true;
+                // SAFETY: the application asked for its destruction (or, one the pacer does
+                // not pace, asks now), and the pacer proved every present to it processed
+                // (VUID-vkDestroySwapchainKHR-swapchain-01282); the pacer forgot it under the
+                // lock, so nothing of the pacer's uses it; the callbacks are the application's
+                // for it.
+                unsafe { driver.destroy_swapchain(*w, a.as_ref()) };
+            }
+        }
+    }
+    swapchains
+}
+
 impl Creating {
     /// The driver's calls of a creation, made without the pacer: the display paths chosen for
     /// the surface, the swapchain made with their flags, its images counted, present timing
@@ -309,12 +268,11 @@ impl Creating {
     /// # Safety
     ///
     /// As [`PresentPacer::create_swapchain`].
-    unsafe fn create(
+    pub(super) unsafe fn create(
         &self,
         info: &vk::SwapchainCreateInfoKHR<'_>,
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> VkResult<Created> {
-        let in_call = borrowed();
         // SAFETY: the caller's contract; the flags the device enabled are the config's.
         let Paths {
             display,
@@ -346,7 +304,6 @@ impl Creating {
             carries_ids,
             display,
             timing,
-            in_call,
         })
     }
 
@@ -412,7 +369,7 @@ fn path_flags(display: Option<&DisplayFns>, timing: bool) -> vk::SwapchainCreate
 
 /// The application's callbacks, kept for a later destroy: the same pointers, which the
 /// caller keeps valid until then (the safety contract of the destroy).
-fn keep(a: &vk::AllocationCallbacks<'_>) -> vk::AllocationCallbacks<'static> {
+pub(super) fn keep(a: &vk::AllocationCallbacks<'_>) -> vk::AllocationCallbacks<'static> {
     vk::AllocationCallbacks {
         p_user_data: a.p_user_data,
         pfn_allocation: a.pfn_allocation,

@@ -3,6 +3,9 @@
 //! taking the same Vulkan structures and returning the driver's results unchanged.
 
 mod acquire;
+mod call;
+mod call_state;
+mod call_steps;
 mod chain_walk;
 mod config;
 mod create;
@@ -13,13 +16,13 @@ mod pause;
 mod present;
 mod present_call;
 mod present_plan;
-mod shared;
 mod teardown;
 mod timing;
 mod waits;
 
 use ash::vk;
 
+pub use call::{CallsDown, CallsMade, PacerCall};
 pub use config::{PresentPacerConfig, PresentPacerDesc};
 
 use super::clock::Clock;
@@ -37,8 +40,8 @@ type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
 /// `vkDestroySwapchainKHR` with the pacer's methods of the same name and arguments. Results are
 /// the driver's, so an engine's `match` on `ERROR_OUT_OF_DATE_KHR` or `SUBOPTIMAL_KHR` stays as
 /// it is. The plain methods sleep and wait for the pacing inside the call; a caller that shares
-/// one pacer between threads behind a lock uses [`Self::queue_present_shared`] and the other
-/// `*_shared` functions, which do it with the lock released.
+/// one pacer between threads behind a lock runs the same calls in steps ([`PacerCall`]), which
+/// sleep, wait and call the driver with the lock released.
 ///
 /// # Example
 ///
@@ -105,7 +108,9 @@ pub struct PresentPacer {
     /// Pauses carried out, by where.
     pauses: pause::PauseCounts,
     /// Calls down that may block, by where.
-    calls_down: pause::CallsDown,
+    calls_down: pause::DownCounts,
+    /// Tells its [`PacerCall`]s' steps apart from another pacer's.
+    id: u64,
     destroyed: bool,
 }
 
@@ -178,7 +183,8 @@ impl PresentPacer {
             scratch: present::Scratch::default(),
             logged: Logged::default(),
             pauses: pause::PauseCounts::default(),
-            calls_down: pause::CallsDown::default(),
+            calls_down: pause::DownCounts::default(),
+            id: call::next_id(),
             destroyed: false,
         })
     }

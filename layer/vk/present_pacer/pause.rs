@@ -1,11 +1,10 @@
 //! The pauses before a lineage's next frame (the frames-in-flight gate's GPU wait, the frame
 //! limit's or policy's sleep), asked of the machine, carried out and reported as three steps,
 //! so that a caller sharing the pacer between threads carries them out with the pacer not
-//! borrowed (and its lock released): [`PresentPacer::queue_present_shared`]. The plain methods
+//! borrowed (and its lock released): the steps of a [`super::PacerCall`]. The plain methods
 //! run the same steps in one call. The decisions are the machine's ([`vkpace_core::Gate`]);
 //! this only carries them out.
 
-use std::cell::Cell;
 use std::time::Instant;
 
 use ash::vk;
@@ -14,10 +13,6 @@ use super::display_watch::{DisplayWatch, Watched};
 use super::PresentPacer;
 use crate::vk::error::Result;
 use vkpace_core::{Gate, Serial};
-
-/// The caller's accessor: runs its argument on the pacer (under the caller's lock) or, where
-/// there is no pacer any more, not at all.
-pub(super) type With<'w> = &'w mut dyn FnMut(&mut dyn FnMut(&mut PresentPacer));
 
 /// A pause the machine asked for.
 pub(super) enum Pause {
@@ -42,8 +37,8 @@ pub(super) struct GpuWait {
     timeout_ns: u64,
 }
 
-/// A pause carried out, to report: whether the pacer was borrowed meanwhile on this thread
-/// (inside one of its calls, or inside a caller's accessor) and the GPU wait's answer.
+/// A pause carried out, to report: whether the pacer was borrowed meanwhile (a plain method)
+/// and the GPU wait's answer.
 pub(super) struct Paused {
     in_call: bool,
     gpu: Option<(GpuWait, Result<bool>)>,
@@ -59,48 +54,6 @@ pub(super) struct ReadyWatched {
     signalled: Result<bool>,
     exact: bool,
     at: Instant,
-}
-
-thread_local! {
-    /// How deep this thread is inside calls that borrow a pacer.
-    static BORROWED: Cell<u32> = const { Cell::new(0) };
-}
-
-/// This thread borrows a pacer while the guard lives: the plain methods that pace, and every
-/// run of a caller's accessor.
-pub(super) struct Borrowed(());
-
-impl Borrowed {
-    pub(super) fn enter() -> Self {
-        BORROWED.with(|b| b.set(b.get() + 1));
-        Self(())
-    }
-}
-
-impl Drop for Borrowed {
-    fn drop(&mut self) {
-        BORROWED.with(|b| b.set(b.get().saturating_sub(1)));
-    }
-}
-
-/// Whether this thread has a pacer borrowed now (inside one of its plain methods, or inside a
-/// caller's accessor): a call down made now is made with the caller's lock held.
-pub(super) fn borrowed() -> bool {
-    BORROWED.with(Cell::get) > 0
-}
-
-/// Runs `f` on the pacer through the caller's accessor (the pacer counted as borrowed);
-/// `None` where the accessor had no pacer.
-pub(super) fn through<R>(with: With<'_>, f: impl FnOnce(&mut PresentPacer) -> R) -> Option<R> {
-    let mut f = Some(f);
-    let mut out = None;
-    with(&mut |p| {
-        if let Some(f) = f.take() {
-            let _borrowed = Borrowed::enter();
-            out = Some(f(p));
-        }
-    });
-    out
 }
 
 impl GpuWait {
@@ -178,10 +131,11 @@ impl GpuWait {
 }
 
 impl Pause {
-    /// Sleeps or waits, with no pacer borrowed by this code.
-    pub(super) fn carry_out(self) -> Paused {
+    /// Sleeps or waits, with no pacer borrowed by this code; `in_call`: inside a plain method
+    /// (the pacer borrowed meanwhile).
+    pub(super) fn carry_out(self, in_call: bool) -> Paused {
         let mut paused = Paused {
-            in_call: borrowed(),
+            in_call,
             gpu: None,
             watched: None,
             ready: None,
@@ -200,38 +154,9 @@ impl Pause {
 }
 
 impl PresentPacer {
-    /// Paces the next frame of `swapchain`'s lineage through `with`: asks the machine, carries
-    /// each pause out between two runs of `with`, reports it, until the frame may begin. An
-    /// error of vkpace's own waits is logged: the application's next call to the driver
-    /// reports a lost device rather than vkpace inventing one here.
-    pub(super) fn pace_through(swapchain: vk::SwapchainKHR, with: With<'_>) {
-        let mut deadline = None;
-        loop {
-            let Some(next) = through(with, |p| p.next_pause(swapchain, &mut deadline)) else {
-                return;
-            };
-            let pause = match next {
-                Ok(Some(pause)) => pause,
-                Ok(None) => return,
-                Err(e) => return log::error!("vkpace: pacing {swapchain:?}: {e}"),
-            };
-            let paused = pause.carry_out();
-            match through(with, |p| p.pause_done(swapchain, paused)) {
-                Some(Ok(())) => {}
-                Some(Err(e)) => return log::error!("vkpace: pacing {swapchain:?}: {e}"),
-                None => return,
-            }
-        }
-    }
-
-    /// [`Self::pace_through`] inside a call of the pacer.
-    pub(super) fn pace_logged(&mut self, swapchain: vk::SwapchainKHR) {
-        Self::pace_through(swapchain, &mut |f| f(self));
-    }
-
     /// The next pause before `swapchain`'s lineage may begin a frame; `None`: it began. The
     /// first call sets `deadline`, the bound of the gate's waits together.
-    fn next_pause(
+    pub(super) fn next_pause(
         &mut self,
         swapchain: vk::SwapchainKHR,
         deadline: &mut Option<u64>,
@@ -280,7 +205,7 @@ impl PresentPacer {
 
     /// A pause carried out: counted, its fence given back, its answer reported (a gate that
     /// timed out lets the frame begin anyway, logged once).
-    fn pause_done(&mut self, swapchain: vk::SwapchainKHR, paused: Paused) -> Result<()> {
+    pub(super) fn pause_done(&mut self, swapchain: vk::SwapchainKHR, paused: Paused) -> Result<()> {
         match paused.in_call {
             true => self.pauses.in_calls += 1,
             false => self.pauses.between_calls += 1,
@@ -352,14 +277,14 @@ impl PresentPacer {
 
 /// Calls down that may block (the driver's present, acquire, swapchain creation and
 /// destruction, the repair submission with its present, and vkpace's bounded waits), by
-/// whether this thread had the pacer borrowed while making them.
+/// whether the pacer was borrowed while they were made (a plain method).
 #[derive(Debug, Default)]
-pub(super) struct CallsDown {
+pub(super) struct DownCounts {
     pub(super) in_calls: u64,
     pub(super) between_calls: u64,
 }
 
-impl CallsDown {
+impl DownCounts {
     pub(super) fn count(&mut self, in_call: bool) {
         match in_call {
             true => self.in_calls += 1,

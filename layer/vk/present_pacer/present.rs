@@ -1,16 +1,15 @@
 //! The present replacement, in three steps so that a caller sharing the pacer behind a lock
-//! makes the calls down with it released: under the lock the plan ([`super::present_plan`]);
-//! without it the repair submission and the driver's present ([`super::present_call`]); under
-//! the lock again the report of both (below), then the display feedback and the pacing of the
-//! lineage's next frame. The plain [`PresentPacer::queue_present`] runs the same steps.
+//! makes the calls down with it released ([`super::PacerCall`]): under the lock the plan
+//! ([`super::present_plan`]); without it the repair submission and the driver's present
+//! ([`super::present_call`]); under the lock again the report of both (below), then the
+//! display feedback and the pacing of the lineage's next frame. The plain
+//! [`PresentPacer::queue_present`] runs the same steps.
 
 use ash::prelude::VkResult;
 use ash::vk;
 
-use super::pause::{through, Borrowed, With};
 use super::present_call::Made;
 pub(super) use super::present_call::Scratch;
-use super::present_plan::Step;
 use super::PresentPacer;
 use crate::vk::display::DisplayFns;
 use crate::vk::error::Result;
@@ -27,7 +26,7 @@ impl PresentPacer {
     /// unchanged; then the lineage's next frame is paced (the frames-in-flight gate and the
     /// frame limit's sleep come here, before the application reads its next input). The
     /// sleep happens inside this call: an engine that shares the pacer between threads behind
-    /// a lock uses [`Self::queue_present_shared`] instead, which sleeps, and calls the driver,
+    /// a lock uses [`Self::present_call`] instead, whose steps sleep, and call the driver,
     /// with the lock released.
     ///
     /// With repair on, the application's wait semaphores are consumed by the repair
@@ -45,61 +44,20 @@ impl PresentPacer {
         queue: vk::Queue,
         info: &vk::PresentInfoKHR<'_>,
     ) -> VkResult<bool> {
-        let _borrowed = Borrowed::enter();
         // SAFETY: the caller's contract.
-        let made = unsafe { Self::present_through(queue, info, &mut |f| f(self)) };
-        let Some((result, next)) = made else {
-            // Unreachable: this accessor always has the pacer.
-            return Err(vk::Result::ERROR_UNKNOWN);
-        };
-        if let Some(w) = next {
-            self.pace_logged(w);
-        }
-        result
-    }
-
-    /// The present without the pacing of the next frame, in its three steps through `with`
-    /// (the calls down between two of its runs): the driver's result, and the swapchain whose
-    /// lineage's next frame is to be paced now, if any. `None`: `with` had no pacer at the
-    /// first step, and nothing was presented.
-    ///
-    /// # Safety
-    ///
-    /// As [`Self::queue_present`]; `with` as [`Self::queue_present_shared`].
-    pub(super) unsafe fn present_through(
-        queue: vk::Queue,
-        info: &vk::PresentInfoKHR<'_>,
-        with: With<'_>,
-    ) -> Option<(VkResult<bool>, Option<vk::SwapchainKHR>)> {
-        let (mut deadline, mut waited) = (None, None);
-        let planned = loop {
-            // SAFETY: the caller's contract.
-            let step = through(with, |p| unsafe {
-                p.present_step(queue, info, &mut deadline, waited.take())
-            });
-            match step {
-                // The pacer went away before anything was planned: the caller presents.
-                None => return None,
-                Some(Step::Through(driver)) => {
-                    // SAFETY: the caller's contract, unchanged.
-                    let result = unsafe { driver.queue_present(queue, info) };
-                    return Some((result, None));
-                }
-                Some(Step::Wait(pause)) => waited = Some(pause.carry_out()),
-                Some(Step::Go(planned)) => break planned,
-            }
-        };
-        // SAFETY: the caller's contract; the plan is this present's.
-        let made = unsafe { planned.make(info) };
-        let result = made.result;
-        // Once presented, the driver's result is the caller's, whether or not the pacer is
-        // still there to hear of it.
-        Some(through(with, |p| p.present_reported(made)).unwrap_or((result, None)))
+        let call = unsafe { Self::present_call(queue, info) };
+        // `None` only where the call had no pacer, and this one always has it.
+        self.run(call)
+            .finish()
+            .unwrap_or(Err(vk::Result::ERROR_UNKNOWN))
     }
 
     /// The present's third step: the repair submission and the driver's result reported, the
     /// scratch arrays given back; the swapchain whose lineage's next frame is to be paced.
-    fn present_reported(&mut self, made: Made) -> (VkResult<bool>, Option<vk::SwapchainKHR>) {
+    pub(super) fn present_reported(
+        &mut self,
+        made: Made,
+    ) -> (VkResult<bool>, Option<vk::SwapchainKHR>) {
         let Made {
             result,
             submitted,

@@ -12,7 +12,6 @@ use ash::prelude::VkResult;
 use ash::vk;
 
 use super::id_structure::IdStructure;
-use super::pause::borrowed;
 use crate::vk::clock::Clock;
 use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
 
@@ -44,8 +43,8 @@ pub(super) struct Made {
     pub(super) result: VkResult<bool>,
     /// The repair submission's result: the time it was made, or the driver's error.
     pub(super) submitted: Option<(Repair, VkResult<u64>)>,
-    /// Whether this thread had the pacer borrowed during the calls down (a plain method, or
-    /// inside a caller's accessor): then the caller's lock was held through them.
+    /// Whether the calls down were made with the pacer borrowed (a plain method): then a
+    /// caller's lock around it was held through them.
     pub(super) in_call: bool,
     pub(super) timed: bool,
     pub(super) scratch: Scratch,
@@ -58,9 +57,8 @@ impl Planned {
     /// # Safety
     ///
     /// `info` is the application's valid `VkPresentInfoKHR` the plan was made from, on the
-    /// pacer's queue.
-    pub(super) unsafe fn make(mut self, info: &vk::PresentInfoKHR<'_>) -> Made {
-        let in_call = borrowed();
+    /// pacer's queue. `in_call`: made with the pacer borrowed (counted).
+    pub(super) unsafe fn make(mut self, info: &vk::PresentInfoKHR<'_>, in_call: bool) -> Made {
         // SAFETY: the caller's contract.
         let waits = unsafe { slice(info.p_wait_semaphores, info.wait_semaphore_count) };
         let submitted = self.repair.map(|r| (r, self.submit(waits, r)));

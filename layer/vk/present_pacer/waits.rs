@@ -1,14 +1,14 @@
 //! The machine's bounded waits before a swapchain's destruction returns (and at teardown),
-//! carried out through the caller's accessor: each wait on a fence the pacer lends out
+//! carried out as steps of a [`super::PacerCall`]: each wait on a fence the pacer lends out
 //! (neither reset, reused nor destroyed until given back; `vkWaitForFences` does not require
-//! its fences externally synchronized) made between two runs of the accessor, with the
+//! its fences externally synchronized) made between two of its steps, with the
 //! caller's lock released. The proof submission is made under the lock, once no present is in
 //! flight (the machine's [`BoundedWait::PresentInFlight`]: a present made without the lock may
 //! have its repair on the queue and no serial yet).
 
 use std::time::Duration;
 
-use super::pause::{through, GpuWait, Pause, Paused, With};
+use super::pause::{GpuWait, Pause, Paused};
 use super::PresentPacer;
 use crate::vk::error::Result;
 use vkpace_core::{BoundedWait, Serial};
@@ -18,7 +18,7 @@ use vkpace_core::{BoundedWait, Serial};
 const PRESENT_IN_FLIGHT_POLL: Duration = Duration::from_micros(500);
 
 /// The next step of the bounded waits.
-enum WaitStep {
+pub(super) enum WaitStep {
     /// Over: whether everything waited for was proven.
     Done(bool),
     /// Carry this wait out without the pacer, then report it.
@@ -26,30 +26,22 @@ enum WaitStep {
 }
 
 impl PresentPacer {
-    /// Carries out the machine's bounded waits through `with` until it has none; a wait that
-    /// runs out leaves what it was for alive (destroyed later, or at teardown) and is logged
-    /// once. `Ok(false)`: a wait ran out, or the pacer went away.
-    pub(super) fn bounded_waits_through(with: With<'_>) -> Result<bool> {
+    /// Carries out the machine's bounded waits inside a call of the pacer (its teardown) until
+    /// it has none; a wait that runs out leaves what it was for alive and is logged once.
+    /// `Ok(false)`: a wait ran out.
+    pub(super) fn bounded_waits(&mut self) -> Result<bool> {
         let (mut deadline, mut waited) = (None, None);
         loop {
-            let Some(step) = through(with, |p| p.bounded_step(&mut deadline, waited.take())) else {
-                return Ok(false);
-            };
-            match step? {
+            match self.bounded_step(&mut deadline, waited.take())? {
                 WaitStep::Done(proven) => return Ok(proven),
-                WaitStep::Wait(wait, pause) => waited = Some((wait, pause.carry_out())),
+                WaitStep::Wait(wait, pause) => waited = Some((wait, pause.carry_out(true))),
             }
         }
     }
 
-    /// [`Self::bounded_waits_through`] inside a call of the pacer.
-    pub(super) fn bounded_waits(&mut self) -> Result<bool> {
-        Self::bounded_waits_through(&mut |f| f(self))
-    }
-
     /// Reports the wait carried out (if any), then asks the machine for the next one: carried
     /// out here (a proof submission, a serial already complete) or lent out.
-    fn bounded_step(
+    pub(super) fn bounded_step(
         &mut self,
         deadline: &mut Option<u64>,
         waited: Option<(BoundedWait, Paused)>,

@@ -1,4 +1,4 @@
-//! Two swapchains of one device through one pacer behind a mutex (`*_shared`), as the pacing
+//! Two swapchains of one device through one pacer behind a mutex (in steps, `vkpace::PacerCall`), as the pacing
 //! layer keeps one per device: on one thread an acquire that waits (every image of its
 //! swapchain held, over the virtual display, whose acquire blocks until an image is free), on
 //! another an acquire from the other swapchain. The waiting acquire must not hold the mutex.
@@ -142,8 +142,8 @@ fn acquire(
     let with = super::accessor(shared);
     // SAFETY: a swapchain of the pacer's, not used by another thread meanwhile; an unsignalled
     // fence nothing else uses.
-    unsafe {
-        PresentPacer::acquire_next_image_shared(sc, timeout, vk::Semaphore::null(), fence, with)
-    }
-    .unwrap_or(Err(vk::Result::ERROR_INITIALIZATION_FAILED))
+    let call = unsafe { PresentPacer::acquire_call(sc, timeout, vk::Semaphore::null(), fence) };
+    super::in_steps(call, with)
+        .finish()
+        .unwrap_or(Err(vk::Result::ERROR_INITIALIZATION_FAILED))
 }

@@ -1,5 +1,5 @@
 //! A present that blocks in the driver, beside another thread's calls on other swapchains of
-//! the same pacer behind a mutex (`*_shared`, as the pacing layer keeps one per device). The
+//! the same pacer behind a mutex (in steps, `vkpace::PacerCall`, as the pacing layer keeps one per device). The
 //! present's frame fills a large buffer many times over (about 1.5 s of lavapipe's CPU "GPU",
 //! measured on the spot: five times the 300 ms the case needs, so the case holds when the
 //! machine's load drops after the measurement);
@@ -264,16 +264,9 @@ fn acquire_and_render(
     with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
 ) -> Result<u32> {
     // SAFETY: a swapchain of the pacer's; an unsignalled semaphore nothing else uses.
-    let (image, _) = unsafe {
-        PresentPacer::acquire_next_image_shared(
-            sc1,
-            TIMEOUT_NS,
-            o.acquired,
-            vk::Fence::null(),
-            with,
-        )
-    }
-    .context("no pacer")??;
+    let call =
+        unsafe { PresentPacer::acquire_call(sc1, TIMEOUT_NS, o.acquired, vk::Fence::null()) };
+    let (image, _) = super::in_steps(call, with).finish().context("no pacer")??;
     // SAFETY: a swapchain of the pacer's, of this device.
     let images = unsafe {
         ash::khr::swapchain::Device::new(&ctx.instance, &ctx.device).get_swapchain_images(sc1)
@@ -296,7 +289,8 @@ fn present_frame(
         .swapchains(&swapchains)
         .image_indices(&images);
     // SAFETY: the frame's semaphore has its signal submitted; the image was acquired.
-    let got = unsafe { PresentPacer::queue_present_shared(ctx.queue, &present, with) };
+    let call = unsafe { PresentPacer::present_call(ctx.queue, &present) };
+    let got = super::in_steps(call, with).finish();
     let code = match got {
         Some(Ok(_)) => vk::Result::SUCCESS,
         Some(Err(e)) => e,
@@ -382,18 +376,18 @@ fn beside(
 ) -> Result<(Duration, Duration, (vk::Result, Duration))> {
     let t = Instant::now();
     // SAFETY: a valid create info of the context's device and a surface without a swapchain.
-    let sc3 = unsafe { PresentPacer::create_swapchain_shared(info, None, with) }
-        .context("no pacer")??;
+    let call = unsafe { PresentPacer::create_call(info, None) };
+    let sc3 = super::in_steps(call, with).finish().context("no pacer")??;
     let create = t.elapsed();
     let t = Instant::now();
     // SAFETY: never acquired from; its surface outlives it.
-    unsafe { PresentPacer::destroy_swapchain_shared(sc3, None, with) };
+    let call = unsafe { PresentPacer::destroy_call(sc3, None) };
+    super::in_steps(call, with).finish().context("no pacer")?;
     let destroy = t.elapsed();
     let t = Instant::now();
     // SAFETY: a swapchain of the pacer's no other thread uses; an unsignalled fence.
-    let got = unsafe {
-        PresentPacer::acquire_next_image_shared(sc2, 0, vk::Semaphore::null(), o.fence, with)
-    };
+    let call = unsafe { PresentPacer::acquire_call(sc2, 0, vk::Semaphore::null(), o.fence) };
+    let got = super::in_steps(call, with).finish();
     let acquire = t.elapsed();
     let code = match got {
         Some(Ok(_)) => vk::Result::SUCCESS,

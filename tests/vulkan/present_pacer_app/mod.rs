@@ -16,7 +16,7 @@ pub use shared::run_shared;
 
 use anyhow::{ensure, Result};
 use ash::vk;
-use vkpace::{FrameLimit, PresentPacer, PresentPacerStats, Setting};
+use vkpace::{FrameLimit, PacerCall, PresentPacer, PresentPacerStats, Setting};
 
 use vkpace_demo::owned_loop::{create_pacer, create_swapchain, swapchain_info_of, OwnedLoop};
 
@@ -25,8 +25,8 @@ use crate::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 /// A pacer shared between threads behind a mutex, as the pacing layer keeps one per device.
 type Shared = std::sync::Mutex<Option<PresentPacer>>;
 
-/// The accessor the door's `*_shared` functions take: runs its argument on the shared pacer
-/// under the mutex (a poisoned mutex is used as it is).
+/// Runs its argument on the shared pacer under the mutex (a poisoned mutex is used as it is):
+/// how [`in_steps`] reaches the pacer.
 fn accessor(shared: &Shared) -> impl Fn(&mut dyn FnMut(&mut PresentPacer)) + Copy + '_ {
     move |f| {
         let mut guard = shared
@@ -34,6 +34,30 @@ fn accessor(shared: &Shared) -> impl Fn(&mut dyn FnMut(&mut PresentPacer)) + Cop
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(p) = guard.as_mut() {
             f(p);
+        }
+    }
+}
+
+/// Runs `call`'s steps as the pacing layer does: each plan and report through `with` (under
+/// the mutex), each step's calls down with the mutex released.
+fn in_steps<'a, T>(
+    mut call: PacerCall<'a, T>,
+    mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+) -> PacerCall<'a, T> {
+    loop {
+        let mut down = None;
+        with(&mut |p| down = call.plan(p));
+        let Some(down) = down else {
+            return call;
+        };
+        let mut made = Some(down.make());
+        with(&mut |p| {
+            if let Some(made) = made.take() {
+                call.report(Some(p), made);
+            }
+        });
+        if let Some(made) = made {
+            call.report(None, made);
         }
     }
 }

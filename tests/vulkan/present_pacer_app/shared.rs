@@ -1,4 +1,4 @@
-//! The pacer shared between threads behind a mutex, through its `*_shared` functions (as the
+//! The pacer shared between threads behind a mutex, in steps (`vkpace::PacerCall`, as the
 //! pacing layer keeps one per device), with a second thread beside the frames.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +25,7 @@ pub struct SharedOutcome {
 /// The bound of the application's own waits here.
 const TIMEOUT_NS: u64 = 2_000_000_000;
 
-/// `count` frames at `limit` through the pacer's `*_shared` functions, the pacer behind a
+/// `count` frames at `limit` through the pacer's calls in steps, the pacer behind a
 /// mutex (as the pacing layer keeps one per device), while a second thread takes the mutex
 /// about every millisecond and counts the times it got it while a present call (which ends
 /// with the frame limit's sleep) was in progress. With `plain`, the presents are the plain
@@ -56,8 +56,11 @@ pub fn run_shared(limit: FrameLimit, count: u32, plain: bool) -> Result<SharedOu
                 // SAFETY: the textbook loop's present, its semaphore signalled by the submit.
                 unsafe { p.queue_present(ctx.queue, info) }
             }),
-            // SAFETY: as above.
-            false => unsafe { PresentPacer::queue_present_shared(ctx.queue, info, with) },
+            false => {
+                // SAFETY: as above.
+                let call = unsafe { PresentPacer::present_call(ctx.queue, info) };
+                super::in_steps(call, with).finish()
+            }
         };
         presenting.store(false, Ordering::SeqCst);
         r.unwrap_or(Err(vk::Result::ERROR_INITIALIZATION_FAILED))
@@ -124,8 +127,8 @@ fn acquire(
     with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
 ) -> ash::prelude::VkResult<(u32, bool)> {
     // SAFETY: the textbook loop's acquire (OwnedLoop's contract).
-    unsafe {
-        PresentPacer::acquire_next_image_shared(sc, TIMEOUT_NS, semaphore, vk::Fence::null(), with)
-    }
-    .unwrap_or(Err(vk::Result::ERROR_INITIALIZATION_FAILED))
+    let call = unsafe { PresentPacer::acquire_call(sc, TIMEOUT_NS, semaphore, vk::Fence::null()) };
+    super::in_steps(call, with)
+        .finish()
+        .unwrap_or(Err(vk::Result::ERROR_INITIALIZATION_FAILED))
 }
