@@ -11,7 +11,7 @@ use crate::present_pacer_app;
 use std::time::Duration;
 
 use anyhow::{ensure, Result};
-use present_pacer_app::{run, run_shared, FRAMES, RECREATE_EVERY};
+use present_pacer_app::{reported_to_another_pacer, run, run_shared, FRAMES, RECREATE_EVERY};
 use vkpace::{FrameLimit, PacingConfig, PresentPacerConfig, PresentPacerStats};
 use vkpace_demo::owned_loop::create_pacer_with;
 
@@ -134,5 +134,23 @@ fn a_shared_pacer_sleeps_with_its_lock_released() -> Result<()> {
         "the mutex was free {} times during the presents",
         shared.locks_during_presents
     );
+    Ok(())
+}
+
+/// A call in steps whose report goes to another pacer of the same device: refused, so that
+/// pacer records nothing (its `acquires` and calls down stay 0), the first one never heard of
+/// the acquire either (its `acquires` 0: the report was its only way to learn), and the call
+/// still finishes with the driver's image.
+#[test]
+fn a_call_reported_to_another_pacer_is_refused() -> Result<()> {
+    let m = reported_to_another_pacer()?;
+    ensure!(matches!(m.acquired, Ok((_, _))), "{:?}", m.acquired);
+    ensure!(
+        m.other.acquires == 0,
+        "the other pacer recorded it: {:?}",
+        m.other
+    );
+    ensure!(m.other.calls_down_between_calls == 0, "{:?}", m.other);
+    ensure!(m.first.acquires == 0, "{:?}", m.first);
     Ok(())
 }

@@ -350,3 +350,30 @@ impl std::fmt::Debug for CallsMade {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn destroy_call() -> PacerCall<'static, ()> {
+        PacerCall::new(Op::Destroy {
+            swapchain: vk::SwapchainKHR::null(),
+            allocator: None,
+        })
+    }
+
+    /// A report is taken only by the call that planned it: another call's is ignored, so a
+    /// driver's result (and the pacer's objects a report returns) cannot land in the wrong call.
+    #[test]
+    fn a_report_of_another_call_is_ignored() {
+        let (mut call, other) = (destroy_call(), destroy_call());
+        let made = |id| CallsMade {
+            call: id,
+            made: Made::Through(Outcome::Destroyed),
+        };
+        call.report(None, made(other.id));
+        assert!(call.outcome.is_none(), "another call's report was taken");
+        call.report(None, made(call.id));
+        assert!(call.finish().is_some(), "its own report was not taken");
+    }
+}

@@ -6,12 +6,14 @@
 
 mod blocked;
 mod blocked_present;
+mod misuse;
 mod shared;
 
 use std::time::{Duration, Instant};
 
 pub use blocked::acquire_beside_a_blocked_one;
 pub use blocked_present::{calls_beside_a_blocked_present, PRESENT_BLOCKS_FOR};
+pub use misuse::reported_to_another_pacer;
 pub use shared::run_shared;
 
 use anyhow::{ensure, Result};
