@@ -354,7 +354,7 @@ fn run_vkpace(
     config.pacing.policy = policy;
     config.pacing.frame_limit = fps.map(FrameLimit::fps).transpose()?;
     config.present_mode = vk::PresentModeKHR::FIFO;
-    let mut sc = ctx.swapchain_with(config, |c| c.present_timing &= timing)?;
+    let mut sc = ctx.swapchain_with(config, |c| c.paths.present_timing &= timing)?;
     ensure!(
         !timing || sc.info().present_timing.is_some_and(|t| t.targets),
         "present timing with target times is not in use over the virtual display"

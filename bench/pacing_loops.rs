@@ -170,8 +170,8 @@ fn run_vkpace(
     config.pacing.policy = policy;
     config.present_mode = vk::PresentModeKHR::IMMEDIATE;
     config.debug_utils = ctx.debug_utils;
-    config.swapchain_maintenance1 = ctx.maintenance1_names;
-    config.present_wait = ctx.present_wait && which.present_wait;
+    config.paths.swapchain_maintenance1 = ctx.maintenance1_names;
+    config.paths.present_wait = ctx.present_wait && which.present_wait;
     config.gpu_timestamps = which.gpu_timestamps;
     // SAFETY: the options needing an extension are set only where the context enabled it.
     let mut sc = unsafe { ctx.swapchain_as_given(config) }?;

@@ -113,7 +113,7 @@ impl Session {
     pub fn new(ctx: &VulkanContext, args: &Args, initial: vk::Extent2D) -> Result<Self> {
         let config = swapchain_config(args, initial)?;
         let no_timing = args.no_present_timing;
-        let mut swapchain = ctx.swapchain_with(config, |c| c.present_timing &= !no_timing)?;
+        let mut swapchain = ctx.swapchain_with(config, |c| c.paths.present_timing &= !no_timing)?;
         let producer = if args.single_submit {
             None
         } else {

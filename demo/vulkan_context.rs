@@ -312,15 +312,12 @@ impl VulkanContext {
         if let Some(backend) = completion_override() {
             config.completion = backend;
         }
-        let enabled = (
-            config.present_timing,
-            config.present_wait2,
-            config.present_wait,
-        );
+        let enabled = config.paths;
         adjust(&mut config);
-        config.present_timing &= enabled.0;
-        config.present_wait2 &= enabled.1;
-        config.present_wait &= enabled.2;
+        let paths = &mut config.paths;
+        paths.present_timing &= enabled.present_timing;
+        paths.present_wait2 &= enabled.present_wait2;
+        paths.present_wait &= enabled.present_wait;
         // SAFETY: the options that need an extension are set exactly where the context
         // enabled it (just above).
         unsafe { self.swapchain_as_given(config) }

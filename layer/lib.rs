@@ -6,7 +6,8 @@
 //! ([`Acquired`], [`Frame`], [`SubmittedFrame`], [`Presented`], [`Batch`]), its configuration
 //! ([`SwapchainConfig`], [`Setting`]) and what it reports ([`SwapchainInfo`],
 //! [`SwapchainStats`], [`FrameTimes`]), the one support query ([`InstanceSupport`],
-//! [`Support`], which also turns paths off: [`OptionalPath`]), completion tokens ([`SyncToken`], [`TokenSet`], [`HostTimeline`],
+//! [`Support`], which also turns paths off: [`OptionalPath`], and fills in the
+//! [`EnabledPaths`] both doors' configurations carry), completion tokens ([`SyncToken`], [`TokenSet`], [`HostTimeline`],
 //! [`DeferredRelease`]) and render targets that follow the swapchain ([`RenderTargets`]).
 //!
 //! # How vkpace is built
@@ -32,12 +33,12 @@ pub use ash;
 
 pub use crate::vk::{
     sleep_until, Acquired, Batch, CallsDown, CallsMade, CompletionBackend, DeferredRelease,
-    DeviceFeatures, DisplayChoice, DisplayFeedback, Error, Frame, FrameLimit, FrameTimes,
-    HostTimeline, InstanceSupport, Maintenance1Names, OptionalPath, PacerCall, PacingConfig,
-    PresentPacer, PresentPacerConfig, PresentPacerDesc, PresentPacerStats, PresentTimingInUse,
-    Presented, Rebuild, RefreshCycle, RenderTargets, RendererTiming, Result, Setting, Submission,
-    SubmittedFrame, Support, Swapchain, SwapchainConfig, SwapchainCreateDesc, SwapchainInfo,
-    SwapchainStats, SyncToken, TakesSupport, TokenSet, MAX_FRAMES_IN_FLIGHT,
+    DeviceFeatures, DisplayChoice, DisplayFeedback, EnabledPaths, Error, Frame, FrameLimit,
+    FrameTimes, HostTimeline, InstanceSupport, Maintenance1Names, OptionalPath, PacerCall,
+    PacingConfig, PresentPacer, PresentPacerConfig, PresentPacerDesc, PresentPacerStats,
+    PresentTimingInUse, Presented, Rebuild, RefreshCycle, RenderTargets, RendererTiming, Result,
+    Setting, Submission, SubmittedFrame, Support, Swapchain, SwapchainConfig, SwapchainCreateDesc,
+    SwapchainInfo, SwapchainStats, SyncToken, TokenSet, MAX_FRAMES_IN_FLIGHT,
     MAX_TIMED_COMMAND_BUFFERS, TELEMETRY_FRAMES,
 };
 pub use vkpace_core::{DisplayPath, PacingPolicy};

@@ -32,7 +32,8 @@ impl VkpaceLoop {
         let mut config = SwapchainConfig::default();
         config.pacing.frames_in_flight = FRAMES_IN_FLIGHT;
         config.extent = EXTENT;
-        config.swapchain_maintenance1 = ctx.maintenance1_names.filter(|_| variant.maintenance1);
+        config.paths.swapchain_maintenance1 =
+            ctx.maintenance1_names.filter(|_| variant.maintenance1);
         config.gpu_timestamps = variant.gpu_timestamps;
         if variant.timeline {
             config.completion = vkpace::CompletionBackend::TimelineSemaphore;

@@ -5,7 +5,7 @@ use ash::vk;
 
 use vkpace_core::CompletionBackend;
 
-use super::enabled_paths::DisplayChoice;
+use super::enabled_paths::{DisplayChoice, EnabledPaths};
 use super::pacing_config::PacingConfig;
 
 /// The Vulkan objects a [`super::Swapchain`] works with. All must be valid and outlive it; see
@@ -94,11 +94,10 @@ pub struct SwapchainConfig {
     pub extra_images: u32,
     /// Name objects with `VK_EXT_debug_utils`; set only if the instance enabled it. Default false.
     pub debug_utils: bool,
-    /// The names of swapchain maintenance1 the instance and device enabled (with the
-    /// `swapchainMaintenance1` feature; [`super::Support::maintenance1`] says which are offered):
-    /// present fences, per-present mode switches and image release. Default `None`: the
-    /// proof-based path, which works everywhere.
-    pub swapchain_maintenance1: Option<super::Maintenance1Names>,
+    /// The presentation paths the device enabled (maintenance1, present_wait, present_wait2,
+    /// present timing): set by [`super::Support::apply`]. Default: none, the proof-based path
+    /// with no display feedback, which works everywhere.
+    pub paths: EnabledPaths,
     /// Create swapchains with deferred memory allocation (maintenance1 only): image memory is
     /// bound at an image's first acquire, and vkpace makes its view then. Default false.
     pub deferred_memory_allocation: bool,
@@ -108,45 +107,7 @@ pub struct SwapchainConfig {
     /// [`super::Support::device_extensions`] lists for [`super::Support::gpu_timestamps`].
     /// Default false.
     pub gpu_timestamps: bool,
-    /// Learn when each frame was shown (`VK_KHR_present_id` + `VK_KHR_present_wait`, polled
-    /// once per frame without blocking). Set only if the device enabled both extensions with
-    /// the `presentId` and `presentWait` features (as [`super::Support::device_extensions`] and
-    /// [`super::Support::features`] do where [`super::Support::present_wait`] is true); without
-    /// the extension [`super::Swapchain::new`] fails with [`super::Error::InvalidConfig`].
-    /// Default false. With [`SwapchainConfig::present_wait2`] too, this is the fallback for
-    /// surfaces that do not support present_wait2.
-    pub present_wait: bool,
-    /// Learn when each frame was shown with `VK_KHR_present_id2` + `VK_KHR_present_wait2`, the
-    /// per-surface successors of present_id / present_wait, where the surface supports them
-    /// (`presentId2Supported` and `presentWait2Supported`, asked at
-    /// [`super::Swapchain::new`]); otherwise [`SwapchainConfig::present_wait`] decides.
-    /// [`super::SwapchainInfo::display_feedback`] says which path is in use. Set only if the device
-    /// enabled both extensions with the `presentId2` and `presentWait2` features, and the
-    /// instance `VK_KHR_get_surface_capabilities2` (which both require and which the surface
-    /// query uses): [`super::InstanceSupport`] and [`super::Support::present_wait2`] say
-    /// whether they are offered, and their `extensions`, `device_extensions` and `features`
-    /// enable them. Without the device extension or the instance one, [`super::Swapchain::new`]
-    /// fails with [`super::Error::InvalidConfig`] before making any Vulkan object. Default
-    /// false.
-    pub present_wait2: bool,
-    /// Pace to the display with `VK_EXT_present_timing` where the surface supports it: a frame
-    /// limit on the refresh grid (30 fps on 60 Hz: every second refresh) becomes a target
-    /// present time instead of a CPU sleep, [`crate::PacingPolicy::Display`] picks the
-    /// swap interval, low latency starts frames from measured first-pixel times, and each
-    /// frame's stage times reach the telemetry. Set only if the device enabled
-    /// `VK_EXT_present_timing`, `VK_KHR_present_id2` and calibrated timestamps with the
-    /// `presentTiming` and `presentId2` features, and `presentAtRelativeTime` /
-    /// `presentAtAbsoluteTime` wherever offered, and the instance
-    /// `VK_KHR_get_surface_capabilities2`: [`super::Support::present_timing`] says what is
-    /// offered, and [`super::Support::device_extensions`] and [`super::Support::features`]
-    /// enable exactly that. Without the device extensions [`super::Swapchain::new`] fails with
-    /// [`super::Error::InvalidConfig`] before making any Vulkan object; on a surface without
-    /// present timing vkpace falls back to the CPU limiter and
-    /// [`super::SwapchainInfo::present_timing`] says `None`. The shell's clock is
-    /// `CLOCK_MONOTONIC` (Linux): a device that cannot calibrate it (Windows, where it does not
-    /// exist) also falls back. Default false.
-    pub present_timing: bool,
-    /// Which display path to take among those the device enabled (the three options above):
+    /// Which display path to take among those the device enabled ([`Self::paths`]):
     /// [`DisplayChoice::Auto`], the default, takes the best the surface supports, with
     /// fallbacks; the others force one (a driver whose newer path misbehaves, a measurement).
     /// [`super::SwapchainInfo`] says what was taken.
@@ -195,12 +156,9 @@ impl Default for SwapchainConfig {
             },
             extra_images: 1,
             debug_utils: false,
-            swapchain_maintenance1: None,
+            paths: EnabledPaths::default(),
             deferred_memory_allocation: false,
             gpu_timestamps: false,
-            present_wait: false,
-            present_wait2: false,
-            present_timing: false,
             display: DisplayChoice::Auto,
             synchronization2: false,
             completion: CompletionBackend::Fences,
@@ -215,19 +173,13 @@ impl SwapchainConfig {
     pub(crate) fn resolve_display(&mut self) -> super::Result<()> {
         use super::enabled_paths::Sealed;
         let display = self.display;
-        super::enabled_paths::resolve_display(display, self.enabled_paths())
+        super::enabled_paths::resolve_display(display, self.enabled_paths().0)
     }
 }
 
 impl super::enabled_paths::Sealed for SwapchainConfig {
-    fn enabled_paths(&mut self) -> super::enabled_paths::EnabledPaths<'_> {
-        super::enabled_paths::EnabledPaths {
-            maintenance1: &mut self.swapchain_maintenance1,
-            present_wait: &mut self.present_wait,
-            present_wait2: &mut self.present_wait2,
-            present_timing: &mut self.present_timing,
-            gpu_timestamps: Some(&mut self.gpu_timestamps),
-        }
+    fn enabled_paths(&mut self) -> (&mut EnabledPaths, Option<&mut bool>) {
+        (&mut self.paths, Some(&mut self.gpu_timestamps))
     }
 }
 
@@ -237,13 +189,18 @@ mod tests {
 
     fn enabled(display: DisplayChoice) -> SwapchainConfig {
         let mut c = SwapchainConfig::default();
-        (c.present_wait, c.present_wait2, c.present_timing) = (true, true, true);
+        (c.paths.present_wait, c.paths.present_wait2) = (true, true);
+        c.paths.present_timing = true;
         c.display = display;
         c
     }
 
     fn paths(c: &SwapchainConfig) -> (bool, bool, bool) {
-        (c.present_timing, c.present_wait2, c.present_wait)
+        (
+            c.paths.present_timing,
+            c.paths.present_wait2,
+            c.paths.present_wait,
+        )
     }
 
     #[test]

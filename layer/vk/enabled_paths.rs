@@ -1,23 +1,74 @@
 //! The device-enabled paths both configurations carry ([`super::SwapchainConfig`] and
-//! [`super::PresentPacerConfig`]): one place that [`super::Support::apply`] writes them and one
-//! place that narrows them to a [`super::DisplayChoice`], so the two doors cannot drift apart.
+//! [`super::PresentPacerConfig`]), one value: [`super::Support::apply`] writes it and one
+//! place narrows it to a [`super::DisplayChoice`], so the two doors cannot drift apart.
 
 use super::error::{Error, Result};
 use super::maintenance1::Maintenance1Names;
 
-/// Mutable views of a configuration's enabled-path fields.
-pub struct EnabledPaths<'a> {
-    pub(crate) maintenance1: &'a mut Option<Maintenance1Names>,
-    pub(crate) present_wait: &'a mut bool,
-    pub(crate) present_wait2: &'a mut bool,
-    pub(crate) present_timing: &'a mut bool,
-    /// Absent where the configuration has no GPU timestamps (the pacer records no commands).
-    pub(crate) gpu_timestamps: Option<&'a mut bool>,
+/// The presentation paths the device enabled, one value that both doors' configurations carry
+/// ([`super::SwapchainConfig::paths`], [`super::PresentPacerConfig::paths`]). Set each only for
+/// what the device enabled: [`super::Support::apply`] sets exactly those (and
+/// [`super::Support::device_extensions`] and [`super::Support::features`] enable them); a path
+/// set without its extension makes [`super::Swapchain::new`] fail with
+/// [`Error::InvalidConfig`] before it makes any Vulkan object. Which of the display paths a
+/// swapchain takes is the configuration's [`DisplayChoice`].
+///
+/// ```
+/// let mut config = vkpace::PresentPacerConfig::default();
+/// config.paths.present_wait = false; // no display feedback through present_wait
+/// assert_eq!(config.paths, vkpace::EnabledPaths::default());
+/// ```
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EnabledPaths {
+    /// The names of swapchain maintenance1 the instance and device enabled (with the
+    /// `swapchainMaintenance1` feature; [`super::Support::maintenance1`] says which are offered):
+    /// present fences (door 2 adds one where the application passed none), per-present mode
+    /// switches and image release, which prove semaphores and old swapchains free. `None`: the
+    /// proof-based path, which works everywhere.
+    pub swapchain_maintenance1: Option<Maintenance1Names>,
+    /// `VK_KHR_present_id` + `VK_KHR_present_wait` with the `presentId` and `presentWait`
+    /// features: learn when each frame was shown (polled once per frame without blocking;
+    /// door 2 adds present ids where the application passed none). With
+    /// [`Self::present_wait2`] too, the fallback for surfaces that do not support
+    /// present_wait2.
+    pub present_wait: bool,
+    /// `VK_KHR_present_id2` + `VK_KHR_present_wait2` with the `presentId2` and `presentWait2`
+    /// features, and the instance `VK_KHR_get_surface_capabilities2` (which both require and
+    /// which the surface query uses): the per-surface successors of present_id / present_wait,
+    /// used where the surface supports them (`presentId2Supported`, `presentWait2Supported`);
+    /// otherwise [`Self::present_wait`] decides. [`super::SwapchainInfo::display_feedback`] says
+    /// which path is in use.
+    pub present_wait2: bool,
+    /// `VK_EXT_present_timing`, `VK_KHR_present_id2` and calibrated timestamps with the
+    /// `presentTiming` and `presentId2` features (and `presentAtRelativeTime` /
+    /// `presentAtAbsoluteTime` wherever offered), and the instance
+    /// `VK_KHR_get_surface_capabilities2` ([`super::Support::present_timing`] says what is
+    /// offered): pace to the display where the surface supports it. A frame limit on the
+    /// refresh grid (30 fps on 60 Hz: every second refresh) becomes a target present time
+    /// instead of a CPU sleep, [`crate::PacingPolicy::Display`] picks the swap interval, low
+    /// latency starts frames from measured first-pixel times, and each frame's stage times
+    /// reach the telemetry. On a surface without present timing vkpace falls back to the CPU
+    /// limiter ([`super::SwapchainInfo::present_timing`] says `None`); so does a device that
+    /// cannot calibrate the shell's clock, `CLOCK_MONOTONIC` (Linux; Windows has none).
+    pub present_timing: bool,
 }
 
-/// Which display path a swapchain takes ([`super::SwapchainConfig::display`]), among those the device
-/// enabled ([`super::SwapchainConfig::present_timing`], [`super::SwapchainConfig::present_wait2`],
-/// [`super::SwapchainConfig::present_wait`]; [`crate::Support::apply`] sets them).
+impl EnabledPaths {
+    /// Whether presents may carry vkpace's present ids on some surface with these paths
+    /// (`vkpace_core::DisplayPaths::may_carry_present_ids`, the one rule).
+    pub(crate) fn may_carry_present_ids(&self) -> bool {
+        vkpace_core::DisplayPaths::may_carry_present_ids(
+            self.present_wait,
+            self.present_wait2,
+            self.present_timing,
+        )
+    }
+}
+
+/// Which display path a swapchain takes ([`super::SwapchainConfig::display`]), among those the
+/// device enabled ([`EnabledPaths::present_timing`], [`EnabledPaths::present_wait2`],
+/// [`EnabledPaths::present_wait`]; [`crate::Support::apply`] sets them).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DisplayChoice {
@@ -26,10 +77,10 @@ pub enum DisplayChoice {
     #[default]
     Auto,
     /// Display feedback through present_wait2 only (none where the surface lacks it); no
-    /// present timing. Needs [`super::SwapchainConfig::present_wait2`].
+    /// present timing. Needs [`EnabledPaths::present_wait2`].
     PresentWait2,
     /// Display feedback through present_wait only; no present timing. Needs
-    /// [`super::SwapchainConfig::present_wait`]. For a driver whose present_wait2 misbehaves (DXVK
+    /// [`EnabledPaths::present_wait`]. For a driver whose present_wait2 misbehaves (DXVK
     /// moved to this order for NVIDIA's 590 driver in 2026, where a blocking wait never
     /// returned; vkpace's present waits are bounded by the pacing sleep they replace).
     PresentWait,
@@ -41,7 +92,9 @@ pub enum DisplayChoice {
 mod sealed {
     /// Only vkpace's configurations carry enabled paths.
     pub trait Sealed {
-        fn enabled_paths(&mut self) -> super::EnabledPaths<'_>;
+        /// The configuration's enabled paths, and its GPU timestamps flag if it has one (door
+        /// 2 records no commands).
+        fn enabled_paths(&mut self) -> (&mut super::EnabledPaths, Option<&mut bool>);
     }
 }
 
@@ -55,7 +108,7 @@ impl<T: sealed::Sealed> TakesSupport for T {}
 
 /// Narrows the enabled display paths to `display`'s choice; a forced path the device did not
 /// enable is [`Error::InvalidConfig`].
-pub(crate) fn resolve_display(display: DisplayChoice, paths: EnabledPaths<'_>) -> Result<()> {
+pub(crate) fn resolve_display(display: DisplayChoice, paths: &mut EnabledPaths) -> Result<()> {
     let EnabledPaths {
         present_wait,
         present_wait2,

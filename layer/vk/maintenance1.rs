@@ -8,7 +8,7 @@
 //!
 //! The renderer creates the instance and device, so vkpace tells it what to enable
 //! ([`Maintenance1Support`]) and is told what was enabled
-//! ([`super::SwapchainConfig::swapchain_maintenance1`]).
+//! ([`super::EnabledPaths::swapchain_maintenance1`]).
 
 use std::ffi::CStr;
 
@@ -73,7 +73,7 @@ pub struct Maintenance1Support {
 
 impl Maintenance1Support {
     /// Whether the path can be used: enable `names`' extensions and the feature, then set
-    /// [`super::SwapchainConfig::swapchain_maintenance1`].
+    /// [`super::EnabledPaths::swapchain_maintenance1`].
     #[must_use]
     pub fn usable(&self) -> Option<Maintenance1Names> {
         self.names.filter(|_| self.feature)

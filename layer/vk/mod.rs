@@ -36,7 +36,7 @@ pub use batch::Batch;
 pub use config::{SwapchainConfig, SwapchainCreateDesc};
 pub use deferred_release::DeferredRelease;
 pub use display::{DisplayFeedback, PresentTimingInUse, RefreshCycle};
-pub use enabled_paths::{DisplayChoice, TakesSupport};
+pub use enabled_paths::{DisplayChoice, EnabledPaths};
 pub use error::{Error, Result};
 pub use frame::{Acquired, Frame, Presented, SubmittedFrame};
 pub use frame_limit::FrameLimit;

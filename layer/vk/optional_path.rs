@@ -55,7 +55,7 @@ impl Support {
     /// assert_eq!(support.device_extensions(), names);
     /// let mut config = SwapchainConfig::default();
     /// support.apply(&mut config);
-    /// assert!(config.present_wait && !config.gpu_timestamps);
+    /// assert!(config.paths.present_wait && !config.gpu_timestamps);
     /// ```
     #[must_use]
     pub fn only(mut self, keep: &[OptionalPath]) -> Self {

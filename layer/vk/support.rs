@@ -12,6 +12,7 @@ use super::display::{
     PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_WAIT2_DEVICE_EXTENSIONS,
     PRESENT_WAIT_DEVICE_EXTENSIONS,
 };
+use super::enabled_paths::{EnabledPaths, TakesSupport};
 use super::error::{Result, VkContext};
 use super::extensions::all_listed;
 use super::gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
@@ -214,15 +215,17 @@ impl Support {
     ///
     /// Works for both doors' configurations ([`super::SwapchainConfig`],
     /// [`super::PresentPacerConfig`], which has no GPU timestamps).
-    pub fn apply<C: super::enabled_paths::TakesSupport>(&self, config: &mut C) {
-        let paths = config.enabled_paths();
-        *paths.maintenance1 = self.maintenance1;
-        if let Some(gpu_timestamps) = paths.gpu_timestamps {
+    pub fn apply<C: TakesSupport>(&self, config: &mut C) {
+        let (paths, gpu_timestamps) = config.enabled_paths();
+        *paths = EnabledPaths {
+            swapchain_maintenance1: self.maintenance1,
+            present_wait: self.present_wait,
+            present_wait2: self.present_wait2,
+            present_timing: self.present_timing.is_some(),
+        };
+        if let Some(gpu_timestamps) = gpu_timestamps {
             *gpu_timestamps = self.gpu_timestamps;
         }
-        *paths.present_wait = self.present_wait;
-        *paths.present_wait2 = self.present_wait2;
-        *paths.present_timing = self.present_timing.is_some();
     }
 }
 

@@ -146,7 +146,7 @@ fn acquire(h: &mut Harness) -> Result<Frame> {
 fn config(m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.pacing.frames_in_flight = 3;
-    c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
+    c.paths.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     c
 }
 

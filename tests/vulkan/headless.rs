@@ -25,7 +25,7 @@ fn config(mode: vk::PresentModeKHR, frames_in_flight: usize, m1: bool) -> Swapch
     let mut c = SwapchainConfig::default();
     c.present_mode = mode;
     c.pacing.frames_in_flight = frames_in_flight;
-    c.swapchain_maintenance1 = m1_if(m1);
+    c.paths.swapchain_maintenance1 = m1_if(m1);
     c
 }
 
@@ -211,7 +211,7 @@ fn set_present_mode_switches_on_both_paths() -> Result<()> {
 #[test]
 fn deferred_memory_allocation_renders_cleanly() -> Result<()> {
     let mut h = Harness::headless(with(|c| {
-        c.swapchain_maintenance1 = m1_if(true);
+        c.paths.swapchain_maintenance1 = m1_if(true);
         c.deferred_memory_allocation = true;
     }))?;
     for i in 0..50u32 {
@@ -278,7 +278,7 @@ fn zero_extent_skips_then_recovers() -> Result<()> {
 #[test]
 fn dropped_frame_keeps_its_image_and_recreation_consumes_it() -> Result<()> {
     for m1 in [false, true] {
-        let mut h = Harness::headless(with(|c| c.swapchain_maintenance1 = m1_if(m1)))?;
+        let mut h = Harness::headless(with(|c| c.paths.swapchain_maintenance1 = m1_if(m1)))?;
         ensure!(h.frame()?);
         let first = acquire(&mut h)?;
         let key = |f: &Frame| {
@@ -316,7 +316,7 @@ fn dropped_frame_keeps_its_image_and_recreation_consumes_it() -> Result<()> {
 #[test]
 fn submitted_frames_dropped_or_foreign_are_handled() -> Result<()> {
     for m1 in [false, true] {
-        let mut h = Harness::headless(with(|c| c.swapchain_maintenance1 = m1_if(m1)))?;
+        let mut h = Harness::headless(with(|c| c.paths.swapchain_maintenance1 = m1_if(m1)))?;
         let mut other = Harness::headless(SwapchainConfig::default())?;
         ensure!(h.frame()?);
         for round in 0..6u32 {
@@ -355,7 +355,7 @@ fn submitted_frames_dropped_or_foreign_are_handled() -> Result<()> {
 #[test]
 fn teardown_with_a_frame_in_progress_leaks_nothing() -> Result<()> {
     for (m1, submitted) in [(false, false), (true, false), (false, true), (true, true)] {
-        let mut h = Harness::headless(with(|c| c.swapchain_maintenance1 = m1_if(m1)))?;
+        let mut h = Harness::headless(with(|c| c.paths.swapchain_maintenance1 = m1_if(m1)))?;
         for _ in 0..5 {
             ensure!(h.frame()?);
         }
@@ -694,7 +694,7 @@ fn present_wait_is_used_where_offered_and_refused_where_not() -> Result<()> {
         return Ok(());
     }
     let mut config = config(vk::PresentModeKHR::FIFO, 2, false);
-    config.present_wait = true;
+    config.paths.present_wait = true;
     // SAFETY: the option is set on a device without the extension on purpose: vkpace checks
     // that one itself (Swapchain::new's contract); nothing else needs an extension.
     let made = unsafe { ctx.swapchain_as_given(config) };
@@ -727,7 +727,7 @@ fn present_wait_is_used_where_offered_and_refused_where_not() -> Result<()> {
 #[test]
 fn a_frame_kept_across_a_recreation_is_refused() -> Result<()> {
     for m1 in [false, true] {
-        let mut h = Harness::headless(with(|c| c.swapchain_maintenance1 = m1_if(m1)))?;
+        let mut h = Harness::headless(with(|c| c.paths.swapchain_maintenance1 = m1_if(m1)))?;
         ensure!(h.frame()?);
         let stale = acquire(&mut h)?;
         h.swapchain().resize(vk::Extent2D {
@@ -768,7 +768,7 @@ fn a_frame_kept_across_a_recreation_is_refused() -> Result<()> {
 #[test]
 fn submissions_the_swapchain_cannot_take_are_refused() -> Result<()> {
     for m1 in [false, true] {
-        let config = with(|c| c.swapchain_maintenance1 = m1_if(m1));
+        let config = with(|c| c.paths.swapchain_maintenance1 = m1_if(m1));
         let mut h = Harness::headless_with(config, |c| c.gpu_timestamps = false)?;
         ensure!(h.frame()?);
         let frame = acquire(&mut h)?;
@@ -884,7 +884,7 @@ fn submit_own(h: &mut Harness, frame: Frame) -> Result<vkpace::SubmittedFrame> {
 #[test]
 fn frames_say_what_changed_and_images_lists_the_new_ones() -> Result<()> {
     for m1 in [false, true] {
-        let mut h = Harness::headless(with(|c| c.swapchain_maintenance1 = m1_if(m1)))?;
+        let mut h = Harness::headless(with(|c| c.paths.swapchain_maintenance1 = m1_if(m1)))?;
         // (new extent, recreation asked, the frame dropped once first, changed flags wanted)
         type Step = (Option<(u32, u32)>, bool, bool, [bool; 3]);
         let steps: [Step; 6] = [

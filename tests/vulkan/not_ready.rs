@@ -28,7 +28,7 @@ fn config(maintenance1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.present_mode = vk::PresentModeKHR::FIFO;
     c.pacing.frames_in_flight = 2;
-    c.swapchain_maintenance1 = maintenance1.then_some(vkpace::Maintenance1Names::Ext);
+    c.paths.swapchain_maintenance1 = maintenance1.then_some(vkpace::Maintenance1Names::Ext);
     c.pacing.wait_timeout = BOUND;
     c
 }

@@ -49,7 +49,7 @@ fn config(m1: bool) -> SwapchainConfig {
     c.present_mode = vk::PresentModeKHR::FIFO;
     c.pacing.frames_in_flight = 2;
     // The context enables the names the layer offers and sets the real ones.
-    c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
+    c.paths.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     c.pacing.wait_timeout = Duration::from_secs(5);
     c
 }
@@ -405,7 +405,7 @@ fn on_plain_lavapipe() -> Result<()> {
 fn asked_without_the_extension() -> Result<()> {
     let ctx = common::VulkanContext::new(common::SurfaceSource::Headless, true, false)?;
     let mut c = config(false);
-    c.present_wait2 = true;
+    c.paths.present_wait2 = true;
     // SAFETY: the context's handles; present_wait2 is the option vkpace checks itself
     // (documented on Swapchain::new: InvalidConfig without the extension).
     let result = unsafe { ctx.swapchain_as_given(c) };

@@ -64,7 +64,7 @@ fn submit_own(h: &mut Harness, frame: Frame) -> Result<vkpace::SubmittedFrame> {
 fn run(m1: bool) -> Result<String> {
     let mut config = SwapchainConfig::default();
     config.present_mode = vk::PresentModeKHR::FIFO;
-    config.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
+    config.paths.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     let mut h = Harness::headless(config)?;
     ensure!(
         h.swapchain().info().maintenance1.is_some() == m1,

@@ -64,7 +64,7 @@ fn config(m1: bool) -> SwapchainConfig {
     let mut c = SwapchainConfig::default();
     c.pacing.frames_in_flight = 3;
     c.present_mode = vk::PresentModeKHR::IMMEDIATE;
-    c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
+    c.paths.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     c.pacing.wait_timeout = Duration::from_secs(5);
     c
 }

@@ -168,7 +168,7 @@ fn config(mode: vk::PresentModeKHR, n: usize, m1: bool) -> SwapchainConfig {
     c.present_mode = mode;
     c.pacing.frames_in_flight = n;
     // The context enables the names the layer offers and sets the real ones.
-    c.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
+    c.paths.swapchain_maintenance1 = m1.then_some(vkpace::Maintenance1Names::Ext);
     c.pacing.wait_timeout = Duration::from_secs(5);
     c
 }

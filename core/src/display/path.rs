@@ -22,10 +22,10 @@ use crate::pacing::{DisplayRefresh, DisplayTiming};
 #[non_exhaustive]
 pub enum DisplayFeedback {
     /// `VK_KHR_present_id2` + `VK_KHR_present_wait2`: asked for with
-    /// vkpace's `SwapchainConfig::present_wait2` and supported by the surface.
+    /// vkpace's `EnabledPaths::present_wait2` and supported by the surface.
     PresentWait2,
     /// `VK_KHR_present_id` + `VK_KHR_present_wait`: asked for with
-    /// vkpace's `SwapchainConfig::present_wait`, and present_wait2 not asked for or not
+    /// vkpace's `EnabledPaths::present_wait`, and present_wait2 not asked for or not
     /// supported by the surface.
     PresentWait,
     /// No display feedback: display times stay unknown.

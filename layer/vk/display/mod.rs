@@ -57,9 +57,7 @@ pub(crate) struct DisplayRequest<'a> {
     pub(crate) physical_device: ash::vk::PhysicalDevice,
     pub(crate) device: &'a ash::Device,
     pub(crate) surface: ash::vk::SurfaceKHR,
-    pub(crate) present_wait: bool,
-    pub(crate) present_wait2: bool,
-    pub(crate) present_timing: bool,
+    pub(crate) paths: crate::vk::EnabledPaths,
 }
 
 impl<'a> DisplayRequest<'a> {
@@ -71,9 +69,7 @@ impl<'a> DisplayRequest<'a> {
             physical_device: desc.physical_device,
             device: desc.device,
             surface: desc.surface,
-            present_wait: desc.config.present_wait,
-            present_wait2: desc.config.present_wait2,
-            present_timing: desc.config.present_timing,
+            paths: desc.config.paths,
         }
     }
 }
@@ -89,15 +85,15 @@ impl<'a> DisplayRequest<'a> {
 /// and features it needs enabled.
 pub(crate) unsafe fn choose(desc: &DisplayRequest<'_>) -> Result<Paths> {
     let config = desc;
-    let wait = match config.present_wait {
+    let wait = match config.paths.present_wait {
         true => Some(PresentWaitFns::load(desc.instance, desc.device)?),
         false => None,
     };
-    let wait2 = match config.present_wait2 {
+    let wait2 = match config.paths.present_wait2 {
         true => Some(PresentWait2Fns::load(desc.instance, desc.device)?),
         false => None,
     };
-    let timing_fns = match config.present_timing {
+    let timing_fns = match config.paths.present_timing {
         // SAFETY: caller contract (the device enabled the extensions, else this fails typed).
         true => Some(unsafe { PresentTimingFns::load(desc.instance, desc.device) }?),
         false => None,

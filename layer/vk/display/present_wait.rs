@@ -23,7 +23,7 @@ use crate::vk::error::{Error, Result};
 use crate::vk::extensions::device_offers;
 
 /// The device extensions display feedback needs. Enable both, with the `presentId` and
-/// `presentWait` features, then set [`crate::vk::SwapchainConfig::present_wait`].
+/// `presentWait` features, then set [`crate::vk::EnabledPaths::present_wait`].
 pub const PRESENT_WAIT_DEVICE_EXTENSIONS: [&CStr; 2] =
     [ash::khr::present_id::NAME, ash::khr::present_wait::NAME];
 

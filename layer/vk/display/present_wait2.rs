@@ -28,7 +28,7 @@ use vkpace_registry::{
 /// The device extensions present_wait2 needs. Enable both with the `presentId2` and
 /// `presentWait2` features, and `VK_KHR_get_surface_capabilities2` on the instance (both device extensions
 /// require it; the per-surface query is `vkGetPhysicalDeviceSurfaceCapabilities2KHR`), then set
-/// [`crate::vk::SwapchainConfig::present_wait2`].
+/// [`crate::vk::EnabledPaths::present_wait2`].
 pub const PRESENT_WAIT2_DEVICE_EXTENSIONS: [&CStr; 2] = [
     vkpace_registry::KHR_PRESENT_ID_2_NAME,
     vkpace_registry::KHR_PRESENT_WAIT_2_NAME,

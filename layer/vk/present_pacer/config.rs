@@ -4,7 +4,6 @@
 use ash::vk;
 
 use crate::vk::enabled_paths::{DisplayChoice, EnabledPaths, Sealed};
-use crate::vk::maintenance1::Maintenance1Names;
 use crate::vk::pacing_config::PacingConfig;
 
 /// The Vulkan objects a [`super::PresentPacer`] works with: those of
@@ -52,27 +51,13 @@ pub struct PresentPacerConfig {
     /// signals it again). With repair off there is no repair to wait for, and the
     /// application's own fences pace.
     pub pacing: PacingConfig,
-    /// Which display path to take among those the device enabled (the three flags below), as
+    /// Which display path to take among those the device enabled ([`Self::paths`]), as
     /// [`crate::SwapchainConfig::display`]. Default [`DisplayChoice::Auto`].
     pub display: DisplayChoice,
-    /// The device enabled `VK_KHR_present_id` + `VK_KHR_present_wait` with their features:
-    /// the pacer adds present ids where the application passed none and learns when frames
-    /// were shown. Set by [`crate::Support::apply`]. Default false.
-    pub present_wait: bool,
-    /// The device enabled `VK_KHR_present_id2` + `VK_KHR_present_wait2` (and the instance
-    /// `VK_KHR_get_surface_capabilities2`), as [`crate::SwapchainConfig::present_wait2`]. Set by
-    /// [`crate::Support::apply`]. Default false.
-    pub present_wait2: bool,
-    /// The device enabled `VK_EXT_present_timing` (with `VK_KHR_present_id2` and calibrated
-    /// timestamps), as [`crate::SwapchainConfig::present_timing`]: a frame limit on the
-    /// refresh grid becomes a target present time. Set by [`crate::Support::apply`]. Default
-    /// false.
-    pub present_timing: bool,
-    /// The names of swapchain maintenance1 the instance and device enabled (with the
-    /// `swapchainMaintenance1` feature): the pacer adds a present fence where the application
-    /// passed none, which proves semaphores and old swapchains free. Set by
-    /// [`crate::Support::apply`]. Default `None`: the proof-based path.
-    pub swapchain_maintenance1: Option<Maintenance1Names>,
+    /// The presentation paths the device enabled, as [`crate::SwapchainConfig::paths`]: the
+    /// pacer adds present ids, present fences and present timing where the application passed
+    /// none. Set by [`crate::Support::apply`]. Default: none, the proof-based path.
+    pub paths: EnabledPaths,
     /// Repair present semaphores: the present waits on a vkpace semaphore signalled by an empty
     /// submission that waited on the application's semaphores, so that their reuse is ordered
     /// by a queue submission (see the design notes, "The second door"). Default true.
@@ -84,10 +69,7 @@ impl Default for PresentPacerConfig {
         Self {
             pacing: PacingConfig::default(),
             display: DisplayChoice::Auto,
-            present_wait: false,
-            present_wait2: false,
-            present_timing: false,
-            swapchain_maintenance1: None,
+            paths: EnabledPaths::default(),
             repair_present_semaphores: true,
         }
     }
@@ -97,18 +79,12 @@ impl PresentPacerConfig {
     /// The enabled paths narrowed to [`Self::display`]'s choice.
     pub(crate) fn resolve_display(&mut self) -> crate::vk::Result<()> {
         let display = self.display;
-        crate::vk::enabled_paths::resolve_display(display, self.enabled_paths())
+        crate::vk::enabled_paths::resolve_display(display, &mut self.paths)
     }
 }
 
 impl Sealed for PresentPacerConfig {
-    fn enabled_paths(&mut self) -> EnabledPaths<'_> {
-        EnabledPaths {
-            maintenance1: &mut self.swapchain_maintenance1,
-            present_wait: &mut self.present_wait,
-            present_wait2: &mut self.present_wait2,
-            present_timing: &mut self.present_timing,
-            gpu_timestamps: None,
-        }
+    fn enabled_paths(&mut self) -> (&mut EnabledPaths, Option<&mut bool>) {
+        (&mut self.paths, None)
     }
 }

@@ -17,7 +17,8 @@ use super::{Made, PresentPacer};
 use crate::vk::clock::Clock;
 use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
 use crate::vk::error::Result;
-use vkpace_core::{DestroyOutcome, DisplayPaths};
+use crate::vk::EnabledPaths;
+use vkpace_core::DestroyOutcome;
 use vkpace_registry::swapchain_create;
 
 /// What a creation's calls down need, copied out of the pacer under the lock.
@@ -28,8 +29,8 @@ pub(super) struct Creating {
     device: ash::Device,
     swapchain_fn: ash::khr::swapchain::Device,
     clock: Clock,
-    /// The display paths the device enabled: present_wait, present_wait2, present timing.
-    paths: [bool; 3],
+    /// The presentation paths the device enabled.
+    paths: EnabledPaths,
 }
 
 /// A destruction the machine asked for, carried out without the lock.
@@ -100,7 +101,7 @@ impl PresentPacer {
             device: self.device.clone(),
             swapchain_fn: self.swapchain_fn.clone(),
             clock: self.clock,
-            paths: [c.present_wait, c.present_wait2, c.present_timing],
+            paths: c.paths,
         }
     }
 
@@ -330,8 +331,7 @@ impl Creating {
     ///
     /// `surface` is valid; the config's flags say what the device enabled.
     unsafe fn display_for(&self, surface: vk::SurfaceKHR) -> Result<Paths> {
-        let [present_wait, present_wait2, present_timing] = self.paths;
-        if !DisplayPaths::may_carry_present_ids(present_wait, present_wait2, present_timing) {
+        if !self.paths.may_carry_present_ids() {
             return Ok(Paths::none());
         }
         let request = DisplayRequest {
@@ -340,9 +340,7 @@ impl Creating {
             physical_device: self.physical_device,
             device: &self.device,
             surface,
-            present_wait,
-            present_wait2,
-            present_timing,
+            paths: self.paths,
         };
         // SAFETY: the caller's contract.
         unsafe { display::choose(&request) }

@@ -158,12 +158,8 @@ impl PresentPacer {
             frames_in_flight: c.pacing.frames_in_flight,
             max_retired_swapchains: c.pacing.max_retired_swapchains,
             repair: c.repair_present_semaphores,
-            present_fences: c.swapchain_maintenance1.is_some(),
-            present_ids: vkpace_core::DisplayPaths::may_carry_present_ids(
-                c.present_wait,
-                c.present_wait2,
-                c.present_timing,
-            ),
+            present_fences: c.paths.swapchain_maintenance1.is_some(),
+            present_ids: c.paths.may_carry_present_ids(),
             pacing: c.pacing.policy,
             frame_limit: c.pacing.core_frame_limit(),
         })?;

@@ -15,6 +15,7 @@ impl Shell {
     ) -> Result<Self> {
         let (instance, device, config) = (desc.instance, desc.device, &desc.config);
         let m1 = config
+            .paths
             .swapchain_maintenance1
             .map(|names| Maintenance1Fns::load(desc.entry, instance, names));
         // SAFETY: caller contract (handles valid; each display option only where enabled).

@@ -39,7 +39,7 @@ impl Swapchain {
             m.max_retired_swapchains = config.pacing.max_retired_swapchains;
             m.surface = surface;
             m.wait_timeout_ns = config.pacing.wait_timeout_ns();
-            m.maintenance1 = config.swapchain_maintenance1.is_some();
+            m.maintenance1 = config.paths.swapchain_maintenance1.is_some();
             m.present_ids = present_ids;
             m.present_timing_slots = present_timing.then_some(crate::vk::display::TIMING_SLOTS);
             m.gpu_clock = timer.map(|t| t.clock);

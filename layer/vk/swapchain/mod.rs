@@ -16,7 +16,6 @@ use super::frame::{Acquired, Frame, Presented, SubmittedFrame};
 use super::gpu_timer::GpuTimer;
 use super::shell::{Shell, SubmitSignals};
 use super::submission::{RendererTiming, Submission};
-use vkpace_core::DisplayPaths;
 use vkpace_core::{
     Extent, FrameMachine, FrameTimes, MachineConfig, PresentMode, PresentStatus, Request,
     SurfaceFormat, SurfaceWishes, SwapchainStats,
@@ -82,10 +81,10 @@ impl Swapchain {
     /// vkpace's calls (vkpace submits to it and presents on it). `config.debug_utils` may be
     /// true only if the instance enabled `VK_EXT_debug_utils`, `config.gpu_timestamps` only if
     /// the device enabled the extension [`super::Support::device_extensions`] lists for it,
-    /// `config.present_wait` only
-    /// with the `presentId` and `presentWait` features, `config.present_wait2` only with the
+    /// `config.paths.present_wait` only
+    /// with the `presentId` and `presentWait` features, `config.paths.present_wait2` only with the
     /// `presentId2` and `presentWait2` features (VUID-vkWaitForPresent2KHR-presentWait2-10814),
-    /// `config.swapchain_maintenance1` only with the instance extensions and the
+    /// `config.paths.swapchain_maintenance1` only with the instance extensions and the
     /// `swapchainMaintenance1` feature (the device extensions themselves vkpace checks, with a
     /// typed error, as it checks `VK_EXT_hdr_metadata` for `config.hdr_metadata`),
     /// `config.completion = TimelineSemaphore` only if the device enabled the
@@ -109,22 +108,18 @@ impl Swapchain {
         if !supported {
             return Err(Error::QueueCannotPresent(desc.queue_family));
         }
-        if config.deferred_memory_allocation && config.swapchain_maintenance1.is_none() {
+        if config.deferred_memory_allocation && config.paths.swapchain_maintenance1.is_none() {
             return Err(Error::InvalidConfig(
                 "deferred_memory_allocation needs swapchain_maintenance1",
             ));
         }
         // The settings are checked before any Vulkan object is made, so a bad one leaks nothing.
-        let asked = DisplayPaths::may_carry_present_ids(
-            config.present_wait,
-            config.present_wait2,
-            config.present_timing,
-        );
+        let asked = config.paths.may_carry_present_ids();
         Machine::new(Self::machine_config(
             config,
             None,
             asked,
-            config.present_timing,
+            config.paths.present_timing,
         )?)?;
         // SAFETY: caller contract (handles valid; options only where enabled).
         let shell = unsafe { Shell::new(&desc, surface_fn) }?;

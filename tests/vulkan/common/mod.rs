@@ -30,7 +30,7 @@ pub struct Harness {
 }
 
 impl Harness {
-    /// `config.swapchain_maintenance1` asks for the maintenance1 path; the test fails if the
+    /// `config.paths.swapchain_maintenance1` asks for the maintenance1 path; the test fails if the
     /// driver cannot give it (lavapipe from Mesa 25 can).
     pub fn headless(config: SwapchainConfig) -> Result<Self> {
         Self::headless_with(config, |_| {})
@@ -43,7 +43,7 @@ impl Harness {
         adjust: impl FnOnce(&mut SwapchainConfig),
     ) -> Result<Self> {
         set_runtime_dir();
-        let want_m1 = config.swapchain_maintenance1.is_some();
+        let want_m1 = config.paths.swapchain_maintenance1.is_some();
         let ctx = VulkanContext::new(SurfaceSource::Headless, true, want_m1)?;
         if want_m1 && !ctx.maintenance1 {
             bail!(
