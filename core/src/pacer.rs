@@ -19,6 +19,16 @@ pub fn validate_frames_in_flight(frames_in_flight: usize) -> Result<usize, CoreE
     }
 }
 
+/// Checks a wait's bound, in ns: every wait vkpace makes is bounded, and a zero bound would
+/// never wait at all (the one rule for the machines' settings, their token waits and the
+/// shell's).
+pub fn validate_wait_timeout(timeout_ns: u64) -> Result<u64, CoreError> {
+    match timeout_ns {
+        0 => Err(CoreError::ZeroTimeout),
+        ns => Ok(ns),
+    }
+}
+
 /// Remembers the serials of the last [`MAX_FRAMES_IN_FLIGHT`] submitted frames.
 ///
 /// Frame F may begin only once the submission of frame F-N has completed. Keeping the serials

@@ -3,6 +3,12 @@
 
 use std::time::{Duration, Instant};
 
+/// A duration in ns, as the core and Vulkan take bounds (saturating: a bound of more than 584
+/// years is "forever").
+pub(crate) fn ns_of(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// The epoch and readings against it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Clock {
@@ -24,12 +30,12 @@ impl Clock {
 
     /// Nanoseconds since the epoch (saturating at `u64::MAX`, after 584 years).
     pub(crate) fn now_ns(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        ns_of(self.epoch.elapsed())
     }
 
     /// `at` in nanoseconds since the epoch (0 before it).
     pub(crate) fn ns_at(&self, at: Instant) -> u64 {
-        u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX)
+        ns_of(at.saturating_duration_since(self.epoch))
     }
 
     /// The `Instant` `ns` nanoseconds after the epoch (to sleep until).

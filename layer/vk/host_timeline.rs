@@ -268,7 +268,7 @@ pub(crate) fn wait_value(
     let info = vk::SemaphoreWaitInfo::default()
         .semaphores(&semaphores)
         .values(&values);
-    let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+    let ns = super::clock::ns_of(timeout);
     // SAFETY: the caller's semaphore is a live timeline semaphore of `device`.
     match unsafe { device.wait_semaphores(&info, ns) } {
         Ok(()) => Ok(()),

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use vkpace_core::{validate_frames_in_flight, PacingPolicy};
+use vkpace_core::{validate_frames_in_flight, validate_wait_timeout, PacingPolicy};
 
-use super::error::{Error, Result};
+use super::error::Result;
 use super::frame_limit::FrameLimit;
 
 /// How frames are paced: the settings both doors share ([`crate::SwapchainConfig::pacing`],
@@ -64,15 +64,13 @@ impl PacingConfig {
     /// ([`FrameLimit::fps`]).
     pub(crate) fn check(&self) -> Result<()> {
         validate_frames_in_flight(self.frames_in_flight)?;
-        if self.wait_timeout.is_zero() {
-            return Err(Error::InvalidConfig("wait_timeout must be non-zero"));
-        }
+        validate_wait_timeout(self.wait_timeout_ns())?;
         Ok(())
     }
 
     /// The wait bound in nanoseconds, as the core counts it.
     pub(crate) fn wait_timeout_ns(&self) -> u64 {
-        u64::try_from(self.wait_timeout.as_nanos()).unwrap_or(u64::MAX)
+        super::clock::ns_of(self.wait_timeout)
     }
 
     /// The frame limit, as the core keeps it.
@@ -84,6 +82,7 @@ impl PacingConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vk::error::Error;
 
     #[test]
     fn one_check_for_both_doors() {
@@ -100,6 +99,6 @@ mod tests {
             wait_timeout: Duration::ZERO,
             ..PacingConfig::default()
         };
-        assert!(matches!(c.check(), Err(Error::InvalidConfig(_))));
+        assert!(matches!(c.check(), Err(Error::ZeroTimeout)));
     }
 }

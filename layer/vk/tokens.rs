@@ -88,9 +88,7 @@ impl Swapchain {
     /// before anything is waited for: the same refusals as [`Self::completed`], and a zero
     /// `timeout`.
     pub fn wait(&mut self, tokens: impl Into<TokenSet>, timeout: Duration) -> Result<()> {
-        if timeout.is_zero() {
-            return Err(Error::ZeroTimeout);
-        }
+        vkpace_core::validate_wait_timeout(super::clock::ns_of(timeout))?;
         let set = tokens.into();
         self.check_tokens(&set)?;
         let deadline = Instant::now() + timeout;
@@ -110,7 +108,7 @@ impl Swapchain {
     /// The machine waits (bounded), as for its own tokens.
     fn wait_token(&mut self, token: SyncToken, timeout: Duration) -> Result<()> {
         self.timeline_of(token)?;
-        let bound = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        let bound = super::clock::ns_of(timeout);
         self.machine.begin_token_wait(token, bound)?;
         let now = self.shell.now_ns();
         self.drive(now)?;

@@ -378,7 +378,7 @@ fn bad_configuration_is_a_typed_error() -> Result<()> {
         (with(|c| c.pacing.frames_in_flight = 4), "frames"),
         (
             with(|c| c.pacing.wait_timeout = std::time::Duration::ZERO),
-            "invalid",
+            "timeout",
         ),
         (with(|c| c.deferred_memory_allocation = true), "invalid"),
         (
@@ -401,6 +401,7 @@ fn bad_configuration_is_a_typed_error() -> Result<()> {
             Err(e) => match e.downcast_ref::<Error>() {
                 Some(Error::InvalidFramesInFlight { .. }) if expect == "frames" => {}
                 Some(Error::InvalidConfig(_)) if expect == "invalid" => {}
+                Some(Error::ZeroTimeout) if expect == "timeout" => {}
                 Some(Error::UnsupportedImageUsage { .. }) if expect == "usage" => {}
                 Some(Error::NoSurfaceFormat) if expect == "format" => {}
                 other => anyhow::bail!("unexpected error for {expect}: {other:?} ({e})"),

@@ -52,7 +52,7 @@ fn bad_pacing_settings_are_the_same_typed_errors_as_door_1s() -> Result<()> {
         f(&mut config.pacing);
         config
     };
-    // Whether the error is frames in flight's (true) or the configuration's (false).
+    // Whether the error is frames in flight's (true) or the wait bound's (false).
     let cases = [
         (with(|p| p.frames_in_flight = 0), true),
         (with(|p| p.frames_in_flight = 4), true),
@@ -68,7 +68,7 @@ fn bad_pacing_settings_are_the_same_typed_errors_as_door_1s() -> Result<()> {
             Err(e) => {
                 let typed = match e.downcast_ref::<vkpace::Error>() {
                     Some(vkpace::Error::InvalidFramesInFlight { .. }) => Some(true),
-                    Some(vkpace::Error::InvalidConfig(_)) => Some(false),
+                    Some(vkpace::Error::ZeroTimeout) => Some(false),
                     _ => None,
                 };
                 ensure!(typed == Some(frames), "{e:?}: not the expected error");

@@ -3,7 +3,7 @@
 use crate::completion::CompletionBackend;
 use crate::error::CoreError;
 use crate::gpu_clock::GpuClock;
-use crate::pacer::validate_frames_in_flight;
+use crate::pacer::{validate_frames_in_flight, validate_wait_timeout};
 use crate::pacing::{FrameLimit, PacingPolicy};
 use crate::surface_plan::SurfaceWishes;
 use crate::vk_values::{Extent, PresentMode, SurfaceFormat};
@@ -79,9 +79,7 @@ impl Default for MachineConfig {
 /// Checks the settings a machine cannot run with.
 pub(super) fn validate(config: &MachineConfig) -> Result<(), CoreError> {
     validate_frames_in_flight(config.frames_in_flight)?;
-    if config.wait_timeout_ns == 0 {
-        return Err(CoreError::ZeroTimeout);
-    }
+    validate_wait_timeout(config.wait_timeout_ns)?;
     match config.present_timing_slots {
         Some(slots) if !config.present_ids || !(1..=16).contains(&slots) => {
             Err(CoreError::InvalidPresentTiming(slots))

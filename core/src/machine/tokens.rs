@@ -66,9 +66,7 @@ where
     /// Starts waiting up to `timeout_ns` for `token`: poll until [`Request::Done`] (reached) or
     /// [`Request::Failed`] with a timeout.
     pub fn begin_token_wait(&mut self, token: SyncToken, timeout_ns: u64) -> Result<(), CoreError> {
-        if timeout_ns == 0 {
-            return Err(CoreError::ZeroTimeout);
-        }
+        crate::pacer::validate_wait_timeout(timeout_ns)?;
         self.begin_token(token, Some(timeout_ns))
     }
 

@@ -57,7 +57,7 @@ impl DisplayWatch {
             return self.watched(polled, false);
         }
         let left = self.until.saturating_duration_since(Instant::now());
-        let waited = self.wait(u64::try_from(left.as_nanos()).unwrap_or(u64::MAX));
+        let waited = self.wait(crate::vk::clock::ns_of(left));
         if !shown(waited) {
             crate::vk::sleep_until(self.until);
         }

@@ -42,7 +42,7 @@ impl Shell {
         let start = Instant::now();
         let mut taken = 0;
         while taken < acquires {
-            let spent = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let spent = crate::vk::clock::ns_of(start.elapsed());
             let left = timeout_ns.saturating_sub(spent);
             if left == 0 {
                 break;
@@ -68,7 +68,7 @@ impl Shell {
     /// Waits for an acquire's fence (the presentation engine signals it once the image is
     /// free; Mesa at once) within the swapchain's wait bound, and resets it.
     fn wait_acquire_fence(&self, fence: vk::Fence) -> Result<()> {
-        let bound = u64::try_from(self.wait_timeout.as_nanos()).unwrap_or(u64::MAX);
+        let bound = crate::vk::clock::ns_of(self.wait_timeout);
         if self.wait_fence(fence, bound)? {
             Ok(())
         } else {
