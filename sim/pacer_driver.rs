@@ -17,7 +17,7 @@ use vkpace_core::{
     BoundedWait, DestroyOutcome, FencePool, Gate, PacerAction, PacerConfig, PacerMachine,
     PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, SubmitSignal, VkStatus,
 };
-use vkpace_core::{FrameLimit, PacingPolicy, PresentMode};
+use vkpace_core::{FrameLimit, PacingPolicy, PacingSettings, PresentMode};
 
 use crate::driver::SimError;
 use crate::own_swapchain::SwapchainCalls;
@@ -53,13 +53,15 @@ pub struct PacerParams {
 impl PacerParams {
     fn config(&self) -> PacerConfig {
         PacerConfig {
-            frames_in_flight: self.frames_in_flight,
-            max_retired_swapchains: self.max_retired,
+            pacing: PacingSettings {
+                frames_in_flight: self.frames_in_flight,
+                policy: self.pacing,
+                frame_limit: self.frame_limit,
+                max_retired_swapchains: self.max_retired,
+            },
             repair: self.repair,
             present_fences: self.present_fences,
             present_ids: self.present_ids,
-            pacing: self.pacing,
-            frame_limit: self.frame_limit,
         }
     }
 }

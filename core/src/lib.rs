@@ -47,11 +47,11 @@ pub use machine::{
     CreateSwapchain, DebugState, FrameInfo, FrameMachine, MachineConfig, PresentInfo,
     PresentStatus, PresentTimingRequest, Request, SemaphoreRole, SwapchainStats, TimingReport,
 };
-pub use pacer::{validate_frames_in_flight, validate_wait_timeout, MAX_FRAMES_IN_FLIGHT};
+pub use pacer::{validate_wait_timeout, MAX_FRAMES_IN_FLIGHT};
 pub use pacing::{
     DisplayAnchor, DisplayPath, DisplayRefresh, DisplaySchedule, DisplayTiming, Follow, FrameLimit,
     FrameLimiter, LeadAim, LeadEstimator, LeadVerdict, LowLatency, Pacing, PacingPolicy,
-    PresentTarget, GRID_MISS_RATE, LOW_LATENCY_MISS_RATE,
+    PacingSettings, PresentTarget, GRID_MISS_RATE, LOW_LATENCY_MISS_RATE,
 };
 pub use present_pacer::{
     BoundedWait, DestroyOutcome, Gate, PacerAction, PacerConfig, PacerMachine, PresentOutcome,

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use vkpace_core::{validate_frames_in_flight, validate_wait_timeout, PacingPolicy};
+use vkpace_core::{validate_wait_timeout, PacingPolicy, PacingSettings};
 
 use super::error::Result;
 use super::frame_limit::FrameLimit;
@@ -36,8 +36,9 @@ pub struct PacingConfig {
     pub frame_limit: Option<FrameLimit>,
     /// Bound of every wait vkpace makes (the frames-in-flight gate, fences, acquire, deferred
     /// destruction, teardown), never a hang; non-zero. A wait on the GPU that runs out is an
-    /// [`Error::Timeout`]; door 1's acquire that gets no image in time (a hidden window, a
-    /// compositor that stopped repainting) is [`crate::Acquired::NotReady`], not an error.
+    /// [`Error::Timeout`](super::Error::Timeout); door 1's acquire that gets no image in time
+    /// (a hidden window, a compositor that stopped repainting) is
+    /// [`crate::Acquired::NotReady`], not an error.
     /// While a window is not served, each acquire blocks the calling thread this long: a
     /// renderer whose event loop runs on that thread may want it shorter. Default 2 s.
     pub wait_timeout: Duration,
@@ -58,12 +59,13 @@ impl Default for PacingConfig {
 }
 
 impl PacingConfig {
-    /// The one check of the settings, for both doors, before any Vulkan object is made:
-    /// frames in flight in range ([`Error::InvalidFramesInFlight`]) and a non-zero wait bound
-    /// ([`Error::InvalidConfig`]). A frame limit is checked when it is made
-    /// ([`FrameLimit::fps`]).
+    /// The one check of the settings, for both doors, before any Vulkan object is made: the
+    /// core's ([`vkpace_core::PacingSettings::check`]: frames in flight in range,
+    /// [`Error::InvalidFramesInFlight`](super::Error::InvalidFramesInFlight)) and a non-zero
+    /// wait bound ([`Error::ZeroTimeout`](super::Error::ZeroTimeout)). A
+    /// frame limit is checked when it is made ([`FrameLimit::fps`]).
     pub(crate) fn check(&self) -> Result<()> {
-        validate_frames_in_flight(self.frames_in_flight)?;
+        self.core().check()?;
         validate_wait_timeout(self.wait_timeout_ns())?;
         Ok(())
     }
@@ -73,9 +75,15 @@ impl PacingConfig {
         super::clock::ns_of(self.wait_timeout)
     }
 
-    /// The frame limit, as the core keeps it.
-    pub(crate) fn core_frame_limit(&self) -> Option<vkpace_core::FrameLimit> {
-        self.frame_limit.map(FrameLimit::core)
+    /// The settings both core machines take (all but the wait bound, which the shell's waits
+    /// keep).
+    pub(crate) fn core(&self) -> PacingSettings {
+        PacingSettings {
+            frames_in_flight: self.frames_in_flight,
+            policy: self.policy,
+            frame_limit: self.frame_limit.map(FrameLimit::core),
+            max_retired_swapchains: self.max_retired_swapchains,
+        }
     }
 }
 

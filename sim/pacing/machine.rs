@@ -73,9 +73,9 @@ fn config(s: &Scenario, policy: Policy) -> Result<MachineConfig, SimError> {
         // Never the machine's: `try_run` gives it to the textbook loop.
         Policy::Textbook => (PacingPolicy::FramesInFlight, 3, None),
     };
-    c.pacing = pacing;
-    c.frames_in_flight = frames;
-    c.frame_limit = limit;
+    c.pacing.policy = pacing;
+    c.pacing.frames_in_flight = frames;
+    c.pacing.frame_limit = limit;
     c.surface.present_mode = present_mode(s.display);
     c.surface.extra_images = 0;
     let timed = s.timed_refresh().is_some();

@@ -3,8 +3,8 @@
 use crate::completion::CompletionBackend;
 use crate::error::CoreError;
 use crate::gpu_clock::GpuClock;
-use crate::pacer::{validate_frames_in_flight, validate_wait_timeout};
-use crate::pacing::{FrameLimit, PacingPolicy};
+use crate::pacer::validate_wait_timeout;
+use crate::pacing::PacingSettings;
 use crate::surface_plan::SurfaceWishes;
 use crate::vk_values::{Extent, PresentMode, SurfaceFormat};
 
@@ -12,11 +12,8 @@ use crate::vk_values::{Extent, PresentMode, SurfaceFormat};
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct MachineConfig {
-    /// Frames the CPU may queue ahead of the GPU, 1..=3. Default 2.
-    pub frames_in_flight: usize,
-    /// Retired swapchains allowed to wait for proof before the bounded fallback. Default 5,
-    /// as ANGLE (some drivers refuse a new swapchain past about 20 alive).
-    pub max_retired_swapchains: usize,
+    /// How frames are paced. Default [`PacingSettings::default`].
+    pub pacing: PacingSettings,
     /// What every swapchain should look like. Default: the SRGB formats first, FIFO,
     /// color attachment and transfer destination, 640x480, one image beyond the minimum.
     pub surface: SurfaceWishes,
@@ -33,10 +30,6 @@ pub struct MachineConfig {
     pub present_timing_slots: Option<u32>,
     /// GPU timestamps: the device clock's description. Default none.
     pub gpu_clock: Option<GpuClock>,
-    /// When frames begin beyond the gate. Default [`PacingPolicy::FramesInFlight`].
-    pub pacing: PacingPolicy,
-    /// A frame rate limit. Default none.
-    pub frame_limit: Option<FrameLimit>,
     /// What backs the completion of tracked submissions (and so the machine's tokens).
     /// Default [`CompletionBackend::Fences`].
     pub completion: CompletionBackend,
@@ -45,8 +38,7 @@ pub struct MachineConfig {
 impl Default for MachineConfig {
     fn default() -> Self {
         Self {
-            frames_in_flight: 2,
-            max_retired_swapchains: 5,
+            pacing: PacingSettings::default(),
             surface: SurfaceWishes {
                 formats: vec![
                     SurfaceFormat::BGRA8_SRGB,
@@ -69,8 +61,6 @@ impl Default for MachineConfig {
             present_ids: false,
             present_timing_slots: None,
             gpu_clock: None,
-            pacing: PacingPolicy::FramesInFlight,
-            frame_limit: None,
             completion: CompletionBackend::Fences,
         }
     }
@@ -78,7 +68,7 @@ impl Default for MachineConfig {
 
 /// Checks the settings a machine cannot run with.
 pub(super) fn validate(config: &MachineConfig) -> Result<(), CoreError> {
-    validate_frames_in_flight(config.frames_in_flight)?;
+    config.pacing.check()?;
     validate_wait_timeout(config.wait_timeout_ns)?;
     match config.present_timing_slots {
         Some(slots) if !config.present_ids || !(1..=16).contains(&slots) => {

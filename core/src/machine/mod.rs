@@ -331,13 +331,13 @@ where
         let mut sync = super::sync_graph::SyncGraph::new();
         sync.add_stream(stream);
         let presenter = Presenter::new(PresenterConfig {
-            frames_in_flight: config.frames_in_flight,
-            max_retired_swapchains: config.max_retired_swapchains,
+            frames_in_flight: config.pacing.frames_in_flight,
+            max_retired_swapchains: config.pacing.max_retired_swapchains,
         })?;
         Ok(Self {
             presenter,
             fences: FencePool::new(),
-            pacing: pacing_for(&config),
+            pacing: config.pacing.start(),
             telemetry: Telemetry::new(),
             display: config.present_ids.then(PresentIds::new),
             timing: config
@@ -435,11 +435,4 @@ where
             .and_then(matches)
             .ok_or(CoreError::OutOfOrder(what))
     }
-}
-
-/// The pacing decisions `config` asks for.
-fn pacing_for(config: &MachineConfig) -> Pacing {
-    let mut pacing = Pacing::new(config.pacing, config.frame_limit);
-    pacing.set_frames_in_flight(config.frames_in_flight);
-    pacing
 }

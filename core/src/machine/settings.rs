@@ -47,7 +47,7 @@ where
     pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) -> Result<(), CoreError> {
         self.presenter.set_frames_in_flight(frames_in_flight)?;
         self.pacing.set_frames_in_flight(frames_in_flight);
-        self.config.frames_in_flight = frames_in_flight;
+        self.config.pacing.frames_in_flight = frames_in_flight;
         Ok(())
     }
 

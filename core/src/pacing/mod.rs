@@ -25,6 +25,7 @@ mod frame_limiter;
 mod frame_steps;
 mod lead_estimator;
 mod low_latency;
+mod settings;
 mod window_stats;
 
 use anchored_limiter::AnchoredLimiter;
@@ -38,6 +39,7 @@ pub use lead_estimator::{
     LeadAim, LeadEstimator, LeadVerdict, GRID_MISS_RATE, LOW_LATENCY_MISS_RATE,
 };
 pub use low_latency::LowLatency;
+pub use settings::PacingSettings;
 
 /// How frames are paced beyond the frames-in-flight gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

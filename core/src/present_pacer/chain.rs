@@ -43,13 +43,11 @@ pub(super) struct Chain<W> {
 
 impl<W: Copy + PartialEq> Chain<W> {
     pub(super) fn new(id: u64, config: &PacerConfig) -> Result<Self, CoreError> {
-        let mut pacing = Pacing::new(config.pacing, config.frame_limit);
-        pacing.set_frames_in_flight(config.frames_in_flight);
         Ok(Self {
             id,
             generations: 0,
-            pacer: FramePacer::new(config.frames_in_flight)?,
-            pacing,
+            pacer: FramePacer::new(config.pacing.frames_in_flight)?,
+            pacing: config.pacing.start(),
             telemetry: Telemetry::new(),
             ids: PresentIds::new(),
             started: None,

@@ -96,7 +96,7 @@ where
             let same = self.retired_lineage.iter().filter(|r| r.chain == chain);
             self.forced.extend(same.map(|r| r.swapchain));
         }
-        if pending > self.config.max_retired_swapchains {
+        if pending > self.config.pacing.max_retired_swapchains {
             self.stats.fallback_waits += 1;
             self.forced.clear();
             self.forced

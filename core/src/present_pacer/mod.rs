@@ -139,15 +139,14 @@ where
 {
     /// A machine with no swapchain yet.
     pub fn new(config: PacerConfig) -> Result<Self, CoreError> {
-        validate_frames_in_flight(config.frames_in_flight)?;
-        let config = PacerConfig {
-            max_retired_swapchains: config.max_retired_swapchains.max(1),
-            ..config
-        };
+        config.pacing.check()?;
+        let mut config = config;
+        config.pacing.max_retired_swapchains = config.pacing.max_retired_swapchains.max(1);
+        let cap = config.pacing.max_retired_swapchains + 2;
         Ok(Self {
             live: Vec::with_capacity(4),
-            retired: RetireQueue::with_capacity(config.max_retired_swapchains + 2),
-            retired_lineage: Vec::with_capacity(config.max_retired_swapchains + 2),
+            retired: RetireQueue::with_capacity(cap),
+            retired_lineage: Vec::with_capacity(cap),
             forced: Vec::with_capacity(4),
             forced_proof: None,
             fences_given_up: false,
@@ -174,7 +173,7 @@ where
     /// working because their proofs are serials, not frame counts.
     pub fn set_frames_in_flight(&mut self, frames_in_flight: usize) -> Result<(), CoreError> {
         validate_frames_in_flight(frames_in_flight)?;
-        self.config.frames_in_flight = frames_in_flight;
+        self.config.pacing.frames_in_flight = frames_in_flight;
         for c in &mut self.chains {
             c.set_frames_in_flight(frames_in_flight)?;
         }
@@ -183,7 +182,7 @@ where
 
     /// Changes the pacing policy from the next frame on.
     pub fn set_pacing(&mut self, policy: super::PacingPolicy) {
-        self.config.pacing = policy;
+        self.config.pacing.policy = policy;
         for c in &mut self.chains {
             c.pacing.set_policy(policy);
         }
@@ -191,7 +190,7 @@ where
 
     /// Sets or removes the frame limit from the next frame on.
     pub fn set_frame_limit(&mut self, limit: Option<super::FrameLimit>) {
-        self.config.frame_limit = limit;
+        self.config.pacing.frame_limit = limit;
         for c in &mut self.chains {
             c.pacing.set_frame_limit(limit);
         }
@@ -224,7 +223,7 @@ where
                 "swapchain_created: handle already known",
             ));
         }
-        let depth = self.config.frames_in_flight + 1;
+        let depth = self.config.pacing.frames_in_flight + 1;
         let lineage = old.and_then(|o| self.find(o)).map(|i| self.live[i].chain);
         let chain = match lineage {
             Some(id) => id,
@@ -367,7 +366,7 @@ where
 
     /// A repair semaphore is free again: pooled, or destroyed when poisoned or over the cap.
     fn recycle(&mut self, semaphore: S, poisoned: bool) {
-        let cap = 2 * (self.config.frames_in_flight + 1);
+        let cap = 2 * (self.config.pacing.frames_in_flight + 1);
         if !poisoned && self.pool.len() < cap {
             self.pool.push(semaphore);
         } else {

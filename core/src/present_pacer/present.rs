@@ -336,7 +336,7 @@ where
         image: u32,
     ) -> Result<PresentSemaphoreChoice<S>, CoreError> {
         let i = self.find(swapchain).ok_or(CoreError::NoSwapchain)?;
-        let depth = self.config.frames_in_flight + 1;
+        let depth = self.config.pacing.frames_in_flight + 1;
         let completed = self.completed;
         let images = &mut self.live[i].state.images;
         let count = images.len();

@@ -113,7 +113,7 @@ where
         writeln!(
             out,
             "present pacer: completed {}, last submitted {}, frames in flight {}, repair {}",
-            m.completed, m.last_submitted, m.config.frames_in_flight, m.config.repair
+            m.completed, m.last_submitted, m.config.pacing.frames_in_flight, m.config.repair
         )?;
         writeln!(
             out,

@@ -167,10 +167,9 @@ impl Driver {
 }
 
 fn config(frames_in_flight: usize) -> PacerConfig {
-    PacerConfig {
-        frames_in_flight,
-        ..PacerConfig::default()
-    }
+    let mut c = PacerConfig::default();
+    c.pacing.frames_in_flight = frames_in_flight;
+    c
 }
 
 /// [`config`] with a present fence added to every present (maintenance1).
@@ -239,14 +238,9 @@ fn the_gate_holds_a_frame_until_the_repair_n_back_completes() -> Result<(), Core
 #[test]
 fn a_frame_limit_sleeps_until_the_next_slot() -> Result<(), CoreError> {
     let limit = FrameLimit::fps(100.0)?;
-    let mut d = Driver::with_swapchain(
-        PacerConfig {
-            frame_limit: Some(limit),
-            pacing: PacingPolicy::FramesInFlight,
-            ..config(2)
-        },
-        2,
-    )?;
+    let mut c = config(2);
+    c.pacing.frame_limit = Some(limit);
+    let mut d = Driver::with_swapchain(c, 2)?;
     assert_eq!(d.m.begin_frame(1, 0)?, Gate::Go);
     d.present(1, 0, PresentOutcome::Queued)?;
     match d.m.begin_frame(1, 1_000_000)? {
@@ -450,13 +444,9 @@ fn teardown_destroys_every_repair_semaphore_after_its_proof() -> Result<(), Core
 
 #[test]
 fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreError> {
-    let mut d = Driver::with_swapchain(
-        PacerConfig {
-            max_retired_swapchains: 2,
-            ..config(2)
-        },
-        2,
-    )?;
+    let mut c = config(2);
+    c.pacing.max_retired_swapchains = 2;
+    let mut d = Driver::with_swapchain(c, 2)?;
     for w in 2..=4u64 {
         d.present(w - 1, 0, PresentOutcome::Queued)?;
         d.m.swapchain_created(w, 2, Some(w - 1), true)?;

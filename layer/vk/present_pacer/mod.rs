@@ -155,13 +155,10 @@ impl PresentPacer {
         desc.config.pacing.check()?;
         let c = &desc.config;
         let machine = Machine::new(PacerConfig {
-            frames_in_flight: c.pacing.frames_in_flight,
-            max_retired_swapchains: c.pacing.max_retired_swapchains,
+            pacing: c.pacing.core(),
             repair: c.repair_present_semaphores,
             present_fences: c.paths.swapchain_maintenance1.is_some(),
             present_ids: c.paths.may_carry_present_ids(),
-            pacing: c.pacing.policy,
-            frame_limit: c.pacing.core_frame_limit(),
         })?;
         let swapchain_fn = ash::khr::swapchain::Device::new(desc.instance, desc.device);
         Ok(Self {

@@ -35,16 +35,13 @@ impl Swapchain {
         // MachineConfig is non-exhaustive: set field by field.
         #[allow(clippy::field_reassign_with_default)]
         {
-            m.frames_in_flight = config.pacing.frames_in_flight;
-            m.max_retired_swapchains = config.pacing.max_retired_swapchains;
+            m.pacing = config.pacing.core();
             m.surface = surface;
             m.wait_timeout_ns = config.pacing.wait_timeout_ns();
             m.maintenance1 = config.paths.swapchain_maintenance1.is_some();
             m.present_ids = present_ids;
             m.present_timing_slots = present_timing.then_some(crate::vk::display::TIMING_SLOTS);
             m.gpu_clock = timer.map(|t| t.clock);
-            m.pacing = config.pacing.policy;
-            m.frame_limit = config.pacing.core_frame_limit();
             m.completion = config.completion;
         }
         Ok(m)

@@ -172,13 +172,13 @@ struct App {
 /// The machine's configuration for a schedule's parameters.
 fn machine_config(p: &Params) -> Result<MachineConfig, String> {
     let mut config = MachineConfig::default();
-    config.frames_in_flight = p.frames_in_flight;
-    config.max_retired_swapchains = p.max_retired;
+    config.pacing.frames_in_flight = p.frames_in_flight;
+    config.pacing.max_retired_swapchains = p.max_retired;
     config.maintenance1 = p.maintenance1;
     config.completion = p.completion;
     config.present_ids = p.present_ids;
     config.present_timing_slots = p.present_timing;
-    config.pacing = p.pacing;
+    config.pacing.policy = p.pacing;
     config.gpu_clock = match p.gpu_clock {
         Some(c) => Some(c.config().map_err(|e| e.to_string())?),
         None => None,

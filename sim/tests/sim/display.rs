@@ -44,11 +44,12 @@ pub fn run_display(p: &DisplayParams) -> Result<DisplayOutcome, String> {
     let refresh = p.refresh_ns;
     let period = refresh * u64::from(p.interval);
     let mut config = MachineConfig::default();
-    config.frames_in_flight = p.frames_in_flight;
+    config.pacing.frames_in_flight = p.frames_in_flight;
     config.present_ids = true;
     config.present_timing_slots = Some(8);
-    config.pacing = PacingPolicy::FramesInFlight;
-    config.frame_limit = Some(FrameLimit::fps(1e9 / period as f64).map_err(|e| e.to_string())?);
+    config.pacing.policy = PacingPolicy::FramesInFlight;
+    config.pacing.frame_limit =
+        Some(FrameLimit::fps(1e9 / period as f64).map_err(|e| e.to_string())?);
     let faults = Faults {
         max_gpu_delay: p.max_gpu_delay,
         ..Faults::default()

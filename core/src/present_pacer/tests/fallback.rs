@@ -5,10 +5,9 @@ use super::*;
 
 /// Fenced presents, at most one destroyed swapchain waiting.
 fn capped() -> PacerConfig {
-    PacerConfig {
-        max_retired_swapchains: 1,
-        ..fenced(1)
-    }
+    let mut c = fenced(1);
+    c.pacing.max_retired_swapchains = 1;
+    c
 }
 
 #[test]

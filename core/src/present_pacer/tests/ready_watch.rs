@@ -20,12 +20,13 @@ fn next_refresh(t: u64) -> u64 {
 /// A machine pacing `grid` at 30 fps (adding its own present ids where the application gives
 /// none), swapchain 1 made with absolute present timing at [`REFRESH`].
 fn grid_machine() -> Result<M, CoreError> {
-    let mut m = M::new(PacerConfig {
-        pacing: PacingPolicy::Grid,
-        frame_limit: Some(FrameLimit::fps(30.0)?),
+    let mut config = PacerConfig {
         present_ids: true,
         ..PacerConfig::default()
-    })?;
+    };
+    config.pacing.policy = PacingPolicy::Grid;
+    config.pacing.frame_limit = Some(FrameLimit::fps(30.0)?);
+    let mut m = M::new(config)?;
     m.swapchain_created(1, 3, None, true)?;
     let absolute = DisplayTiming {
         refresh_ns: REFRESH,

@@ -10,11 +10,12 @@ const REFRESH: u64 = 16_666_667;
 const SLOTS: u32 = 4;
 
 fn machine(limit_fps: f64) -> Result<M, CoreError> {
-    M::new(PacerConfig {
+    let mut config = PacerConfig {
         present_ids: true,
-        frame_limit: Some(FrameLimit::fps(limit_fps)?),
         ..PacerConfig::default()
-    })
+    };
+    config.pacing.frame_limit = Some(FrameLimit::fps(limit_fps)?);
+    M::new(config)
 }
 
 fn relative() -> DisplayRefresh {
