@@ -24,7 +24,8 @@ unsafe fn device_of<H: vk::Handle>(handle: H) -> Option<std::sync::Arc<Device>> 
 }
 
 /// Runs `call`'s steps with `dev`'s pacer: each plan and report under the device's lock
-/// (`before` runs first in each), each step's calls down with it released. Where the device
+/// (`before` runs first in each: the tests' fault point), each step's calls down with it
+/// released. Where the device
 /// has no pacer (any more) the call ends: its `finish` says whether the driver was called.
 fn in_steps<'a, T>(
     dev: &Device,
@@ -32,13 +33,15 @@ fn in_steps<'a, T>(
     mut call: PacerCall<'a, T>,
     before: impl Fn(),
 ) -> PacerCall<'a, T> {
-    let planned = |call: &mut PacerCall<'a, T>| {
-        dev.with_pacer_for(surface, |p| {
+    loop {
+        let planned = dev.with_pacer_for(surface, |p| {
             before();
             call.plan(p)
-        })
-    };
-    while let Some(down) = planned(&mut call).flatten() {
+        });
+        let Some(down) = planned.flatten() else {
+            return call;
+        };
+        // The driver's result is kept in the call here, whatever happens to the report.
         let mut made = Some(down.make());
         dev.with_pacer_for(surface, |p| {
             before();
@@ -50,7 +53,6 @@ fn in_steps<'a, T>(
             call.report(None, made);
         }
     }
-    call
 }
 
 /// A `VkResult<T>` as the result code the application gets, with `out` written on success.

@@ -50,8 +50,8 @@ pub struct PresentPacerStats {
     /// out inside a call of the pacer (its plain methods). A caller that reaches the pacer only
     /// under its lock held that lock through each of them.
     pub pauses_in_calls: u64,
-    /// Pauses carried out between the steps of a call made in steps (the shell's
-    /// `PacerCall`): with no pacer borrowed and the caller's lock released.
+    /// Pauses carried out between the steps of a call made in steps (`vkpace::PacerCall`):
+    /// with no pacer borrowed and the caller's lock released.
     pub pauses_between_calls: u64,
     /// Calls down that may block (the driver's present with its repair submission, the
     /// driver's acquire, swapchain creation and destruction, and vkpace's bounded GPU waits

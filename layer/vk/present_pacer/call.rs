@@ -33,10 +33,13 @@ pub(super) fn next_id() -> u64 {
 /// Made by [`PresentPacer::present_call`], [`PresentPacer::acquire_call`],
 /// [`PresentPacer::acquire2_call`], [`PresentPacer::create_call`] or
 /// [`PresentPacer::destroy_call`]; `T` is the plain method's result. Each round is three steps:
-/// [`Self::plan`] on the pacer (under the lock), then [`CallsDown::make`] (needs no pacer),
-/// then [`Self::report`] (under the lock again). When `plan` answers `None` the call is over:
-/// [`Self::finish`] gives its result, or `None` where nothing was made because the caller had
-/// no pacer at the first step (it then calls the driver itself).
+/// [`Self::plan`] on the pacer (under the lock), then [`CallsDown::make`] (needs no pacer; it
+/// borrows the call, so the call outlives it), then [`Self::report`] (under the lock again).
+/// When `plan` answers `None` the call is over: [`Self::finish`] gives the driver's result, or
+/// `None` where the driver's command was never made because the caller had no pacer when it
+/// was due (it then calls the driver itself). The driver's result is kept from the moment the
+/// command returns, so a report that never comes (the pacer gone, a panic under the lock) does
+/// not lose it.
 ///
 /// The calls down are made without the lock because the application externally synchronizes
 /// a command's queue, swapchains, semaphores and fences for the whole call (the spec's host
@@ -60,8 +63,11 @@ pub(super) fn next_id() -> u64 {
 /// #     info: &vk::PresentInfoKHR<'_>, driver: impl Fn() -> vk::Result) -> vk::Result {
 /// // SAFETY: as vkQueuePresentKHR's valid usage, until the call is finished.
 /// let mut call = unsafe { PresentPacer::present_call(queue, info) };
-/// while let Some(down) = shared.lock().unwrap().as_mut().and_then(|p| call.plan(p)) {
-///     let made = down.make(); // the lock is released here
+/// loop {
+///     // The guard is dropped at the end of this statement: the lock is held for the plan only.
+///     let planned = shared.lock().unwrap().as_mut().and_then(|p| call.plan(p));
+///     let Some(down) = planned else { break };
+///     let made = down.make(); // sleeps, waits or calls the driver without the lock
 ///     call.report(shared.lock().unwrap().as_mut(), made);
 /// }
 /// match call.finish() {
@@ -75,9 +81,12 @@ pub(super) fn next_id() -> u64 {
 ///
 /// # Leaks
 ///
-/// Run the steps to the end. A [`CallsDown`] dropped without being made and reported, or a
-/// call dropped between its steps, leaves what its plan took out of the pacer (a repair
-/// semaphore and its fence, present fences, a lent fence) in use until the pacer is destroyed.
+/// Run the steps to the end. A [`CallsDown`] dropped without being made, or a [`CallsMade`]
+/// not reported to the call's pacer, leaves what its plan took out of the pacer (a repair
+/// semaphore and its fence, present fences, a lent fence) in use until the pacer is destroyed;
+/// for a present, the pacer also keeps waiting for its report: every later present passes
+/// through unpaced (logged), and each destruction's bounded wait and the teardown wait their
+/// whole bound for it.
 pub struct PacerCall<'a, T> {
     pub(super) op: Op<'a>,
     pub(super) stage: Stage,
@@ -95,13 +104,16 @@ pub struct PacerCall<'a, T> {
 
 /// The calls down of one step of a [`PacerCall`], made with no pacer (and the caller's lock
 /// released): a sleep, a bounded GPU wait on a fence the pacer lent out, or the driver's
-/// command with what the plan added. Borrows the call's arguments.
+/// command with what the plan added. Borrows its call (and so the call's arguments), which
+/// keeps the driver's result.
 #[must_use = "a plan's calls down hold what it took out of the pacer: make them and report"]
-pub struct CallsDown<'a> {
+pub struct CallsDown<'c> {
     pub(super) call: u64,
     pub(super) in_call: bool,
-    pub(super) op: Op<'a>,
+    pub(super) op: Op<'c>,
     pub(super) down: Down,
+    /// Where the driver's result goes once its command returns.
+    pub(super) outcome: &'c mut Option<Outcome>,
 }
 
 /// What [`CallsDown::make`] did, for [`PacerCall::report`].
@@ -127,7 +139,7 @@ impl<'a, T> PacerCall<'a, T> {
     /// The first step of a round, under the caller's lock: asks the pacer what to do next.
     /// `None`: the call is over ([`Self::finish`]). A pacer other than the one of the call's
     /// first plan is refused (logged): the call ends.
-    pub fn plan(&mut self, pacer: &mut PresentPacer) -> Option<CallsDown<'a>> {
+    pub fn plan(&mut self, pacer: &mut PresentPacer) -> Option<CallsDown<'_>> {
         if *self.pacer.get_or_insert(pacer.id) != pacer.id {
             log::error!("vkpace: a PacerCall was planned on a second pacer; it ends here");
             self.stage = Stage::Done;
@@ -139,12 +151,14 @@ impl<'a, T> PacerCall<'a, T> {
             in_call: self.in_call,
             op: self.op,
             down,
+            outcome: &mut self.outcome,
         })
     }
 
     /// The third step of a round, under the caller's lock again: what the calls down did,
-    /// told to the pacer. `None`: the caller has no pacer any more; the driver's result is kept
-    /// for [`Self::finish`] and the call ends. What another call made is refused (logged).
+    /// told to the pacer. `None`: the caller has no pacer any more: the call ends (the driver's
+    /// result, if its command was made, is kept for [`Self::finish`]). What another call made
+    /// is refused (logged).
     pub fn report(&mut self, pacer: Option<&mut PresentPacer>, made: CallsMade) {
         if made.call != self.id {
             log::error!("vkpace: a PacerCall was given another call's report; ignored");
@@ -160,31 +174,36 @@ impl<'a, T> PacerCall<'a, T> {
         }
     }
 
-    /// The pacer went away between the steps: only the driver's result is kept.
+    /// The pacer went away between the steps: the call ends with the driver's result it has
+    /// (kept by [`CallsDown::make`]).
     fn gone(&mut self, made: Made) {
-        if let Some(outcome) = made.outcome() {
-            self.outcome = Some(outcome);
-        }
+        drop(made);
         self.stage = Stage::Done;
     }
 }
 
 impl CallsDown<'_> {
-    /// The second step: sleeps, waits or calls the driver, with no pacer.
+    /// The second step: sleeps, waits or calls the driver, with no pacer; the driver's result
+    /// is kept in the call at once.
     pub fn make(self) -> CallsMade {
+        // SAFETY: the call's maker (`PresentPacer::present_call` and the others) promised its
+        // arguments valid and synchronized until the call is finished or dropped, and this
+        // borrows the call, so the call is neither; the plan filled this from them on the
+        // call's pacer.
+        let made = unsafe { self.down.make(self.op, self.in_call) };
+        if let Some(outcome) = made.outcome() {
+            *self.outcome = Some(outcome);
+        }
         CallsMade {
             call: self.call,
-            // SAFETY: the call's maker (`PresentPacer::present_call` and the others) promised
-            // its arguments valid and synchronized until the call is finished; the plan filled
-            // this from them on the call's pacer.
-            made: unsafe { self.down.make(self.op, self.in_call) },
+            made,
         }
     }
 }
 
 impl PacerCall<'_, VkResult<bool>> {
     /// The present's result: the driver's, as [`PresentPacer::queue_present`] returns it;
-    /// `None` where nothing was presented (no pacer at the first step).
+    /// `None` where nothing was presented (no pacer when the driver's command was due).
     pub fn finish(self) -> Option<VkResult<bool>> {
         match self.outcome? {
             Outcome::Presented(r) => Some(r),
@@ -195,7 +214,7 @@ impl PacerCall<'_, VkResult<bool>> {
 
 impl PacerCall<'_, VkResult<(u32, bool)>> {
     /// The acquire's result: the driver's image index and whether it is suboptimal; `None`
-    /// where nothing was acquired (no pacer at the first step).
+    /// where nothing was acquired (no pacer when the driver's command was due).
     pub fn finish(self) -> Option<VkResult<(u32, bool)>> {
         match self.outcome? {
             Outcome::Acquired(r) => Some(r),
@@ -362,18 +381,25 @@ mod tests {
         })
     }
 
-    /// A report is taken only by the call that planned it: another call's is ignored, so a
-    /// driver's result (and the pacer's objects a report returns) cannot land in the wrong call.
+    /// A report is taken only by the call that planned it: another call's is ignored (the call
+    /// goes on), so the pacer's objects a report returns cannot land in the wrong call; its own
+    /// report, with the pacer gone, ends it.
     #[test]
     fn a_report_of_another_call_is_ignored() {
         let (mut call, other) = (destroy_call(), destroy_call());
         let made = |id| CallsMade {
             call: id,
-            made: Made::Through(Outcome::Destroyed),
+            made: Made::Destroyed { swapchains: false },
         };
         call.report(None, made(other.id));
-        assert!(call.outcome.is_none(), "another call's report was taken");
+        assert!(
+            matches!(call.stage, Stage::Start),
+            "another call's report was taken"
+        );
         call.report(None, made(call.id));
-        assert!(call.finish().is_some(), "its own report was not taken");
+        assert!(
+            matches!(call.stage, Stage::Done),
+            "its own report was not taken"
+        );
     }
 }

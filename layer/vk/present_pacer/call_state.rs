@@ -103,6 +103,7 @@ pub(super) enum Made {
 }
 
 /// The driver's result of the application's call.
+#[derive(Copy, Clone)]
 pub(super) enum Outcome {
     Presented(VkResult<bool>),
     Acquired(VkResult<(u32, bool)>),
@@ -112,12 +113,12 @@ pub(super) enum Outcome {
 
 impl Made {
     /// The driver's result, where this was the application's call.
-    pub(super) fn outcome(self) -> Option<Outcome> {
+    pub(super) fn outcome(&self) -> Option<Outcome> {
         Some(match self {
-            Made::Through(o) => o,
+            Made::Through(o) => *o,
             Made::Presented(m) => Outcome::Presented(m.result),
-            Made::Acquired(r) => Outcome::Acquired(r),
-            Made::Created(r) => Outcome::Created(r.map(|c| c.handle)),
+            Made::Acquired(r) => Outcome::Acquired(*r),
+            Made::Created(r) => Outcome::Created(r.as_ref().map(|c| c.handle).map_err(|e| *e)),
             Made::Paused(_) | Made::Bounded(..) | Made::Destroyed { .. } => return None,
         })
     }

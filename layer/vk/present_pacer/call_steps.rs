@@ -10,7 +10,6 @@ use super::call::PacerCall;
 use super::call_state::{Down, Made, Op, Outcome, Stage};
 use super::create::{keep, Doomed};
 use super::pause::Paused;
-use super::present_plan::Step;
 use super::waits::WaitStep;
 use super::PresentPacer;
 use vkpace_core::{BoundedWait, DestroyOutcome};
@@ -55,8 +54,8 @@ impl PresentPacer {
                     deadline,
                     waited,
                 },
-                _,
-            ) => self.plan_bounded(outcome, deadline, waited),
+                op,
+            ) => self.plan_bounded(op, outcome, deadline, waited),
             (Stage::Dooming { outcome }, op) => self.dooming(op, outcome),
             (_, _) => (Stage::Done, None),
         }
@@ -75,17 +74,17 @@ impl PresentPacer {
         waited: Option<Paused>,
     ) -> (Stage, Option<Down>) {
         // SAFETY: the caller's contract.
-        match unsafe { self.present_step(queue, info, &mut deadline, waited) } {
-            Step::Through(driver) => (Stage::Done, Some(Down::PresentThrough(driver))),
-            Step::Wait(pause) => {
-                let stage = Stage::PresentPlan {
-                    deadline,
-                    waited: None,
-                };
-                (stage, Some(Down::Pause(pause)))
-            }
-            Step::Go(planned) => (Stage::Presenting, Some(Down::Present(planned))),
-        }
+        let down = unsafe { self.present_step(queue, info, &mut deadline, waited) };
+        let stage = match down {
+            // A wait for a repair semaphore's proof, then the plan again.
+            Down::Pause(_) => Stage::PresentPlan {
+                deadline,
+                waited: None,
+            },
+            Down::Present(_) => Stage::Presenting,
+            _ => Stage::Done,
+        };
+        (stage, Some(down))
     }
 
     /// The next pause before `swapchain`'s lineage may begin a frame, if any.
@@ -114,6 +113,7 @@ impl PresentPacer {
     /// A destruction's next bounded wait, if any ([`PresentPacer::bounded_step`]).
     fn plan_bounded(
         &mut self,
+        op: Op<'_>,
         outcome: Option<DestroyOutcome>,
         mut deadline: Option<u64>,
         waited: Option<(BoundedWait, Paused)>,
@@ -129,7 +129,9 @@ impl PresentPacer {
             }
             Ok(WaitStep::Done(_)) => (Stage::Dooming { outcome }, None),
             Err(e) => {
-                log::error!("vkpace: waiting to destroy a swapchain: {e}");
+                if let Op::Destroy { swapchain, .. } = op {
+                    log::error!("vkpace: waiting to destroy swapchain {swapchain:?}: {e}");
+                }
                 (Stage::Dooming { outcome }, None)
             }
         }

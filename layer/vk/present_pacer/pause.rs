@@ -76,7 +76,7 @@ impl GpuWait {
 }
 
 impl Paused {
-    /// Whether the pacer was borrowed on this thread while it was carried out.
+    /// Whether it was carried out inside a plain method (the pacer borrowed meanwhile).
     pub(super) fn in_call(&self) -> bool {
         self.in_call
     }

@@ -5,6 +5,7 @@
 
 use ash::vk;
 
+use super::call_state::Down;
 use super::chain_walk;
 use super::id_structure::IdStructure;
 use super::pause::{GpuWait, Pause, Paused};
@@ -12,20 +13,6 @@ use super::present_call::{slice, Planned, Repair, Scratch};
 use super::PresentPacer;
 use crate::vk::error::{Result, VkContext};
 use vkpace_core::{PresentPlan, PresentStep, RepairSemaphore};
-
-/// What the present does next, as the pacer decided under the lock.
-// Moved once per present, from the pacer's run to the caller: a box would allocate each frame.
-#[allow(clippy::large_enum_variant)]
-pub(super) enum Step {
-    /// The driver's present as the application made it, nothing recorded after it (another
-    /// queue, nothing paced in it, or no plan).
-    Through(ash::khr::swapchain::Device),
-    /// Wait (bounded, without the pacer) for the submission that proves a repair semaphore
-    /// free, then plan again.
-    Wait(Pause),
-    /// Make the present so, then report it ([`PresentPacer::present_reported`]).
-    Go(Planned),
-}
 
 impl PresentPacer {
     /// The present's first step: reports the wait the last step asked for (if any), then
@@ -40,13 +27,13 @@ impl PresentPacer {
         info: &vk::PresentInfoKHR<'_>,
         deadline: &mut Option<u64>,
         waited: Option<Paused>,
-    ) -> Step {
+    ) -> Down {
         if queue != self.queue {
             if !std::mem::replace(&mut self.logged.other_queue, true) {
                 log::warn!("vkpace: a present on a queue other than the pacer's is passed through unpaced (completion is per queue)");
             }
             self.machine.unpaced_call();
-            return Step::Through(self.swapchain_fn.clone());
+            return Down::PresentThrough(self.swapchain_fn.clone());
         }
         if let Some(paused) = waited {
             match self.wait_reported(paused) {
@@ -55,11 +42,11 @@ impl PresentPacer {
                     log::warn!(
                         "vkpace: no repair semaphore proven free in time: present passed through"
                     );
-                    return Step::Through(self.swapchain_fn.clone());
+                    return Down::PresentThrough(self.swapchain_fn.clone());
                 }
                 Err(e) => {
                     log::error!("vkpace: present not paced: {e}");
-                    return Step::Through(self.swapchain_fn.clone());
+                    return Down::PresentThrough(self.swapchain_fn.clone());
                 }
             }
         }
@@ -71,10 +58,10 @@ impl PresentPacer {
         let deadline = *deadline.get_or_insert(self.now().saturating_add(self.timeout_ns()));
         match self.plan(caller, deadline) {
             Ok(Ok(plan)) => self.planned(plan, caller),
-            Ok(Err(wait)) => Step::Wait(wait),
+            Ok(Err(wait)) => Down::Pause(wait),
             Err(e) => {
                 log::error!("vkpace: present not paced: {e}");
-                Step::Through(self.swapchain_fn.clone())
+                Down::PresentThrough(self.swapchain_fn.clone())
             }
         }
     }
@@ -157,9 +144,9 @@ impl PresentPacer {
         &mut self,
         plan: Option<PresentPlan<vk::Semaphore>>,
         caller: chain_walk::CallerChain,
-    ) -> Step {
+    ) -> Down {
         let Some(plan) = plan else {
-            return Step::Through(self.swapchain_fn.clone());
+            return Down::PresentThrough(self.swapchain_fn.clone());
         };
         let repair = self.repair_semaphore(plan);
         let ids = match plan.present_ids && caller.ids.is_none() {
@@ -180,7 +167,7 @@ impl PresentPacer {
         for &(w, _) in &scratch.targets {
             scratch.ids.push(self.machine.planned_present_id(w));
         }
-        Step::Go(Planned {
+        Down::Present(Planned {
             queue: self.queue,
             queue_submit: self.device.fp_v1_0().queue_submit,
             swapchain_fn: self.swapchain_fn.clone(),

@@ -13,9 +13,9 @@ impl PresentPacer {
     ///
     /// # Safety
     ///
-    /// The pacer's device and queue are still valid, no call of the pacer is in progress on
-    /// another thread, and the allocation callbacks given for deferred destructions are still
-    /// valid.
+    /// The pacer's device and queue are still valid, no call of the pacer is in progress (no
+    /// [`super::PacerCall`] of it is between a plan and its report, on any thread), and the
+    /// allocation callbacks given for deferred destructions are still valid.
     pub unsafe fn destroy(mut self) -> Result<()> {
         self.destroyed = true;
         self.machine.begin_shutdown();

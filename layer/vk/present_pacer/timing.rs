@@ -15,9 +15,9 @@ use vkpace_registry::PresentTimingInfoEXT;
 #[derive(Debug, Default)]
 pub(super) struct TimingInfos(pub(super) Vec<PresentTimingInfoEXT<'static>>);
 
-// SAFETY: the entries are filled and cleared within one `queue_present` (between calls only
-// the capacity is kept), and each entry's `pNext` is null: nothing a pointer could point at is
-// shared with another thread.
+// SAFETY: the entries are filled and cleared within one present's plan and calls down
+// (between presents only the capacity is kept), and each entry's `pNext` is null: nothing a
+// pointer could point at is shared with another thread.
 unsafe impl Send for TimingInfos {}
 
 impl PresentPacer {

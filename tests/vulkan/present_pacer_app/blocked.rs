@@ -139,7 +139,7 @@ fn acquire(
     timeout: u64,
     fence: vk::Fence,
 ) -> ash::prelude::VkResult<(u32, bool)> {
-    let with = super::accessor(shared);
+    let with = super::locker(shared);
     // SAFETY: a swapchain of the pacer's, not used by another thread meanwhile; an unsignalled
     // fence nothing else uses.
     let call = unsafe { PresentPacer::acquire_call(sc, timeout, vk::Semaphore::null(), fence) };

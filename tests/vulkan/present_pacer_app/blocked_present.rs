@@ -187,7 +187,7 @@ fn race(
     surface: vk::SurfaceKHR,
     o: &Objects,
 ) -> Result<BesidePresent> {
-    let with = super::accessor(shared);
+    let with = super::locker(shared);
     let fills = fills_for_frame_work(ctx, o)?;
     let image = acquire_and_render(ctx, sc1, o, fills, with)?;
     let info = swapchain_info_of(ctx, surface, vk::SwapchainKHR::null())?;
@@ -196,13 +196,11 @@ fn race(
         let presenting = s.spawn(|| present_frame(ctx, (sc1, image), o, with, start));
         std::thread::sleep(BESIDE_AFTER);
         let waited = std::cell::Cell::new(Duration::ZERO);
-        let timed_with = |f: &mut dyn FnMut(&mut PresentPacer)| {
+        let timed_with = || {
             let t = Instant::now();
-            let mut guard = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            let guard = shared.lock().unwrap_or_else(PoisonError::into_inner);
             waited.set(waited.get().max(t.elapsed()));
-            if let Some(p) = guard.as_mut() {
-                f(p);
-            }
+            guard
         };
         let beside = beside(ctx, (sc2, &info), o, timed_with);
         let present = presenting
@@ -256,12 +254,12 @@ fn time_fills(ctx: &VulkanContext, o: &Objects) -> Result<Duration> {
 
 /// Acquires an image of `sc1` through the pacer and submits its long frame of `fills` fills;
 /// the image.
-fn acquire_and_render(
+fn acquire_and_render<'s>(
     ctx: &VulkanContext,
     sc1: vk::SwapchainKHR,
     o: &Objects,
     fills: u32,
-    with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    with: impl Fn() -> super::Guard<'s>,
 ) -> Result<u32> {
     // SAFETY: a swapchain of the pacer's; an unsignalled semaphore nothing else uses.
     let call =
@@ -276,11 +274,11 @@ fn acquire_and_render(
 }
 
 /// The frame's present, on its own thread: its result and the time since `start`.
-fn present_frame(
+fn present_frame<'s>(
     ctx: &VulkanContext,
     (sc1, image): (vk::SwapchainKHR, u32),
     o: &Objects,
-    with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    with: impl Fn() -> super::Guard<'s>,
     start: Instant,
 ) -> (vk::Result, Duration) {
     let (swapchains, images, waits) = ([sc1], [image], [o.rendered]);
@@ -368,11 +366,11 @@ fn record_frame(ctx: &VulkanContext, o: &Objects, image: vk::Image, fills: u32) 
 
 /// The other thread's calls: a swapchain made of `info` and destroyed, an acquire from `sc2`;
 /// how long each took.
-fn beside(
+fn beside<'s>(
     ctx: &VulkanContext,
     (sc2, info): (vk::SwapchainKHR, &vk::SwapchainCreateInfoKHR<'_>),
     o: &Objects,
-    with: impl Fn(&mut dyn FnMut(&mut PresentPacer)) + Copy,
+    with: impl Fn() -> super::Guard<'s> + Copy,
 ) -> Result<(Duration, Duration, (vk::Result, Duration))> {
     let t = Instant::now();
     // SAFETY: a valid create info of the context's device and a surface without a swapchain.

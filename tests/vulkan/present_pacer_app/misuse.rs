@@ -1,6 +1,7 @@
 //! A call in steps given to the wrong pacer: two pacers of one device, an acquire planned and
 //! made with the first and reported to the second. The report is refused (logged): the second
-//! pacer records nothing, and the call keeps the driver's result.
+//! pacer records nothing, and the call keeps the driver's result (kept when the driver's
+//! acquire returned, before any report).
 
 use anyhow::{ensure, Context as _, Result};
 use ash::vk;
@@ -34,7 +35,8 @@ pub fn reported_to_another_pacer() -> Result<Misuse> {
     let down = call
         .plan(&mut first)
         .context("the acquire was not planned")?;
-    call.report(Some(&mut other), down.make());
+    let made = down.make();
+    call.report(Some(&mut other), made);
     ensure!(
         call.plan(&mut first).is_none(),
         "the call went on after a refused report"

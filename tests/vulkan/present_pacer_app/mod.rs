@@ -27,40 +27,32 @@ use crate::common::{set_runtime_dir, SurfaceSource, VulkanContext};
 /// A pacer shared between threads behind a mutex, as the pacing layer keeps one per device.
 type Shared = std::sync::Mutex<Option<PresentPacer>>;
 
-/// Runs its argument on the shared pacer under the mutex (a poisoned mutex is used as it is):
-/// how [`in_steps`] reaches the pacer.
-fn accessor(shared: &Shared) -> impl Fn(&mut dyn FnMut(&mut PresentPacer)) + Copy + '_ {
-    move |f| {
-        let mut guard = shared
+/// The shared pacer, locked.
+type Guard<'s> = std::sync::MutexGuard<'s, Option<PresentPacer>>;
+
+/// Locks the shared pacer (a poisoned mutex is used as it is): how [`in_steps`] reaches it.
+fn locker<'s>(shared: &'s Shared) -> impl Fn() -> Guard<'s> + Copy + 's {
+    move || {
+        shared
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(p) = guard.as_mut() {
-            f(p);
-        }
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
-/// Runs `call`'s steps as the pacing layer does: each plan and report through `with` (under
-/// the mutex), each step's calls down with the mutex released.
-fn in_steps<'a, T>(
+/// Runs `call`'s steps as the pacing layer does: each plan and report under the mutex
+/// (`lock`), each step's calls down with the mutex released.
+fn in_steps<'a, 's, T>(
     mut call: PacerCall<'a, T>,
-    mut with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    lock: impl Fn() -> Guard<'s>,
 ) -> PacerCall<'a, T> {
     loop {
-        let mut down = None;
-        with(&mut |p| down = call.plan(p));
-        let Some(down) = down else {
+        // The guard goes at the end of the statement: the plan alone is made under the mutex.
+        let planned = lock().as_mut().and_then(|p| call.plan(p));
+        let Some(down) = planned else {
             return call;
         };
-        let mut made = Some(down.make());
-        with(&mut |p| {
-            if let Some(made) = made.take() {
-                call.report(Some(p), made);
-            }
-        });
-        if let Some(made) = made {
-            call.report(None, made);
-        }
+        let made = down.make();
+        call.report(lock().as_mut(), made);
     }
 }
 

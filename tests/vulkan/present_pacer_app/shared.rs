@@ -43,12 +43,7 @@ pub fn run_shared(limit: FrameLimit, count: u32, plain: bool) -> Result<SharedOu
     let shared = Mutex::new(Some(pacer));
     let (presenting, done) = (AtomicBool::new(false), AtomicBool::new(false));
     let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
-    let with = |f: &mut dyn FnMut(&mut PresentPacer)| {
-        if let Some(p) = lock().as_mut() {
-            f(p);
-        }
-    };
-    let acquire = |(): &mut (), semaphore| acquire(sc, semaphore, with);
+    let acquire = |(): &mut (), semaphore| acquire(sc, semaphore, lock);
     let present = |(): &mut (), info: &vk::PresentInfoKHR<'_>| {
         presenting.store(true, Ordering::SeqCst);
         let r = match plain {
@@ -59,7 +54,7 @@ pub fn run_shared(limit: FrameLimit, count: u32, plain: bool) -> Result<SharedOu
             false => {
                 // SAFETY: as above.
                 let call = unsafe { PresentPacer::present_call(ctx.queue, info) };
-                super::in_steps(call, with).finish()
+                super::in_steps(call, lock).finish()
             }
         };
         presenting.store(false, Ordering::SeqCst);
@@ -121,10 +116,10 @@ fn teardown(
 }
 
 /// The textbook loop's acquire through the shared pacer.
-fn acquire(
+fn acquire<'s>(
     sc: vk::SwapchainKHR,
     semaphore: vk::Semaphore,
-    with: impl FnMut(&mut dyn FnMut(&mut PresentPacer)),
+    with: impl Fn() -> super::Guard<'s>,
 ) -> ash::prelude::VkResult<(u32, bool)> {
     // SAFETY: the textbook loop's acquire (OwnedLoop's contract).
     let call = unsafe { PresentPacer::acquire_call(sc, TIMEOUT_NS, semaphore, vk::Fence::null()) };
