@@ -82,11 +82,12 @@ pub(super) fn next_id() -> u64 {
 /// # Leaks
 ///
 /// Run the steps to the end. A [`CallsDown`] dropped without being made, or a [`CallsMade`]
-/// not reported to the call's pacer, leaves what its plan took out of the pacer (a repair
-/// semaphore and its fence, present fences, a lent fence) in use until the pacer is destroyed;
-/// for a present, the pacer also keeps waiting for its report: every later present passes
-/// through unpaced (logged), and each destruction's bounded wait and the teardown wait their
-/// whole bound for it.
+/// not reported to the call's pacer, leaks what its plan took out of the pacer (a repair
+/// semaphore and its fence, a lent fence): the pacer no longer knows of them, and its
+/// [`PresentPacer::destroy`] cannot free them. For a present, the pacer also keeps waiting for
+/// its report: every later present passes through unpaced (logged), and each destruction's
+/// bounded wait and the teardown wait their whole bound for it (the teardown then ends with
+/// [`crate::Error::Timeout`], leaving what it could not prove idle alive).
 pub struct PacerCall<'a, T> {
     pub(super) op: Op<'a>,
     pub(super) stage: Stage,
@@ -117,7 +118,7 @@ pub struct CallsDown<'c> {
 }
 
 /// What [`CallsDown::make`] did, for [`PacerCall::report`].
-#[must_use = "report it to the call: it holds the driver's result and the pacer's objects"]
+#[must_use = "report it to the call: it gives the pacer back what the plan took out"]
 pub struct CallsMade {
     pub(super) call: u64,
     pub(super) made: Made,
