@@ -1,6 +1,9 @@
 //! A test-only fault: `VKPACE_TEST_PANIC_AT_PRESENT=N` panics inside the pacer at the N-th
-//! present of the process (counted from 1), before the pacer touches it, so a test can show
-//! that the program keeps running and the device passes every call through from then on.
+//! present of the process (counted from 1), as the pacer is told of a step it planned (the
+//! present's first report: its repair submission and the driver's present were made), so a
+//! test can show that the program keeps running, the present is not made a second time, the
+//! device passes every call through from then on, and the stopped pacer's objects are still
+//! destroyed with the device.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;

@@ -24,28 +24,25 @@ unsafe fn device_of<H: vk::Handle>(handle: H) -> Option<std::sync::Arc<Device>> 
 }
 
 /// Runs `call`'s steps with `dev`'s pacer: each plan and report under the device's lock
-/// (`before` runs first in each: the tests' fault point), each step's calls down with it
-/// released. Where the device
+/// (`reporting` runs as each report begins: the tests' fault point, a panic inside the pacer
+/// after the driver's command was made), each step's calls down with it released. Where the device
 /// has no pacer (any more) the call ends: its `finish` says whether the driver was called.
 fn in_steps<'a, T>(
     dev: &Device,
     surface: Option<vk::SurfaceKHR>,
     mut call: PacerCall<'a, T>,
-    before: impl Fn(),
+    reporting: impl Fn(),
 ) -> PacerCall<'a, T> {
     loop {
-        let planned = dev.with_pacer_for(surface, |p| {
-            before();
-            call.plan(p)
-        });
+        let planned = dev.with_pacer_for(surface, |p| call.plan(p));
         let Some(down) = planned.flatten() else {
             return call;
         };
         // The driver's result is kept in the call here, whatever happens to the report.
         let mut made = Some(down.make());
         dev.with_pacer_for(surface, |p| {
-            before();
             if let Some(made) = made.take() {
+                reporting();
                 call.report(Some(p), made);
             }
         });

@@ -14,12 +14,30 @@ where
     /// [`Self::finish_shutdown`] and poll the actions. Swapchains the application did not
     /// destroy stay its own.
     pub fn begin_shutdown(&mut self) {
+        self.forget_unreported_present();
         self.shutting_down = true;
         self.forced_proof = None;
         self.fences_given_up = false;
         self.forced.clear();
         self.forced
             .extend(self.retired_lineage.iter().map(|r| r.swapchain));
+    }
+
+    /// A present planned and never reported (its caller stopped between its steps: a panic
+    /// under its lock, a step dropped) is forgotten: nothing can report it at teardown (no call
+    /// is in progress then), and while it counted as in flight the proof submission could never
+    /// be made. Its repair semaphore joins the pool, destroyed with the rest once everything is
+    /// proven idle (the submission that may signal it completes before the proof's).
+    fn forget_unreported_present(&mut self) {
+        if !self.pending.active {
+            return;
+        }
+        self.pending.active = false;
+        self.pending.targets.clear();
+        self.pending.serial = None;
+        if let Some(s) = self.pending.semaphore.take() {
+            self.pool.push(s);
+        }
     }
 
     /// Ends teardown: every repair semaphore goes out for destruction. Returns whether

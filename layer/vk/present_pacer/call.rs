@@ -82,12 +82,11 @@ pub(super) fn next_id() -> u64 {
 /// # Leaks
 ///
 /// Run the steps to the end. A [`CallsDown`] dropped without being made, or a [`CallsMade`]
-/// not reported to the call's pacer, leaks what its plan took out of the pacer (a repair
-/// semaphore and its fence, a lent fence): the pacer no longer knows of them, and its
-/// [`PresentPacer::destroy`] cannot free them. For a present, the pacer also keeps waiting for
-/// its report: every later present passes through unpaced (logged), and each destruction's
-/// bounded wait and the teardown wait their whole bound for it (the teardown then ends with
-/// [`crate::Error::Timeout`], leaving what it could not prove idle alive).
+/// not reported to the call's pacer, keeps what its plan took out of the pacer (a repair
+/// semaphore and its fence, present fences, a lent fence) out of use until
+/// [`PresentPacer::destroy`], which frees them once everything is proven idle. For a present,
+/// the pacer also keeps waiting for its report until then: every later present passes through
+/// unpaced (logged), and each destruction's bounded wait waits its whole bound for it.
 pub struct PacerCall<'a, T> {
     pub(super) op: Op<'a>,
     pub(super) stage: Stage,

@@ -111,6 +111,9 @@ pub struct PresentPacer {
     calls_down: pause::DownCounts,
     /// Tells its [`PacerCall`]s' steps apart from another pacer's.
     id: u64,
+    /// The repair submission's fence of a present planned and not yet reported (it left the
+    /// pool with the plan): where the report never comes, the teardown destroys it.
+    unreported_repair: Option<vk::Fence>,
     destroyed: bool,
 }
 
@@ -178,6 +181,7 @@ impl PresentPacer {
             pauses: pause::PauseCounts::default(),
             calls_down: pause::DownCounts::default(),
             id: call::next_id(),
+            unreported_repair: None,
             destroyed: false,
         })
     }

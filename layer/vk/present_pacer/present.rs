@@ -78,6 +78,7 @@ impl PresentPacer {
     /// The repair submission's result: its serial and fence tracked, or (where it failed) its
     /// semaphore handed back and its fence freed.
     fn repair_reported(&mut self, repair: super::present_call::Repair, got: VkResult<u64>) {
+        self.unreported_repair = None;
         let at = match got {
             Ok(at) => at,
             Err(e) => {

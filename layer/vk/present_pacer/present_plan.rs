@@ -196,7 +196,10 @@ impl PresentPacer {
             },
         };
         match self.fences.take(&self.device) {
-            Ok(fence) => Some(Repair { semaphore, fence }),
+            Ok(fence) => {
+                self.unreported_repair = Some(fence);
+                Some(Repair { semaphore, fence })
+            }
             Err(e) => {
                 log::error!("vkpace: repair submission's fence: {e}");
                 self.machine.repair_failed();

@@ -18,6 +18,13 @@ impl PresentPacer {
     /// allocation callbacks given for deferred destructions are still valid.
     pub unsafe fn destroy(mut self) -> Result<()> {
         self.destroyed = true;
+        // A present planned and never reported (a panic under the caller's lock, a step
+        // dropped): the machine forgets it, and its repair fence is destroyed with the rest
+        // once everything is proven idle (the submission that may signal it completes before
+        // the proof's).
+        if let Some(f) = self.unreported_repair.take() {
+            self.fences.pool.lost(f);
+        }
         self.machine.begin_shutdown();
         let waited = self.bounded_waits();
         let idle = self.machine.finish_shutdown();

@@ -141,3 +141,27 @@ fn swapchains_are_made_acquired_and_paced_while_a_present_is_in_flight() -> Resu
     assert_eq!(d.m.stats().swapchains_created, 4);
     Ok(())
 }
+
+/// A present planned, its repair submitted, and never reported (the shell's caller stopped
+/// between its steps: a panic under its lock): the teardown forgets it instead of waiting for
+/// it (`PresentInFlight` would hold the proof submission until the bound ran out), and its
+/// repair semaphore is destroyed with the rest once the proof completed.
+#[test]
+fn teardown_forgets_a_present_never_reported() -> Result<(), CoreError> {
+    let mut d = Driver::with_swapchain(config(2), 2)?;
+    d.present(1, 0, PresentOutcome::Queued)?;
+    plan(&mut d, 1, 1)?;
+    d.m.repair_submitted(0)?;
+    d.m.begin_shutdown();
+    let waits = d.carry_out_waits(true)?;
+    assert!(
+        !waits.contains(&BoundedWait::PresentInFlight),
+        "the teardown waited for a present nobody will report: {waits:?}"
+    );
+    assert!(d.m.finish_shutdown(), "everything proven idle");
+    d.drain();
+    let mut sems = d.destroyed_semaphores.clone();
+    sems.sort_unstable();
+    assert_eq!(sems, vec![100, 101], "both repair semaphores destroyed");
+    Ok(())
+}
