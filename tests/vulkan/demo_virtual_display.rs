@@ -137,6 +137,13 @@ fn a_failing_run_prints_the_state_dump() -> Result<()> {
 /// (all but 2 of 240 display times watched there); the grid follows only what its sleeps
 /// watched, so where the machine cannot keep the cap at all (frames slower than it: no sleep)
 /// the run says so and is not judged.
+///
+/// The grid's period is the median of the display intervals the sleeps watched, and a watched
+/// time is when the watching thread woke up: its wake-up on a loaded machine is the machine's,
+/// not vkpace's. So the period is judged to follow the display's clock, within a quarter of the
+/// 0.45 ms between the display's 2 refreshes and the cap's own interval (0.11 ms), not to the
+/// microsecond: 33.773-33.802 ms quiet and beside two spinning threads (8 runs), 33.846 beside
+/// the test suite's other lane (0.062 ms off, which a 0.05 ms bound failed).
 #[test]
 fn a_frame_limit_follows_the_displays_clock_without_present_timing() -> Result<()> {
     let frames = run_length::frames(120, 240).to_string();
@@ -174,9 +181,11 @@ fn a_frame_limit_follows_the_displays_clock_without_present_timing() -> Result<(
         "the grid learns the display's interval from 8 watched display times, {watched} watched: {}",
         r.report
     );
+    let cap_ms = 1000.0 / 30.0;
+    let bound = (two_refreshes - cap_ms) / 4.0;
     ensure!(
-        (period_ms - two_refreshes).abs() < 0.05,
-        "the grid should follow {two_refreshes:.3} ms, not {period_ms:.3}: {}",
+        (period_ms - two_refreshes).abs() < bound,
+        "the grid should follow the display's {two_refreshes:.3} ms (within {bound:.3}), not {period_ms:.3} (the cap's own clock: {cap_ms:.3}): {}",
         r.report
     );
     println!(
