@@ -26,14 +26,23 @@ where
     /// A present planned and never reported (its caller stopped between its steps: a panic
     /// under its lock, a step dropped) is forgotten: nothing can report it at teardown (no call
     /// is in progress then), and while it counted as in flight the proof submission could never
-    /// be made. Its repair semaphore joins the pool, destroyed with the rest once everything is
-    /// proven idle (the submission that may signal it completes before the proof's).
+    /// be made. Whether the driver's present was made is unknown, so it is treated as made:
+    /// its present fences join the ones the bounded waits wait for (a fence of a present made
+    /// must not be destroyed before it signals, VUID-vkDestroyFence-fence-01120; where the
+    /// present was never made they never signal, and the teardown leaves them alive when its
+    /// bound runs out), and its repair semaphore joins the pool, destroyed with the rest by the
+    /// same rule as every repair semaphore at teardown (after the proof submission, and the
+    /// present fences where there are any: VUID-vkDestroySemaphore-semaphore-01137).
     fn forget_unreported_present(&mut self) {
         if !self.pending.active {
             return;
         }
         self.pending.active = false;
-        self.pending.targets.clear();
+        for t in self.pending.targets.drain(..) {
+            if let Some(id) = t.fence {
+                self.present_fences.push((id, t.swapchain));
+            }
+        }
         self.pending.serial = None;
         if let Some(s) = self.pending.semaphore.take() {
             self.pool.push(s);

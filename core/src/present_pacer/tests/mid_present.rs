@@ -165,3 +165,24 @@ fn teardown_forgets_a_present_never_reported() -> Result<(), CoreError> {
     assert_eq!(sems, vec![100, 101], "both repair semaphores destroyed");
     Ok(())
 }
+
+/// As above with present fences: the unreported present may have been made, so the teardown
+/// waits for its present fence before anything is destroyed (VUID-vkDestroyFence-fence-01120).
+#[test]
+fn teardown_waits_for_the_present_fence_of_a_present_never_reported() -> Result<(), CoreError> {
+    let mut d = Driver::with_swapchain(fenced(2), 2)?;
+    d.present(1, 0, PresentOutcome::Queued)?;
+    plan(&mut d, 1, 1)?;
+    let fence =
+        d.m.planned_present_fence(1)
+            .expect("a present fence is planned");
+    d.m.repair_submitted(0)?;
+    d.m.begin_shutdown();
+    let waits = d.carry_out_waits(true)?;
+    assert!(
+        waits.contains(&BoundedWait::PresentFence(fence)),
+        "the unreported present's fence was not waited for: {waits:?}"
+    );
+    assert!(d.m.finish_shutdown(), "everything proven idle");
+    Ok(())
+}
