@@ -14,9 +14,13 @@ use super::maintenance1::Maintenance1Names;
 /// swapchain takes is the configuration's [`DisplayChoice`].
 ///
 /// ```
+/// # fn configure(support: &vkpace::Support) -> vkpace::PresentPacerConfig {
 /// let mut config = vkpace::PresentPacerConfig::default();
-/// config.paths.present_wait = false; // no display feedback through present_wait
-/// assert_eq!(config.paths, vkpace::EnabledPaths::default());
+/// support.apply(&mut config); // every path the device enabled
+/// // Turning a path off is always valid: pace by the CPU limiter even where the surface offers
+/// // present-timing targets.
+/// config.paths.present_timing = false;
+/// # config }
 /// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]

@@ -84,9 +84,11 @@ pub(super) fn next_id() -> u64 {
 /// Run the steps to the end. A [`CallsDown`] dropped without being made, or a [`CallsMade`]
 /// not reported to the call's pacer, keeps what its plan took out of the pacer (a repair
 /// semaphore and its fence, present fences, a lent fence) out of use until
-/// [`PresentPacer::destroy`], which frees them once everything is proven idle. For a present,
-/// the pacer also keeps waiting for its report until then: every later present passes through
-/// unpaced (logged), and each destruction's bounded wait waits its whole bound for it.
+/// [`PresentPacer::destroy`], which frees them once everything is proven idle (the present
+/// fences of a present never made never signal: they stay alive, and `destroy` returns
+/// [`crate::Error::Timeout`]). For a present, the pacer also keeps waiting for its report until
+/// then: every later present passes through unpaced (logged), and each destruction's bounded
+/// wait waits its whole bound for it.
 pub struct PacerCall<'a, T> {
     pub(super) op: Op<'a>,
     pub(super) stage: Stage,
