@@ -286,6 +286,35 @@ struct AnchorRun {
     start_interval_ms: f64,
 }
 
+/// How old frames were when shown, by vdisplay's log after the settle: the median from the
+/// frame's start (its acquire's return) and from its ready time (its rendering complete), ms.
+/// Printed for the figures in docs/layer.md; not judged: on this machine they are the frames'
+/// own slowest times (the machine's load), which the lead must cover.
+#[derive(Debug, Clone, Copy)]
+struct Latency {
+    start_to_shown_ms: f64,
+    ready_to_shown_ms: f64,
+}
+
+impl Latency {
+    fn of(log: &[virtual_display::LoggedPresent], settle: usize) -> Self {
+        let median = |from: fn(&virtual_display::LoggedPresent) -> Option<u64>| {
+            let mut ages: Vec<u64> = log
+                .iter()
+                .skip(settle)
+                .filter_map(|p| Some(p.shown_ns?.saturating_sub(from(p)?)))
+                .collect();
+            ages.sort_unstable();
+            ages.get(ages.len() / 2)
+                .map_or(f64::NAN, |&ns| ns as f64 / 1e6)
+        };
+        Self {
+            start_to_shown_ms: median(|p| p.acquired_ns),
+            ready_to_shown_ms: median(|p| p.ready_ns),
+        }
+    }
+}
+
 /// The median interval between consecutive frames' starts (the return of their acquire, in
 /// vdisplay's log) after `settle`, ms: the limiter's period as the frames felt it. A late
 /// wake-up lengthens one interval and shortens the next, so the median keeps the period.
@@ -313,7 +342,13 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<AnchorRun> {
     let refresh_ns = (1e9 / SLOW_HZ) as u64;
     let tag = format!("vkcube_anchor_{present_wait}");
     let layer = Installed::new(&tag)?;
-    let log = layer.root.join("vdisplay.jsonl");
+    // Kept beside the run's output, for a look at a failure.
+    let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("pacing_layer")
+        .join(format!("{tag}.vdisplay.log"));
+    std::fs::create_dir_all(log.parent().unwrap_or(&log))?;
+    // vdisplay appends to its log: an earlier run's presents are not this run's.
+    let _ = std::fs::remove_file(&log);
     let mut cmd = vkcube_over_vdisplay(display, &layer, ANCHOR_FRAMES, &log)?;
     cmd.env("VDISPLAY_REFRESH_HZ", SLOW_HZ.to_string())
         .env("VDISPLAY_SURFACE_PRESENT_TIMING", "off")
@@ -328,11 +363,14 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<AnchorRun> {
         "targets without present timing: {output}"
     );
     let start_interval_ms = median_start_interval_ms(&presents, ANCHOR_SETTLE);
+    let latency = Latency::of(&presents, ANCHOR_SETTLE);
     let followed = pacing_layer_support::followed_period_ms(&output);
     eprintln!(
-        "present wait {present_wait}: {} of {} intervals not 2 refreshes, median start interval {start_interval_ms:.3} ms; the grid followed the display at {followed:?} ms",
+        "present wait {present_wait}: {} of {} intervals not 2 refreshes, median start interval {start_interval_ms:.3} ms, start to shown p50 {:.2} ms, ready to shown p50 {:.2} ms; the grid followed the display at {followed:?} ms",
         grid.off(2),
-        grid.refreshes.len()
+        grid.refreshes.len(),
+        latency.start_to_shown_ms,
+        latency.ready_to_shown_ms,
     );
     match present_wait {
         "on" => {

@@ -56,6 +56,11 @@ impl AnchoredLimiter {
         self.anchor.frame_presented(id, now);
     }
 
+    /// Frame `id` was ready for the display at `at`: the lead covers the time to then.
+    pub(super) fn frame_ready(&mut self, id: u64, at: u64) {
+        self.anchor.frame_ready(id, at);
+    }
+
     /// Frame `id` was shown at exactly `at`: the grid follows what the anchor learned.
     pub(super) fn frame_shown(&mut self, id: u64, at: u64) {
         self.limiter.follow_display(self.anchor.frame_shown(id, at));

@@ -18,9 +18,13 @@
 //!   for the reports' noise); once [`ANCHOR_AFTER`] have, the grid's period is their median
 //!   over the last [`ANCHOR_WINDOW`], so the grid drifts no more against the display.
 //! - **Phase**: the grid is placed so that each frame starts, before the refresh it is meant
-//!   for, the slowest of the last [`LEAD_WINDOW`] frames' times from slot to present and a
-//!   margin ([`LEAD_MARGIN_SHARE`] of the interval): ready just before its refresh, as late
-//!   (and so with as little latency) as the frames' own times allow. Where the frames' times
+//!   for, the slowest of the last [`LEAD_WINDOW`] frames' times from slot to ready and a
+//!   margin: ready just before its refresh, as late (and so with as little latency) as the
+//!   frames' own times allow. The margin is [`LEAD_MARGIN_SHARE`] of the interval. Where the
+//!   shell sees when frames were ready (the second door's repair submission completing, the
+//!   first door's GPU timestamps), a frame's time runs to then, so the GPU's time after the
+//!   present is in the lead from the first frames; where it sees only the present, the lead
+//!   learns that time from missed refreshes (below), each a visible hitch. Where the frames' times
 //!   spread so far that the fastest would then be ready before the refresh before (a frame
 //!   shown a refresh early), and the refresh is known (each missed or early refresh measures
 //!   one), the lead is the middle of the slowest's and the fastest's. Moving the grid within
@@ -65,9 +69,11 @@ pub const DRIFT_SHARE: f64 = 0.0625;
 /// moves nothing.
 pub const SLIP_SHARE: f64 = 0.2;
 
-/// The margin of the lead beyond the slowest recent frame (slot to present), as a share of
-/// the interval: a frame is ready after its present (the GPU's tail), which the lead learns
-/// from missed refreshes.
+/// The margin of the lead beyond the slowest recent frame (slot to ready, or to present), as
+/// a share of the interval: a frame slower than every recent one, the engine's latch before
+/// its refresh, and (where the shell sees only presents) the GPU's time after the present.
+/// Smaller margins missed refreshes on a 2-core machine, where a frame's time is the machine's
+/// load, even where the shell saw the frames ready (docs/layer.md).
 pub const LEAD_MARGIN_SHARE: f64 = 0.125;
 
 /// The share of a missed (or early) refresh the lead moves away from it.
@@ -96,8 +102,9 @@ pub struct DisplayAnchor {
     nominal_ns: u64,
     /// (frame, its slot on the grid), oldest first.
     slots: VecDeque<(u64, u64)>,
-    /// Recent frames' times from their slot to their present, oldest first.
-    works: VecDeque<u64>,
+    /// Recent frames and their times from their slot to their present, or to ready where the
+    /// shell said when that was, oldest first.
+    works: VecDeque<(u64, u64)>,
     /// The last frame shown with an exact time.
     last_shown: Option<(u64, u64)>,
     /// Per-frame display intervals that agreed with the cap, oldest first.
@@ -157,22 +164,42 @@ impl DisplayAnchor {
 
     /// Frame `frame` was presented at `at`: its time from its slot counts towards the lead.
     pub fn frame_presented(&mut self, frame: u64, at: u64) {
-        let Some(&(_, slot)) = self.slots.iter().find(|(f, _)| *f == frame) else {
+        let Some(slot) = self.slot_of(frame) else {
             return;
         };
         if self.works.len() == LEAD_WINDOW {
             self.works.pop_front();
         }
-        self.works.push_back(at.saturating_sub(slot));
+        self.works.push_back((frame, at.saturating_sub(slot)));
     }
 
-    /// The lead the grid is placed for: the slowest recent frame from its slot to its
-    /// present and a margin; where that would put the fastest recent frame's ready time before
-    /// the refresh before (the refresh is known from a missed or early one), the middle of the
-    /// two; and what missed or early refreshes added; at most a frame interval.
+    /// Frame `frame`, presented, was ready for the display at `at` (its rendering complete;
+    /// where that is after its present, the GPU's time after it): its time runs to then.
+    pub fn frame_ready(&mut self, frame: u64, at: u64) {
+        let Some(slot) = self.slot_of(frame) else {
+            return;
+        };
+        if let Some((_, work)) = self.works.iter_mut().rev().find(|(f, _)| *f == frame) {
+            *work = (*work).max(at.saturating_sub(slot));
+        }
+    }
+
+    /// The slot of a frame started recently.
+    fn slot_of(&self, frame: u64) -> Option<u64> {
+        self.slots
+            .iter()
+            .find(|(f, _)| *f == frame)
+            .map(|&(_, s)| s)
+    }
+
+    /// The lead the grid is placed for: the slowest recent frame from its slot to ready (or
+    /// its present) and a margin; where that would put the fastest recent frame's ready time
+    /// before the refresh before (the refresh is known from a missed or early one), the middle
+    /// of the two; and what missed or early refreshes added; at most a frame interval.
     fn lead(&self, period: u64) -> i64 {
-        let slowest = self.works.iter().max().copied().unwrap_or(0) as i64;
-        let fastest = self.works.iter().min().copied().unwrap_or(0) as i64;
+        let works = self.works.iter().map(|&(_, w)| w);
+        let slowest = works.clone().max().unwrap_or(0) as i64;
+        let fastest = works.min().unwrap_or(0) as i64;
         let margin = (period as f64 * LEAD_MARGIN_SHARE) as i64;
         let late_side = slowest + margin;
         let lead = match self.refresh_ns {
@@ -214,7 +241,7 @@ impl DisplayAnchor {
         let Some(period) = self.period_ns() else {
             return Follow::default();
         };
-        let Some(&(_, slot)) = self.slots.iter().find(|(f, _)| *f == frame) else {
+        let Some(slot) = self.slot_of(frame) else {
             return Follow {
                 period_ns: Some(period),
                 shift_ns: 0,

@@ -244,27 +244,41 @@ impl Pacing {
     /// Frame `frame` finished on the GPU at `at` (GPU timestamps): with absolute targets, if
     /// that is after its refresh it missed it, even where no wait saw it still running. (The
     /// learned lead does not take it as the frame's ready time: the engine may take the image
-    /// later than its last timestamp, and its stage times say when.)
+    /// later than its last timestamp, and its stage times say when.) A frame limit anchored on
+    /// the display has no stage times: its lead covers the time to then.
     pub fn frame_ready(&mut self, frame: u64, at: u64) {
         self.schedule.frame_ready(frame, at);
+        self.anchor_ready(frame, at);
     }
 
     /// Frame `frame` was ready for the presentation engine at about `at`, as a shell that gets
     /// no stage times saw it (its own submission after the frame completed then, or was seen
-    /// complete or not yet complete then): the learned lead takes it as the frame's ready
-    /// time. Not judged against the frame's refresh.
+    /// complete or not yet complete then): the learned lead, or the lead of a frame limit
+    /// anchored on the display, takes it as the frame's ready time. Not judged against the
+    /// frame's refresh.
     pub fn frame_ready_by(&mut self, frame: u64, at: u64) {
         self.schedule.frame_ready_by(frame, at);
+        self.anchor_ready(frame, at);
+    }
+
+    fn anchor_ready(&mut self, frame: u64, at: u64) {
+        if self.anchors_on_display() {
+            if let Some(l) = self.limiter.as_mut() {
+                l.frame_ready(frame, at);
+            }
+        }
     }
 
     /// Whether [`Pacing::frame_ready_by`] teaches a lead now: frames are placed before their
     /// refresh by a lead learned from their ready times (`grid`, `display` and low-latency
-    /// policies, with present-timing targets). A shell that gets no stage times from the
-    /// engine learns the ready times from its own submissions' completion instead.
+    /// policies, with present-timing targets), or a frame limit anchored on the display places
+    /// them. A shell that gets no stage times from the engine learns the ready times from its
+    /// own submissions' completion instead.
     #[must_use]
     pub fn wants_ready_times(&self) -> bool {
-        matches!(self.lead(), Lead::Learned | Lead::JustInTime)
-            && self.schedule.learns_ready_times()
+        let learned = matches!(self.lead(), Lead::Learned | Lead::JustInTime)
+            && self.schedule.learns_ready_times();
+        learned || self.anchors_on_display()
     }
 
     /// Every frame not reported complete was still running on the GPU at `at` (the oldest
