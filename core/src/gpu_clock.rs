@@ -54,12 +54,6 @@ impl GpuClock {
         self.anchor = Some((ticks & self.mask, cpu_ns));
     }
 
-    /// Whether an anchor was set.
-    #[must_use]
-    pub fn is_anchored(&self) -> bool {
-        self.anchor.is_some()
-    }
-
     /// CPU time of `ticks`, taken as the nearest tick to the anchor modulo the valid bits (so a
     /// wrap between anchor and query is handled); `None` without an anchor. Clamped at 0.
     #[must_use]

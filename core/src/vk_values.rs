@@ -28,12 +28,6 @@ impl VkStatus {
     pub const OUT_OF_DATE: Self = Self(-1_000_001_004);
     /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`.
     pub const PRESENT_TIMING_QUEUE_FULL: Self = Self(-1_000_208_000);
-
-    /// Whether the code is a success code (non-negative).
-    #[must_use]
-    pub fn is_success(self) -> bool {
-        self.0 >= 0
-    }
 }
 
 /// A `VkPresentModeKHR`.

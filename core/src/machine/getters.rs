@@ -88,17 +88,6 @@ where
         self.presenter.frames_pending()
     }
 
-    /// The frame handed out and not yet presented, if any, and whether it was submitted.
-    #[must_use]
-    pub fn frame_in_progress(&self) -> Option<(u64, bool)> {
-        let frame = self.frame.filter(|f| f.handed_out)?;
-        let submitted = self
-            .presenter
-            .frame()
-            .is_some_and(|f| f.submitted.is_some());
-        Some((frame.number, submitted))
-    }
-
     /// Counters since creation.
     #[must_use]
     pub fn stats(&self) -> SwapchainStats {

@@ -347,13 +347,6 @@ impl Pacing {
         self.learning() && !self.low_latency.display_known()
     }
 
-    /// Whether low latency plans with display times already (it has an exact one and the
-    /// refresh): until then a shell's display watch is worth a wait before a frame starts.
-    #[must_use]
-    pub fn plans_with_display_times(&self) -> bool {
-        self.low_latency.display_known()
-    }
-
     /// Whether the display takes every frame in order at its refresh (FIFO and FIFO_RELAXED;
     /// the default): only then can it be the bottleneck that low latency plans for with
     /// display times. MAILBOX replaces frames and IMMEDIATE shows them at once; planning for a

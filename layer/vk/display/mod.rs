@@ -26,8 +26,11 @@ use present_timing::PresentTimingFns;
 use present_wait::PresentWaitFns;
 use present_wait2::PresentWait2Fns;
 use vkpace_core::{choose_paths, Calibrateable, DisplayOffer, DisplayPaths, TimingOffer};
+use vkpace_registry::swapchain_create;
 
-/// The display paths of one swapchain object.
+/// The display paths of one swapchain object; by default none (no feedback, no present timing,
+/// no ids).
+#[derive(Default)]
 pub(crate) struct Paths {
     /// Display feedback, if any.
     pub(crate) display: Option<DisplayFns>,
@@ -37,15 +40,24 @@ pub(crate) struct Paths {
     pub(crate) carries_ids: bool,
 }
 
-impl Paths {
-    /// No feedback, no present timing, no ids.
-    pub(crate) fn none() -> Self {
-        Paths {
-            display: None,
-            timing: None,
-            carries_ids: false,
-        }
+/// The create flags of a swapchain whose presents are waited on with present_wait2 (`wait2`)
+/// or use present timing (`timing`); the surface supports them (checked when the path was
+/// chosen). Every swapchain of the path, recreations included.
+pub(crate) fn path_flags(wait2: bool, timing: bool) -> ash::vk::SwapchainCreateFlagsKHR {
+    let mut flags = ash::vk::SwapchainCreateFlagsKHR::empty();
+    if wait2 {
+        // Ids through VkPresentId2KHR need PRESENT_ID_2 (VUID-VkPresentId2KHR-None-10820) and
+        // vkWaitForPresent2KHR needs PRESENT_WAIT_2 (VUID-vkWaitForPresent2KHR-None-10816).
+        flags |= swapchain_create::PRESENT_ID_2_KHR | swapchain_create::PRESENT_WAIT_2_KHR;
     }
+    if timing {
+        // vkSetSwapchainPresentTimingQueueSizeEXT and the other present timing commands need
+        // PRESENT_TIMING (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229);
+        // results name presents by VkPresentId2KHR ids, which need PRESENT_ID_2
+        // (VUID-VkPresentId2KHR-None-10820).
+        flags |= swapchain_create::PRESENT_TIMING_EXT | swapchain_create::PRESENT_ID_2_KHR;
+    }
+    flags
 }
 
 /// What [`choose`] needs: the handles of one surface's swapchain and the paths the device

@@ -19,7 +19,6 @@ use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, T
 use crate::vk::error::Result;
 use crate::vk::EnabledPaths;
 use vkpace_core::DestroyOutcome;
-use vkpace_registry::swapchain_create;
 
 /// What a creation's calls down need, copied out of the pacer under the lock.
 pub(super) struct Creating {
@@ -213,19 +212,6 @@ impl PresentPacer {
         }
         doomed
     }
-
-    /// Destroys a swapchain the machine found idle.
-    pub(super) fn destroy_now(&mut self, swapchain: vk::SwapchainKHR) {
-        let at = self.swapchains.iter().position(|m| m.handle == swapchain);
-        let allocator = at.and_then(|i| self.swapchains.swap_remove(i).allocator);
-        // SAFETY: the application asked for its destruction, and every present to it is
-        // proven processed (VUID-vkDestroySwapchainKHR-swapchain-01282); the callbacks are
-        // the application's for it.
-        unsafe {
-            self.swapchain_fn
-                .destroy_swapchain(swapchain, allocator.as_ref())
-        };
-    }
 }
 
 /// Carries out the machine's destructions, the pacer done with each, in its order (a swapchain
@@ -281,7 +267,8 @@ impl Creating {
             carries_ids,
         } = unsafe { self.paths_for(info.surface) };
         let mut ours = *info;
-        ours.flags |= path_flags(display.as_ref(), timing.is_some());
+        let wait2 = matches!(display, Some(DisplayFns::Wait2(_)));
+        ours.flags |= display::path_flags(wait2, timing.is_some());
         // SAFETY: the caller's contract is vkCreateSwapchainKHR's; only flags the device
         // enabled and the surface supports were added.
         let handle = unsafe { self.swapchain_fn.create_swapchain(&ours, allocator) }?;
@@ -319,7 +306,7 @@ impl Creating {
             Ok(p) => p,
             Err(e) => {
                 log::warn!("vkpace: display feedback not available for a swapchain: {e}");
-                Paths::none()
+                Paths::default()
             }
         }
     }
@@ -332,7 +319,7 @@ impl Creating {
     /// `surface` is valid; the config's flags say what the device enabled.
     unsafe fn display_for(&self, surface: vk::SurfaceKHR) -> Result<Paths> {
         if !self.paths.may_carry_present_ids() {
-            return Ok(Paths::none());
+            return Ok(Paths::default());
         }
         let request = DisplayRequest {
             entry: &self.entry,
@@ -345,24 +332,6 @@ impl Creating {
         // SAFETY: the caller's contract.
         unsafe { display::choose(&request) }
     }
-}
-
-/// The create flags the display paths need.
-fn path_flags(display: Option<&DisplayFns>, timing: bool) -> vk::SwapchainCreateFlagsKHR {
-    let mut flags = vk::SwapchainCreateFlagsKHR::empty();
-    if matches!(display, Some(DisplayFns::Wait2(_))) {
-        // Ids given through VkPresentId2KHR and waited on with vkWaitForPresent2KHR need these
-        // (VUID-VkPresentId2KHR-None-10820, VUID-vkWaitForPresent2KHR-None-10815).
-        flags |= swapchain_create::PRESENT_ID_2_KHR | swapchain_create::PRESENT_WAIT_2_KHR;
-    }
-    if timing {
-        // The present timing commands need PRESENT_TIMING
-        // (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229); results name presents
-        // by VkPresentId2KHR ids, which need PRESENT_ID_2 (VUID-VkPresentId2KHR-None-10820). The
-        // surface supports both (checked when the path was chosen).
-        flags |= swapchain_create::PRESENT_TIMING_EXT | swapchain_create::PRESENT_ID_2_KHR;
-    }
-    flags
 }
 
 /// The application's callbacks, kept for a later destroy: the same pointers, which the

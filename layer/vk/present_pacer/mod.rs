@@ -31,7 +31,7 @@ use super::error::{Error, Result};
 use super::frame_limit::FrameLimit;
 use super::swapchain_info::Setting;
 use fences::Fences;
-use vkpace_core::{FrameTimes, PacerAction, PacerConfig, PacerMachine, PresentPacerStats};
+use vkpace_core::{FrameTimes, PacerConfig, PacerMachine, PresentPacerStats};
 
 type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
 
@@ -106,7 +106,7 @@ pub struct PresentPacer {
     /// What was already said in the log once.
     logged: Logged,
     /// Pauses carried out, by where.
-    pauses: pause::PauseCounts,
+    pauses: pause::DownCounts,
     /// Calls down that may block, by where.
     calls_down: pause::DownCounts,
     /// Tells its [`PacerCall`]s' steps apart from another pacer's.
@@ -178,7 +178,7 @@ impl PresentPacer {
             swapchains: Vec::with_capacity(4),
             scratch: present::Scratch::default(),
             logged: Logged::default(),
-            pauses: pause::PauseCounts::default(),
+            pauses: pause::DownCounts::default(),
             calls_down: pause::DownCounts::default(),
             id: call::next_id(),
             unreported_repair: None,
@@ -227,16 +227,9 @@ impl PresentPacer {
 
     /// Carries out the machine's destructions.
     fn drain_actions(&mut self) {
-        while let Some(action) = self.machine.poll_action() {
-            match action {
-                PacerAction::DestroySemaphore(s) => {
-                    // SAFETY: the machine hands a semaphore out only once nothing will signal
-                    // or wait on it (its present's wait proven executed, or never to execute).
-                    unsafe { self.device.destroy_semaphore(s, None) };
-                }
-                PacerAction::DestroySwapchain(w) => self.destroy_now(w),
-            }
-        }
+        let doomed = self.doomed();
+        // SAFETY: handed out by this pacer's machine, forgotten by the pacer.
+        unsafe { create::destroy_doomed(&self.device, &self.swapchain_fn, &doomed) };
     }
 
     /// A clock reading.

@@ -206,10 +206,7 @@ impl PresentPacer {
     /// A pause carried out: counted, its fence given back, its answer reported (a gate that
     /// timed out lets the frame begin anyway, logged once).
     pub(super) fn pause_done(&mut self, swapchain: vk::SwapchainKHR, paused: Paused) -> Result<()> {
-        match paused.in_call {
-            true => self.pauses.in_calls += 1,
-            false => self.pauses.between_calls += 1,
-        }
+        self.pauses.count(paused.in_call);
         if let Some(watched) = paused.watched {
             self.display_watched(watched)?;
         }
@@ -275,7 +272,7 @@ impl PresentPacer {
     }
 }
 
-/// Calls down that may block (the driver's present, acquire, swapchain creation and
+/// Pauses, or calls down that may block (the driver's present, acquire, swapchain creation and
 /// destruction, the repair submission with its present, and vkpace's bounded waits), by
 /// whether the pacer was borrowed while they were made (a plain method).
 #[derive(Debug, Default)]
@@ -291,11 +288,4 @@ impl DownCounts {
             false => self.between_calls += 1,
         }
     }
-}
-
-/// Pauses carried out, by where.
-#[derive(Debug, Default)]
-pub(super) struct PauseCounts {
-    pub(super) in_calls: u64,
-    pub(super) between_calls: u64,
 }

@@ -22,7 +22,7 @@ use vkpace_core::{
     CreateSwapchain, DisplayRefresh, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal,
     SurfaceFormat, SurfaceInfo, TimingReport, VkStatus,
 };
-use vkpace_registry::{swapchain_create, PresentId2KHR, PresentTimingsInfoEXT};
+use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
 
 /// The handles and entry points of one swapchain object.
 pub(crate) struct Shell {

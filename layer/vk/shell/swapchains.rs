@@ -152,23 +152,12 @@ impl Shell {
         c: &CreateSwapchain<vk::SwapchainKHR>,
     ) -> vk::SwapchainCreateInfoKHR<'a> {
         let p = &c.plan;
-        let mut flags = if self.deferred_memory {
-            vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT
-        } else {
-            vk::SwapchainCreateFlagsKHR::empty()
-        };
-        if self.feedback() == DisplayFeedback::PresentWait2 {
-            // Every swapchain of a present_wait2 swapchain object, recreations included: ids
-            // through VkPresentId2KHR need PRESENT_ID_2 (VUID-VkPresentId2KHR-None-10820) and
-            // vkWaitForPresent2KHR needs PRESENT_WAIT_2 (VUID-vkWaitForPresent2KHR-None-10816).
-            flags |= swapchain_create::PRESENT_ID_2_KHR | swapchain_create::PRESENT_WAIT_2_KHR;
-        }
-        if self.timing.is_some() {
-            // vkSetSwapchainPresentTimingQueueSizeEXT and the other present timing commands
-            // need PRESENT_TIMING (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229);
-            // results name presents by VkPresentId2KHR ids, which need PRESENT_ID_2
-            // (VUID-VkPresentId2KHR-None-10820).
-            flags |= swapchain_create::PRESENT_TIMING_EXT | swapchain_create::PRESENT_ID_2_KHR;
+        let mut flags = crate::vk::display::path_flags(
+            self.feedback() == DisplayFeedback::PresentWait2,
+            self.timing.is_some(),
+        );
+        if self.deferred_memory {
+            flags |= vk::SwapchainCreateFlagsKHR::DEFERRED_MEMORY_ALLOCATION_EXT;
         }
         vk::SwapchainCreateInfoKHR::default()
             .flags(flags)
