@@ -8,6 +8,7 @@
 //! the frame's submission, so the semaphore is free once that submission's serial has completed.
 
 use super::serial::Serial;
+use crate::handle::Handle;
 
 /// Where one acquire semaphore stands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,7 +45,7 @@ impl<S: std::fmt::Debug> AcquireSemaphores<S> {
     }
 }
 
-impl<S: Copy + PartialEq + std::fmt::Debug> AcquireSemaphores<S> {
+impl<S: Handle> AcquireSemaphores<S> {
     /// An empty pool with room for `capacity` semaphores without reallocating.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {

@@ -18,6 +18,7 @@ mod display;
 mod error;
 mod fence_pool;
 mod gpu_clock;
+mod handle;
 mod machine;
 mod pacer;
 mod pacing;

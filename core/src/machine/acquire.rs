@@ -10,17 +10,13 @@ use crate::presenter::FrameGate;
 use crate::vk_values::VkStatus;
 
 use super::request::{FrameInfo, Request};
+use crate::handle::Handle;
 
 /// How long before a pacing sleep's end a wait on a submission fence gives way to a plain,
 /// precise sleep (fence waits wake with the driver's latency).
 const PACING_WATCH_MARGIN_NS: u64 = 500_000;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// Starts an acquire at `now`: poll until [`Request::FrameReady`], [`Request::ZeroExtent`],
     /// [`Request::NotReady`] or [`Request::Failed`]. A frame handed out before and neither submitted nor presented
     /// is handed out again (its image stays acquired); one submitted and never presented is

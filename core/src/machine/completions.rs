@@ -12,13 +12,9 @@ use crate::serial::Serial;
 use crate::telemetry::Completed;
 
 use super::request::Request;
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// The start of an acquire looks, without waiting, at what finished: submission fences
     /// oldest first until one has not signalled, every present fence, the oldest awaited
     /// present id, and whether the GPU clock needs a new anchor.

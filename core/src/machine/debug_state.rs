@@ -6,18 +6,14 @@
 use std::fmt;
 
 use super::{FrameMachine, Op};
+use crate::handle::Handle;
 
 /// A view of a machine that prints its state; see [`FrameMachine::debug_state`].
 pub struct DebugState<'a, S, W, F> {
     machine: &'a FrameMachine<S, W, F>,
 }
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + fmt::Debug,
-    W: Copy + PartialEq + fmt::Debug,
-    F: Copy + PartialEq + fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// The machine's state as text: its stream's submitted and completed values, every
     /// registered stream's, the GPU waits between them that may be pending, the pending
     /// submissions (with their fence or timeline value) and present fences, the frame in
@@ -37,12 +33,7 @@ where
     }
 }
 
-impl<S, W, F> fmt::Display for DebugState<'_, S, W, F>
-where
-    S: Copy + PartialEq + fmt::Debug,
-    W: Copy + PartialEq + fmt::Debug,
-    F: Copy + PartialEq + fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> fmt::Display for DebugState<'_, S, W, F> {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = self.machine;
         let last = m.last_submitted();
@@ -61,12 +52,7 @@ where
     }
 }
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + fmt::Debug,
-    W: Copy + PartialEq + fmt::Debug,
-    F: Copy + PartialEq + fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     fn dump_settings(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             out,

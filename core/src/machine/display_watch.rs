@@ -21,6 +21,7 @@
 use super::request::Request;
 use super::{Awaiting, FrameMachine};
 use crate::error::CoreError;
+use crate::handle::Handle;
 use crate::present_ids::Shown;
 use crate::vk_values::VkStatus;
 
@@ -78,12 +79,7 @@ impl DisplayWatch {
     }
 }
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// During a pacing sleep until `until`: look at, then wait for, the oldest awaited present,
     /// where low latency plans for a queued display, or a frame limit's grid follows it
     /// (`pacing::DisplayAnchor`), and present timing does not give exact times already.

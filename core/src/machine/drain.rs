@@ -33,17 +33,13 @@
 use super::request::Request;
 use super::{Awaiting, FrameMachine};
 use crate::error::CoreError;
+use crate::handle::Handle;
 
 /// The most all drain acquires of one recreation may wait together: six refreshes at 60 Hz, a
 /// queue of three frames at 30 Hz.
 pub const DRAIN_BOUND_NS: u64 = 100_000_000;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// The drain request for `old`, once per recreation, where the live swapchain queues
     /// frames (FIFO or FIFO_RELAXED). An image given up but still acquired counts as taken.
     pub(super) fn drain_step(&mut self, old: Option<W>) -> Option<Request<S, W, F>> {

@@ -2,13 +2,9 @@
 //! the property tests bound, the statistics and the telemetry ring.
 
 use super::*;
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// Frames in flight N.
     #[must_use]
     pub fn frames_in_flight(&self) -> usize {

@@ -95,6 +95,7 @@ use super::surface_plan::{SurfaceInfo, SwapchainPlan};
 use super::sync_token::SyncToken;
 use super::telemetry::{FrameTimes, Telemetry};
 use super::vk_values::{Extent, PresentMode, SurfaceFormat};
+use crate::handle::Handle;
 
 pub use crate::display::TimingReport;
 pub use config::MachineConfig;
@@ -317,12 +318,7 @@ pub struct FrameMachine<S, W, F> {
     deferred_submission: Option<(Serial, SubmitSignal<F>, u64, Option<usize>)>,
 }
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// A machine whose first operation is setup: creating the objects the frame loop needs and
     /// the first swapchain. Poll it until [`Request::Done`].
     pub fn new(config: MachineConfig) -> Result<Self, CoreError> {

@@ -2,13 +2,9 @@
 //! made on request, answered with their handles, destroyed as the presenter's actions say.
 
 use super::*;
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// Turns the presenter's decisions into housekeeping requests.
     pub(super) fn drain_actions(&mut self) {
         while let Some(action) = self.presenter.poll_action() {

@@ -10,13 +10,9 @@ use crate::serial::Serial;
 use crate::vk_values::VkStatus;
 
 use super::request::{FrameInfo, PresentInfo, PresentStatus, Request};
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// The frame handed out as `frame` was submitted at `now`: its last submission waited on
     /// the acquire semaphore (or an earlier one did), signals the present semaphore and the
     /// frame's [`super::FrameInfo::signal`]. `timed_slot`: the slot whose GPU timestamp queries

@@ -15,13 +15,9 @@ use crate::surface_plan::{plan, SurfaceInfo};
 use crate::vk_values::{PresentMode, VkStatus};
 
 use super::request::{CreateSwapchain, Request};
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// Recreates the swapchain when needed, and finishes a pending fallback first.
     pub(super) fn recreate_step(&mut self, now: u64) -> Option<Request<S, W, F>> {
         if let Some(r) = self.fallback_step(now) {

@@ -3,13 +3,9 @@
 //! next frame boundary the machine chooses.
 
 use super::*;
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// Asks for a new extent (used where the surface lets the application choose it). The
     /// swapchain is recreated at most once, at the next acquire.
     pub fn resize(&mut self, extent: Extent) {

@@ -1,13 +1,9 @@
 //! Setup: the objects the frame loop needs before the first frame, then the first swapchain.
 
 use super::*;
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// Setup: N + 1 present semaphores and N + 1 fences (twice that with present fences) made
     /// before the frame loop, so the steady loop creates nothing; then the first swapchain.
     pub(super) fn poll_setup(&mut self, now: u64) -> Request<S, W, F> {

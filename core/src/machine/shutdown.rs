@@ -8,13 +8,9 @@ use super::{FrameMachine, Op, Teardown, WaitPurpose};
 use crate::completion::SubmitSignal;
 
 use super::request::Request;
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// Starts teardown at `now`: poll until [`Request::Done`] (every object was handed back
     /// for destruction) or [`Request::Failed`] (a bounded wait timed out).
     pub fn begin_shutdown(&mut self, now: u64) {

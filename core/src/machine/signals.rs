@@ -2,13 +2,9 @@
 //! value a submission signals, and the waits that prove a serial completed.
 
 use super::*;
+use crate::handle::Handle;
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// The next submission serial.
     pub(super) fn take_serial(&mut self) -> Serial {
         let s = self.next_serial;

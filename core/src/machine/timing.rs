@@ -6,6 +6,7 @@ use super::request::{PresentTimingRequest, Request};
 use super::{queues_frames, Awaiting, FrameMachine, WaitPurpose};
 use crate::display::{TimingQueue, TimingReport};
 use crate::error::CoreError;
+use crate::handle::Handle;
 use crate::pacing::DisplayRefresh;
 use crate::serial::Serial;
 
@@ -25,12 +26,7 @@ pub(super) struct PresentTiming {
     pub(super) read_for_present: bool,
 }
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// What the display reports of its refresh (`vkGetSwapchainTimingPropertiesEXT`), after
     /// each swapchain creation and whenever its counter changed, as
     /// `Targets::display_refresh` classifies it. Only with present timing configured.

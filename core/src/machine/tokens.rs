@@ -10,6 +10,7 @@ use crate::serial::Serial;
 use crate::sync_token::SyncToken;
 
 use super::request::Request;
+use crate::handle::Handle;
 
 /// A token operation in progress.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -23,12 +24,7 @@ pub(super) struct TokenOp {
     seen_pending: bool,
 }
 
-impl<S, W, F> FrameMachine<S, W, F>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-    F: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// The token of the newest submission this machine made or was told of (the renderer's
     /// frames included); [`SyncToken::is_none`] before the first. Objects the GPU used up to
     /// now are unused once it is reached.

@@ -16,6 +16,7 @@
 
 use super::PacerMachine;
 use crate::error::CoreError;
+use crate::handle::Handle;
 use crate::retire_queue::Retired;
 use crate::serial::Serial;
 
@@ -51,11 +52,7 @@ pub enum BoundedWait {
     Serial(Serial),
 }
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// The application destroyed `swapchain`.
     pub fn destroy_requested(&mut self, swapchain: W) -> Result<DestroyOutcome, CoreError> {
         let Some(i) = self.find(swapchain) else {

@@ -4,14 +4,11 @@
 use super::present::Target;
 use super::PacerMachine;
 use crate::error::{CoreError, Failure};
+use crate::handle::Handle;
 use crate::present_ids::Shown;
 use crate::vk_values::VkStatus;
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// Each lineage presented to ends its frame.
     pub(super) fn end_frames(
         &mut self,

@@ -5,6 +5,7 @@
 
 use super::PacerMachine;
 use crate::error::CoreError;
+use crate::handle::Handle;
 use crate::serial::Serial;
 use crate::vk_values::VkStatus;
 
@@ -21,11 +22,7 @@ pub enum Gate {
     SleepUntil(u64),
 }
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// May the next frame of `swapchain`'s lineage begin at `now`? [`Gate::Go`] for a
     /// swapchain not made through the pacer.
     pub fn begin_frame(&mut self, swapchain: W, now: u64) -> Result<Gate, CoreError> {

@@ -47,6 +47,7 @@ pub use super::presenter::PresentOutcome;
 use super::retire_queue::RetireQueue;
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
+use crate::handle::Handle;
 use chain::Chain;
 
 /// Something the shell must carry out, polled with [`PacerMachine::poll_action`].
@@ -132,11 +133,7 @@ pub struct PacerMachine<S, W> {
     stats: PresentPacerStats,
 }
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// A machine with no swapchain yet.
     pub fn new(config: PacerConfig) -> Result<Self, CoreError> {
         config.pacing.check()?;

@@ -4,6 +4,7 @@
 
 use super::{PacerMachine, PresentOutcome};
 use crate::error::CoreError;
+use crate::handle::Handle;
 use crate::present_history::PresentSemaphoreChoice;
 use crate::serial::Serial;
 
@@ -92,11 +93,7 @@ impl<S, W> Pending<S, W> {
     }
 }
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// The application presents `targets` (swapchain and image, in its order); `caller_ids`:
     /// the present ids it chained (aligned with `targets`), if any; `caller_fences`: it chained
     /// its own present fences. Swapchains not made through the pacer pass through unpaced.

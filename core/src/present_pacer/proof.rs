@@ -13,13 +13,10 @@
 use super::present::Target;
 use super::PacerMachine;
 use crate::error::CoreError;
+use crate::handle::Handle;
 use crate::serial::Serial;
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// The present to `first` (its first paced swapchain) waited on repair semaphore
     /// `semaphore`, signalled by the repair with `serial`.
     pub(super) fn record_repaired(

@@ -22,6 +22,7 @@
 //! refresh (a late wake-up would make one that did look late).
 
 use super::PacerMachine;
+use crate::handle::Handle;
 use crate::serial::Serial;
 
 /// How a frame's ready time was seen.
@@ -32,11 +33,7 @@ enum Seen {
     NotReadyBy,
 }
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// During a pause before the next frame of `swapchain`'s lineage: the serial of the frame
     /// presented just before, whose ready time its pacing wants and no stage time will give.
     /// The shell waits on that serial's own fence (bounded by the pause's end) and reports

@@ -1,14 +1,11 @@
 //! The pacer's teardown and its getters: counters, telemetry, the state dump.
 
 use super::{PacerAction, PacerMachine, PresentPacerStats};
+use crate::handle::Handle;
 use crate::serial::Serial;
 use crate::telemetry::FrameTimes;
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// Starts teardown: carry out [`Self::bounded_wait`] until `None` (every present fence
     /// waited for, then an empty submission made after everything), then call
     /// [`Self::finish_shutdown`] and poll the actions. Swapchains the application did not
@@ -130,11 +127,7 @@ where
 
 struct Dump<'a, S, W>(&'a PacerMachine<S, W>);
 
-impl<S, W> std::fmt::Display for Dump<'_, S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> std::fmt::Display for Dump<'_, S, W> {
     fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let m = self.0;
         writeln!(

@@ -14,14 +14,11 @@ use super::chain::{Chain, LineageTiming};
 use super::PacerMachine;
 use crate::display::{TimingQueue, TimingReport};
 use crate::error::CoreError;
+use crate::handle::Handle;
 use crate::machine::PresentTimingRequest;
 use crate::pacing::DisplayRefresh;
 
-impl<S, W> PacerMachine<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + PartialEq + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// The shell set present timing up for `handle`, the newest swapchain of its lineage: a
     /// results queue of `slots`, the display's refresh as the swapchain reports it
     /// (`Targets::display_refresh`), and whether its present mode takes

@@ -2,12 +2,9 @@
 //! returned, and an acquired image's bookkeeping (poisoned semaphores destroyed, indices checked).
 
 use super::*;
+use crate::handle::Handle;
 
-impl<S, W> Presenter<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> Presenter<S, W> {
     /// Gives up an acquired image that was not submitted: returns its acquire semaphore, which
     /// has a pending signal, for the shell to consume (see [`Presenter::consume_submitted`]). The
     /// present semaphore chosen for it, never signalled, goes back to the pool.

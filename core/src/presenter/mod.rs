@@ -16,6 +16,7 @@ use super::present_history::PresentSemaphoreChoice;
 use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
+use crate::handle::Handle;
 
 /// Settings of a [`Presenter`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -149,11 +150,7 @@ impl<S: std::fmt::Debug, W: std::fmt::Debug> Presenter<S, W> {
     }
 }
 
-impl<S, W> Presenter<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> Presenter<S, W> {
     /// A presenter with no swapchain yet.
     pub fn new(config: PresenterConfig) -> Result<Self, CoreError> {
         let pacer = FramePacer::new(config.frames_in_flight)?;

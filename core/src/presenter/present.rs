@@ -3,12 +3,9 @@
 //! and maintenance1 present fences.
 
 use super::*;
+use crate::handle::Handle;
 
-impl<S, W> Presenter<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> Presenter<S, W> {
     /// The frame in progress (acquired, maybe submitted), or an image held from a frame that
     /// was not submitted.
     #[must_use]

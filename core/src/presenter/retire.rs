@@ -2,12 +2,9 @@
 //! shutdown wait proves, and which retired swapchains may then be destroyed.
 
 use super::*;
+use crate::handle::Handle;
 
-impl<S, W> Presenter<S, W>
-where
-    S: Copy + PartialEq + std::fmt::Debug,
-    W: Copy + std::fmt::Debug,
-{
+impl<S: Handle, W: Handle> Presenter<S, W> {
     /// A batch waiting on `semaphore` (returned by [`Presenter::swapchain_created`] or
     /// [`Presenter::release_held`]) was submitted with `serial`.
     pub fn consume_submitted(&mut self, semaphore: S, serial: Serial) -> Result<(), CoreError> {
