@@ -2,8 +2,10 @@
 //! vkcube over the virtual display at 60 Hz (an X11 window on Xvfb whose presents vdisplay
 //! takes, FIFO), capped at 30 fps by MangoHud's `fps_limit` (`early`: its sleep before the
 //! present; `late`: after it) or by vkpace's pacing layer (`VK_LAYER_VKPACE_pacing`, its
-//! defaults, and its low-latency mode for what that trades), and uncapped as the reference. Each limiter is the only layer between vkcube and
-//! vdisplay, pinned in that order by `VK_INSTANCE_LAYERS` (the first named is nearest the
+//! defaults, and its low-latency mode for what that trades), and uncapped as the reference;
+//! beside them the demo's own loop through vkpace's first door (`--fps 30 --policy display`,
+//! its window on the same X server), judged by the layer's verdicts. Each limiter is the only
+//! layer between the program and vdisplay, pinned in that order by `VK_INSTANCE_LAYERS` (the first named is nearest the
 //! application); every figure comes from vdisplay's log, the one clock all of them are judged
 //! by, start to shown split at the frame's ready time (`layer_figures.rs` says where each point
 //! is). Each run idle, beside two busy spinning threads, and with vdisplay's modelled GPU
@@ -52,15 +54,20 @@ pub enum Contender {
     /// vkpace's pacing layer in its low-latency mode (`VKPACE_MODE=low-latency`): shown for
     /// what that mode trades; no verdict judges it.
     VkpaceLowLatency,
+    /// Not vkcube: vkpace's first door, the demo's own loop (`vkpace-demo --fps 30 --policy
+    /// display`, its window on the same X server taken by vdisplay), for issue 52's "the same
+    /// verdicts as the layer's". Its frames are the demo's, not vkcube's.
+    Door1Display,
 }
 
 impl Contender {
-    pub const ALL: [Contender; 5] = [
+    pub const ALL: [Contender; 6] = [
         Contender::Uncapped,
         Contender::MangoHudEarly,
         Contender::MangoHudLate,
         Contender::Vkpace,
         Contender::VkpaceLowLatency,
+        Contender::Door1Display,
     ];
 
     pub fn name(self) -> &'static str {
@@ -70,7 +77,31 @@ impl Contender {
             Contender::MangoHudLate => "mangohud-late",
             Contender::Vkpace => "vkpace",
             Contender::VkpaceLowLatency => "vkpace-low-latency",
+            Contender::Door1Display => "door1-display",
         }
+    }
+
+    /// The program run: vkcube for `frames` frames, or the demo.
+    fn command(self, frames: u64) -> Result<Command> {
+        if self != Contender::Door1Display {
+            let mut cmd = Command::new("vkcube");
+            cmd.args(["--c", &frames.to_string()]);
+            return Ok(cmd);
+        }
+        let demo = std::env::current_exe()?
+            .parent()
+            .context("the bench binary has no directory")?
+            .join("vkpace-demo");
+        let mut cmd = Command::new(demo);
+        cmd.args([
+            "--window",
+            "--fps",
+            &CAP_FPS.to_string(),
+            "--policy",
+            "display",
+        ])
+        .args(["--frames", &frames.to_string()]);
+        Ok(cmd)
     }
 
     /// Refreshes each frame should stay up.
@@ -94,7 +125,7 @@ impl Contender {
             );
         };
         match self {
-            Contender::Uncapped => {
+            Contender::Uncapped | Contender::Door1Display => {
                 cmd.env("VK_INSTANCE_LAYERS", "VK_LAYER_VKPACE_vdisplay");
             }
             Contender::MangoHudEarly => mangohud(cmd, "early"),
@@ -196,7 +227,8 @@ fn start_xvfb() -> Result<(Child, String)> {
     Ok((child, display))
 }
 
-/// One run of vkcube under `contender` and `load`; its figures from vdisplay's log.
+/// One run of the program (vkcube, or the demo for door 1) under `contender` and `load`; its
+/// figures from vdisplay's log.
 fn run_one(
     setup: &Setup,
     contender: Contender,
@@ -207,9 +239,8 @@ fn run_one(
     let stem = format!("layers-{}-{}-{rep}", contender.name(), load.name());
     let log = setup.dir.join(format!("{stem}.jsonl"));
     let _ = std::fs::remove_file(&log);
-    let mut cmd = Command::new("vkcube");
-    cmd.args(["--c", &frames.to_string()])
-        .env_clear()
+    let mut cmd = contender.command(frames)?;
+    cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &setup.dir)
         .env("DISPLAY", &setup.display)
@@ -242,12 +273,12 @@ fn run_one(
         cmd.env("VDISPLAY_GPU_MS", GPU_MODEL);
     }
     let busy = (load == Load::Busy).then(Busy::start);
-    let status = wait_bounded(cmd.spawn().context("starting vkcube")?, RUN_LIMIT);
+    let status = wait_bounded(cmd.spawn().context("starting the program")?, RUN_LIMIT);
     drop(busy);
     let status = status?;
     ensure!(
         status.success(),
-        "vkcube under {} ({}) exited {status}: see {stem}.err",
+        "the program under {} ({}) exited {status}: see {stem}.err",
         contender.name(),
         load.name()
     );
@@ -266,7 +297,7 @@ fn wait_bounded(mut child: Child, limit: Duration) -> Result<std::process::ExitS
         if start.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            bail!("vkcube ran past {limit:?}");
+            bail!("the program ran past {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
