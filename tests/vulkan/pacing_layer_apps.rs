@@ -380,6 +380,12 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<AnchorRun> {
                 followed.is_some_and(|ms| (ms - two).abs() < 0.05),
                 "the grid should follow {two:.3} ms: {output}"
             );
+            // The grid's lead runs to each frame's ready time, watched on the layer's repair
+            // submission (vkpace_core::DisplayAnchor::frame_ready).
+            ensure!(
+                output.contains("ready times from the layer's own submissions"),
+                "no ready time was watched: {output}"
+            );
         }
         _ => ensure!(followed.is_none(), "no present wait, yet: {output}"),
     }

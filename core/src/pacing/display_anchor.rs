@@ -73,7 +73,7 @@ pub const SLIP_SHARE: f64 = 0.2;
 /// a share of the interval: a frame slower than every recent one, the engine's latch before
 /// its refresh, and (where the shell sees only presents) the GPU's time after the present.
 /// Smaller margins missed refreshes on a 2-core machine, where a frame's time is the machine's
-/// load, even where the shell saw the frames ready (docs/layer.md).
+/// load (docs/layer.md).
 pub const LEAD_MARGIN_SHARE: f64 = 0.125;
 
 /// The share of a missed (or early) refresh the lead moves away from it.

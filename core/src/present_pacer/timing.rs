@@ -115,8 +115,10 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 f
             }
         };
-        c.stage_times = stages;
+        // Stage times come only with a timing request: a lineage without present timing on
+        // this swapchain learns its ready times from the repair submission (`ready_watch.rs`).
         let t = c.timing.as_mut().filter(|t| t.swapchain == swapchain)?;
+        c.stage_times = stages;
         let request = t.queue.request(
             &mut c.pacing,
             &mut c.telemetry,
