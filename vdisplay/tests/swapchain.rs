@@ -180,7 +180,10 @@ fn check_mailbox_log(mailbox: &[&log::Entry]) {
     assert!(worst < 1000.0, "MAILBOX shows off the grid by {worst} ns");
 }
 
-/// IMMEDIATE's presents: all shown, faster than the refresh, most of them off the grid.
+/// IMMEDIATE's presents: all shown as soon as they are ready, most of them off the grid. The
+/// one exception is the swapchain's destruction: `vkDestroySwapchainKHR` may come before the
+/// display thread has seen the last frames ready (the test's device-idle wait does not wait
+/// for vdisplay's watcher), and those are logged "destroyed", after every shown one.
 fn check_immediate_log(immediate: &[&log::Entry]) {
     let ishown: Vec<u64> = immediate.iter().filter_map(|e| e.shown_ns).collect();
     let off = ishown
@@ -188,13 +191,48 @@ fn check_immediate_log(immediate: &[&log::Entry]) {
         .filter(|t| off_grid(**t, ishown[0]) > 100_000.0)
         .count();
     let mean = common::mean_interval(&ishown);
+    let mut waits: Vec<u64> = immediate
+        .iter()
+        .filter_map(|e| Some(e.shown_ns?.saturating_sub(e.ready_ns?)))
+        .collect();
+    waits.sort_unstable();
+    let wait_p50 = waits.get(waits.len() / 2).copied().unwrap_or(u64::MAX) as f64;
+    let last_shown = immediate
+        .iter()
+        .filter(|e| e.shown_ns.is_some())
+        .map(|e| e.seq)
+        .max();
+    let dropped: Vec<_> = immediate
+        .iter()
+        .filter(|e| e.shown_ns.is_none())
+        .map(|e| (e.seq, e.reason.clone()))
+        .collect();
     println!(
-        "IMMEDIATE: {} shown, {off} off the grid, mean interval {:.3} ms",
+        "IMMEDIATE: {} shown, {off} off the grid, mean interval {:.3} ms, ready to shown \
+         p50 {:.3} ms, not shown {dropped:?}",
         ishown.len(),
-        mean / 1e6
+        mean / 1e6,
+        wait_p50 / 1e6
     );
-    assert_eq!(ishown.len(), immediate.len(), "IMMEDIATE dropped images");
-    assert!(mean < PERIOD * 0.9, "IMMEDIATE waited for the refresh");
+    let at_destroy = |(seq, reason): &(u64, Option<String>)| {
+        reason.as_deref() == Some("destroyed") && Some(*seq) > last_shown
+    };
+    assert!(
+        dropped.iter().all(at_destroy),
+        "IMMEDIATE dropped images: {dropped:?}"
+    );
+    let in_flight = LoopDesc::default().in_flight as usize;
+    assert!(
+        dropped.len() <= in_flight,
+        "IMMEDIATE left {} images unshown",
+        dropped.len()
+    );
+    // How fast the application presents is the machine's (two busy threads make it slower
+    // than the refresh); that a ready image is shown without waiting for one is vdisplay's.
+    assert!(
+        wait_p50 < PERIOD / 8.0,
+        "IMMEDIATE waited for the refresh: ready to shown p50 {wait_p50} ns"
+    );
     assert!(off > ishown.len() / 2, "IMMEDIATE shows on the grid");
 }
 

@@ -82,7 +82,20 @@ pub fn run<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
         .unwrap();
     match rrx.recv().unwrap() {
         Ok(v) => v,
-        Err(p) => std::panic::resume_unwind(p),
+        Err(p) => panic!("on the Vulkan thread: {}", panic_text(&*p)),
+    }
+}
+
+/// A panic's message. The Vulkan thread's own report of it is lost: a thread inherits the
+/// output capture of the test that spawned it, which has ended by the time a later test
+/// fails, so the test's thread raises the panic again with its text.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    match payload.downcast_ref::<String>() {
+        Some(s) => s,
+        None => payload
+            .downcast_ref::<&str>()
+            .copied()
+            .unwrap_or("(no message)"),
     }
 }
 
