@@ -36,6 +36,7 @@ mod present_wait2;
 mod renderer_submits;
 mod tokens;
 mod vdisplay_matrix;
+mod vdisplay_matrix_full;
 mod wayland_window;
 mod wine_dxvk;
 mod x11_live;

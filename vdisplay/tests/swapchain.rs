@@ -221,7 +221,7 @@ fn check_immediate_log(immediate: &[&log::Entry]) {
         dropped.iter().all(at_destroy),
         "IMMEDIATE dropped images: {dropped:?}"
     );
-    let in_flight = LoopDesc::default().in_flight as usize;
+    let in_flight = LoopDesc::default().in_flight;
     assert!(
         dropped.len() <= in_flight,
         "IMMEDIATE left {} images unshown",
