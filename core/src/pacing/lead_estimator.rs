@@ -22,16 +22,6 @@
 //! 1,000 for `grid`, half a minute at 30 fps; 100 for `low-latency`), so a program whose first
 //! frames missed keeps a wider `grid` margin for that long.
 //!
-//! `grid`'s lead is also capped by evidence: the slowest start-to-ready time of the last
-//! [`CAP_WINDOW`] frames plus a cushion ([`CAP_CUSHION_SHARE`] of a refresh), once
-//! [`CAP_EVIDENCE`] frames were seen. Where frame times are steady (a GPU that renders off the
-//! CPU), the margin's slow give-back would otherwise keep frames waiting for their refresh for
-//! thousands of frames after it was needed; where they spike now and then (lavapipe on the
-//! CPU the load shares), the slowest of the last several seconds holds a spike and the cap does
-//! not bind. A frame slower than the cap is the window's new slowest, so the cap rises with it;
-//! a frame shown late though ready in time (what start-to-ready times cannot see) widens the
-//! cushion as it widens the margin, and the cushion narrows back at the aim's rate.
-//!
 //! The lead never places a frame's target before its submission: targets are given from the
 //! schedule, and a frame submitted after its refresh is meant for the first one after its
 //! submission (`DisplaySchedule::plan_present`).
@@ -52,15 +42,6 @@ pub const INITIAL_MARGIN_SHARES: [f64; 2] = [1.0 / 2.0, 1.0 / 8.0];
 /// The smallest margin, as a share of a refresh (1 ms at 60 Hz): the pacing sleep's own
 /// wake-up and the presentation engine's latch before its refresh.
 pub const MIN_MARGIN_SHARE: f64 = 1.0 / 16.0;
-/// The frames whose slowest start-to-ready time caps `grid`'s lead: about 17 s at 30 fps, so
-/// a spike a few times a minute stays in it.
-pub const CAP_WINDOW: usize = 512;
-/// Frames seen before the cap binds: half the window, a spike of one frame in 100 is in it
-/// with a probability of 92%.
-pub const CAP_EVIDENCE: usize = 256;
-/// The cap's cushion beyond the slowest frame before a display miss widened it, as a share of
-/// a refresh: the pacing sleep's wake-up and the engine's latch, twice [`MIN_MARGIN_SHARE`].
-pub const CAP_CUSHION_SHARE: f64 = 1.0 / 8.0;
 /// The `grid` aim: no missed refresh; the margin narrows as if 1 frame in 1000 may miss, so a
 /// margin that once covered a slow spell is given back over thousands of frames.
 pub const GRID_MISS_RATE: f64 = 0.001;
@@ -117,10 +98,6 @@ pub struct LeadEstimator {
     aim: LeadAim,
     long: WindowStats<LONG_WINDOW>,
     short: WindowStats,
-    /// The frames the cap is the slowest of (`grid` only).
-    slowest: WindowStats<CAP_WINDOW>,
-    /// The cap's cushion beyond the slowest frame, as a share of a refresh.
-    cushion_share: f64,
     /// The base percentile of the frames learned so far (computed once per frame).
     base: Option<u64>,
     /// The margin beyond the base percentile, as a share of a refresh.
@@ -138,8 +115,6 @@ impl LeadEstimator {
             aim,
             long: WindowStats::default(),
             short: WindowStats::default(),
-            slowest: WindowStats::default(),
-            cushion_share: CAP_CUSHION_SHARE,
             base: None,
             margin_share: match aim {
                 LeadAim::Grid => INITIAL_MARGIN_SHARES[0],
@@ -151,24 +126,10 @@ impl LeadEstimator {
     }
 
     /// The lead on a display of `refresh_ns`: the base percentile of the recent frames'
-    /// start-to-ready times and the margin, at most the cap ([`Self::cap_ns`]); None before any
-    /// frame's time is known.
+    /// start-to-ready times and the margin; None before any frame's time is known.
     #[must_use]
     pub fn lead(&self, refresh_ns: u64) -> Option<u64> {
-        let lead = self.base?.saturating_add(self.margin_ns(refresh_ns));
-        Some(self.cap_ns(refresh_ns).map_or(lead, |cap| lead.min(cap)))
-    }
-
-    /// `grid`'s cap on a display of `refresh_ns`: the slowest of the last [`CAP_WINDOW`]
-    /// frames and the cushion; None for `low-latency` and before [`CAP_EVIDENCE`] frames. It
-    /// is never below the base: the base's frames are among the cap's.
-    #[must_use]
-    pub fn cap_ns(&self, refresh_ns: u64) -> Option<u64> {
-        if self.aim != LeadAim::Grid || self.slowest.len() < CAP_EVIDENCE {
-            return None;
-        }
-        let cushion = (refresh_ns as f64 * self.cushion_share) as u64;
-        Some(self.slowest.max()?.saturating_add(cushion))
+        Some(self.base?.saturating_add(self.margin_ns(refresh_ns)))
     }
 
     /// The margin on a display of `refresh_ns`, ns.
@@ -190,9 +151,6 @@ impl LeadEstimator {
         }
         self.long.push(work_ns);
         self.short.push(work_ns);
-        if self.aim == LeadAim::Grid {
-            self.slowest.push(work_ns);
-        }
         self.base = match self.aim.base() {
             (p, LONG_WINDOW) => self.long.percentile(p),
             (p, _) => self.short.percentile(p),
@@ -202,14 +160,13 @@ impl LeadEstimator {
 
     /// The display showed a frame later than its refresh though [`Self::frame_ready`] judged
     /// it [`LeadVerdict::InTime`] (what the start-to-ready time cannot see: the engine's latch, a
-    /// wake-up that came late): it counts as late, and the margin and the cap's cushion take
-    /// back the narrowing step and widen as for a late frame.
+    /// wake-up that came late): it counts as late, and the margin takes back the narrowing
+    /// step and widens as for a late frame.
     pub fn shown_late(&mut self) {
         let p = self.aim.miss_rate();
         self.late += 1;
         let step = MARGIN_STEP_SHARE * (1.0 + p / (1.0 - p));
         self.margin_share = (self.margin_share + step).clamp(MIN_MARGIN_SHARE, 1.0);
-        self.cushion_share = (self.cushion_share + step).clamp(CAP_CUSHION_SHARE, 1.0);
     }
 
     /// Frames not ready within their lead, and frames judged: `(late, judged)`.
@@ -228,9 +185,6 @@ impl LeadEstimator {
             false => -MARGIN_STEP_SHARE * p / (1.0 - p),
         };
         self.margin_share = (self.margin_share + step).clamp(MIN_MARGIN_SHARE, 1.0);
-        if !late {
-            self.cushion_share = (self.cushion_share + step).clamp(CAP_CUSHION_SHARE, 1.0);
-        }
     }
 }
 
@@ -322,52 +276,5 @@ mod tests {
         e.shown_late();
         assert!(e.margin_ns(R) > before);
         assert_eq!(e.late_of_judged(), (1, 1));
-    }
-
-    #[test]
-    fn on_steady_frames_the_cap_gives_the_margin_back_without_a_miss() {
-        // 8 to 9 ms, as a GPU that renders off the CPU: the cap binds once it has its
-        // evidence, and the lead is the slowest frame and the cushion, not half a refresh more.
-        let mut e = LeadEstimator::new(LeadAim::Grid);
-        let mut before_cap = 0;
-        for (i, w) in times(11, 8_000_000, 1_000_000).take(3000).enumerate() {
-            if i + 1 == CAP_EVIDENCE {
-                before_cap = e.lead(R).unwrap_or(0);
-                assert_eq!(e.cap_ns(R), None, "the cap bound before its evidence");
-            }
-            e.frame_ready(w, R);
-        }
-        let cushion = (R as f64 * CAP_CUSHION_SHARE) as u64;
-        let lead = e.lead(R).unwrap_or(0);
-        assert!(lead <= 9_000_000 + cushion, "lead {lead} ns");
-        assert!(
-            before_cap > lead + R / 4,
-            "before the cap {before_cap} ns, after {lead} ns"
-        );
-        assert_eq!(e.late_of_judged().0, 0);
-    }
-
-    #[test]
-    fn spikes_keep_the_cap_above_them_and_the_miss_rate_at_the_aims() {
-        // 4 ms and a tail, with one frame in 100 slower by 8 ms (lavapipe on a shared CPU).
-        let mut x = 5u64;
-        let spiky = tailed(9, 4_000_000, 0.8e6).map(move |w| {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            w + if (x >> 33) % 100 == 0 { 8_000_000 } else { 0 }
-        });
-        let rate = late_rate(LeadAim::Grid, spiky, 60_000);
-        assert!(rate <= GRID_MISS_RATE * 1.5, "{rate} late");
-    }
-
-    #[test]
-    fn a_display_miss_widens_the_caps_cushion() {
-        let mut e = LeadEstimator::new(LeadAim::Grid);
-        for _ in 0..CAP_EVIDENCE {
-            e.frame_ready(5_000_000, R);
-        }
-        let capped = e.lead(R).unwrap_or(0);
-        assert_eq!(Some(capped), e.cap_ns(R));
-        e.shown_late();
-        assert!(e.lead(R).unwrap_or(0) > capped);
     }
 }

@@ -47,17 +47,6 @@ impl<const N: usize> WindowStats<N> {
         self.next = 0;
     }
 
-    /// The largest held sample, None when empty (a scan: for windows too long to sort per
-    /// frame).
-    #[must_use]
-    pub fn max(&self) -> Option<u64> {
-        self.samples[..self.len()]
-            .iter()
-            .max()
-            .copied()
-            .map(u64::from)
-    }
-
     /// The nearest-rank percentile `p` (0..=100) of the held samples, None when empty.
     #[must_use]
     pub fn percentile(&self, p: u32) -> Option<u64> {
