@@ -138,7 +138,7 @@ const REFRESH_NS: u64 = 1_000_000_000 / 60;
 fn vkcube_over_the_virtual_display_shows_every_frame_for_two_refreshes() -> Result<()> {
     let display = Display::get()?;
     let layer = Installed::new("vkcube_grid")?;
-    let log = layer.root.join("vdisplay.jsonl");
+    let log = kept_log("vkcube_grid")?;
     let mut cmd = vkcube_over_vdisplay(&display, &layer, GRID_FRAMES, &log)?;
     cmd.env("VDISPLAY_REFRESH_HZ", "60");
     let done = run_to_files(&mut cmd, "pacing_layer", "vkcube_grid", LIMIT)?;
@@ -207,11 +207,17 @@ fn the_librarys_warning_is_printed_once_by_the_layer() -> Result<()> {
 /// vdisplay's log of the grid case: every present targeted and shown, every shown interval
 /// after the settle 2 refreshes.
 fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
-    let grid = GridRecord::of(
-        &virtual_display::read_present_log(log)?,
-        GRID_SETTLE,
-        REFRESH_NS,
-    );
+    let presents = virtual_display::read_present_log(log)?;
+    let grid = GridRecord::of(&presents, GRID_SETTLE, REFRESH_NS);
+    // vkcube recreates its swapchain after its first present; that present may be dropped
+    // when the old swapchain is destroyed before its refresh (the spec lets a retired
+    // swapchain's queued image go unshown, and vdisplay logs it "destroyed"). Every present
+    // of the swapchain that carried the run is shown.
+    let last = presents.iter().map(|p| p.swapchain).max();
+    let unshown_of_last = presents
+        .iter()
+        .filter(|p| Some(p.swapchain) == last && p.shown_ns.is_none())
+        .count();
     let (presents, targeted, shown) = (grid.presents, grid.targeted, grid.shown);
     let off = grid.off(2);
     eprintln!(
@@ -226,7 +232,10 @@ fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
         targeted == GRID_FRAMES,
         "{targeted} of {GRID_FRAMES} presents carried a target"
     );
-    ensure!(shown == GRID_FRAMES, "{shown} of {GRID_FRAMES} shown");
+    ensure!(
+        unshown_of_last == 0 && shown + 2 >= GRID_FRAMES,
+        "{shown} of {GRID_FRAMES} shown, {unshown_of_last} of them on the last swapchain"
+    );
     // The lead is learned (`vkpace_core::LeadEstimator`): it aims at no missed refresh, and a
     // frame slower than every recent one by more than its margin (half a refresh at first)
     // misses one. Beside two spinning threads 0-1 in 599; CI beside the other lane had 1 in
@@ -334,6 +343,17 @@ fn median_start_interval_ms(log: &[virtual_display::LoggedPresent], settle: usiz
         .map_or(0.0, |&ns| ns as f64 / 1e6)
 }
 
+/// Where a run tagged `tag` has vdisplay write its log: beside the run's output under the
+/// target directory, kept for a look at a failure, and empty (vdisplay appends to its log).
+fn kept_log(tag: &str) -> Result<std::path::PathBuf> {
+    let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("pacing_layer")
+        .join(format!("{tag}.vdisplay.log"));
+    std::fs::create_dir_all(log.parent().unwrap_or(&log))?;
+    let _ = std::fs::remove_file(&log);
+    Ok(log)
+}
+
 /// vkcube at 30 fps through the layer over vdisplay at [`SLOW_HZ`] without present timing,
 /// with present wait `on` or `off`: the shown intervals after the settle not 2 refreshes,
 /// and all of them in refreshes (the layer's summary checked: the grid followed 2 refreshes
@@ -342,13 +362,7 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<AnchorRun> {
     let refresh_ns = (1e9 / SLOW_HZ) as u64;
     let tag = format!("vkcube_anchor_{present_wait}");
     let layer = Installed::new(&tag)?;
-    // Kept beside the run's output, for a look at a failure.
-    let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("pacing_layer")
-        .join(format!("{tag}.vdisplay.log"));
-    std::fs::create_dir_all(log.parent().unwrap_or(&log))?;
-    // vdisplay appends to its log: an earlier run's presents are not this run's.
-    let _ = std::fs::remove_file(&log);
+    let log = kept_log(&tag)?;
     let mut cmd = vkcube_over_vdisplay(display, &layer, ANCHOR_FRAMES, &log)?;
     cmd.env("VDISPLAY_REFRESH_HZ", SLOW_HZ.to_string())
         .env("VDISPLAY_SURFACE_PRESENT_TIMING", "off")
