@@ -14,7 +14,7 @@
 //! (`fence_waits.rs`).
 
 use vkpace_core::{
-    BoundedWait, DestroyOutcome, FencePool, Gate, PacerAction, PacerConfig, PacerMachine,
+    BoundedWait, DestroyAction, DestroyOutcome, FencePool, Gate, PacerConfig, PacerMachine,
     PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, SubmitSignal, VkStatus,
 };
 use vkpace_core::{FrameLimit, PacingPolicy, PacingSettings, PresentMode};
@@ -145,11 +145,11 @@ impl SimPacer {
     pub(crate) fn carry_out(&mut self) -> Result<(), SimError> {
         while let Some(a) = self.machine.poll_action() {
             match a {
-                PacerAction::DestroySemaphore(s) => {
+                DestroyAction::DestroySemaphore(s) => {
                     self.world.destroy_semaphore(s)?;
                     self.truth.semaphores.remove(&s);
                 }
-                PacerAction::DestroySwapchain(g) => {
+                DestroyAction::DestroySwapchain(g) => {
                     self.world.destroy_swapchain(g)?;
                     self.timing_destroyed(g);
                     self.truth.destroyed.push(g);

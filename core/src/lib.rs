@@ -55,9 +55,10 @@ pub use pacing::{
     PacingSettings, PresentTarget, GRID_MISS_RATE, LOW_LATENCY_MISS_RATE,
 };
 pub use present_pacer::{
-    BoundedWait, DestroyOutcome, Gate, PacerAction, PacerConfig, PacerMachine, PresentOutcome,
+    BoundedWait, DestroyOutcome, Gate, PacerConfig, PacerMachine, PresentOutcome,
     PresentPacerStats, PresentPlan, PresentStep, RepairSemaphore,
 };
+pub use presenter::DestroyAction;
 pub use serial::Serial;
 pub use surface_plan::{SurfaceInfo, SurfaceWishes, SwapchainPlan};
 pub use sync_graph::SyncGraph;

@@ -89,7 +89,7 @@ use super::fence_pool::FencePool;
 use super::gpu_clock::GpuClock;
 use super::pacing::{FrameLimit, Pacing, PacingPolicy};
 use super::present_ids::PresentIds;
-use super::presenter::{Action, Presenter, PresenterConfig};
+use super::presenter::{DestroyAction, Presenter, PresenterConfig};
 use super::serial::Serial;
 use super::surface_plan::{SurfaceInfo, SwapchainPlan};
 use super::sync_token::SyncToken;

@@ -9,11 +9,11 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     pub(super) fn drain_actions(&mut self) {
         while let Some(action) = self.presenter.poll_action() {
             let request = match action {
-                Action::DestroySemaphore(s) => {
+                DestroyAction::DestroySemaphore(s) => {
                     self.stats.semaphores_alive = self.stats.semaphores_alive.saturating_sub(1);
                     Request::DestroySemaphore(s)
                 }
-                Action::DestroySwapchain(w) => Request::DestroySwapchain(w),
+                DestroyAction::DestroySwapchain(w) => Request::DestroySwapchain(w),
             };
             self.housekeeping.push_back(request);
         }

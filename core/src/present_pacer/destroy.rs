@@ -26,7 +26,7 @@ use crate::serial::Serial;
 pub enum DestroyOutcome {
     /// Not one of the pacer's: destroy it now, as the application asked.
     Unpaced,
-    /// Kept until provably idle; a later input destroys it ([`super::PacerAction`]).
+    /// Kept until provably idle; a later input destroys it ([`super::DestroyAction`]).
     Deferred,
     /// To be destroyed before the call returns: carry out [`PacerMachine::bounded_wait`] until
     /// `None`, then poll the actions.
@@ -260,7 +260,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             self.retired_lineage.retain(|r| r.swapchain != w);
             self.forced.retain(|h| *h != w);
             self.actions
-                .push_back(super::PacerAction::DestroySwapchain(w));
+                .push_back(super::DestroyAction::DestroySwapchain(w));
             self.stats.swapchains_destroyed += 1;
             let records: Vec<_> = r.state.images.iter_mut().flat_map(|h| h.drain()).collect();
             for rec in records {

@@ -43,23 +43,13 @@ pub use stats::PresentPacerStats;
 
 use super::error::CoreError;
 use super::pacer::validate_frames_in_flight;
+use super::presenter::DestroyAction;
 pub use super::presenter::PresentOutcome;
 use super::retire_queue::RetireQueue;
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
 use crate::handle::Handle;
 use chain::Chain;
-
-/// Something the shell must carry out, polled with [`PacerMachine::poll_action`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[must_use]
-pub enum PacerAction<S, W> {
-    /// Destroy this repair semaphore: nothing will signal or wait on it again.
-    DestroySemaphore(S),
-    /// Destroy this swapchain (the application asked, and it is now provably idle), with the
-    /// allocation callbacks the application gave for it.
-    DestroySwapchain(W),
-}
 
 /// A swapchain made through the pacer, until the pacer destroys it.
 #[derive(Debug)]
@@ -127,7 +117,7 @@ pub struct PacerMachine<S, W> {
     presents_queued: u64,
     /// Present fences vkpace added, not yet seen signalled: (id, swapchain).
     present_fences: Vec<(u64, W)>,
-    actions: VecDeque<PacerAction<S, W>>,
+    actions: VecDeque<DestroyAction<S, W>>,
     /// Teardown began: every pending present fence and a final proof are waited for.
     shutting_down: bool,
     stats: PresentPacerStats,
@@ -333,7 +323,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     // ----- outputs ------------------------------------------------------------------------
 
     /// The next thing to carry out, if any. Poll until `None` after every input.
-    pub fn poll_action(&mut self) -> Option<PacerAction<S, W>> {
+    pub fn poll_action(&mut self) -> Option<DestroyAction<S, W>> {
         self.actions.pop_front()
     }
 
@@ -372,7 +362,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             }
             self.semaphores_alive = self.semaphores_alive.saturating_sub(1);
             self.actions
-                .push_back(PacerAction::DestroySemaphore(semaphore));
+                .push_back(DestroyAction::DestroySemaphore(semaphore));
         }
     }
 }

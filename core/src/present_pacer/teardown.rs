@@ -1,6 +1,6 @@
 //! The pacer's teardown and its getters: counters, telemetry, the state dump.
 
-use super::{PacerAction, PacerMachine, PresentPacerStats};
+use super::{DestroyAction, PacerMachine, PresentPacerStats};
 use crate::handle::Handle;
 use crate::serial::Serial;
 use crate::telemetry::FrameTimes;
@@ -64,7 +64,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             }
         }
         for s in semaphores {
-            self.actions.push_back(PacerAction::DestroySemaphore(s));
+            self.actions.push_back(DestroyAction::DestroySemaphore(s));
         }
         self.semaphores_alive = 0;
         self.retired.is_empty()

@@ -73,8 +73,8 @@ impl Driver {
     fn drain(&mut self) {
         while let Some(a) = self.m.poll_action() {
             match a {
-                PacerAction::DestroySwapchain(w) => self.destroyed_swapchains.push(w),
-                PacerAction::DestroySemaphore(s) => self.destroyed_semaphores.push(s),
+                DestroyAction::DestroySwapchain(w) => self.destroyed_swapchains.push(w),
+                DestroyAction::DestroySemaphore(s) => self.destroyed_semaphores.push(s),
             }
         }
     }

@@ -115,11 +115,11 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
     /// A poisoned present semaphore left an image's history: destroy it. Out of line, so that
     /// the frame path's code stays small.
     pub(super) fn destroy_poisoned(
-        actions: &mut VecDeque<Action<S, W>>,
+        actions: &mut VecDeque<DestroyAction<S, W>>,
         stats: &mut PresenterStats,
         s: S,
     ) {
         stats.semaphores_destroyed += 1;
-        actions.push_back(Action::DestroySemaphore(s));
+        actions.push_back(DestroyAction::DestroySemaphore(s));
     }
 }

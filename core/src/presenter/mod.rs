@@ -38,13 +38,18 @@ impl Default for PresenterConfig {
     }
 }
 
-/// Something the shell must carry out.
+/// A destruction the shell must carry out, the one kind both doors' machines give: door 1's
+/// through [`crate::FrameMachine`]'s requests, door 2's from
+/// [`crate::PacerMachine::poll_action`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[must_use]
-pub enum Action<S, W> {
-    /// Destroy this semaphore: it has no pending signal or wait, and the core dropped it.
+pub enum DestroyAction<S, W> {
+    /// Destroy this semaphore: nothing will signal or wait on it again, and the core dropped
+    /// it.
     DestroySemaphore(S),
-    /// Destroy this retired swapchain (and what the shell made for it, such as image views).
+    /// Destroy this swapchain: retired (door 1) or destroyed by the application (door 2), and
+    /// now provably idle. The shell destroys what it made for it too (image views; door 2's
+    /// allocation callbacks the application gave).
     DestroySwapchain(W),
 }
 
@@ -95,7 +100,7 @@ pub struct PresenterStats {
     pub retired_max_pending: usize,
     /// Times the retired-swapchain cap forced the fallback wait.
     pub fallback_waits: u64,
-    /// Semaphores the core handed back through [`Action::DestroySemaphore`].
+    /// Semaphores the core handed back through [`DestroyAction::DestroySemaphore`].
     pub semaphores_destroyed: u64,
 }
 
@@ -111,7 +116,7 @@ pub struct Presenter<S, W> {
     pacer: FramePacer,
     acquire: AcquireSemaphores<S>,
     current: Option<SwapchainState<S, W>>,
-    actions: VecDeque<Action<S, W>>,
+    actions: VecDeque<DestroyAction<S, W>>,
     retired: RetireQueue<S, W>,
     /// Present semaphores known unsignalled with nothing pending, shared across swapchains.
     pool: Vec<S>,
@@ -225,7 +230,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
     // ----- outputs ----------------------------------------------------------------------------
 
     /// The next thing to carry out, if any. Poll until `None` after every input.
-    pub fn poll_action(&mut self) -> Option<Action<S, W>> {
+    pub fn poll_action(&mut self) -> Option<DestroyAction<S, W>> {
         self.actions.pop_front()
     }
 

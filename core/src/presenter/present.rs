@@ -174,7 +174,8 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
             self.pool.push(semaphore);
         } else {
             self.stats.semaphores_destroyed += 1;
-            self.actions.push_back(Action::DestroySemaphore(semaphore));
+            self.actions
+                .push_back(DestroyAction::DestroySemaphore(semaphore));
         }
     }
 }

@@ -84,7 +84,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         let stats = &mut self.stats;
         for s in self.acquire.drain().chain(self.pool.drain(..)) {
             stats.semaphores_destroyed += 1;
-            self.actions.push_back(Action::DestroySemaphore(s));
+            self.actions.push_back(DestroyAction::DestroySemaphore(s));
         }
         Ok(())
     }
@@ -115,7 +115,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         self.retired.collect_idle(completed, |r| released.push(r));
         for mut r in released {
             self.actions
-                .push_back(Action::DestroySwapchain(r.state.handle));
+                .push_back(DestroyAction::DestroySwapchain(r.state.handle));
             let records: Vec<_> = r.state.images.iter_mut().flat_map(|h| h.drain()).collect();
             for rec in records {
                 self.recycle_present_semaphore(rec.semaphore, rec.poisoned);

@@ -202,8 +202,8 @@ impl PresentPacer {
         let mut doomed = Vec::new();
         while let Some(action) = self.machine.poll_action() {
             doomed.push(match action {
-                vkpace_core::PacerAction::DestroySemaphore(s) => Doomed::Semaphore(s),
-                vkpace_core::PacerAction::DestroySwapchain(w) => {
+                vkpace_core::DestroyAction::DestroySemaphore(s) => Doomed::Semaphore(s),
+                vkpace_core::DestroyAction::DestroySwapchain(w) => {
                     let at = self.swapchains.iter().position(|m| m.handle == w);
                     let allocator = at.and_then(|i| self.swapchains.swap_remove(i).allocator);
                     Doomed::Swapchain(w, allocator)

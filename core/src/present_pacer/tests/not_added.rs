@@ -38,7 +38,7 @@ fn a_present_fence_not_made_is_never_waited_for() -> Result<(), CoreError> {
     }
     let mut destroyed = vec![];
     while let Some(a) = m.poll_action() {
-        if let PacerAction::DestroySwapchain(w) = a {
+        if let DestroyAction::DestroySwapchain(w) = a {
             destroyed.push(w);
         }
     }
