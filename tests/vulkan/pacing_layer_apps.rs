@@ -204,8 +204,8 @@ fn the_librarys_warning_is_printed_once_by_the_layer() -> Result<()> {
     Ok(())
 }
 
-/// vdisplay's log of the grid case: every present targeted and shown, every shown interval
-/// after the settle 2 refreshes.
+/// vdisplay's log of the grid case: every present targeted and shown (but a retired
+/// swapchain's, below), every shown interval after the settle 2 refreshes.
 fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
     let presents = virtual_display::read_present_log(log)?;
     let grid = GridRecord::of(&presents, GRID_SETTLE, REFRESH_NS);
