@@ -48,8 +48,8 @@ pub enum DestroyAction<S, W> {
     /// it.
     DestroySemaphore(S),
     /// Destroy this swapchain: retired (door 1) or destroyed by the application (door 2), and
-    /// now provably idle. The shell destroys what it made for it too (image views; door 2's
-    /// allocation callbacks the application gave).
+    /// now provably idle. Door 1's shell also destroys what it made for it (image views);
+    /// door 2's passes the allocation callbacks the application gave for it.
     DestroySwapchain(W),
 }
 
