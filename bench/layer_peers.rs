@@ -5,8 +5,8 @@
 //! defaults, and its low-latency mode for what that trades), and uncapped as the reference;
 //! beside them the demo's own loop through vkpace's first door (`--fps 30 --policy display`,
 //! its window on the same X server), judged by the layer's verdicts. Each limiter is the only
-//! layer between the program and vdisplay, pinned in that order by `VK_INSTANCE_LAYERS` (the first named is nearest the
-//! application); every figure comes from vdisplay's log, the one clock all of them are judged
+//! layer between the program and vdisplay, pinned in that order by `VK_INSTANCE_LAYERS` (the
+//! first named is nearest the application); every figure comes from vdisplay's log, the one clock all of them are judged
 //! by, start to shown split at the frame's ready time (`layer_figures.rs` says where each point
 //! is). Each run idle, beside two busy spinning threads, and with vdisplay's modelled GPU
 //! (`gpu_ms`, `cpu_load::GPU_MODEL`: a GPU-bound frame on a GPU that is not the CPU), the
@@ -81,17 +81,13 @@ impl Contender {
         }
     }
 
-    /// The program run: vkcube for `frames` frames, or the demo.
-    fn command(self, frames: u64) -> Result<Command> {
+    /// The program run: vkcube for `frames` frames, or the demo at `demo`.
+    fn command(self, frames: u64, demo: &Path) -> Command {
         if self != Contender::Door1Display {
             let mut cmd = Command::new("vkcube");
             cmd.args(["--c", &frames.to_string()]);
-            return Ok(cmd);
+            return cmd;
         }
-        let demo = std::env::current_exe()?
-            .parent()
-            .context("the bench binary has no directory")?
-            .join("vkpace-demo");
         let mut cmd = Command::new(demo);
         cmd.args([
             "--window",
@@ -101,7 +97,7 @@ impl Contender {
             "display",
         ])
         .args(["--frames", &frames.to_string()]);
-        Ok(cmd)
+        cmd
     }
 
     /// Refreshes each frame should stay up.
@@ -152,6 +148,8 @@ impl Contender {
 /// What every run shares: the X server, vdisplay's manifest and the pacing layer's.
 struct Setup {
     dir: PathBuf,
+    /// The demo binary door 1's runs use.
+    demo: PathBuf,
     xvfb: Child,
     display: String,
     vdisplay_manifests: PathBuf,
@@ -162,7 +160,7 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(dir: &Path) -> Result<Self> {
+    fn new(dir: &Path, demo: &Path) -> Result<Self> {
         ensure!(
             Path::new(MANGOHUD_MANIFEST).is_file(),
             "MangoHud is not installed here ({MANGOHUD_MANIFEST}): run the layer comparison \
@@ -177,6 +175,7 @@ impl Setup {
         let (xvfb, display) = start_xvfb()?;
         Ok(Self {
             dir: dir.to_path_buf(),
+            demo: demo.to_path_buf(),
             xvfb,
             display,
             vdisplay_manifests,
@@ -239,7 +238,7 @@ fn run_one(
     let stem = format!("layers-{}-{}-{rep}", contender.name(), load.name());
     let log = setup.dir.join(format!("{stem}.jsonl"));
     let _ = std::fs::remove_file(&log);
-    let mut cmd = contender.command(frames)?;
+    let mut cmd = contender.command(frames, &setup.demo);
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &setup.dir)
@@ -311,11 +310,12 @@ pub struct LayerComparison {
 }
 
 /// Runs every contender under each load `reps` times, `frames` frames a run, in rotating
-/// order within a repetition; the logs go into `dir/layers`.
-pub fn compare(reps: usize, frames: u64, dir: &Path) -> Result<LayerComparison> {
+/// order within a repetition (door 1's runs with the demo at `demo`); the logs go into
+/// `dir/layers`.
+pub fn compare(reps: usize, frames: u64, dir: &Path, demo: &Path) -> Result<LayerComparison> {
     let dir = dir.join("layers");
     std::fs::create_dir_all(&dir)?;
-    let setup = Setup::new(&dir)?;
+    let setup = Setup::new(&dir, demo)?;
     eprintln!(
         "vkpace-bench: vkcube over the virtual display ({REFRESH_HZ} Hz, FIFO) capped at \
          {CAP_FPS} fps by each limiter, {} contenders x {} CPU loads x {reps} runs of {frames} \

@@ -146,24 +146,26 @@ fn verdicts(who: &str, v: LayerRun, peers: &[(&str, LayerRun); 2]) -> Vec<(bool,
     };
     let mut out = Vec::new();
     for (peer, p) in peers {
-        out.push((
-            v.interval_sd_ms <= p.interval_sd_ms,
-            format!(
-                "{who}'s interval sd {:.3} ms <= MangoHud {peer}'s {:.3} ms ({})",
-                v.interval_sd_ms,
-                p.interval_sd_ms,
-                ahead(v.interval_sd_ms, p.interval_sd_ms)
-            ),
-        ));
-        out.push((
-            v.off_grid_per_1000 <= p.off_grid_per_1000,
-            format!(
-                "{who}'s intervals off the grid {:.1}/1000 <= MangoHud {peer}'s {:.1}/1000 ({})",
+        // What is compared, its unit and decimals, vkpace's figure and the peer's.
+        for (what, unit, decimals, mine, theirs) in [
+            ("interval sd", " ms", 3, v.interval_sd_ms, p.interval_sd_ms),
+            (
+                "intervals off the grid",
+                "/1000",
+                1,
                 v.off_grid_per_1000,
                 p.off_grid_per_1000,
-                ahead(v.off_grid_per_1000, p.off_grid_per_1000)
             ),
-        ));
+        ] {
+            out.push((
+                mine <= theirs,
+                format!(
+                    "{who}'s {what} {mine:.decimals$}{unit} <= MangoHud {peer}'s \
+                     {theirs:.decimals$}{unit} ({})",
+                    ahead(mine, theirs)
+                ),
+            ));
+        }
     }
     let late = peers[1].1;
     out.push((
@@ -178,4 +180,54 @@ fn verdicts(who: &str, v: LayerRun, peers: &[(&str, LayerRun); 2]) -> Vec<(bool,
         format!("{who} keeps the cap: {:.2} fps", v.fps),
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_say_each_figure_against_each_peer() {
+        let run = |sd, off, latency, fps| LayerRun {
+            interval_sd_ms: sd,
+            off_grid_per_1000: off,
+            latency_p50_ms: latency,
+            fps,
+            ..LayerRun::default()
+        };
+        let peers = [
+            ("early", run(1.7, 10.6, 42.4, 30.0)),
+            ("late", run(6.1, 134.3, 5.9, 30.0)),
+        ];
+        let v = verdicts("idle: vkpace", run(0.7, 1.8, 15.2, 29.97), &peers);
+        let lines: Vec<(bool, &str)> = v.iter().map(|(ok, s)| (*ok, s.as_str())).collect();
+        assert_eq!(
+            lines,
+            [
+                (
+                    true,
+                    "idle: vkpace's interval sd 0.700 ms <= MangoHud early's 1.700 ms (ahead)"
+                ),
+                (
+                    true,
+                    "idle: vkpace's intervals off the grid 1.8/1000 <= MangoHud early's 10.6/1000 \
+                     (ahead)"
+                ),
+                (
+                    true,
+                    "idle: vkpace's interval sd 0.700 ms <= MangoHud late's 6.100 ms (ahead)"
+                ),
+                (
+                    true,
+                    "idle: vkpace's intervals off the grid 1.8/1000 <= MangoHud late's 134.3/1000 \
+                     (ahead)"
+                ),
+                (
+                    false,
+                    "idle: vkpace's start to shown p50 15.2 ms <= MangoHud late's 5.9 ms"
+                ),
+                (true, "idle: vkpace keeps the cap: 29.97 fps"),
+            ]
+        );
+    }
 }

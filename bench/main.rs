@@ -147,9 +147,9 @@ fn layers_only(
     frames: u64,
     out_dir: &std::path::Path,
     json_path: &std::path::Path,
-    check: bool,
+    args: &Args,
 ) -> Result<()> {
-    let layers = layer_peers::compare(reps, frames, out_dir)?;
+    let layers = layer_peers::compare(reps, frames, out_dir, &demo_binary(args)?)?;
     let section = Section {
         name: "layers",
         json: layers.json(),
@@ -157,7 +157,7 @@ fn layers_only(
         md_file: "layers.md",
         checks: layers.checks(),
     };
-    section.write(out_dir, json_path, check)
+    section.write(out_dir, json_path, args.check)
 }
 
 /// The outputs of a benchmark section run alone.
@@ -307,7 +307,7 @@ fn one_section(
             frames(LAYER_FRAMES),
             out_dir,
             json_path,
-            args.check,
+            args,
         ));
     }
     if args.only_repair {
