@@ -90,34 +90,42 @@ macro_rules! export_loader_interface {
 ///
 /// `entry_point!(unguarded; ...)` defines one whose body runs outside any guard: for a
 /// command that blocks (a pacing sleep, the driver's present or acquire) and guards its own
-/// steps inside, between the blocking calls. A thread may be ended while it blocks: Wine ends
-/// a program's threads at `ExitProcess` with a forced unwind, as `pthread_exit` does, and a
-/// `catch_unwind` on its way catches it and the process aborts ("FATAL: exception not
-/// rethrown"). Outside one, the unwind passes through the layer's frames as through C.
+/// steps inside, between the blocking calls.
+///
+/// Either way the entry point holds `SIGQUIT` back while it runs ([`crate::ThreadEndHeld`]):
+/// a thread Wine ends inside it (at `ExitProcess`, with a forced unwind) ends as it returns,
+/// never inside the layer's frames, where the unwind would abort the process.
 #[macro_export]
 macro_rules! entry_point {
-    (unguarded; $name:ident ( $($arg:ident : $ty:ty),* ) -> vk::Result => $body:expr) => {
-        unsafe extern "system" fn $name($($arg: $ty),*) -> $crate::ash::vk::Result {
+    (unguarded; $name:ident ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)? => $body:expr) => {
+        $crate::entry_point!(@held $name ( $($arg : $ty),* ) $(-> $ret)? => {
             // SAFETY: the loader (or the layer above) calls with valid arguments.
             unsafe { $body }
-        }
-    };
-    (unguarded; $name:ident ( $($arg:ident : $ty:ty),* ) => $body:expr) => {
-        unsafe extern "system" fn $name($($arg: $ty),*) {
-            // SAFETY: the loader (or the layer above) calls with valid arguments.
-            unsafe { $body }
-        }
+        });
     };
     ($guard:expr; $name:ident ( $($arg:ident : $ty:ty),* ) -> vk::Result => $body:expr) => {
-        unsafe extern "system" fn $name($($arg: $ty),*) -> $crate::ash::vk::Result {
+        $crate::entry_point!(@held $name ( $($arg : $ty),* ) -> $crate::ash::vk::Result => {
             // SAFETY: the loader (or the layer above) calls with valid arguments.
             $guard.result(stringify!($name), || unsafe { $body })
-        }
+        });
     };
     ($guard:expr; $name:ident ( $($arg:ident : $ty:ty),* ) => $body:expr) => {
-        unsafe extern "system" fn $name($($arg: $ty),*) {
+        $crate::entry_point!(@held $name ( $($arg : $ty),* ) => {
             // SAFETY: the loader (or the layer above) calls with valid arguments.
             $guard.run(stringify!($name), (), || unsafe { $body })
+        });
+    };
+    // The entry point: the body in a function of its own, run with `SIGQUIT` held back
+    // (`thread_end.rs` says why the two frames).
+    (@held $name:ident ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)? => $body:block) => {
+        unsafe extern "system" fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[inline(never)]
+            unsafe extern "system" fn body($($arg: $ty),*) $(-> $ret)? $body
+            let held = $crate::ThreadEndHeld::hold();
+            // SAFETY: the caller's arguments, as they came.
+            let answer = unsafe { body($($arg),*) };
+            held.release();
+            answer
         }
     };
 }

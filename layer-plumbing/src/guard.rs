@@ -3,13 +3,15 @@
 //! error code, a null pointer) and says so on stderr.
 //!
 //! A guard must not stand around a call down the chain. A thread may end inside the next
-//! layer or the driver by a forced unwind (`pthread_exit`; Wine ends every thread so at
-//! `ExitProcess`), and a C++ exception may come up from a layer below. `catch_unwind` catches
-//! both and aborts the process: glibc's "FATAL: exception not rethrown" for a forced unwind
-//! (measured with rustc 1.95: a raw pthread calling `pthread_exit` inside `catch_unwind`
-//! aborts, the same call outside it ends the thread, even through an `extern "system"` Rust
-//! frame), "Rust cannot catch foreign exceptions" for a C++ one. [`Guard::around`] runs a
-//! command in three steps, the call down between two guarded ones and outside them.
+//! layer or the driver by a forced unwind (`pthread_exit`), and a C++ exception may come up
+//! from a layer below. `catch_unwind` catches both and aborts the process: glibc's "FATAL:
+//! exception not rethrown" for a forced unwind (measured with rustc 1.95: a raw pthread
+//! calling `pthread_exit` inside `catch_unwind` aborts, the same call outside it ends the
+//! thread, even through an `extern "system"` Rust frame), "Rust cannot catch foreign
+//! exceptions" for a C++ one. [`Guard::around`] runs a command in three steps, the call down
+//! between two guarded ones and outside them. Wine's way of ending a thread (a signal at any
+//! point, then a forced unwind) is held back while an entry point runs
+//! (`thread_end.rs`).
 //!
 //! A C++ exception from below still ends the process, with Rust's "panic in a function that
 //! cannot unwind": the entry points are `extern "system"` and the calls down go through the

@@ -13,7 +13,8 @@
 //!   [`Level`] and says where its state is; the plumbing implements negotiation and the three
 //!   `vkGet*ProcAddr` (everything the layer does not list goes to the next layer untouched)
 //!   and exports exactly the symbols the loader looks for ([`exports`] explains `-Bsymbolic`);
-//! * [`Guard`] and [`entry_point!`]: no panic unwinds into the loader;
+//! * [`Guard`] and [`entry_point!`]: no panic unwinds into the loader, and a thread Wine ends
+//!   inside a command ends as it leaves the layer ([`ThreadEndHeld`]);
 //! * [`chain`]: finding and temporarily unlinking structures of an application's `pNext`
 //!   chain without writing through its pointers for longer than a call;
 //! * [`stack`]: the libraries of the layers below a layer (where it sits, for its log);
@@ -84,6 +85,7 @@ pub mod loader;
 pub mod next;
 pub mod proc_addr;
 pub mod stack;
+mod thread_end;
 
 /// The ash the plumbing's types come from (for the exported macros).
 pub use ash;
@@ -96,3 +98,4 @@ pub use link::{
 pub use link_mark::LinkMark;
 pub use next::{NextDevice, NextInstance};
 pub use proc_addr::{Layer, Level, VoidFn};
+pub use thread_end::ThreadEndHeld;

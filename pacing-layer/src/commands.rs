@@ -3,12 +3,13 @@
 //! not listed goes to the next layer untouched.
 //!
 //! The swapchain commands are the exception: they block (the pacing sleep, the gate's GPU
-//! wait, the driver's acquire and present), and a thread Wine ends there at `ExitProcess` (a
-//! forced unwind) must not meet a `catch_unwind`. Their entry points are unguarded; every step
-//! of theirs that runs vkpace's logic runs in `PacerState::with_pacer`, under the guard, and a
-//! panic there turns the device into a pass-through as before. Nothing blocks inside it (the
-//! pacer's pauses and calls down all run with the device's lock released, and so outside it:
-//! the layer's summary counts them).
+//! wait, the driver's acquire and present), and a forced unwind from below must not meet a
+//! `catch_unwind`. Their entry points are unguarded; every step of theirs that runs vkpace's
+//! logic runs in `PacerState::with_pacer`, under the guard, and a panic there turns the
+//! device into a pass-through as before. Nothing blocks inside it (the pacer's pauses and
+//! calls down all run with the device's lock released, and so outside it: the layer's summary
+//! counts them). A thread Wine ends at `ExitProcess` ends as it leaves a command: every entry
+//! point holds the signal back (`ThreadEndHeld`).
 
 use std::ffi::CStr;
 
@@ -23,12 +24,15 @@ type Alloc<'a> = *const vk::AllocationCallbacks<'a>;
 entry_point!(crate::GUARD; create_instance(ci: *const vk::InstanceCreateInfo<'_>, a: Alloc<'_>, out: *mut vk::Instance) -> vk::Result => instance::create(ci, a, out));
 entry_point!(crate::GUARD; create_device(pd: vk::PhysicalDevice, ci: *const vk::DeviceCreateInfo<'_>, a: Alloc<'_>, out: *mut vk::Device) -> vk::Result => device::create(pd, ci, a, out));
 
+entry_point!(unguarded; destroy_instance(i: vk::Instance, a: Alloc<'_>) => destroy_instance_steps(i, a));
+entry_point!(unguarded; destroy_device(d: vk::Device, a: Alloc<'_>) => destroy_device_steps(d, a));
+
 /// `vkDestroyInstance`: the layer's part under the guard, the driver's destroy outside it (a
 /// forced or foreign unwind from below passes; the plumbing's `Guard::around`).
 ///
 /// # Safety
 /// The arguments of a valid `vkDestroyInstance` call.
-unsafe extern "system" fn destroy_instance(i: vk::Instance, a: Alloc<'_>) {
+unsafe fn destroy_instance_steps(i: vk::Instance, a: Alloc<'_>) {
     crate::GUARD.around(
         "destroy_instance",
         (),
@@ -41,12 +45,12 @@ unsafe extern "system" fn destroy_instance(i: vk::Instance, a: Alloc<'_>) {
     )
 }
 
-/// `vkDestroyDevice`, as [`destroy_instance`]: the pacer ends under the guard, the driver's
-/// destroy runs outside it.
+/// `vkDestroyDevice`, as [`destroy_instance_steps`]: the pacer ends under the guard, the
+/// driver's destroy runs outside it.
 ///
 /// # Safety
 /// The arguments of a valid `vkDestroyDevice` call.
-unsafe extern "system" fn destroy_device(d: vk::Device, a: Alloc<'_>) {
+unsafe fn destroy_device_steps(d: vk::Device, a: Alloc<'_>) {
     crate::GUARD.around(
         "destroy_device",
         (),
