@@ -60,7 +60,7 @@ impl Wine {
         let _ = std::fs::remove_dir_all(&prefix);
         let quiet = |cmd: &mut Command| {
             cmd.env("WINEPREFIX", &prefix)
-                .env("WINEDEBUG", "-all")
+                .env("WINEDEBUG", wine_debug())
                 .env_remove("DISPLAY")
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -147,13 +147,19 @@ impl Wine {
             .args(args)
             .current_dir(self.program_dir())
             .env("WINEPREFIX", &self.prefix)
-            .env("WINEDEBUG", "-all")
+            .env("WINEDEBUG", wine_debug())
             .env("DXVK_LOG_LEVEL", "warn")
             .env("DISPLAY", display.name())
             .env_remove("WAYLAND_DISPLAY")
             .envs(env.iter().map(|(k, v)| (*k, v)));
         run_to_files(&mut cmd, "wine", tag, LIMIT)
     }
+}
+
+/// Wine's debug channels: none (`-all`), or `VKPACE_WINEDEBUG`'s (`fixme-all` shows Wine's
+/// errors, for a run that ended oddly).
+fn wine_debug() -> String {
+    std::env::var("VKPACE_WINEDEBUG").unwrap_or_else(|_| "-all".into())
 }
 
 /// The frame start times the program printed (`frame N start_us`), ms.
