@@ -1,11 +1,33 @@
 //! Compiles the demo's GLSL shaders in `shaders/` to SPIR-V in `OUT_DIR` with naga (pure Rust:
-//! no C++ toolchain, no system shader compiler).
+//! no C++ toolchain, no system shader compiler), and the tests' thread-end shim
+//! (`tests/programs/thread_end_shim.c`) with the C compiler Rust links with.
 
 fn main() {
     if let Err(e) = shaders::compile_all() {
         // A build script reports failure by exiting non-zero with a message.
         eprintln!("shader compilation failed: {e}");
         std::process::exit(1);
+    }
+    thread_end_shim();
+}
+
+/// `OUT_DIR/thread_end_shim.so` for `tests/vulkan/pacing_layer_thread_end.rs`, built here
+/// because the sid root file system the tests run in has no C compiler. A build without `cc`
+/// warns; the test then fails and says so.
+fn thread_end_shim() {
+    let source = "tests/programs/thread_end_shim.c";
+    println!("cargo:rerun-if-changed={source}");
+    let Ok(out) = std::env::var("OUT_DIR") else {
+        return;
+    };
+    let lib = std::path::Path::new(&out).join("thread_end_shim.so");
+    let built = std::process::Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .args([source, "-lpthread"])
+        .status();
+    if !matches!(built, Ok(status) if status.success()) {
+        println!("cargo:warning=the thread-end shim was not built ({built:?}): its test will fail");
     }
 }
 

@@ -29,6 +29,7 @@ mod not_ready;
 mod own_swapchain;
 mod pacing_layer_apps;
 mod pacing_layer_own_ids;
+mod pacing_layer_thread_end;
 mod present_pacer_smoke;
 mod present_pacer_vdisplay;
 mod present_timing;
