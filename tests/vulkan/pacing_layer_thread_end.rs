@@ -1,10 +1,10 @@
 //! A thread ended inside the pacing layer the way Wine ends a game's threads at `ExitProcess`
 //! (a `SIGQUIT` whose handler calls `pthread_exit`, a forced unwind from wherever the thread
-//! was): the process goes on. Debian's vkcube runs through the layer at a 300 fps cap, so its
-//! presenting thread is mostly in the layer's pause or the driver's present; the preloaded
-//! shim (`tests/programs/thread_end_shim.c`, built by the demo's build script) ends that
-//! thread a while after the layer starts pacing, then ends the process with status 42 once
-//! the thread is gone. Before the entry points held the signal back (`layer-plumbing`'s
+//! was): the process goes on. Debian's vkcube runs through the layer at a 300 fps cap, so that
+//! much of its presenting thread's time is in the layer's pause or the driver's present; the
+//! preloaded shim (`tests/programs/thread_end_shim.c`, built by the demo's build script) ends
+//! that thread a while after the layer starts pacing, then ends the process with status 42
+//! once the thread is gone. Before the entry points held the signal back (`layer-plumbing`'s
 //! `thread_end.rs`) the process aborted (the unwind met a frame of the layer's whose unwind
 //! table stopped it), and this test failed at its third to fifth run; the Wine test
 //! (`wine_dxvk.rs`) is the same end through Wine and DXVK.
@@ -38,8 +38,8 @@ fn a_thread_ended_inside_the_layer_ends_and_the_process_goes_on() -> Result<()> 
     for i in 0..runs {
         let log = layer.root.join(format!("frames_{i}.csv"));
         let _ = std::fs::remove_file(&log);
-        // 300 ms to 0.8 s after the layer began pacing, 47 ms apart: each at its own point of
-        // a frame.
+        // From 300 ms after the layer began pacing, 47 ms apart: each at its own point of a
+        // frame.
         let delay_us = 300_000 + i * 47_000;
         let mut cmd = Command::new("vkcube");
         cmd.args(["--c", "100000"])
