@@ -149,20 +149,7 @@ mod tests {
     /// test binary dies), after the plan and without the report.
     #[test]
     fn a_thread_exit_below_passes_through_the_guard() {
-        let mut thread = std::mem::MaybeUninit::<libc::pthread_t>::uninit();
-        // SAFETY: a new thread with default attributes running a function of C's ABI.
-        let made = unsafe {
-            libc::pthread_create(
-                thread.as_mut_ptr(),
-                std::ptr::null(),
-                exiting_thread,
-                std::ptr::null_mut(),
-            )
-        };
-        assert_eq!(made, 0, "pthread_create");
-        // SAFETY: created above; joined once.
-        let joined = unsafe { libc::pthread_join(thread.assume_init(), std::ptr::null_mut()) };
-        assert_eq!(joined, 0, "pthread_join");
+        crate::c_thread::join(crate::c_thread::start(exiting_thread));
         assert_eq!(
             STEPS.load(Ordering::SeqCst),
             1,

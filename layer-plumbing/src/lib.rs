@@ -74,6 +74,8 @@
 //! # fn main() {}
 //! ```
 
+#[cfg(test)]
+mod c_thread;
 pub mod chain;
 pub mod dispatch;
 pub mod exports;

@@ -6,8 +6,8 @@
 //! that thread a while after the layer starts pacing, then ends the process with status 42
 //! once the thread is gone. Before the entry points held the signal back (`layer-plumbing`'s
 //! `thread_end.rs`) the process aborted (the unwind met a frame of the layer's whose unwind
-//! table stopped it), and this test failed at its third to fifth run; the Wine test
-//! (`wine_dxvk.rs`) is the same end through Wine and DXVK.
+//! table stopped it; docs/testing.md has the runs); the Wine test (`wine_dxvk.rs`) is the
+//! same end through Wine and DXVK.
 
 use crate::demo_process;
 use crate::pacing_layer_support;

@@ -70,28 +70,14 @@ impl Probe {
                 0
             );
         }
-        let mut handle = std::mem::MaybeUninit::<libc::pthread_t>::uninit();
-        // SAFETY: a new thread with default attributes running a function of C's ABI.
-        let made = unsafe {
-            libc::pthread_create(
-                handle.as_mut_ptr(),
-                std::ptr::null(),
-                thread,
-                std::ptr::null_mut(),
-            )
-        };
-        assert_eq!(made, 0, "pthread_create");
-        // SAFETY: created above.
-        let handle = unsafe { handle.assume_init() };
+        let handle = crate::c_thread::start(thread);
         while self.stage.load(Ordering::SeqCst) != 1 {
             std::thread::yield_now();
         }
         // SAFETY: the thread is alive: inside the command until the stage says 2.
         assert_eq!(unsafe { libc::pthread_kill(handle, libc::SIGQUIT) }, 0);
         self.stage.store(2, Ordering::SeqCst);
-        // SAFETY: created above; joined once.
-        let joined = unsafe { libc::pthread_join(handle, std::ptr::null_mut()) };
-        assert_eq!(joined, 0, "pthread_join");
+        crate::c_thread::join(handle);
         self.steps.load(Ordering::SeqCst)
     }
 }
