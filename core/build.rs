@@ -5,7 +5,7 @@
 //! Unset, as in every normal build, nothing changes. No Cargo feature can turn a mutation on.
 
 /// The mutations the core knows (`cfg!(vkpace_mutation = "...")` in `src/`).
-const MUTATIONS: [&str; 9] = [
+const MUTATIONS: [&str; 10] = [
     "weak_reuse",
     "early_retire",
     "submit_at_present",
@@ -15,6 +15,7 @@ const MUTATIONS: [&str; 9] = [
     "weak_repair",
     "drifting_limiter",
     "reset_lent",
+    "lend_exact_unmarked",
 ];
 
 fn main() {

@@ -80,6 +80,51 @@ impl SimPacer {
         Ok(serial <= self.machine.completed())
     }
 
+    /// The pacing sleep's watch of `serial`'s ready time (`vkpace_core::SleepWatch::Ready`), as
+    /// the Vulkan shell makes it: on the serial's own fence, lent out of the pool, until
+    /// `until` at the latest; what it saw is told to the machine and kept in the truth.
+    pub(crate) fn watch_ready(&mut self, serial: Serial, until: u64) -> Result<(), SimError> {
+        let Some(f) = self.fences.lend_exact(serial) else {
+            // Seen complete already (the machine learns nothing from a serial it was not
+            // told complete).
+            self.truth.ready_times.bounded += 1;
+            self.machine.frame_ready_by(serial, self.world.now);
+            return Ok(());
+        };
+        let first_look = self.world.fence_signaled(f)?;
+        self.world.begin_host_wait(f)?;
+        let signalled = run_world_until(&mut self.world, |w| {
+            Ok(w.fence_signaled(f)? || w.now >= until)
+        })? && self.world.fence_signaled(f)?;
+        if self.world.rng.chance(P_LOOK_DURING_WAIT) {
+            self.observe()?;
+        }
+        self.world.end_host_wait(f)?;
+        let due = self.fences.give_back(f);
+        self.reset(due)?;
+        let now = self.world.now;
+        if !signalled {
+            self.truth.ready_times.not_by_end += 1;
+            self.machine.frame_not_ready_by(serial, now);
+            return Ok(());
+        }
+        for f in self.fences.complete_through(serial) {
+            self.reset(Some(f))?;
+        }
+        self.machine.serial_completed(serial, now)?;
+        match first_look {
+            true => {
+                self.truth.ready_times.bounded += 1;
+                self.machine.frame_ready_by(serial, now);
+            }
+            false => {
+                self.truth.ready_times.exact += 1;
+                self.machine.frame_ready(serial, now);
+            }
+        }
+        Ok(())
+    }
+
     /// Waits (bounded) on present fence `id`: whether it signalled.
     pub(crate) fn wait_present_fence(&mut self, id: u64) -> Result<bool, SimError> {
         let f = self.fences.lend_present(id).ok_or_else(|| {

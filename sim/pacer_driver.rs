@@ -15,7 +15,7 @@
 
 use vkpace_core::{
     BoundedWait, DestroyAction, DestroyOutcome, FencePool, Gate, PacerConfig, PacerMachine,
-    PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, SubmitSignal, VkStatus,
+    PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, SleepWatch, SubmitSignal, VkStatus,
 };
 use vkpace_core::{FrameLimit, PacingPolicy, PacingSettings, PresentMode};
 
@@ -210,8 +210,13 @@ impl SimPacer {
                         return Ok(self.machine.begin_frame_anyway(swapchain, now)?);
                     }
                 }
-                Gate::SleepUntil(t) => {
-                    let t = t.max(self.now());
+                Gate::SleepUntil { until, watch } => {
+                    if let Some(SleepWatch::Ready(serial)) = watch {
+                        self.watch_ready(serial, until)?;
+                    }
+                    // A display watch is a sleep here: the display's answers come from the
+                    // polls (`observe`).
+                    let t = until.max(self.now());
                     self.world.advance_to(t);
                 }
             }

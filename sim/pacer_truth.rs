@@ -37,6 +37,19 @@ pub struct PacerTruth {
     pub present_fences_signalled: u64,
     /// Present timing: what the presents asked for and the results read.
     pub timing: TimingTruth,
+    /// The pacing sleeps' watches of a frame's ready time, by what they saw.
+    pub ready_times: ReadyTimes,
+}
+
+/// What the watches of ready times saw (`SimPacer::watch_ready`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReadyTimes {
+    /// The fence signalled while waited on: the frame's ready time, exactly.
+    pub exact: u64,
+    /// Seen signalled at the first look: ready by then.
+    pub bounded: u64,
+    /// Not signalled by the sleep's end.
+    pub not_by_end: u64,
 }
 
 impl PacerTruth {

@@ -56,7 +56,7 @@ pub use pacing::{
 };
 pub use present_pacer::{
     BoundedWait, DestroyOutcome, Gate, PacerConfig, PacerMachine, PresentOutcome,
-    PresentPacerStats, PresentPlan, PresentStep, RepairSemaphore,
+    PresentPacerStats, PresentPlan, PresentStep, RepairSemaphore, SleepWatch,
 };
 pub use presenter::DestroyAction;
 pub use serial::Serial;

@@ -371,3 +371,28 @@ fn a_30_fps_limit_at_60_hz_shows_every_frame_two_refreshes_apart() {
         );
     }
 }
+
+/// A frame limit's pacing sleeps watch each frame's ready time on its repair submission's own
+/// fence, lent out of the pool (`SleepWatch::Ready`), and the machine counts each one it was
+/// told; a fence seen signalled by another thread's look during the wait is parked, not reset
+/// (the world refuses a reset under a wait: the `lend_exact_unmarked` mutation).
+#[test]
+fn a_frame_limits_sleeps_watch_ready_times_on_lent_fences() {
+    for ids in [false, true] {
+        let mut s = quiet(7);
+        s.door.frame_limit = Some(FrameLimit::fps(30.0).unwrap());
+        s.door.present_ids = ids;
+        let out = run(&s).unwrap();
+        let r = out.truth.ready_times;
+        assert!(r.exact > 1_000, "ids {ids}: {out:?}");
+        assert_eq!(out.stats.ready_times_watched, r.exact, "ids {ids}: {out:?}");
+        assert_eq!(
+            out.stats.ready_times_bounded, r.bounded,
+            "ids {ids}: {out:?}"
+        );
+        assert_eq!(
+            out.stats.ready_times_not_by_pause_end, r.not_by_end,
+            "ids {ids}: {out:?}"
+        );
+    }
+}

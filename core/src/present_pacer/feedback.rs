@@ -87,7 +87,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// ended because it was shown says when it was shown ([`Self::display_watched`]); the
     /// poll's answer is only "shown by now" ([`Self::display_answer`]).
     #[must_use]
-    pub fn display_watch(&self, swapchain: W) -> Option<u64> {
+    pub(super) fn display_watch(&self, swapchain: W) -> Option<u64> {
         let i = self.find(swapchain)?;
         let c = self.chains.iter().find(|c| c.id == self.live[i].chain)?;
         if !c.pacing.wants_display_times() {
@@ -106,7 +106,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.display_report(swapchain, status, now, false)
     }
 
-    /// The answer of a watch ([`Self::display_watch`]) that began while the present was not
+    /// The answer of a watch ([`super::SleepWatch::Display`]) that began while the present was not
     /// shown, returned at `now`: where it was shown, `now` is when (within the thread's
     /// wake-up).
     pub fn display_watched(

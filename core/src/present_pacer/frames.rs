@@ -18,8 +18,30 @@ pub enum Gate {
     /// Wait (bounded) until this serial completes, report it with
     /// [`PacerMachine::serial_completed`] and ask again.
     WaitFor(Serial),
-    /// Sleep until this time (ns, the shell's clock) and ask again.
-    SleepUntil(u64),
+    /// Sleep, report what the watch saw, and ask again.
+    SleepUntil {
+        /// The sleep's end (ns, the shell's clock).
+        until: u64,
+        /// What to watch meanwhile, bounded by `until`.
+        watch: Option<SleepWatch>,
+    },
+}
+
+/// What a pacing sleep watches, bounded by the sleep's end. The machine chooses: the ready
+/// time of the frame presented just before first (`ready_watch.rs`), else the display of the
+/// oldest present awaited (`feedback.rs`); the next [`PacerMachine::begin_frame`] may ask for
+/// the other.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SleepWatch {
+    /// Wait on this serial's own submission fence (not a later one's): report what was seen
+    /// with [`PacerMachine::frame_ready`], [`PacerMachine::frame_ready_by`] or
+    /// [`PacerMachine::frame_not_ready_by`].
+    Ready(Serial),
+    /// Poll, then wait for, the present with this id on the swapchain of the call that sleeps
+    /// (a zero-timeout, then a bounded `vkWaitForPresentKHR`): report a wait that began while
+    /// it was not shown and ended because it was with [`PacerMachine::display_watched`], any
+    /// other answer with [`PacerMachine::display_answer`].
+    Display(u64),
 }
 
 impl<S: Handle, W: Handle> PacerMachine<S, W> {
@@ -47,7 +69,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 c.gated = true;
                 self.stats.pacing_sleeps += 1;
             }
-            return Ok(Gate::SleepUntil(at));
+            let watch = self.ready_watch(swapchain).map(SleepWatch::Ready);
+            let watch = watch.or_else(|| self.display_watch(swapchain).map(SleepWatch::Display));
+            return Ok(Gate::SleepUntil { until: at, watch });
         }
         self.start(chain, now)
     }

@@ -37,7 +37,7 @@ use std::collections::VecDeque;
 
 pub use config::PacerConfig;
 pub use destroy::{BoundedWait, DestroyOutcome};
-pub use frames::Gate;
+pub use frames::{Gate, SleepWatch};
 pub use present::{PresentPlan, PresentStep, RepairSemaphore};
 pub use stats::PresentPacerStats;
 

@@ -35,32 +35,33 @@ enum Seen {
 
 impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// During a pause before the next frame of `swapchain`'s lineage: the serial of the frame
-    /// presented just before, whose ready time its pacing wants and no stage time will give.
-    /// The shell waits on that serial's own fence (bounded by the pause's end) and reports
-    /// what it saw with [`Self::frame_ready`], [`Self::frame_ready_by`] or
-    /// [`Self::frame_not_ready_by`] (each ends the watch of that serial).
+    /// presented just before, whose ready time its pacing wants and no stage time will give
+    /// ([`super::SleepWatch::Ready`]). The shell waits on that serial's own fence (bounded by
+    /// the pause's end) and reports what it saw with [`Self::frame_ready`],
+    /// [`Self::frame_ready_by`] or [`Self::frame_not_ready_by`] (each ends the watch of that
+    /// serial).
     #[must_use]
-    pub fn ready_watch(&self, swapchain: W) -> Option<Serial> {
+    pub(super) fn ready_watch(&self, swapchain: W) -> Option<Serial> {
         let i = self.find(swapchain)?;
         let c = self.chains.iter().find(|c| c.id == self.live[i].chain)?;
         let (_, serial) = c.ready_unknown?;
         c.wants_ready_times().then_some(serial)
     }
 
-    /// A wait on [`Self::ready_watch`]'s `serial` that began before it completed ended
+    /// A wait on [`super::SleepWatch::Ready`]'s `serial` that began before it completed ended
     /// because it did, at `now`: its frame was ready then.
     pub fn frame_ready(&mut self, serial: Serial, now: u64) {
         self.ready_seen(serial, now, Seen::Exact);
     }
 
-    /// [`Self::ready_watch`]'s `serial` was seen complete at `now` (a poll, or a wait that
+    /// [`super::SleepWatch::Ready`]'s `serial` was seen complete at `now` (a poll, or a wait that
     /// found it complete): its frame was ready by then. Nothing is learned from a serial not
     /// reported complete ([`Self::serial_completed`]).
     pub fn frame_ready_by(&mut self, serial: Serial, now: u64) {
         self.ready_seen(serial, now, Seen::ReadyBy);
     }
 
-    /// A wait on [`Self::ready_watch`]'s `serial` ran out at `now`, the pause's end: its
+    /// A wait on [`super::SleepWatch::Ready`]'s `serial` ran out at `now`, the pause's end: its
     /// frame was not ready by then.
     pub fn frame_not_ready_by(&mut self, serial: Serial, now: u64) {
         self.ready_seen(serial, now, Seen::NotReadyBy);

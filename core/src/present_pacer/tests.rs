@@ -244,7 +244,9 @@ fn a_frame_limit_sleeps_until_the_next_slot() -> Result<(), CoreError> {
     assert_eq!(d.m.begin_frame(1, 0)?, Gate::Go);
     d.present(1, 0, PresentOutcome::Queued)?;
     match d.m.begin_frame(1, 1_000_000)? {
-        Gate::SleepUntil(t) => assert_eq!(t, 10_000_000, "the 100 fps grid's next slot"),
+        Gate::SleepUntil { until, .. } => {
+            assert_eq!(until, 10_000_000, "the 100 fps grid's next slot")
+        }
         other => panic!("expected a sleep, got {other:?}"),
     }
     assert_eq!(d.m.begin_frame(1, 10_000_000)?, Gate::Go);
@@ -261,7 +263,7 @@ fn steady_state_stays_within_the_history_bound() -> Result<(), CoreError> {
             match d.m.begin_frame(1, k)? {
                 Gate::Go => break,
                 Gate::WaitFor(s) => d.complete(s)?,
-                Gate::SleepUntil(_) => panic!("no limit set"),
+                Gate::SleepUntil { .. } => panic!("no limit set"),
             }
         }
         d.m.acquired(1, VkStatus::SUCCESS, (k % 3) as u32, k)?;

@@ -83,14 +83,14 @@ impl DisplayWatch {
 }
 
 impl PresentPacer {
-    /// The watch for the sleep of `swapchain`'s lineage until `until`, if its pacing wants
-    /// exact display times and `swapchain` has a present awaited and a display path.
+    /// The watch of present `id` (`vkpace_core::SleepWatch::Display`) for the sleep of
+    /// `swapchain`'s lineage until `until`, if `swapchain` has a display path.
     pub(super) fn display_watch(
         &self,
         swapchain: vk::SwapchainKHR,
+        id: u64,
         until: Instant,
     ) -> Option<DisplayWatch> {
-        let id = self.machine.display_watch(swapchain)?;
         let display = self.display_fns(swapchain)?.clone();
         Some(DisplayWatch {
             display,

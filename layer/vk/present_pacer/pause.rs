@@ -12,7 +12,7 @@ use ash::vk;
 use super::display_watch::{DisplayWatch, Watched};
 use super::PresentPacer;
 use crate::vk::error::Result;
-use vkpace_core::{Gate, Serial};
+use vkpace_core::{Gate, Serial, SleepWatch};
 
 /// A pause the machine asked for.
 pub(super) enum Pause {
@@ -24,7 +24,7 @@ pub(super) enum Pause {
     /// given back with the report).
     Gpu(GpuWait),
     /// Wait, bounded by the sleep's end, for the newest frame's repair submission, to learn
-    /// when the frame was ready (`vkpace_core::PacerMachine::ready_watch`); the sleep follows.
+    /// when the frame was ready (`vkpace_core::SleepWatch::Ready`); the sleep follows.
     Ready(GpuWait),
 }
 
@@ -167,23 +167,28 @@ impl PresentPacer {
         loop {
             match self.machine.begin_frame(swapchain, now)? {
                 Gate::Go => return Ok(None),
-                Gate::SleepUntil(at) => {
-                    if let Some(serial) = self.machine.ready_watch(swapchain) {
-                        let Some(fence) = self.fences.pool.lend_exact(serial) else {
-                            // Seen complete by the poll above, right after the present (the
-                            // machine learns nothing from a serial it was not told complete).
-                            self.machine.frame_ready_by(serial, now);
-                            continue;
-                        };
-                        let left = at.saturating_sub(now);
-                        let wait = GpuWait::new(&self.device, fence, serial, left);
-                        return Ok(Some(Pause::Ready(wait)));
-                    }
+                Gate::SleepUntil { until: at, watch } => {
                     let until = self.clock.instant_at(at);
-                    return Ok(Some(match self.display_watch(swapchain, until) {
-                        Some(watch) => Pause::Watch(watch),
-                        None => Pause::Sleep(until),
-                    }));
+                    match watch {
+                        Some(SleepWatch::Ready(serial)) => {
+                            let Some(fence) = self.fences.pool.lend_exact(serial) else {
+                                // Seen complete by the poll above, right after the present (the
+                                // machine learns nothing from a serial it was not told complete).
+                                self.machine.frame_ready_by(serial, now);
+                                continue;
+                            };
+                            let left = at.saturating_sub(now);
+                            let wait = GpuWait::new(&self.device, fence, serial, left);
+                            return Ok(Some(Pause::Ready(wait)));
+                        }
+                        Some(SleepWatch::Display(id)) => {
+                            if let Some(watch) = self.display_watch(swapchain, id, until) {
+                                return Ok(Some(Pause::Watch(watch)));
+                            }
+                        }
+                        None => {}
+                    }
+                    return Ok(Some(Pause::Sleep(until)));
                 }
                 Gate::WaitFor(serial) => {
                     let Some(fence) = self.fences.pool.lend(serial) else {

@@ -39,7 +39,7 @@ fn grid_machine() -> Result<M, CoreError> {
 /// What a run of [`FRAMES`] frames at 30 fps on the grid, each ready [`WORK`] after its
 /// start, under the application's ids, showed: for each frame, its start's lead before the
 /// refresh it was shown at; and the machine's counters. `watch`: the shell reports each frame's
-/// ready time when [`PacerMachine::ready_watch`] asks for it.
+/// ready time when the pacing sleep's [`SleepWatch::Ready`] asks for it.
 fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
     let mut m = grid_machine()?;
     let (mut now, mut leads, mut pending) = (1_000_000, vec![], None);
@@ -48,9 +48,9 @@ fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
             match m.begin_frame(1, now)? {
                 Gate::Go => break,
                 Gate::WaitFor(s) => m.serial_completed(s, now)?,
-                Gate::SleepUntil(t) => {
+                Gate::SleepUntil { until: t, watch: w } => {
                     if let Some((serial, ready)) = pending.take().filter(|_| watch) {
-                        assert_eq!(m.ready_watch(1), Some(serial), "frame {frame}");
+                        assert_eq!(w, Some(SleepWatch::Ready(serial)), "frame {frame}");
                         m.serial_completed(serial, ready)?;
                         m.frame_ready(serial, ready);
                         assert_eq!(m.ready_watch(1), None, "told once");

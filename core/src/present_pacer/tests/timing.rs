@@ -177,7 +177,7 @@ fn a_present_with_the_applications_ids_keeps_its_target_and_asks_no_stage_times(
         loop {
             match m.begin_frame(1, now)? {
                 Gate::Go => break,
-                Gate::SleepUntil(t) => now = now.max(t),
+                Gate::SleepUntil { until, .. } => now = now.max(until),
                 Gate::WaitFor(s) => m.serial_completed(s, now)?,
             }
         }
@@ -232,7 +232,7 @@ fn mean_shown_interval(m: &mut M, w: u64, frames: u64) -> Result<f64, CoreError>
         loop {
             match m.begin_frame(w, now)? {
                 Gate::Go => break,
-                Gate::SleepUntil(t) => now = now.max(t),
+                Gate::SleepUntil { until, .. } => now = now.max(until),
                 Gate::WaitFor(s) => m.serial_completed(s, now)?,
             }
         }
@@ -288,7 +288,7 @@ fn present_mode_switches_keep_targets_only_between_fifo_modes() -> Result<(), Co
         loop {
             match m.begin_frame(1, now)? {
                 Gate::Go => break,
-                Gate::SleepUntil(t) => now = now.max(t),
+                Gate::SleepUntil { until, .. } => now = now.max(until),
                 Gate::WaitFor(s) => m.serial_completed(s, now)?,
             }
         }
