@@ -20,7 +20,7 @@ use vkpace_core::{
 use vkpace_core::{FrameLimit, PacingPolicy, PacingSettings, PresentMode};
 
 use crate::driver::SimError;
-use crate::own_swapchain::SwapchainCalls;
+use crate::own_swapchain::{run_world_until, SwapchainCalls};
 use crate::pacer_timing::{DoorTiming, PacerTiming};
 use crate::pacer_truth::PacerTruth;
 use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
@@ -210,15 +210,13 @@ impl SimPacer {
                         return Ok(self.machine.begin_frame_anyway(swapchain, now)?);
                     }
                 }
-                Gate::SleepUntil { until, watch } => {
-                    if let Some(SleepWatch::Ready(serial)) = watch {
-                        self.watch_ready(serial, until)?;
-                    }
-                    // A display watch is a sleep here: the display's answers come from the
-                    // polls (`observe`).
-                    let t = until.max(self.now());
-                    self.world.advance_to(t);
-                }
+                // A watch ends the sleep early where it saw what it watched for: the machine
+                // is asked again, as the Vulkan shell asks.
+                Gate::SleepUntil { until, watch } => match watch {
+                    Some(SleepWatch::Ready(serial)) => self.watch_ready(serial, until)?,
+                    Some(SleepWatch::Display(id)) => self.watch_display(swapchain, id, until)?,
+                    None => self.world.advance_to(until.max(self.now())),
+                },
             }
         }
     }
@@ -283,6 +281,29 @@ impl SimPacer {
         let f = self.take_fence();
         self.fences.presented_as(id, f);
         Some((id, f))
+    }
+
+    /// The pacing sleep's watch of present `id` on `swapchain` (`SleepWatch::Display`), as the
+    /// Vulkan shell makes it: a zero-timeout present-id wait, then one until `until`. A wait
+    /// that began before the present was shown and ended because it was says when (within the
+    /// world's tick); any other answer is only "shown by now" or "not yet".
+    fn watch_display(&mut self, swapchain: Gen, id: u64, until: u64) -> Result<(), SimError> {
+        let shown = |w: &World| w.display.id_shown(swapchain, id);
+        let polled = shown(&self.world)?;
+        let exact = !polled
+            && run_world_until(&mut self.world, |w| Ok(shown(w)? || w.now >= until))?
+            && shown(&self.world)?;
+        let status = match polled || exact {
+            true => VkStatus::SUCCESS,
+            false => VkStatus::TIMEOUT,
+        };
+        let now = self.now();
+        self.truth.display_watches.count(polled, exact);
+        let told = match exact {
+            true => self.machine.display_watched(swapchain, status, now),
+            false => self.machine.display_answer(swapchain, status, now),
+        };
+        told.map_err(SimError::Failed)
     }
 
     /// The display's feedback: one zero-timeout present-id wait, as the machine asks.

@@ -39,6 +39,29 @@ pub struct PacerTruth {
     pub timing: TimingTruth,
     /// The pacing sleeps' watches of a frame's ready time, by what they saw.
     pub ready_times: ReadyTimes,
+    /// The pacing sleeps' watches of the display, by what they saw.
+    pub display_watches: DisplayWatches,
+}
+
+/// What the watches of the display saw (`SimPacer::watch_display`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DisplayWatches {
+    /// Shown at the first look.
+    pub polled: u64,
+    /// Shown while waited for: when, exactly.
+    pub exact: u64,
+    /// Not shown by the sleep's end.
+    pub not_by_end: u64,
+}
+
+impl DisplayWatches {
+    pub(crate) fn count(&mut self, polled: bool, exact: bool) {
+        match (polled, exact) {
+            (true, _) => self.polled += 1,
+            (false, true) => self.exact += 1,
+            (false, false) => self.not_by_end += 1,
+        }
+    }
 }
 
 /// What the watches of ready times saw (`SimPacer::watch_ready`).

@@ -396,3 +396,38 @@ fn a_frame_limits_sleeps_watch_ready_times_on_lent_fences() {
         );
     }
 }
+
+/// Without present timing, a 30 fps limit on a 59.5 Hz display follows the display's clock
+/// from the exact display times its pacing sleeps watch (`SleepWatch::Display`, the anchored
+/// limiter): once settled, every frame is shown 2 refreshes after the one before it. Without
+/// present ids there is nothing to watch: the CPU's 33.3 ms grid slips against the display's
+/// 33.6 ms and some frames are shown 3 refreshes apart (the control).
+#[test]
+fn a_30_fps_limit_follows_a_59_5_hz_display_from_watched_display_times() {
+    let refresh = 16_806_723;
+    for ids in [true, false] {
+        let mut s = quiet(41);
+        s.refresh_ns = refresh;
+        s.app.steps = 4_000;
+        s.door.frame_limit = FrameLimit::fps(30.0).ok();
+        s.door.present_ids = ids;
+        let out = run(&s).unwrap();
+        let settled = &out.shown[out.shown.len().saturating_sub(200)..];
+        assert_eq!(settled.len(), 200, "{out:?}");
+        let off = settled
+            .windows(2)
+            .filter(|w| w[1].0 - w[0].0 != 2 * refresh)
+            .count();
+        let watches = out.truth.display_watches;
+        if ids {
+            assert_eq!(off, 0, "{settled:?}");
+            assert!(watches.exact > 500, "{out:?}");
+            assert_eq!(out.stats.display_times_watched, watches.exact, "{out:?}");
+            let period = out.stats.anchored_period_ns.abs_diff(2 * refresh);
+            assert!(period < 100_000, "{out:?}");
+        } else {
+            assert!(off > 0, "the control held the grid without display times");
+            assert_eq!(watches.exact + watches.polled, 0, "{out:?}");
+        }
+    }
+}
