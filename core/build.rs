@@ -5,7 +5,7 @@
 //! Unset, as in every normal build, nothing changes. No Cargo feature can turn a mutation on.
 
 /// The mutations the core knows (`cfg!(vkpace_mutation = "...")` in `src/`).
-const MUTATIONS: [&str; 10] = [
+const MUTATIONS: [&str; 11] = [
     "weak_reuse",
     "early_retire",
     "submit_at_present",
@@ -16,6 +16,7 @@ const MUTATIONS: [&str; 10] = [
     "drifting_limiter",
     "reset_lent",
     "lend_exact_unmarked",
+    "mode_switch_ignored",
 ];
 
 fn main() {

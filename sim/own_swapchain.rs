@@ -35,13 +35,15 @@ pub trait SwapchainCalls {
     fn acquire(&mut self, swapchain: Gen, semaphore: Sem) -> Result<AcquireResult, SimError>;
 
     /// Presents `image` of `swapchain`, waiting on `wait`, with the application's own present
-    /// id `id` chained (`VkPresentIdKHR`), if any.
+    /// id `id` chained (`VkPresentIdKHR`), if any, and the present mode it switches to
+    /// (`VkSwapchainPresentModeInfoKHR`, as DXVK chains on every present), if any.
     fn present(
         &mut self,
         swapchain: Gen,
         image: u32,
         wait: Sem,
         id: Option<u64>,
+        mode: Option<PresentMode>,
     ) -> Result<PresentResult, SimError>;
 
     /// Destroys `swapchain` (the application will not name it again).
@@ -112,9 +114,11 @@ impl SwapchainCalls for Bare {
         image: u32,
         wait: Sem,
         id: Option<u64>,
+        mode: Option<PresentMode>,
     ) -> Result<PresentResult, SimError> {
         let extras = PresentExtras {
             id: id.unwrap_or(0),
+            mode,
             ..PresentExtras::default()
         };
         Ok(self

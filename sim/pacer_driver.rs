@@ -23,7 +23,7 @@ use crate::driver::SimError;
 use crate::own_swapchain::{run_world_until, SwapchainCalls};
 use crate::pacer_timing::{DoorTiming, PacerTiming};
 use crate::pacer_truth::PacerTruth;
-use crate::world::{AcquireResult, Fence, Gen, PresentResult, Sem, World};
+use crate::world::{AcquireResult, Fence, Gen, PresentExtras, PresentResult, Sem, World};
 
 /// The machine as the sim runs it.
 pub type SimPacerMachine = PacerMachine<Sem, Gen>;
@@ -364,15 +364,21 @@ impl SwapchainCalls for SimPacer {
         image: u32,
         wait: Sem,
         own_id: Option<u64>,
+        mode: Option<PresentMode>,
     ) -> Result<PresentResult, SimError> {
         self.observe()?;
         let plan = self.plan(swapchain, image, own_id)?;
+        if let Some(m) = mode {
+            let fifo = matches!(m, PresentMode::FIFO | PresentMode::FIFO_RELAXED);
+            self.machine.present_mode_switched(swapchain, fifo);
+        }
         let sem = match plan.repair {
             Some(choice) => self.repair(swapchain, choice, wait)?,
             None => wait,
         };
         let fence = self.present_fence(&plan);
         let (extras, timed) = self.present_extras(swapchain, own_id)?;
+        let extras = PresentExtras { mode, ..extras };
         self.truth.ids_sent += u64::from(extras.id != 0);
         let early = self.beside.due() && self.world.rng.chance(50);
         if early {

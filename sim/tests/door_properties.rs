@@ -346,6 +346,31 @@ fn present_timing_is_carried_out_on_every_path() {
     }
 }
 
+/// Presents that switch the present mode, as DXVK's do (every present chains the mode, one in
+/// ten switches to FIFO, FIFO_RELAXED, MAILBOX or IMMEDIATE), with relative and absolute
+/// targets: a target goes only with a present whose swapchain is in a FIFO mode before it and
+/// after it (the world refuses any other, VUID-VkPresentTimingsInfoEXT-pSwapchains-12235), and
+/// presents in FIFO modes still carry them.
+#[test]
+fn present_mode_switches_take_targets_only_between_fifo_modes() {
+    for (i, targets) in [Targets::Relative, Targets::Absolute]
+        .into_iter()
+        .enumerate()
+    {
+        let mut s = quiet(51 + i as u64);
+        s.refresh_ns = 1_000_000;
+        s.app.steps = 12_000;
+        s.app.p_mode_switch = 10;
+        s.door.present_ids = true;
+        s.door.frame_limit = FrameLimit::fps(500.0).ok();
+        s.door.timing = Some(timing_on(targets, 4));
+        let out = run(&s).unwrap();
+        let case = format!("{targets:?}: {out:?}");
+        assert!(out.facts.mode_switches > 100, "{case}");
+        assert!(out.truth.timing.targets > 200, "{case}");
+    }
+}
+
 /// A 30 fps limit on a 60 Hz display with relative targets and no faults but GPU delays:
 /// once settled (the display keeps its latest 256 frames), every frame is shown exactly 2
 /// refreshes after the one before it, each asked for with a relative target of 2 refreshes.

@@ -141,6 +141,10 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// IMMEDIATE) leaves the frame limit to the CPU limiter. Call after
     /// [`Self::before_present`] and before [`Self::planned_present_timing`].
     pub fn present_mode_switched(&mut self, swapchain: W, fifo: bool) {
+        if cfg!(vkpace_mutation = "mode_switch_ignored") {
+            // Deliberately wrong (`scripts/mutation-check`): the switch is not heard of.
+            return;
+        }
         let Some(at) = self
             .pending
             .targets

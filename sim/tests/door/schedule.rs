@@ -38,21 +38,30 @@ struct Timed {
     partial_results: bool,
     /// Percent of swapchains made in MAILBOX (no targets there).
     p_mailbox: u32,
+    /// Percent of presents that switch the present mode (`Textbook::p_mode_switch`).
+    p_mode_switch: u32,
 }
 
 /// Present timing in a third of the schedules: a random offer of the surface and device
 /// (`display_offer`, with the present timing path usable three times in four: relative,
 /// absolute or no targets), the engine's clocks (`clock_faults`), 1 to 8 slots given and up
 /// to 2 fewer (it then refuses a present) or 2 more in the engine, partial results or not, and
-/// up to a third of the swapchains in MAILBOX.
+/// up to a third of the swapchains in MAILBOX; in half of them, presents that switch the
+/// present mode now and then, as DXVK's do.
 fn timed() -> impl Strategy<Value = Option<Timed>> {
     let timed = (
         (any::<u32>(), 0u32..4, any::<u64>()),
         clock_faults(),
         (1u32..=8, 0u32..=4, any::<bool>(), 0u32..=33),
+        prop_oneof![Just(0u32), 1u32..=10],
     )
         .prop_map(
-            |((bits, usable, seed), clocks, (slots, more, partial_results, p_mailbox))| {
+            |(
+                (bits, usable, seed),
+                clocks,
+                (slots, more, partial_results, p_mailbox),
+                p_mode_switch,
+            )| {
                 // Bits 3, 5, 7 and 9: present timing asked for, the surface supports it and
                 // present ids 2, the host clock calibrates.
                 let usable_bits = if usable > 0 { 0x2A8 } else { 0 };
@@ -66,6 +75,7 @@ fn timed() -> impl Strategy<Value = Option<Timed>> {
                     engine_slots: (slots + more).saturating_sub(2).max(1),
                     partial_results,
                     p_mailbox,
+                    p_mode_switch,
                 }
             },
         );
@@ -127,6 +137,7 @@ pub fn schedule() -> impl Strategy<Value = Schedule> {
                     p_reopen,
                     own_ids: ids == 2,
                     p_mailbox: timed.map_or(0, |t| t.p_mailbox),
+                    p_mode_switch: timed.map_or(0, |t| t.p_mode_switch),
                 },
                 door: PacerParams {
                     frames_in_flight: n,
@@ -162,6 +173,7 @@ pub fn quiet(seed: u64) -> Schedule {
             p_reopen: 0,
             own_ids: false,
             p_mailbox: 0,
+            p_mode_switch: 0,
         },
         door: PacerParams {
             frames_in_flight: 2,

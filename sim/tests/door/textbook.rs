@@ -29,7 +29,19 @@ pub struct Textbook {
     /// Percent per creation: the swapchain is made in MAILBOX (which takes no present-timing
     /// targets) rather than FIFO.
     pub p_mailbox: u32,
+    /// Percent per present: the present switches the swapchain's present mode to one drawn
+    /// from FIFO, FIFO_RELAXED, MAILBOX and IMMEDIATE (`VkSwapchainPresentModeInfoKHR`). With
+    /// any, every present chains the mode it leaves the swapchain in, as DXVK does.
+    pub p_mode_switch: u32,
 }
+
+/// The modes a present switches to.
+const SWITCHED_TO: [PresentMode; 4] = [
+    PresentMode::FIFO,
+    PresentMode::FIFO_RELAXED,
+    PresentMode::MAILBOX,
+    PresentMode::IMMEDIATE,
+];
 
 /// What the application did and holds, for the judge.
 #[derive(Debug, Default, Clone)]
@@ -61,6 +73,8 @@ pub struct Facts {
     pub max_images: u32,
     /// Swapchains made in MAILBOX.
     pub mailbox_created: u64,
+    /// Presents that switched the swapchain's present mode.
+    pub mode_switches: u64,
 }
 
 /// A swapchain the application destroyed.
@@ -100,6 +114,8 @@ pub struct App<'j, C> {
     recreate: bool,
     /// The application's last own present id (they grow across its swapchains).
     last_id: u64,
+    /// The current swapchain's present mode.
+    mode: PresentMode,
     pub facts: Facts,
     judge: &'j mut dyn FnMut(&mut C, &Facts) -> Result<(), String>,
 }
@@ -137,6 +153,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             stage: Stage::Idle,
             recreate: false,
             last_id: 0,
+            mode: PresentMode::FIFO,
             facts,
             judge,
         };
@@ -238,9 +255,10 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             self.last_id += 1 + u64::from(self.calls.world().rng.below(3));
             self.last_id
         });
+        let mode = self.chained_mode();
         let result = self
             .calls
-            .present(g, image, self.sets[f].present, id)
+            .present(g, image, self.sets[f].present, id, mode)
             .map_err(describe)?;
         self.facts.presents += 1;
         let queued = u64::from(result != PresentResult::Failed);
@@ -283,6 +301,20 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
         Ok(())
     }
 
+    /// The present mode the next present chains, if the application chains one.
+    fn chained_mode(&mut self) -> Option<PresentMode> {
+        if self.p.p_mode_switch == 0 {
+            return None;
+        }
+        let rng = &mut self.calls.world().rng;
+        if rng.chance(self.p.p_mode_switch) {
+            let to = SWITCHED_TO[rng.below(SWITCHED_TO.len() as u32) as usize];
+            self.facts.mode_switches += u64::from(to != self.mode);
+            self.mode = to;
+        }
+        Some(self.mode)
+    }
+
     fn create(&mut self, old: Option<Gen>) -> Result<(), String> {
         let rng = &mut self.calls.world().rng;
         let images = self.p.min_images + rng.below(3);
@@ -296,6 +328,7 @@ impl<'j, C: SwapchainCalls> App<'j, C> {
             .create_swapchain(images, old, mode)
             .map_err(describe)?;
         self.facts.current = Some(g);
+        self.mode = mode;
         if old.is_none() {
             self.facts.lineage += 1;
             self.facts.lineage_first = g;
