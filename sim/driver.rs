@@ -16,9 +16,7 @@ use vkpace_core::{
 
 pub use crate::driver_load::WakeLateness;
 use crate::timing_shell::SimTiming;
-use crate::world::{
-    AcquireResult, ClockFaults, Fence, Gen, PresentExtras, PresentResult, Sem, World,
-};
+use crate::world::{AcquireResult, ClockFaults, Fence, Gen, PresentExtras, Sem, World};
 
 /// The machine as the sim runs it.
 pub type SimMachine = FrameMachine<Sem, Gen, Fence>;
@@ -465,12 +463,7 @@ impl SimSwapchain {
         let result =
             self.world
                 .present_with(p.swapchain, (p.image, p.semaphore, p.fence), extras)?;
-        Ok(match result {
-            PresentResult::Queued => VkStatus::SUCCESS,
-            PresentResult::QueuedStale => VkStatus::SUBOPTIMAL,
-            PresentResult::Failed => VkStatus::OUT_OF_HOST_MEMORY,
-            PresentResult::QueueFull => VkStatus::PRESENT_TIMING_QUEUE_FULL,
-        })
+        Ok(result.status())
     }
 
     /// The two timestamps `frame`'s submission wrote, in device ticks (None: no times).

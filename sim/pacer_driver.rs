@@ -15,7 +15,7 @@
 
 use vkpace_core::{
     BoundedWait, DestroyAction, DestroyOutcome, FencePool, Gate, PacerConfig, PacerMachine,
-    PresentOutcome, PresentPlan, PresentStep, RepairSemaphore, SleepWatch, SubmitSignal, VkStatus,
+    PresentPlan, PresentStep, RepairSemaphore, SleepWatch, SubmitSignal, VkStatus,
 };
 use vkpace_core::{FrameLimit, PacingPolicy, PacingSettings, PresentMode};
 
@@ -390,12 +390,8 @@ impl SwapchainCalls for SimPacer {
         if !early {
             self.destroys_beside()?;
         }
+        let driver_said = result.status();
         let result = self.timing_answer(swapchain, result, timed);
-        let outcome = match result {
-            PresentResult::Queued | PresentResult::QueueFull => PresentOutcome::Queued,
-            PresentResult::QueuedStale => PresentOutcome::QueuedStale,
-            PresentResult::Failed => PresentOutcome::Failed,
-        };
         match (fence, result) {
             // A failed present may never signal its fence: destroyed at teardown, as the
             // Vulkan shell's.
@@ -404,7 +400,7 @@ impl SwapchainCalls for SimPacer {
             (None, _) => {}
         }
         let now = self.now();
-        self.machine.present_returned(outcome, now)?;
+        self.machine.present_returned(driver_said, now)?;
         self.waits_after_present()?;
         self.read_timings()?;
         self.display_feedback()?;

@@ -147,8 +147,9 @@ impl SimPacer {
     }
 
     /// The world's answer to a present: `PRESENT_TIMING_QUEUE_FULL` on a present vkpace timed
-    /// is vkpace's doing (the application asked for no timing): the machine hears of it, and
-    /// the application gets success, as from the Vulkan shell (its waits executed; not shown).
+    /// is vkpace's doing (the application asked for no timing): the application gets success,
+    /// as from the Vulkan shell (its waits executed; not shown); the machine hears of it from
+    /// the driver's result.
     pub(crate) fn timing_answer(
         &mut self,
         swapchain: Gen,
@@ -158,7 +159,6 @@ impl SimPacer {
         if result != PresentResult::QueueFull || !timed {
             return result;
         }
-        self.machine.present_timing_refused();
         *self.truth.timing.refused.entry(swapchain).or_default() += 1;
         PresentResult::Queued
     }

@@ -28,6 +28,14 @@ impl VkStatus {
     pub const OUT_OF_DATE: Self = Self(-1_000_001_004);
     /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`.
     pub const PRESENT_TIMING_QUEUE_FULL: Self = Self(-1_000_208_000);
+    /// `VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT`.
+    pub const FULL_SCREEN_EXCLUSIVE_MODE_LOST: Self = Self(-1_000_255_000);
+
+    /// A success code (not an error): the call did what it was asked.
+    #[must_use]
+    pub fn is_success(self) -> bool {
+        self.0 >= 0
+    }
 }
 
 /// A `VkPresentModeKHR`.

@@ -2,7 +2,7 @@
 //! its previous present consumed its wait, presents consumed in order at random moments,
 //! present fences that signal in any order (or never), images handed back in any order.
 
-use vkpace_core::PresentMode;
+use vkpace_core::{PresentMode, VkStatus};
 
 use super::{Check, Fence, Gen, PresentExtras, Sem, World};
 
@@ -53,6 +53,18 @@ pub enum PresentResult {
     Failed,
     /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`: not shown, but its wait executes.
     QueueFull,
+}
+
+impl PresentResult {
+    /// The code `vkQueuePresentKHR` returned (a failure as out of host memory).
+    pub fn status(self) -> VkStatus {
+        match self {
+            PresentResult::Queued => VkStatus::SUCCESS,
+            PresentResult::QueuedStale => VkStatus::SUBOPTIMAL,
+            PresentResult::Failed => VkStatus::OUT_OF_HOST_MEMORY,
+            PresentResult::QueueFull => VkStatus::PRESENT_TIMING_QUEUE_FULL,
+        }
+    }
 }
 
 impl World {

@@ -180,22 +180,18 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
             Awaiting::Present(f) => Some(f),
             _ => None,
         })?;
-        let (outcome, failure) = match status {
-            VkStatus::SUCCESS => (PresentOutcome::Queued, None),
-            // Not shown, but its waits execute; the swapchain is fine (module `timing`).
-            VkStatus::PRESENT_TIMING_QUEUE_FULL => (PresentOutcome::QueuedStale, None),
-            VkStatus::SUBOPTIMAL | VkStatus::OUT_OF_DATE => (PresentOutcome::QueuedStale, None),
-            VkStatus::SURFACE_LOST => (PresentOutcome::QueuedStale, Some(Failure::SurfaceLost)),
-            other => (
-                PresentOutcome::Failed,
-                Some(Failure::from_status("vkQueuePresentKHR", other)),
-            ),
-        };
+        let outcome = PresentOutcome::of(status);
         let failed = outcome == PresentOutcome::Failed;
+        let failure = match status {
+            VkStatus::SURFACE_LOST => Some(Failure::SurfaceLost),
+            other if failed => Some(Failure::from_status("vkQueuePresentKHR", other)),
+            _ => None,
+        };
+        // Not shown, but its waits execute; the swapchain is fine (module `timing`).
         let queue_full = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
         // Only a present that returned a success code may be waited for
         // (VUID-vkWaitForPresent2KHR-presentId-10817) or counted as queued for display.
-        let may_show = matches!(status, VkStatus::SUCCESS | VkStatus::SUBOPTIMAL);
+        let may_show = status.is_success();
         self.present_timing_outcome(!failed, queue_full);
         let tracked = fence.and_then(|f| {
             self.fences.take_this(f);

@@ -27,7 +27,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 continue;
             }
             let refused = self.pending.timing_refused;
-            let awaitable = !failed && !refused && !self.pending.error_code;
+            let awaitable = self.pending.may_show;
             let c = self.chain_mut(chain)?;
             let frame = c.started.take().unwrap_or_else(|| c.telemetry.begin(now));
             c.gated = false;

@@ -7,6 +7,7 @@ use crate::error::CoreError;
 use crate::handle::Handle;
 use crate::present_history::PresentSemaphoreChoice;
 use crate::serial::Serial;
+use crate::vk_values::VkStatus;
 
 /// The repair semaphore of a present.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -59,6 +60,9 @@ pub(super) struct Target<W> {
     /// The present's mode switch (the application's) leaves a target valid on it
     /// ([`PacerMachine::present_mode_switched`]).
     pub(super) mode_allows_target: bool,
+    /// The present's mode switch (the application's), if any: whether it is to a FIFO mode.
+    /// It takes effect with the present, unless the present failed or was refused.
+    pub(super) switch_to_fifo: Option<bool>,
 }
 
 /// The present between [`PacerMachine::before_present`] and
@@ -72,8 +76,9 @@ pub(super) struct Pending<S, W> {
     pub(super) serial: Option<Serial>,
     /// The engine refused the present for a full timing results queue.
     pub(super) timing_refused: bool,
-    /// The present returned an error code that still enqueued its waits.
-    pub(super) error_code: bool,
+    /// The present returned a success code: only then may its display be waited for
+    /// (VUID-vkWaitForPresent2KHR-presentId-10817).
+    pub(super) may_show: bool,
     /// It carries the application's own present ids (vkpace adds none).
     pub(super) caller_ids: bool,
 }
@@ -87,7 +92,7 @@ impl<S, W> Pending<S, W> {
             repair: false,
             serial: None,
             timing_refused: false,
-            error_code: false,
+            may_show: false,
             caller_ids: false,
         }
     }
@@ -139,8 +144,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             _ => None,
         };
         p.serial = None;
-        p.timing_refused = false;
-        p.error_code = false;
         p.caller_ids = caller_ids.is_some();
         let present_fences = p.targets.first().and_then(|t| t.fence);
         if targets.len() > p.targets.len() {
@@ -183,16 +186,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             .iter()
             .find(|t| t.swapchain == swapchain)
             .and_then(|t| t.fence)
-    }
-
-    /// The present in progress returned an error code that still enqueued its waits
-    /// (`VK_ERROR_OUT_OF_DATE_KHR`, `VK_ERROR_SURFACE_LOST_KHR`,
-    /// `VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT`; [`PresentOutcome::QueuedStale`]): only a
-    /// present that returned a success code may be waited for
-    /// (VUID-vkWaitForPresent2KHR-presentId-10817), as door 1 has it. Call before
-    /// [`Self::present_returned`].
-    pub fn present_returned_error_code(&mut self) {
-        self.pending.error_code = true;
     }
 
     /// The shell gives `swapchain` no present id in the present in progress (its id structure
@@ -275,9 +268,12 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.pending.repair = false;
     }
 
-    /// The present returned `outcome` at `now`: records the repair semaphore in the first paced
-    /// image's history, the present in every paced swapchain, and ends the lineages' frames.
-    pub fn present_returned(&mut self, outcome: PresentOutcome, now: u64) -> Result<(), CoreError> {
+    /// The driver's present returned `status` at `now` (what it means for the present's waits
+    /// is [`PresentOutcome::of`]'s, as in door 1): records the repair semaphore in the first
+    /// paced image's history, the present in every paced swapchain, and ends the lineages'
+    /// frames. `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`: the engine refused the present for a
+    /// full timing results queue; it is not shown, but its waits executed.
+    pub fn present_returned(&mut self, status: VkStatus, now: u64) -> Result<(), CoreError> {
         if !self.pending.active {
             return Err(CoreError::OutOfOrder("present_returned without a present"));
         }
@@ -287,7 +283,10 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         }
         self.stats.presents += 1;
         self.presents_queued += 1;
-        let stale = outcome == PresentOutcome::QueuedStale;
+        let outcome = PresentOutcome::of(status);
+        self.pending.timing_refused = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
+        self.pending.may_show = status.is_success();
+        let stale = outcome == PresentOutcome::QueuedStale && !self.pending.timing_refused;
         self.stats.out_of_date_or_suboptimal += u64::from(stale);
         let failed = Self::failed(outcome);
         let targets = std::mem::take(&mut self.pending.targets);
@@ -302,6 +301,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             self.record_repaired(first, s, serial, failed)?;
         }
         self.end_frames(&targets, failed, now)?;
+        self.mode_switches_taken(&targets, !failed && !self.pending.timing_refused);
         self.pending.targets = targets;
         self.pending.targets.clear();
         self.collect_idle();
@@ -394,6 +394,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 timing: None,
                 caller_id: 0,
                 mode_allows_target: true,
+                switch_to_fifo: None,
             });
         }
         Ok(())

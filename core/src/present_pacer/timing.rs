@@ -11,6 +11,7 @@
 //! refresh the next target may be one refresh early and FIFO shows it at the next refresh free.
 
 use super::chain::{Chain, LineageTiming};
+use super::present::Target;
 use super::PacerMachine;
 use crate::display::{TimingQueue, TimingReport};
 use crate::error::CoreError;
@@ -136,43 +137,46 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// (`VkSwapchainPresentModeInfoKHR`, as DXVK chains on every present); `fifo`: to FIFO or
     /// FIFO_RELAXED. A target needs such a mode as the swapchain's current one and as the one
     /// the present switches to (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235): this present
-    /// carries one only if both are, and later presents follow the new mode, as door 1 decides
-    /// it (`FrameMachine`'s `targets_allowed`). A mode that does not queue frames (MAILBOX,
-    /// IMMEDIATE) leaves the frame limit to the CPU limiter. Call after
-    /// [`Self::before_present`] and before [`Self::planned_present_timing`].
+    /// carries one only if both are. The switch takes effect with the present, unless it fails
+    /// or is refused (then it goes with the next present that carries it), as door 1 decides
+    /// it (`FrameMachine`'s `targets_allowed`); later presents then follow the new mode. A mode
+    /// that does not queue frames (MAILBOX, IMMEDIATE) leaves the frame limit to the CPU
+    /// limiter. Call after [`Self::before_present`] and before
+    /// [`Self::planned_present_timing`].
     pub fn present_mode_switched(&mut self, swapchain: W, fifo: bool) {
         if cfg!(vkpace_mutation = "mode_switch_ignored") {
             // Deliberately wrong (`scripts/mutation-check`): the switch is not heard of.
             return;
         }
-        let Some(at) = self
+        if let Some(t) = self
             .pending
             .targets
-            .iter()
-            .position(|t| t.swapchain == swapchain)
-        else {
-            return;
-        };
-        let Some(i) = self.find(swapchain) else {
-            return;
-        };
-        let Ok(c) = self.chain_mut(self.live[i].chain) else {
-            return;
-        };
-        c.pacing.set_display_queues(fifo);
-        let Some(t) = c.timing.as_mut().filter(|t| t.swapchain == swapchain) else {
-            return;
-        };
-        let allows = t.targets && fifo;
-        t.targets = fifo;
-        self.pending.targets[at].mode_allows_target = allows;
+            .iter_mut()
+            .find(|t| t.swapchain == swapchain)
+        {
+            t.mode_allows_target = fifo;
+            t.switch_to_fifo = Some(fifo);
+        }
     }
 
-    /// The engine refused the present in progress because a results queue was full
-    /// (`VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`): it is not shown, but its waits execute.
-    /// Call before [`Self::present_returned`].
-    pub fn present_timing_refused(&mut self) {
-        self.pending.timing_refused = true;
+    /// At a present's result: the mode switches it carried take effect where it was `taken`
+    /// (queued, not refused).
+    pub(super) fn mode_switches_taken(&mut self, targets: &[Target<W>], taken: bool) {
+        for t in targets.iter().filter(|_| taken) {
+            let Some(fifo) = t.switch_to_fifo else {
+                continue;
+            };
+            let Some(i) = self.find(t.swapchain) else {
+                continue;
+            };
+            let Ok(c) = self.chain_mut(self.live[i].chain) else {
+                continue;
+            };
+            c.pacing.set_display_queues(fifo);
+            if let Some(timing) = c.timing.as_mut().filter(|x| x.swapchain == t.swapchain) {
+                timing.targets = fifo;
+            }
+        }
     }
 
     /// At a present's result, for a target of it that `asked` for timing: its slot, and a

@@ -17,6 +17,7 @@ use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
 use crate::handle::Handle;
+use crate::vk_values::VkStatus;
 
 /// Settings of a [`Presenter`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -68,12 +69,32 @@ pub enum FrameGate {
 pub enum PresentOutcome {
     /// `VK_SUCCESS`.
     Queued,
-    /// `VK_SUBOPTIMAL_KHR`, `VK_ERROR_OUT_OF_DATE_KHR` or `VK_ERROR_SURFACE_LOST_KHR`: the spec
-    /// says the queue operations, semaphore waits included, are still enqueued (*vkQueuePresentKHR*,
-    /// "the set of queue operations are still considered to be enqueued"). Recreate next frame.
+    /// `VK_SUBOPTIMAL_KHR`, `VK_ERROR_OUT_OF_DATE_KHR`, `VK_ERROR_SURFACE_LOST_KHR` or
+    /// `VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT`: the spec says the queue operations,
+    /// semaphore waits included, are still enqueued (*vkQueuePresentKHR*, "the set of queue
+    /// operations are still considered to be enqueued"). Recreate next frame. Also
+    /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`: not shown, its waits executed; the swapchain
+    /// is fine (each door's machine keeps that one apart).
     QueuedStale,
     /// Any other error: the wait may never execute. The semaphore is destroyed, never reused.
     Failed,
+}
+
+impl PresentOutcome {
+    /// What `vkQueuePresentKHR`'s `status` means for the present's semaphore waits: the one
+    /// reading both doors' machines take.
+    #[must_use]
+    pub fn of(status: VkStatus) -> Self {
+        match status {
+            VkStatus::SUCCESS => Self::Queued,
+            VkStatus::SUBOPTIMAL
+            | VkStatus::OUT_OF_DATE
+            | VkStatus::SURFACE_LOST
+            | VkStatus::FULL_SCREEN_EXCLUSIVE_MODE_LOST
+            | VkStatus::PRESENT_TIMING_QUEUE_FULL => Self::QueuedStale,
+            _ => Self::Failed,
+        }
+    }
 }
 
 /// The image and semaphores of the frame in progress.
@@ -306,6 +327,28 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each code `vkQueuePresentKHR` returns, read once for both doors: the waits of a present
+    /// that returned a code after which the spec has its queue operations "still considered to
+    /// be enqueued" (and a full timing results queue: not shown, its waits executed) execute.
+    #[test]
+    fn every_present_code_is_read_once() {
+        use PresentOutcome::{Failed, Queued, QueuedStale};
+        let table = [
+            (VkStatus::SUCCESS, Queued),
+            (VkStatus::SUBOPTIMAL, QueuedStale),
+            (VkStatus::OUT_OF_DATE, QueuedStale),
+            (VkStatus::SURFACE_LOST, QueuedStale),
+            (VkStatus::FULL_SCREEN_EXCLUSIVE_MODE_LOST, QueuedStale),
+            (VkStatus::PRESENT_TIMING_QUEUE_FULL, QueuedStale),
+            (VkStatus::DEVICE_LOST, Failed),
+            (VkStatus::OUT_OF_HOST_MEMORY, Failed),
+            (VkStatus::OUT_OF_DEVICE_MEMORY, Failed),
+        ];
+        for (status, outcome) in table {
+            assert_eq!(PresentOutcome::of(status), outcome, "{status:?}");
+        }
+    }
 
     #[test]
     fn one_frame_through_the_presenter() -> Result<(), CoreError> {

@@ -70,8 +70,13 @@ impl PresentPacer {
         if let Some((repair, got)) = submitted {
             self.repair_reported(repair, got);
         }
+        let driver_said = match result {
+            Ok(false) => VkStatus::SUCCESS,
+            Ok(true) => VkStatus::SUBOPTIMAL,
+            Err(e) => status(e),
+        };
         let result = self.refused_for_timing(result, timed);
-        let next = self.after_present(&result);
+        let next = self.after_present(driver_said);
         (result, next)
     }
 
@@ -137,24 +142,9 @@ impl PresentPacer {
     /// Records the driver's result, then looks (without blocking) at completions, present
     /// fences and the display; returns the swapchain whose lineage's next frame is to be
     /// paced (the first paced one, unless the present failed).
-    fn after_present(&mut self, result: &VkResult<bool>) -> Option<vk::SwapchainKHR> {
-        let outcome = match result {
-            Ok(false) => PresentOutcome::Queued,
-            // The queue operations, semaphore waits included, are still enqueued
-            // (vkQueuePresentKHR: SUBOPTIMAL, OUT_OF_DATE, SURFACE_LOST, and
-            // FULL_SCREEN_EXCLUSIVE_MODE_LOST for an application using that extension).
-            Ok(true)
-            | Err(vk::Result::ERROR_OUT_OF_DATE_KHR)
-            | Err(vk::Result::ERROR_SURFACE_LOST_KHR)
-            | Err(vk::Result::ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT) => {
-                PresentOutcome::QueuedStale
-            }
-            Err(_) => PresentOutcome::Failed,
-        };
-        if result.is_err() && outcome == PresentOutcome::QueuedStale {
-            self.machine.present_returned_error_code();
-        }
-        if outcome == PresentOutcome::Failed {
+    fn after_present(&mut self, driver_said: VkStatus) -> Option<vk::SwapchainKHR> {
+        let failed = PresentOutcome::of(driver_said) == PresentOutcome::Failed;
+        if failed {
             for &(w, _) in &self.scratch.targets {
                 if let Some(id) = self.machine.planned_present_fence(w) {
                     self.fences.pool.lose_present(id);
@@ -167,14 +157,14 @@ impl PresentPacer {
             .iter()
             .map(|(w, _)| *w)
             .find(|w| self.machine.is_paced(*w));
-        if let Err(e) = self.machine.present_returned(outcome, self.now()) {
+        if let Err(e) = self.machine.present_returned(driver_said, self.now()) {
             log::error!("vkpace: present: {e}");
         }
         self.drain_actions();
         if let Err(e) = self.look_around() {
             log::error!("vkpace: after a present: {e}");
         }
-        first.filter(|_| outcome != PresentOutcome::Failed)
+        first.filter(|_| !failed)
     }
 
     /// Completions, present fences and the display, without blocking.

@@ -39,8 +39,9 @@ impl PresentPacer {
     /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` on a present whose timing vkpace added is
     /// vkpace's doing, never the application's (which asked for no timing): the present is not
     /// shown but its waits executed ("the set of queue operations are still considered to be
-    /// enqueued", `vkQueuePresentKHR`), so the application gets success, the machine hears of
-    /// the refusal, and no later present asks for more slots than the engine has.
+    /// enqueued", `vkQueuePresentKHR`), so the application gets success (the machine hears of
+    /// the refusal from the driver's result, and no later present asks for more slots than the
+    /// engine has).
     pub(super) fn refused_for_timing(
         &mut self,
         result: VkResult<bool>,
@@ -49,7 +50,6 @@ impl PresentPacer {
         match result {
             Err(vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) if timed => {
                 log::warn!("vkpace: the presentation engine's timing results queue was full: one frame not shown");
-                self.machine.present_timing_refused();
                 Ok(false)
             }
             other => other,

@@ -18,7 +18,7 @@ fn a_present_fence_not_made_is_never_waited_for() -> Result<(), CoreError> {
     m.present_fence_not_added(1);
     assert_eq!(m.planned_present_fence(1), None);
     let serial = m.repair_submitted(0)?;
-    m.present_returned(PresentOutcome::Queued, 0)?;
+    m.present_returned(VkStatus::SUCCESS, 0)?;
     assert_eq!(m.pending_present_fences().count(), 0, "none awaited");
     assert_eq!(m.stats().present_fences_added, 0);
     // Its destruction is proven without it: the bounded wait asks for the proof submission
@@ -63,7 +63,7 @@ fn a_present_id_not_added_is_not_awaited_and_not_used_up() -> Result<(), CoreErr
     m.present_id_not_added(2);
     assert_eq!(m.planned_present_id(2), 0);
     m.repair_submitted(0)?;
-    m.present_returned(PresentOutcome::Queued, 0)?;
+    m.present_returned(VkStatus::SUCCESS, 0)?;
     assert_eq!(
         m.display_query(),
         Some((1, first)),
@@ -88,10 +88,11 @@ fn a_present_that_returned_an_error_code_is_not_awaited() -> Result<(), CoreErro
             m.semaphore_created(100)?;
         }
         let serial = m.repair_submitted(0)?;
-        if error_code {
-            m.present_returned_error_code();
-        }
-        m.present_returned(PresentOutcome::QueuedStale, 0)?;
+        let said = match error_code {
+            true => VkStatus::OUT_OF_DATE,
+            false => VkStatus::SUBOPTIMAL,
+        };
+        m.present_returned(said, 0)?;
         m.serial_completed(serial, 0)?;
     }
     // Id 1 (out of date) is used up but never asked about; id 2 (suboptimal) is.

@@ -46,10 +46,11 @@ fn present(
     );
     let id = m.planned_present_id(w);
     let serial = m.repair_submitted(now)?;
-    if refused {
-        m.present_timing_refused();
-    }
-    m.present_returned(PresentOutcome::Queued, now)?;
+    let said = match refused {
+        true => VkStatus::PRESENT_TIMING_QUEUE_FULL,
+        false => VkStatus::SUCCESS,
+    };
+    m.present_returned(said, now)?;
     m.serial_completed(serial, now)?;
     while m.poll_action().is_some() {}
     Ok((timing, id))
@@ -201,7 +202,7 @@ fn a_present_with_the_applications_ids_keeps_its_target_and_asks_no_stage_times(
             );
         }
         let serial = m.repair_submitted(now)?;
-        m.present_returned(PresentOutcome::Queued, now)?;
+        m.present_returned(VkStatus::SUCCESS, now)?;
         m.serial_completed(serial, now)?;
         while m.poll_action().is_some() {}
         now += 1_000_000;
@@ -302,7 +303,7 @@ fn present_mode_switches_keep_targets_only_between_fifo_modes() -> Result<(), Co
         let request = m.planned_present_timing(1, now);
         targeted.push(request.is_some_and(|r| r.target != PresentTarget::None));
         let serial = m.repair_submitted(now)?;
-        m.present_returned(PresentOutcome::Queued, now)?;
+        m.present_returned(VkStatus::SUCCESS, now)?;
         m.serial_completed(serial, now)?;
         while m.poll_action().is_some() {}
         now += 40_000_000;
@@ -310,5 +311,52 @@ fn present_mode_switches_keep_targets_only_between_fifo_modes() -> Result<(), Co
     assert!(m.is_timed(1), "a mode switch does not stop vkpace's timing");
     // FIFO, FIFO, to MAILBOX, MAILBOX, back to FIFO (from MAILBOX: none), FIFO.
     assert_eq!(targeted, [true, true, false, false, false, true]);
+    Ok(())
+}
+
+/// A present refused for a full results queue is not shown, and its mode switch does not take
+/// effect: the swapchain stays in its mode until a present that carries the switch is taken, as
+/// door 1 has it (the simulator's world met a target in MAILBOX switching to FIFO_RELAXED,
+/// VUID-VkPresentTimingsInfoEXT-pSwapchains-12235, before this).
+#[test]
+fn a_refused_presents_mode_switch_goes_with_the_next_present() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    let mut now = 0;
+    let mut targeted = Vec::new();
+    let frames = [
+        (true, VkStatus::SUCCESS),
+        (false, VkStatus::SUCCESS),
+        (true, VkStatus::PRESENT_TIMING_QUEUE_FULL),
+        (true, VkStatus::SUCCESS),
+        (true, VkStatus::SUCCESS),
+    ];
+    for (frame, (fifo, said)) in frames.into_iter().enumerate() {
+        loop {
+            match m.begin_frame(1, now)? {
+                Gate::Go => break,
+                Gate::SleepUntil { until, .. } => now = now.max(until),
+                Gate::WaitFor(s) => m.serial_completed(s, now)?,
+            }
+        }
+        let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
+            panic!("no wait expected");
+        };
+        if plan.repair == Some(RepairSemaphore::Create) {
+            m.semaphore_created(frame as u32 + 100)?;
+        }
+        m.present_mode_switched(1, fifo);
+        let request = m.planned_present_timing(1, now);
+        targeted.push(request.is_some_and(|r| r.target != PresentTarget::None));
+        let serial = m.repair_submitted(now)?;
+        m.present_returned(said, now)?;
+        m.serial_completed(serial, now)?;
+        while m.poll_action().is_some() {}
+        now += 40_000_000;
+    }
+    // FIFO; to MAILBOX; to FIFO_RELAXED refused (still MAILBOX); to FIFO_RELAXED again, from
+    // MAILBOX (none); FIFO_RELAXED.
+    assert_eq!(targeted, [true, false, false, false, true]);
     Ok(())
 }
