@@ -1,0 +1,37 @@
+//! What the driver's code for a present means for its repair semaphore: read by the core, the
+//! same for both doors.
+
+use super::*;
+
+/// A present whose waits still execute (the codes after which the spec has the queue
+/// operations "still considered to be enqueued", and a full timing results queue met by the
+/// application's own timing) keeps its repair semaphore: not poisoned, reused once a later
+/// present proves it, as after a success. The reading of the driver's code is door 1's
+/// (`PresentOutcome::of`); the shells pass the code itself.
+#[test]
+fn a_present_whose_waits_still_execute_keeps_its_semaphore() -> Result<(), CoreError> {
+    let still_enqueued = [
+        VkStatus::SUCCESS,
+        VkStatus::OUT_OF_DATE,
+        VkStatus::SURFACE_LOST,
+        VkStatus::FULL_SCREEN_EXCLUSIVE_MODE_LOST,
+        VkStatus::PRESENT_TIMING_QUEUE_FULL,
+    ];
+    for said in still_enqueued {
+        let mut d = Driver::with_swapchain(config(1), 1)?;
+        let step = d.m.before_present(&[(1, 0)], None, false)?;
+        let PresentStep::Plan(plan) = step else {
+            panic!("no wait expected")
+        };
+        assert_eq!(plan.repair, Some(RepairSemaphore::Create));
+        d.m.semaphore_created(70)?;
+        d.m.repair_submitted(0)?;
+        d.m.present_returned(said, 0)?;
+        let (_, b) = d.present(1, 0, PresentOutcome::Queued)?;
+        d.complete(b)?;
+        let (s3, _) = d.present(1, 0, PresentOutcome::Queued)?;
+        assert_eq!(s3, 70, "{said:?}: reused once proven");
+        assert_eq!(d.m.stats().semaphores_poisoned, 0, "{said:?}");
+    }
+    Ok(())
+}
