@@ -57,19 +57,23 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// next one, `cap` being the sleep's end), a wait for the newest presented frame to finish,
     /// where the schedule needs to know whether it made its refresh
     /// ([`crate::DisplaySchedule::fate_wait`]). Bounded by the schedule's `until`. Before
-    /// a present the results are read first (once): an engine that reports partial results
-    /// says when the frame's queue operations ended, which settles it exactly.
+    /// a present the results are read first (once, and again after each wait) while that
+    /// frame's fate is open, even past the wait's bound: an engine that reports partial
+    /// results says when the frame's queue operations ended, a complete result when it was
+    /// shown, which settles it exactly.
     pub(super) fn fate_step(&mut self, now: u64, cap: Option<u64>) -> Option<Request<S, W, F>> {
         let t = self.timing.as_ref()?;
         if !self.targets_allowed() {
             return None;
         }
-        let (frame, until) = self.pacing.fate_wait(now)?;
-        if cap.is_none() && !t.read_for_present {
-            // Before a present, the results first: a partial one may say when it was ready.
+        if cap.is_none() && !t.read_for_present && self.pacing.fate_open() {
+            // Before a present, the results first: a partial one may say when the newest
+            // frame was ready, a complete one when it was shown; read even where the wait's
+            // bound has passed (an unknown fate is taken as on time).
             self.set_read_for_present(true);
             return self.read_timings_request();
         }
+        let (frame, until) = self.pacing.fate_wait(now)?;
         let until = cap.map_or(until, |c| until.min(c));
         let serial = t.recent[(frame % 4) as usize]
             .filter(|&(f, _)| f == frame)

@@ -235,6 +235,13 @@ impl Pacing {
         self.schedule.fate_wait(now)
     }
 
+    /// Whether the newest presented frame's fate is still open, for the engine's results to
+    /// settle before the next present. See [`DisplaySchedule::fate_open`].
+    #[must_use]
+    pub fn fate_open(&self) -> bool {
+        self.schedule.fate_open()
+    }
+
     /// Every frame up to `frame` finished on the GPU; seen at `at` (they finished then or
     /// earlier).
     pub fn frames_complete(&mut self, frame: u64, at: u64) {

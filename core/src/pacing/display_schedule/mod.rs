@@ -384,6 +384,23 @@ impl DisplaySchedule {
         (until > now).then_some((frame, until))
     }
 
+    /// Absolute targets: whether the newest presented frame's fate is still open (neither
+    /// shown nor settled by the engine's word), so that the engine's results, read before the
+    /// next present, may settle it. They are read even once [`Self::fate_wait`]'s bound has
+    /// passed: a frame whose fate is unknown is taken as on time, and the next frame's target
+    /// would then be a refresh early if it was late.
+    #[must_use]
+    pub fn fate_open(&self) -> bool {
+        if self.relative() || self.refresh().is_none() {
+            return false;
+        }
+        self.plan.newest().is_some_and(|n| {
+            (n.targeted || self.plan.anchor().is_some())
+                && !n.settled
+                && !matches!(n.fate, Fate::Shown(_))
+        })
+    }
+
     /// Whether the engine reports when frames were ready before they are shown.
     #[must_use]
     pub fn engine_reports_ready(&self) -> bool {
