@@ -346,8 +346,9 @@ fn present_timing_is_carried_out_on_every_path() {
     }
 }
 
-/// Presents that switch the present mode, as DXVK's do (every present chains the mode, one in
-/// ten switches to FIFO, FIFO_RELAXED, MAILBOX or IMMEDIATE), with relative and absolute
+/// Presents that switch the present mode, as DXVK's do (every present chains the mode; one in
+/// ten draws FIFO, FIFO_RELAXED, MAILBOX or IMMEDIATE, so about one present in thirteen
+/// switches), with relative and absolute
 /// targets: a target goes only with a present whose swapchain is in a FIFO mode before it and
 /// after it (the world refuses any other, VUID-VkPresentTimingsInfoEXT-pSwapchains-12235), and
 /// presents in FIFO modes still carry them.

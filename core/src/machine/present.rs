@@ -171,10 +171,12 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
 
     /// The answer to [`Request::Present`]: what `vkQueuePresentKHR` returned, at `now`.
     ///
-    /// `SUBOPTIMAL`, `OUT_OF_DATE` and `SURFACE_LOST` still enqueue the present's waits ("the
-    /// set of queue operations are still considered to be enqueued", *vkQueuePresentKHR*); any
-    /// other error may leave the wait never executed, so that semaphore is destroyed, never
-    /// reused, and the present's fence is not relied on.
+    /// `SUBOPTIMAL`, `OUT_OF_DATE`, `SURFACE_LOST` and `FULL_SCREEN_EXCLUSIVE_MODE_LOST` still
+    /// enqueue the present's waits ("the set of queue operations are still considered to be
+    /// enqueued", *vkQueuePresentKHR*), and present timing's `QUEUE_FULL` executes them without
+    /// showing the present ([`PresentOutcome::of`]); any other error may leave the wait never
+    /// executed, so that semaphore is destroyed, never reused, and the present's fence is not
+    /// relied on.
     pub fn handle_present_result(&mut self, status: VkStatus, now: u64) -> Result<(), CoreError> {
         let fence = self.answer("a present result nobody asked for", |a| match a {
             Awaiting::Present(f) => Some(f),
@@ -191,7 +193,7 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         let queue_full = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
         // Only a present that returned a success code may be waited for
         // (VUID-vkWaitForPresent2KHR-presentId-10817) or counted as queued for display.
-        let may_show = status.is_success();
+        let may_show = status.is_success() && !failed;
         self.present_timing_outcome(!failed, queue_full);
         let tracked = fence.and_then(|f| {
             self.fences.take_this(f);

@@ -57,11 +57,9 @@ pub(super) struct Target<W> {
     pub(super) timing: Option<crate::machine::PresentTimingRequest>,
     /// The application's own present id for it (0: none).
     pub(super) caller_id: u64,
-    /// The present's mode switch (the application's) leaves a target valid on it
-    /// ([`PacerMachine::present_mode_switched`]).
-    pub(super) mode_allows_target: bool,
-    /// The present's mode switch (the application's), if any: whether it is to a FIFO mode.
-    /// It takes effect with the present, unless the present failed or was refused.
+    /// The present's mode switch (the application's), if any: whether it is to a FIFO mode
+    /// (a target needs one, VUID-VkPresentTimingsInfoEXT-pSwapchains-12235). It takes effect
+    /// with the present, unless the present failed or was refused.
     pub(super) switch_to_fifo: Option<bool>,
 }
 
@@ -74,10 +72,10 @@ pub(super) struct Pending<S, W> {
     pub(super) semaphore: Option<S>,
     pub(super) repair: bool,
     pub(super) serial: Option<Serial>,
-    /// The engine refused the present for a full timing results queue.
+    /// Set at the present's result: the engine refused it for a full timing results queue.
     pub(super) timing_refused: bool,
-    /// The present returned a success code: only then may its display be waited for
-    /// (VUID-vkWaitForPresent2KHR-presentId-10817).
+    /// Set at the present's result: it returned a success code and did not fail, so its
+    /// display may be waited for (VUID-vkWaitForPresent2KHR-presentId-10817).
     pub(super) may_show: bool,
     /// It carries the application's own present ids (vkpace adds none).
     pub(super) caller_ids: bool,
@@ -285,8 +283,11 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.presents_queued += 1;
         let outcome = PresentOutcome::of(status);
         self.pending.timing_refused = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
-        self.pending.may_show = status.is_success();
-        let stale = outcome == PresentOutcome::QueuedStale && !self.pending.timing_refused;
+        self.pending.may_show = status.is_success() && outcome != PresentOutcome::Failed;
+        // As door 1 counts them: a lost surface is a failure of its own.
+        let stale = outcome == PresentOutcome::QueuedStale
+            && !self.pending.timing_refused
+            && status != VkStatus::SURFACE_LOST;
         self.stats.out_of_date_or_suboptimal += u64::from(stale);
         let failed = Self::failed(outcome);
         let targets = std::mem::take(&mut self.pending.targets);
@@ -393,7 +394,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 fence,
                 timing: None,
                 caller_id: 0,
-                mode_allows_target: true,
                 switch_to_fifo: None,
             });
         }

@@ -58,9 +58,10 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         }
     }
 
-    /// The application drives `handle`'s present timing or present modes itself (it chained
-    /// its own `VkPresentTimingsInfoEXT` or `VkSwapchainPresentModeInfoEXT`): vkpace adds no
-    /// more timing to its presents, and its frame limit goes back to the CPU limiter.
+    /// The application drives `handle`'s present timing itself (it chained its own
+    /// `VkPresentTimingsInfoEXT`): vkpace adds no more timing to its presents, and its frame
+    /// limit goes back to the CPU limiter. (A present mode switch it chains is followed
+    /// instead: [`Self::present_mode_switched`].)
     pub fn stop_present_timing(&mut self, handle: W) {
         if let Some(c) = self.timed_chain(handle) {
             c.timing = None;
@@ -102,7 +103,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             .iter()
             .position(|t| t.swapchain == swapchain && (t.id != 0 || self.pending.caller_ids))?;
         let stages = self.pending.targets[at].id != 0;
-        let mode_allows = self.pending.targets[at].mode_allows_target;
+        let switch_allows = self.pending.targets[at].switch_to_fifo.unwrap_or(true);
         if let Some(asked) = self.pending.targets[at].timing {
             return Some(asked);
         }
@@ -125,7 +126,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             &mut c.telemetry,
             frame,
             now,
-            t.targets && mode_allows,
+            t.targets && switch_allows,
             stages,
         );
         self.pending.targets[at].timing = Some(request);
@@ -154,7 +155,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             .iter_mut()
             .find(|t| t.swapchain == swapchain)
         {
-            t.mode_allows_target = fifo;
             t.switch_to_fifo = Some(fifo);
         }
     }
@@ -162,7 +162,10 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// At a present's result: the mode switches it carried take effect where it was `taken`
     /// (queued, not refused).
     pub(super) fn mode_switches_taken(&mut self, targets: &[Target<W>], taken: bool) {
-        for t in targets.iter().filter(|_| taken) {
+        if !taken {
+            return;
+        }
+        for t in targets {
             let Some(fifo) = t.switch_to_fifo else {
                 continue;
             };

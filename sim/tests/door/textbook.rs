@@ -29,9 +29,10 @@ pub struct Textbook {
     /// Percent per creation: the swapchain is made in MAILBOX (which takes no present-timing
     /// targets) rather than FIFO.
     pub p_mailbox: u32,
-    /// Percent per present: the present switches the swapchain's present mode to one drawn
-    /// from FIFO, FIFO_RELAXED, MAILBOX and IMMEDIATE (`VkSwapchainPresentModeInfoKHR`). With
-    /// any, every present chains the mode it leaves the swapchain in, as DXVK does.
+    /// Percent per present: a mode is drawn from FIFO, FIFO_RELAXED, MAILBOX and IMMEDIATE
+    /// for the present to switch the swapchain to (`VkSwapchainPresentModeInfoKHR`; a quarter
+    /// of draws are the mode it is in). With any, every present chains the mode it leaves the
+    /// swapchain in, as DXVK does.
     pub p_mode_switch: u32,
 }
 
