@@ -277,37 +277,8 @@ fn a_mode_that_takes_no_targets_leaves_the_cap_to_the_limiter() -> Result<(), Co
 /// the mode before and the one switched to are FIFO (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235).
 #[test]
 fn present_mode_switches_keep_targets_only_between_fifo_modes() -> Result<(), CoreError> {
-    let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
-    let mut now = 0;
-    let mut targeted = Vec::new();
-    for (frame, fifo) in [true, true, false, false, true, true]
-        .into_iter()
-        .enumerate()
-    {
-        loop {
-            match m.begin_frame(1, now)? {
-                Gate::Go => break,
-                Gate::SleepUntil { until, .. } => now = now.max(until),
-                Gate::WaitFor(s) => m.serial_completed(s, now)?,
-            }
-        }
-        let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
-            panic!("no wait expected");
-        };
-        if plan.repair == Some(RepairSemaphore::Create) {
-            m.semaphore_created(frame as u32 + 100)?;
-        }
-        m.present_mode_switched(1, fifo);
-        let request = m.planned_present_timing(1, now);
-        targeted.push(request.is_some_and(|r| r.target != PresentTarget::None));
-        let serial = m.repair_submitted(now)?;
-        m.present_returned(VkStatus::SUCCESS, now)?;
-        m.serial_completed(serial, now)?;
-        while m.poll_action().is_some() {}
-        now += 40_000_000;
-    }
+    let frames = [true, true, false, false, true, true].map(|fifo| (fifo, VkStatus::SUCCESS));
+    let (m, targeted) = targets_with_switches(&frames)?;
     assert!(m.is_timed(1), "a mode switch does not stop vkpace's timing");
     // FIFO, FIFO, to MAILBOX, MAILBOX, back to FIFO (from MAILBOX: none), FIFO.
     assert_eq!(targeted, [true, true, false, false, false, true]);
@@ -321,11 +292,6 @@ fn present_mode_switches_keep_targets_only_between_fifo_modes() -> Result<(), Co
 /// this).
 #[test]
 fn a_refused_or_failed_presents_mode_switch_goes_with_the_next_present() -> Result<(), CoreError> {
-    let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
-    let mut now = 0;
-    let mut targeted = Vec::new();
     let frames = [
         (true, VkStatus::SUCCESS),
         (false, VkStatus::SUCCESS),
@@ -337,7 +303,24 @@ fn a_refused_or_failed_presents_mode_switch_goes_with_the_next_present() -> Resu
         (true, VkStatus::SUCCESS),
         (true, VkStatus::SUCCESS),
     ];
-    for (frame, (fifo, said)) in frames.into_iter().enumerate() {
+    let (_, targeted) = targets_with_switches(&frames)?;
+    // FIFO; to MAILBOX; to FIFO_RELAXED refused (still MAILBOX); to FIFO_RELAXED again, from
+    // MAILBOX (none); FIFO_RELAXED; to MAILBOX; to FIFO_RELAXED failed (still MAILBOX); again,
+    // from MAILBOX (none); FIFO_RELAXED.
+    let expected = [true, false, false, false, true, false, false, false, true];
+    assert_eq!(targeted, expected);
+    Ok(())
+}
+
+/// Frames presented to a timed swapchain at 30 fps, each switching to a FIFO mode or not and
+/// answered with the code given: whether each asked for a target; the machine.
+fn targets_with_switches(frames: &[(bool, VkStatus)]) -> Result<(M, Vec<bool>), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    let mut now = 0;
+    let mut targeted = Vec::new();
+    for (frame, &(fifo, said)) in frames.iter().enumerate() {
         loop {
             match m.begin_frame(1, now)? {
                 Gate::Go => break,
@@ -360,10 +343,5 @@ fn a_refused_or_failed_presents_mode_switch_goes_with_the_next_present() -> Resu
         while m.poll_action().is_some() {}
         now += 40_000_000;
     }
-    // FIFO; to MAILBOX; to FIFO_RELAXED refused (still MAILBOX); to FIFO_RELAXED again, from
-    // MAILBOX (none); FIFO_RELAXED; to MAILBOX; to FIFO_RELAXED failed (still MAILBOX); again,
-    // from MAILBOX (none); FIFO_RELAXED.
-    let expected = [true, false, false, false, true, false, false, false, true];
-    assert_eq!(targeted, expected);
-    Ok(())
+    Ok((m, targeted))
 }
