@@ -5,8 +5,9 @@
  * layer's frame log, made when it starts pacing), or at once without it, and then
  * THREAD_END_DELAY_US later, a thread of the shim sends the signal, prints "thread-end shim:
  * SIGQUIT sent", and waits for the main thread to be gone; then the process ends with status 42
- * (the thread ended cleanly), 43 (it was still there after 5 s) or 44 (the file never came). A layer that lets the unwind meet a catch_unwind, or a frame whose
- * unwind table does not list the interrupted call, aborts the process instead (SIGABRT).
+ * (the thread ended cleanly), 43 (it was still there after 5 s) or 44 (the file never came).
+ * A layer that lets the unwind meet a catch_unwind, or a frame whose unwind table does not list
+ * the interrupted call, aborts the process instead (SIGABRT).
  */
 #define _GNU_SOURCE
 #include <pthread.h>

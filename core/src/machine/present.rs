@@ -193,7 +193,7 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         let queue_full = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
         // Only a present that returned a success code may be waited for
         // (VUID-vkWaitForPresent2KHR-presentId-10817) or counted as queued for display.
-        let may_show = status.is_success() && !failed;
+        let may_show = PresentOutcome::may_show(status);
         self.present_timing_outcome(!failed, queue_full);
         let tracked = fence.and_then(|f| {
             self.fences.take_this(f);

@@ -283,7 +283,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.presents_queued += 1;
         let outcome = PresentOutcome::of(status);
         self.pending.timing_refused = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
-        self.pending.may_show = status.is_success() && outcome != PresentOutcome::Failed;
+        self.pending.may_show = PresentOutcome::may_show(status);
         // As door 1 counts them: a lost surface is a failure of its own.
         let stale = outcome == PresentOutcome::QueuedStale
             && !self.pending.timing_refused

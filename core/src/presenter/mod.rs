@@ -95,6 +95,13 @@ impl PresentOutcome {
             _ => Self::Failed,
         }
     }
+
+    /// Whether a present that returned `status` may have its display waited for: a success
+    /// code, and not a failure (VUID-vkWaitForPresent2KHR-presentId-10817). Both doors'.
+    #[must_use]
+    pub fn may_show(status: VkStatus) -> bool {
+        status.is_success() && Self::of(status) != Self::Failed
+    }
 }
 
 /// The image and semaphores of the frame in progress.
