@@ -50,8 +50,11 @@ impl DisplaySchedule {
             return;
         }
         if let Some(s) = self.started(frame) {
-            self.work.push(ready.saturating_sub(s.start));
-            self.learn_lead(frame, ready.saturating_sub(s.planned));
+            // Both from when the grid meant the frame to start: a pacing sleep's late wake-up
+            // is part of what a lead must cover.
+            let work = ready.saturating_sub(s.planned);
+            self.work.push(work);
+            self.learn_lead(frame, work);
             let gpu_from = match self.last_ready {
                 Some((f, at)) if f + 1 == frame => at.max(s.submit),
                 _ => s.submit,

@@ -158,7 +158,7 @@ pub struct DisplaySchedule {
     /// The latest frame whose rendering finished (queue operations end), and when.
     last_ready: Option<(u64, u64)>,
     started: [Started; REMEMBERED],
-    /// Start to ready of recent frames (the display policy's lead beyond an interval).
+    /// Planned start to ready of recent frames (the display policy's lead beyond an interval).
     work: WindowStats,
     /// The leads learned from the frames' start-to-ready times: `grid`'s and low latency's.
     leads: [LeadEstimator; 2],
