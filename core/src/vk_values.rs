@@ -36,6 +36,18 @@ impl VkStatus {
     pub fn is_success(self) -> bool {
         self.0 >= 0
     }
+
+    /// The swapchain no longer matches its surface (`SUBOPTIMAL`, `OUT_OF_DATE`) or lost its
+    /// full-screen exclusive mode: what both doors count as out of date or suboptimal in their
+    /// statistics. A lost surface is a failure of its own, and present timing's `QUEUE_FULL`
+    /// leaves the swapchain fine.
+    #[must_use]
+    pub fn is_stale_swapchain(self) -> bool {
+        matches!(
+            self,
+            Self::SUBOPTIMAL | Self::OUT_OF_DATE | Self::FULL_SCREEN_EXCLUSIVE_MODE_LOST
+        )
+    }
 }
 
 /// A `VkPresentModeKHR`.

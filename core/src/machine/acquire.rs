@@ -207,9 +207,9 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// waiting for its window, not a failure. Other codes end the acquire with an error.
     fn acquire_failed(&mut self, status: VkStatus) {
         const CALL: &str = "vkAcquireNextImageKHR";
+        self.stats.out_of_date_or_suboptimal += u64::from(status.is_stale_swapchain());
         match status {
             VkStatus::OUT_OF_DATE => {
-                self.stats.out_of_date_or_suboptimal += 1;
                 self.needs_recreate = true;
                 match self.frame.as_mut() {
                     Some(f) if !f.out_of_date_once => f.out_of_date_once = true,

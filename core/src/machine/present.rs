@@ -212,7 +212,7 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         self.after_present(outcome, queue_full, may_show, now);
         if outcome != PresentOutcome::Queued && !queue_full {
             self.needs_recreate = true;
-            self.stats.out_of_date_or_suboptimal += u64::from(failure.is_none());
+            self.stats.out_of_date_or_suboptimal += u64::from(status.is_stale_swapchain());
         }
         if self.op != Op::Shutdown {
             // At teardown a present's result changes nothing: the frame is given back either way.

@@ -30,7 +30,7 @@ pub struct SwapchainStats {
     /// Image count of the current swapchain.
     pub image_count: u32,
     /// `VK_ERROR_OUT_OF_DATE_KHR` or `VK_SUBOPTIMAL_KHR` seen (acquire or present), or
-    /// `VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT` (present).
+    /// `VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT` (`VkStatus::is_stale_swapchain`).
     pub out_of_date_or_suboptimal: u64,
     /// Acquires that returned a zero extent (minimized).
     pub zero_extent_skips: u64,

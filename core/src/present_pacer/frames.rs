@@ -110,8 +110,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             return Ok(());
         };
         let count = self.live[i].state.images.len();
-        let stale = matches!(status, VkStatus::SUBOPTIMAL | VkStatus::OUT_OF_DATE);
-        self.stats.out_of_date_or_suboptimal += u64::from(stale);
+        self.stats.out_of_date_or_suboptimal += u64::from(status.is_stale_swapchain());
         if !matches!(status, VkStatus::SUCCESS | VkStatus::SUBOPTIMAL) {
             return Ok(());
         }

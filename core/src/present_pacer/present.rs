@@ -284,11 +284,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         let outcome = PresentOutcome::of(status);
         self.pending.timing_refused = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
         self.pending.may_show = PresentOutcome::may_show(status);
-        // As door 1 counts them: a lost surface is a failure of its own.
-        let stale = outcome == PresentOutcome::QueuedStale
-            && !self.pending.timing_refused
-            && status != VkStatus::SURFACE_LOST;
-        self.stats.out_of_date_or_suboptimal += u64::from(stale);
+        self.stats.out_of_date_or_suboptimal += u64::from(status.is_stale_swapchain());
         let failed = Self::failed(outcome);
         let targets = std::mem::take(&mut self.pending.targets);
         for t in &targets {

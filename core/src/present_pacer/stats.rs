@@ -63,7 +63,7 @@ pub struct PresentPacerStats {
     /// lock released.
     pub calls_down_between_calls: u64,
     /// `VK_ERROR_OUT_OF_DATE_KHR` or `VK_SUBOPTIMAL_KHR` returned (acquire or present), or
-    /// `VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT` (present).
+    /// `VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT` (`VkStatus::is_stale_swapchain`).
     pub out_of_date_or_suboptimal: u64,
     /// Swapchains whose presents carry vkpace's present timing (the display path: their frame
     /// limit on the refresh grid is kept by targets, their display learnt from the results).
