@@ -266,21 +266,32 @@ fn without_present_timing_the_cpu_limiter_follows_the_displays_clock() -> Result
     );
     // What the limiter controls is when frames start: held to the display's clock its grid
     // has the display's interval for the cap (2 refreshes, 33.784 ms), on its own clock the
-    // cap's (33.333 ms). The median of the intervals between the frames' starts says which,
-    // whatever the machine does to the frames' own times. (This test used to compare the two
-    // runs' intervals off, the machine's luck as much as the limiter's: it failed 4 of 23
-    // runs here, two of them quiet, one beside two spinning threads with 23 off held and 39
-    // free.)
-    // Measured: held 33.766-33.784 ms quiet and 33.771-33.783 beside two spinning threads;
-    // free 33.328-33.334 and 33.022-33.332.
+    // cap's (33.333 ms). Each run is judged by the figure its own grid's legitimate moves
+    // cannot shift, whatever the machine does to the frames' own times:
+    // - held, the grid also moves with the lead (the slowest recent frame's time: the
+    //   machine's load), and under a load that grows for seconds it moves a little earlier
+    //   on most frames, shortening most intervals; the lead is clamped to one period, so the
+    //   mean over the run (its first start to its last) moves at most a period over 199
+    //   intervals, 0.17 ms, against the 0.225 ms between either period and the midpoint;
+    // - on its own clock the grid moves only where a frame started a period late (the grid
+    //   re-anchors there, lengthening one interval), so the median interval keeps its period.
+    // (The median of the held run once failed in CI beside Vulkan programs starting in the
+    // other lane: 33.469 ms, with the grid following at 33.787 ms and 4 of 199 intervals off.
+    // Before that, comparing the two runs' intervals off, the machine's luck as much as the
+    // limiter's, failed 4 of 23 runs here.)
+    // Measured: held mean 33.745-33.797 ms beside a burst of vkcube or ash's examples in
+    // another X server; free median 33.331-33.333.
     let two_refreshes = 2e9 / SLOW_HZ / 1e6;
     let cap = INTERVAL_MS;
     let closer_to_display = |ms: f64| (ms - two_refreshes).abs() < (ms - cap).abs();
     ensure!(
-        closer_to_display(anchored.start_interval_ms) && !closer_to_display(free.start_interval_ms),
-        "median start intervals: held {:.3} ms, on the CPU's clock {:.3} ms (the display's {two_refreshes:.3}, the cap's {cap:.3}; {} and {} intervals off)",
-        anchored.start_interval_ms,
-        free.start_interval_ms,
+        closer_to_display(anchored.mean_start_interval_ms)
+            && !closer_to_display(free.median_start_interval_ms),
+        "start intervals: held mean {:.3} ms (median {:.3}), on the CPU's clock median {:.3} ms (mean {:.3}); the display's {two_refreshes:.3}, the cap's {cap:.3}; {} and {} intervals off",
+        anchored.mean_start_interval_ms,
+        anchored.median_start_interval_ms,
+        free.median_start_interval_ms,
+        free.mean_start_interval_ms,
         anchored.off,
         free.off
     );
@@ -288,11 +299,13 @@ fn without_present_timing_the_cpu_limiter_follows_the_displays_clock() -> Result
 }
 
 /// What an anchor run showed: the intervals after the settle not 2 refreshes, all of them in
-/// refreshes, and the median interval between the frames' starts ([`median_start_interval_ms`]).
+/// refreshes, and the median and mean intervals between the frames' starts
+/// ([`start_intervals_ms`]).
 struct AnchorRun {
     off: usize,
     refreshes: Vec<u64>,
-    start_interval_ms: f64,
+    median_start_interval_ms: f64,
+    mean_start_interval_ms: f64,
 }
 
 /// How old frames were when shown, by vdisplay's log after the settle: the median from the
@@ -324,10 +337,12 @@ impl Latency {
     }
 }
 
-/// The median interval between consecutive frames' starts (the return of their acquire, in
-/// vdisplay's log) after `settle`, ms: the limiter's period as the frames felt it. A late
-/// wake-up lengthens one interval and shortens the next, so the median keeps the period.
-fn median_start_interval_ms(log: &[virtual_display::LoggedPresent], settle: usize) -> f64 {
+/// The median and the mean interval between consecutive frames' starts (the return of their
+/// acquire, in vdisplay's log) after `settle`, ms: the limiter's period as the frames felt it.
+/// A late wake-up lengthens one interval and shortens the next, so the median keeps the
+/// period; a move of the grid shifts every later start, so the mean (the first start to the
+/// last) moves by that much over the whole run.
+fn start_intervals_ms(log: &[virtual_display::LoggedPresent], settle: usize) -> (f64, f64) {
     let starts: Vec<u64> = log
         .iter()
         .filter_map(|p| p.acquired_ns)
@@ -338,9 +353,16 @@ fn median_start_interval_ms(log: &[virtual_display::LoggedPresent], settle: usiz
         .map(|w| w[1].saturating_sub(w[0]))
         .collect();
     intervals.sort_unstable();
-    intervals
+    let median = intervals
         .get(intervals.len() / 2)
-        .map_or(0.0, |&ns| ns as f64 / 1e6)
+        .map_or(0.0, |&ns| ns as f64 / 1e6);
+    let mean = match (starts.first(), starts.last()) {
+        (Some(&first), Some(&last)) if starts.len() > 1 => {
+            last.saturating_sub(first) as f64 / 1e6 / (starts.len() - 1) as f64
+        }
+        _ => 0.0,
+    };
+    (median, mean)
 }
 
 /// Where a run tagged `tag` has vdisplay write its log: beside the run's output under the
@@ -376,11 +398,12 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<AnchorRun> {
         grid.targeted == 0,
         "targets without present timing: {output}"
     );
-    let start_interval_ms = median_start_interval_ms(&presents, ANCHOR_SETTLE);
+    let (median_start_interval_ms, mean_start_interval_ms) =
+        start_intervals_ms(&presents, ANCHOR_SETTLE);
     let latency = Latency::of(&presents, ANCHOR_SETTLE);
     let followed = pacing_layer_support::followed_period_ms(&output);
     eprintln!(
-        "present wait {present_wait}: {} of {} intervals not 2 refreshes, median start interval {start_interval_ms:.3} ms, start to shown p50 {:.2} ms, ready to shown p50 {:.2} ms; the grid followed the display at {followed:?} ms",
+        "present wait {present_wait}: {} of {} intervals not 2 refreshes, start intervals median {median_start_interval_ms:.3} ms and mean {mean_start_interval_ms:.3} ms, start to shown p50 {:.2} ms, ready to shown p50 {:.2} ms; the grid followed the display at {followed:?} ms",
         grid.off(2),
         grid.refreshes.len(),
         latency.start_to_shown_ms,
@@ -406,7 +429,8 @@ fn anchor_run(display: &Display, present_wait: &str) -> Result<AnchorRun> {
     Ok(AnchorRun {
         off: grid.off(2),
         refreshes: grid.refreshes,
-        start_interval_ms,
+        median_start_interval_ms,
+        mean_start_interval_ms,
     })
 }
 
