@@ -86,13 +86,12 @@ impl DoorTiming {
 
 impl SimPacer {
     /// After a creation, as the Vulkan shell's: present ids by the core's rule
-    /// (`DisplayPaths::carries_present_ids`: display feedback or present timing), and on the
+    /// (`DisplayPaths::id_structure`: display feedback or present timing), and on the
     /// present timing path the swapchain's book, its first reads, its
     /// results queue and refresh told to the machine. `fifo`: its present mode takes targets.
     pub(crate) fn display_created(&mut self, g: Gen, fifo: bool) -> Result<(), SimError> {
         let t = &mut self.timing;
-        self.machine
-            .set_present_ids(g, t.paths.carries_present_ids());
+        self.machine.set_present_ids(g, t.paths.id_structure());
         let (Some(targets), Some(p)) = (t.paths.timing, t.params) else {
             return Ok(());
         };

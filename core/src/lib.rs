@@ -38,8 +38,9 @@ mod vk_values;
 pub use completion::{CompletionBackend, SubmitSignal};
 pub use display::{
     calibration_from, calibration_plan, choose_domain, choose_paths, shift, target_stage,
-    Calibrateable, Calibration, DisplayFeedback, DisplayOffer, DisplayPaths, RawTiming, Reading,
-    RefreshCycle, Rereads, Stages, Targets, TimeDomain, TimingBook, TimingOffer,
+    Calibrateable, Calibration, DisplayFeedback, DisplayOffer, DisplayPaths, PresentIdStructure,
+    RawTiming, Reading, RefreshCycle, Rereads, Stages, Targets, TimeDomain, TimingBook,
+    TimingOffer,
 };
 pub use error::{CoreError, Failure};
 pub use fence_pool::{FenceCounts, FencePool, Signalled};

@@ -26,7 +26,10 @@ pub use domains::{
     calibration_from, calibration_plan, choose_domain, recalibration_due, shift, target_stage,
     Calibrateable, Calibration, Reading, Stages, TimeDomain,
 };
-pub use path::{choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, Targets, TimingOffer};
+pub use path::{
+    choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, PresentIdStructure, Targets,
+    TimingOffer,
+};
 pub use refresh::RefreshCycle;
 pub use timing_book::{RawTiming, Rereads, TimingBook};
 pub(crate) use timing_queue::TimingQueue;

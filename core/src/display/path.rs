@@ -99,13 +99,30 @@ pub struct DisplayPaths {
     pub timing: Option<Targets>,
 }
 
+/// Which structure carries a swapchain's present ids, if any.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum PresentIdStructure {
+    /// No ids: neither display feedback nor present timing.
+    #[default]
+    None,
+    /// `VkPresentIdKHR`, which present_wait waits for (the presentId feature).
+    Id,
+    /// `VkPresentId2KHR`, which present_wait2 waits for and present timing's results name
+    /// presents by; the swapchain is made with `PRESENT_ID_2` (VUID-VkPresentId2KHR-None-10820).
+    Id2,
+}
+
 impl DisplayPaths {
-    /// Whether the swapchain's presents carry vkpace's present ids: display feedback waits
-    /// for them, and present timing's results name presents by them. Both doors ask this one
-    /// question, per swapchain.
+    /// Which structure the swapchain's presents carry vkpace's present ids in: display
+    /// feedback waits for them, and present timing's results name presents by them. Both
+    /// doors ask this one question, per swapchain.
     #[must_use]
-    pub fn carries_present_ids(&self) -> bool {
-        self.feedback.in_use() || self.timing.is_some()
+    pub fn id_structure(&self) -> PresentIdStructure {
+        match (self.timing, self.feedback) {
+            (Some(_), _) | (None, DisplayFeedback::PresentWait2) => PresentIdStructure::Id2,
+            (None, DisplayFeedback::PresentWait) => PresentIdStructure::Id,
+            (None, DisplayFeedback::None) => PresentIdStructure::None,
+        }
     }
 
     /// Whether any swapchain's presents may carry vkpace's ids: the device enabled a path
@@ -194,13 +211,24 @@ mod tests {
     }
 
     /// Door 2 once gave ids only where display feedback was chosen, so a swapchain with
-    /// present timing alone got none; both doors now ask this.
+    /// present timing alone got none; both doors now ask this, and put the ids in the
+    /// structure it names (each door once chose it by its own rule).
     #[test]
     fn presents_carry_ids_for_feedback_or_present_timing() {
-        let paths = |feedback, timing| DisplayPaths { feedback, timing };
-        assert!(paths(DisplayFeedback::PresentWait, None).carries_present_ids());
-        assert!(paths(DisplayFeedback::None, Some(Targets::None)).carries_present_ids());
-        assert!(!paths(DisplayFeedback::None, None).carries_present_ids());
+        let ids = |feedback, timing| DisplayPaths { feedback, timing }.id_structure();
+        assert_eq!(
+            ids(DisplayFeedback::PresentWait, None),
+            PresentIdStructure::Id
+        );
+        assert_eq!(
+            ids(DisplayFeedback::PresentWait2, None),
+            PresentIdStructure::Id2
+        );
+        // Present timing's results name presents by VkPresentId2KHR's ids, beside either wait.
+        for feedback in [DisplayFeedback::None, DisplayFeedback::PresentWait] {
+            assert_eq!(ids(feedback, Some(Targets::None)), PresentIdStructure::Id2);
+        }
+        assert_eq!(ids(DisplayFeedback::None, None), PresentIdStructure::None);
         assert!(DisplayPaths::may_carry_present_ids(false, false, true));
         assert!(!DisplayPaths::may_carry_present_ids(false, false, false));
     }

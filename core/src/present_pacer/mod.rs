@@ -48,6 +48,7 @@ pub use super::presenter::PresentOutcome;
 use super::retire_queue::RetireQueue;
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
+use crate::display::PresentIdStructure;
 use crate::handle::Handle;
 use chain::Chain;
 
@@ -60,8 +61,9 @@ struct Paced<S, W> {
     /// Its place in its lineage: later swapchains (made with an older one as `oldSwapchain`)
     /// have higher generations.
     generation: u64,
-    /// Its presents carry vkpace's present ids (the display feedback of its surface).
-    ids: bool,
+    /// The structure its presents carry vkpace's present ids in (the display paths of its
+    /// surface), or none.
+    ids: PresentIdStructure,
     /// The number of its latest present (presents are numbered in queue order, from 1; 0:
     /// none yet).
     last_present: u64,
@@ -229,7 +231,10 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             state: SwapchainState::new(handle, image_count, depth),
             chain,
             generation,
-            ids: self.config.present_ids,
+            ids: match self.config.present_ids {
+                true => PresentIdStructure::Id2,
+                false => PresentIdStructure::None,
+            },
             last_present: 0,
             repaired_present: vec![0; image_count as usize],
         });
@@ -242,12 +247,18 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.stats.unpaced_calls += 1;
     }
 
-    /// Whether `handle`'s presents get present ids (default: [`PacerConfig::present_ids`]):
-    /// false where its surface has no display feedback, so that no id is counted or awaited
-    /// that no present carried.
-    pub fn set_present_ids(&mut self, handle: W, on: bool) {
+    /// The structure `handle`'s presents carry present ids in ([`DisplayPaths::id_structure`]
+    /// of its surface's paths): none where it has neither display feedback nor present timing,
+    /// so that no id is counted or awaited that no present carried. Until told, a swapchain
+    /// made while [`PacerConfig::present_ids`] is on carries `VkPresentId2KHR`'s.
+    ///
+    /// [`DisplayPaths::id_structure`]: crate::DisplayPaths::id_structure
+    pub fn set_present_ids(&mut self, handle: W, structure: PresentIdStructure) {
         if let Some(i) = self.find(handle) {
-            self.live[i].ids = on && self.config.present_ids;
+            self.live[i].ids = match self.config.present_ids {
+                true => structure,
+                false => PresentIdStructure::None,
+            };
         }
     }
 

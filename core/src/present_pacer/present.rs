@@ -3,6 +3,7 @@
 //! what its result means for the semaphore, the swapchains and the lineage's frame.
 
 use super::{PacerMachine, PresentOutcome};
+use crate::display::PresentIdStructure;
 use crate::error::CoreError;
 use crate::handle::Handle;
 use crate::present_history::PresentSemaphoreChoice;
@@ -28,8 +29,9 @@ pub struct PresentPlan<S> {
     /// Present fences (maintenance1) to add, one per paced swapchain of the present in order,
     /// with ids from this one up; `None`: none.
     pub present_fences: Option<u64>,
-    /// Present ids were chosen for the paced swapchains ([`PacerMachine::planned_present_id`]).
-    pub present_ids: bool,
+    /// The structure that carries the present ids chosen for the paced swapchains
+    /// ([`PacerMachine::planned_present_id`]); `PresentIdStructure::None`: no ids added.
+    pub present_ids: PresentIdStructure,
 }
 
 /// The answer to [`PacerMachine::before_present`].
@@ -119,7 +121,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             return Ok(PresentStep::Plan(PresentPlan {
                 repair: None,
                 present_fences: None,
-                present_ids: false,
+                present_ids: PresentIdStructure::None,
             }));
         };
         let repair = match self.config.repair {
@@ -132,7 +134,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         };
         let fences = self.config.present_fences && !caller_fences;
         let ids = self.config.present_ids && caller_ids.is_none();
-        self.plan_targets(targets, fences, ids)?;
+        let present_ids = self.plan_targets(targets, fences, ids)?;
         self.give_targets_caller_ids(targets, caller_ids);
         let p = &mut self.pending;
         p.active = true;
@@ -150,7 +152,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         Ok(PresentStep::Plan(PresentPlan {
             repair,
             present_fences,
-            present_ids: ids,
+            present_ids,
         }))
     }
 
@@ -184,17 +186,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             .iter()
             .find(|t| t.swapchain == swapchain)
             .and_then(|t| t.fence)
-    }
-
-    /// The shell gives `swapchain` no present id in the present in progress (its id structure
-    /// is not the one the present carries: another swapchain of the present decided it): its
-    /// display is not awaited, and the lineage's ids go on from the same number.
-    pub fn present_id_not_added(&mut self, swapchain: W) {
-        for t in self.pending.targets.iter_mut() {
-            if t.swapchain == swapchain {
-                t.id = 0;
-            }
-        }
     }
 
     /// The shell could not make the present fence planned for `swapchain` (out of memory): the
@@ -353,13 +344,20 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         Ok(choice)
     }
 
+    /// Plans the present's paced targets, each with its present id (`ids`: vkpace adds them)
+    /// and fence id (`fences`); returns the structure that carries the ids. One structure
+    /// carries them all: that of the first swapchain given an id. A swapchain whose ids go in
+    /// the other one gets none (a nonzero id needs the swapchain made for its structure,
+    /// VUID-VkPresentId2KHR-None-10820): its display is not awaited, and its lineage's ids go
+    /// on from the same number.
     fn plan_targets(
         &mut self,
         targets: &[(W, u32)],
         fences: bool,
         ids: bool,
-    ) -> Result<(), CoreError> {
+    ) -> Result<PresentIdStructure, CoreError> {
         self.pending.targets.clear();
+        let mut chosen = PresentIdStructure::None;
         for &(w, image) in targets {
             let Some(i) = self.find(w) else { continue };
             let count = self.live[i].state.images.len();
@@ -370,13 +368,17 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 });
             }
             let (chain, generation) = (self.live[i].chain, self.live[i].generation);
+            let structure = self.live[i].ids;
             let c = self.chain_mut(chain)?;
             // A retired swapchain (a newer one was made from it) is never asked about its
             // presents (VUID-vkWaitForPresentKHR-swapchain-04997): no id for it.
             let newest = c.generations == generation;
-            let id = match ids && newest && self.live[i].ids {
-                true => self.chain_mut(chain)?.ids.next_id(),
-                false => 0,
+            if chosen == PresentIdStructure::None && ids && newest {
+                chosen = structure;
+            }
+            let id = match ids && newest && structure != PresentIdStructure::None {
+                true if structure == chosen => c.ids.next_id(),
+                _ => 0,
             };
             let fence = fences.then(|| {
                 let id = self.next_present_fence;
@@ -393,7 +395,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 switch_to_fifo: None,
             });
         }
-        Ok(())
+        Ok(chosen)
     }
 
     /// Marks a paced swapchain presented to, with or without a present fence it can rely on.

@@ -1,6 +1,7 @@
 //! The machine driven directly, with plain integers for handles.
 
 use super::*;
+use crate::display::PresentIdStructure;
 use crate::pacing::{FrameLimit, PacingPolicy};
 use crate::vk_values::VkStatus;
 
@@ -401,7 +402,7 @@ fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), 
         panic!("no wait expected")
     };
     assert_eq!(plan.repair, Some(RepairSemaphore::Create));
-    assert!(plan.present_ids);
+    assert_eq!(plan.present_ids, PresentIdStructure::Id2);
     assert_eq!(
         (
             d.m.planned_present_id(1),

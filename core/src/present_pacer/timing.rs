@@ -13,7 +13,7 @@
 use super::chain::{Chain, LineageTiming};
 use super::present::Target;
 use super::PacerMachine;
-use crate::display::{TimingQueue, TimingReport};
+use crate::display::{PresentIdStructure, TimingQueue, TimingReport};
 use crate::error::CoreError;
 use crate::handle::Handle;
 use crate::machine::PresentTimingRequest;
@@ -34,7 +34,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     ) -> Result<(), CoreError> {
         let i = self.find(handle).ok_or(CoreError::NoSwapchain)?;
         let (chain, generation) = (self.live[i].chain, self.live[i].generation);
-        self.live[i].ids = true;
+        self.live[i].ids = PresentIdStructure::Id2;
         let c = self.chain_mut(chain)?;
         if c.generations != generation {
             return Err(CoreError::OutOfOrder(

@@ -25,7 +25,9 @@ use crate::vk::error::Result;
 use present_timing::PresentTimingFns;
 use present_wait::PresentWaitFns;
 use present_wait2::PresentWait2Fns;
-use vkpace_core::{choose_paths, Calibrateable, DisplayOffer, DisplayPaths, TimingOffer};
+use vkpace_core::{
+    choose_paths, Calibrateable, DisplayOffer, DisplayPaths, PresentIdStructure, TimingOffer,
+};
 use vkpace_registry::swapchain_create;
 
 /// The display paths of one swapchain object; by default none (no feedback, no present timing,
@@ -36,8 +38,8 @@ pub(crate) struct Paths {
     pub(crate) display: Option<DisplayFns>,
     /// Present timing, if used.
     pub(crate) timing: Option<TimingShell>,
-    /// The presents carry vkpace's ids ([`DisplayPaths::carries_present_ids`]).
-    pub(crate) carries_ids: bool,
+    /// The structure the presents carry vkpace's ids in ([`DisplayPaths::id_structure`]).
+    pub(crate) ids: PresentIdStructure,
 }
 
 /// The create flags of a swapchain whose presents are waited on with present_wait2 (`wait2`)
@@ -137,7 +139,7 @@ pub(crate) unsafe fn choose(desc: &DisplayRequest<'_>) -> Result<Paths> {
         _ => None,
     };
     Ok(Paths {
-        carries_ids: paths.carries_present_ids(),
+        ids: paths.id_structure(),
         display,
         timing,
     })

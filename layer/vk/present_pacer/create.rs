@@ -18,7 +18,7 @@ use crate::vk::clock::Clock;
 use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
 use crate::vk::error::Result;
 use crate::vk::EnabledPaths;
-use vkpace_core::DestroyOutcome;
+use vkpace_core::{DestroyOutcome, PresentIdStructure};
 
 /// What a creation's calls down need, copied out of the pacer under the lock.
 pub(super) struct Creating {
@@ -43,8 +43,8 @@ pub(super) struct Created {
     pub(super) handle: vk::SwapchainKHR,
     images: u32,
     display: Option<DisplayFns>,
-    /// Its presents carry vkpace's ids.
-    carries_ids: bool,
+    /// The structure its presents carry vkpace's ids in, if any.
+    ids: PresentIdStructure,
     /// Present timing set up for it, and the display's timing it read (or why not).
     timing: Option<(TimingShell, Result<vkpace_core::DisplayRefresh>)>,
 }
@@ -125,7 +125,7 @@ impl PresentPacer {
         if let Err(e) = self.machine.swapchain_created(handle, c.images, old, fifo) {
             log::error!("vkpace: swapchain {handle:?} not paced: {e}");
         }
-        self.machine.set_present_ids(handle, c.carries_ids);
+        self.machine.set_present_ids(handle, c.ids);
         let timing = c.timing.and_then(|(t, refresh)| {
             let set = refresh.and_then(|r| {
                 self.machine
@@ -264,7 +264,7 @@ impl Creating {
         let Paths {
             display,
             timing,
-            carries_ids,
+            ids,
         } = unsafe { self.paths_for(info.surface) };
         let mut ours = *info;
         let wait2 = matches!(display, Some(DisplayFns::Wait2(_)));
@@ -289,7 +289,7 @@ impl Creating {
         Ok(Created {
             handle,
             images,
-            carries_ids,
+            ids,
             display,
             timing,
         })

@@ -11,7 +11,6 @@ mod config;
 mod create;
 mod display_watch;
 mod fences;
-mod id_structure;
 mod pause;
 mod present;
 mod present_call;

@@ -11,8 +11,8 @@
 use ash::prelude::VkResult;
 use ash::vk;
 
-use super::id_structure::IdStructure;
 use crate::vk::clock::Clock;
+use vkpace_core::PresentIdStructure;
 use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
 
 /// The repair's semaphore and the fence of its submission, both taken from the pacer.
@@ -30,7 +30,7 @@ pub(super) struct Planned {
     pub(super) swapchain_fn: ash::khr::swapchain::Device,
     pub(super) clock: Clock,
     pub(super) repair: Option<Repair>,
-    pub(super) ids: IdStructure,
+    pub(super) ids: PresentIdStructure,
     /// Present fences added (one per swapchain in `scratch.fences`).
     pub(super) fences: bool,
     /// Present timing added (`scratch.timings`).
@@ -138,10 +138,10 @@ impl Planned {
             // Larger than any id given before to each swapchain (ids per lineage,
             // VUID-VkPresentId2KHR-presentIds-10819); 0 for a swapchain not paced or made for
             // the other structure.
-            IdStructure::Id2 => ours = ours.push_next(&mut id2_info),
+            PresentIdStructure::Id2 => ours = ours.push_next(&mut id2_info),
             // VUID-VkPresentIdKHR-presentIds-04999, as above.
-            IdStructure::Id => ours = ours.push_next(&mut id_info),
-            IdStructure::None => {}
+            PresentIdStructure::Id => ours = ours.push_next(&mut id_info),
+            PresentIdStructure::None => {}
         }
         // SAFETY: the caller's contract; vkpace's structures are valid for the device's
         // enabled extensions (the config's flags), none duplicates one the caller chained.

@@ -7,7 +7,6 @@ use ash::vk;
 
 use super::call_state::Down;
 use super::chain_walk;
-use super::id_structure::IdStructure;
 use super::pause::{GpuWait, Pause, Paused};
 use super::present_call::{slice, Planned, Repair, Scratch};
 use super::PresentPacer;
@@ -57,7 +56,7 @@ impl PresentPacer {
         }
         let deadline = *deadline.get_or_insert(self.now().saturating_add(self.timeout_ns()));
         match self.plan(caller, deadline) {
-            Ok(Ok(plan)) => self.planned(plan, caller),
+            Ok(Ok(plan)) => self.planned(plan),
             Ok(Err(wait)) => Down::Pause(wait),
             Err(e) => {
                 log::error!("vkpace: present not paced: {e}");
@@ -140,19 +139,13 @@ impl PresentPacer {
 
     /// The planned present: its repair semaphore and fence, and the structures vkpace adds,
     /// filled into the scratch arrays, which leave the pacer with it.
-    fn planned(
-        &mut self,
-        plan: Option<PresentPlan<vk::Semaphore>>,
-        caller: chain_walk::CallerChain,
-    ) -> Down {
+    fn planned(&mut self, plan: Option<PresentPlan<vk::Semaphore>>) -> Down {
         let Some(plan) = plan else {
             return Down::PresentThrough(self.swapchain_fn.clone());
         };
         let repair = self.repair_semaphore(plan);
-        let ids = match plan.present_ids && caller.ids.is_none() {
-            true => self.id_structure_of_present(),
-            false => IdStructure::None,
-        };
+        // The machine chose the structure (none where the application's ids are chained).
+        let ids = plan.present_ids;
         let mut scratch = std::mem::take(&mut self.scratch);
         for (&(w, _), &mode) in scratch.targets.iter().zip(&scratch.caller_modes) {
             let fifo = matches!(

@@ -22,7 +22,7 @@ impl Shell {
         let crate::vk::display::Paths {
             display,
             timing,
-            carries_ids,
+            ids,
         } = unsafe { crate::vk::display::choose(&crate::vk::display::DisplayRequest::of(desc)) }?;
         let hdr = match &config.hdr_metadata {
             Some(metadata) => Some(HdrMetadata::load(instance, device, metadata)?),
@@ -54,7 +54,7 @@ impl Shell {
             wait_timeout: config.pacing.wait_timeout,
             hdr,
             timing,
-            carries_ids,
+            ids,
             new_display_timing: None,
         })
     }

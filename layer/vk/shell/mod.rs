@@ -19,8 +19,8 @@ use super::maintenance1::{compatible_present_modes, Maintenance1Fns, Maintenance
 use super::names::Namer;
 use super::sleep;
 use vkpace_core::{
-    CreateSwapchain, DisplayRefresh, Extent, PresentInfo, PresentMode, SemaphoreRole, SubmitSignal,
-    SurfaceFormat, SurfaceInfo, TimingReport, VkStatus,
+    CreateSwapchain, DisplayRefresh, Extent, PresentIdStructure, PresentInfo, PresentMode,
+    SemaphoreRole, SubmitSignal, SurfaceFormat, SurfaceInfo, TimingReport, VkStatus,
 };
 use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
 
@@ -62,8 +62,9 @@ pub(crate) struct Shell {
     new_display_timing: Option<vkpace_core::DisplayRefresh>,
     /// Present timing, where asked for and the surface supports it.
     timing: Option<super::display::TimingShell>,
-    /// The presents carry vkpace's ids (the core's rule, `DisplayPaths::carries_present_ids`).
-    carries_ids: bool,
+    /// The structure the presents carry vkpace's ids in (the core's rule,
+    /// `DisplayPaths::id_structure`), or none.
+    ids: PresentIdStructure,
 }
 
 /// What the rest of the shell reads of it: handles and settings fixed at creation, and the
@@ -106,7 +107,7 @@ impl Shell {
 
     /// Whether the presents carry vkpace's present ids.
     pub(crate) fn carries_ids(&self) -> bool {
-        self.carries_ids
+        self.ids != PresentIdStructure::None
     }
 
     /// The present timing in use, if any.

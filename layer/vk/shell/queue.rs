@@ -116,20 +116,15 @@ impl Shell {
             // One VkPresentTimingInfoEXT per swapchain (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233).
             info = info.push_next(&mut timings);
         }
-        let timed = self.timing.is_some();
-        match (p.present_id, self.feedback()) {
-            (None, _) => {}
-            // Present timing results name presents by these ids; the swapchain has
-            // PRESENT_ID_2 (create_info) on a surface with presentId2Supported (checked when
-            // present timing was chosen).
-            (Some(_), _) if timed => info = info.push_next(&mut id2_info),
-            (Some(_), DisplayFeedback::None) => {}
+        match (p.present_id, self.ids) {
+            (None, _) | (_, PresentIdStructure::None) => {}
             // VUID-VkPresentId2KHR-presentIds-10819: larger than any id given before; the
             // swapchain was made with PRESENT_ID_2 (create_info) for a surface that supports
-            // it (VUID-VkPresentInfoKHR-presentId2Supported-10822, checked at creation).
-            (Some(_), DisplayFeedback::PresentWait2) => info = info.push_next(&mut id2_info),
+            // it (VUID-VkPresentInfoKHR-presentId2Supported-10822, checked when its paths were
+            // chosen). Present timing's results name presents by these ids.
+            (Some(_), PresentIdStructure::Id2) => info = info.push_next(&mut id2_info),
             // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before.
-            (Some(_), _) => info = info.push_next(&mut id_info),
+            (Some(_), PresentIdStructure::Id) => info = info.push_next(&mut id_info),
         }
         let modes = [vk::PresentModeKHR::from_raw(p.mode.map_or(0, |m| m.0))];
         let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);

@@ -26,7 +26,7 @@ fn the_applications_ids_pass_and_a_surface_without_feedback_gets_none() -> Resul
     d.m.swapchain_created(3, 2, Some(1), true)?;
     assert_eq!(d.unrepaired_present(1, 0, None)?, 0);
     // A surface without display feedback: no id planned, none counted.
-    d.m.set_present_ids(2, false);
+    d.m.set_present_ids(2, PresentIdStructure::None);
     let added = d.m.stats().present_ids_added;
     assert_eq!(d.unrepaired_present(2, 0, None)?, 0);
     assert_eq!(d.m.stats().present_ids_added, added);

@@ -189,7 +189,7 @@ fn a_present_with_the_applications_ids_keeps_its_target_and_asks_no_stage_times(
         if plan.repair == Some(RepairSemaphore::Create) {
             m.semaphore_created(frame as u32 + 100)?;
         }
-        assert!(!plan.present_ids);
+        assert_eq!(plan.present_ids, PresentIdStructure::None);
         assert_eq!(m.planned_present_id(1), 0);
         let timing = m.planned_present_timing(1, now);
         let request = timing.expect("a timed swapchain's present gets its timing");
