@@ -238,11 +238,93 @@ fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
     );
     // The lead is learned (`vkpace_core::LeadEstimator`): it aims at no missed refresh, and a
     // frame slower than every recent one by more than its margin (half a refresh at first)
-    // misses one. Beside two spinning threads 0-1 in 599; CI beside the other lane had 1 in
-    // 299 with the lead before it was learned: at most 1 here, issue 52's busy bound (2 in
-    // 1000).
-    ensure!(off <= 1, "intervals in refreshes: {:?}", grid.refreshes);
+    // misses one. Beside two spinning threads 0-1 in 599 off. Beside the other lane starting
+    // Vulkan programs, a frame's own time from its start to ready once took 22 ms and once
+    // 31 ms, against at most 15-17 ms over the 64 frames before (CI, 2026-12-03: 2 off in
+    // 299): the machine's doing, which no lead learned from recent frames foresees. So each
+    // interval off must be such a frame, one refresh late; any other is vkpace's and fails.
+    let judged = judge_misses(&presents_of(log, last)?, GRID_SETTLE);
+    eprintln!(
+        "{} intervals off were frames slower from start to ready than the {LEAD_WINDOW} before them",
+        judged.machines
+    );
+    ensure!(
+        judged.vkpaces.is_empty(),
+        "intervals off not explained by a slow frame: {:?}; intervals in refreshes: {:?}",
+        judged.vkpaces,
+        grid.refreshes
+    );
+    // A sanity bound: a run where 1 frame in 10 was that slow measured nothing.
+    ensure!(
+        judged.machines * 10 <= GRID_FRAMES,
+        "{} frames that slow",
+        judged.machines
+    );
     Ok(())
+}
+
+/// The frames whose start-to-ready times the grid's lead covers
+/// (`vkpace_core::LeadEstimator`'s window).
+const LEAD_WINDOW: usize = 64;
+
+/// The presents of swapchain `which` in vdisplay's log, in order.
+fn presents_of(
+    log: &std::path::Path,
+    which: Option<u64>,
+) -> Result<Vec<virtual_display::LoggedPresent>> {
+    let presents = virtual_display::read_present_log(log)?;
+    Ok(presents
+        .into_iter()
+        .filter(|p| Some(p.swapchain) == which)
+        .collect())
+}
+
+/// Intervals off 2 refreshes after `settle`: those the machine caused (the frame shown one
+/// refresh late was not ready by its refresh, and took longer from its start to ready than
+/// every one of the [`LEAD_WINDOW`] frames before it), and the others, described.
+struct Misses {
+    machines: usize,
+    vkpaces: Vec<String>,
+}
+
+fn judge_misses(log: &[virtual_display::LoggedPresent], settle: usize) -> Misses {
+    let work = |p: &virtual_display::LoggedPresent| {
+        p.ready_ns
+            .zip(p.acquired_ns)
+            .map(|(r, a)| r.saturating_sub(a))
+    };
+    let mut judged = Misses {
+        machines: 0,
+        vkpaces: Vec::new(),
+    };
+    for i in (settle + 1)..log.len() {
+        let (a, b) = (&log[i - 1], &log[i]);
+        let (Some(shown_a), Some(shown_b)) = (a.shown_ns, b.shown_ns) else {
+            continue;
+        };
+        let refreshes = (shown_b.saturating_sub(shown_a) + REFRESH_NS / 2) / REFRESH_NS;
+        if refreshes == 2 {
+            continue;
+        }
+        let its_refresh = shown_a + 2 * REFRESH_NS;
+        let slowest_before = log[i.saturating_sub(LEAD_WINDOW)..i]
+            .iter()
+            .filter_map(work)
+            .max();
+        let late_ready = b.ready_ns.is_some_and(|r| r > its_refresh);
+        let slowest = work(b).zip(slowest_before).is_some_and(|(w, s)| w > s);
+        match refreshes == 3 && late_ready && slowest {
+            true => judged.machines += 1,
+            false => judged.vkpaces.push(format!(
+                "present {}: {refreshes} refreshes, ready {:?} ms after its refresh, {:?} ms from start to ready against at most {:?} before",
+                b.seq,
+                b.ready_ns.map(|r| (r as f64 - its_refresh as f64) / 1e6),
+                work(b).map(|w| w as f64 / 1e6),
+                slowest_before.map(|w| w as f64 / 1e6)
+            )),
+        }
+    }
+    judged
 }
 
 /// The display of the anchor test: 59.2 Hz, so that 2 refreshes (33.78 ms) are 1.35% longer
