@@ -18,7 +18,7 @@ use crate::vk::clock::Clock;
 use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
 use crate::vk::error::Result;
 use crate::vk::EnabledPaths;
-use vkpace_core::{DestroyOutcome, PresentIdStructure};
+use vkpace_core::{DestroyOutcome, DisplayFeedback, DisplayPaths};
 
 /// What a creation's calls down need, copied out of the pacer under the lock.
 pub(super) struct Creating {
@@ -43,8 +43,6 @@ pub(super) struct Created {
     pub(super) handle: vk::SwapchainKHR,
     images: u32,
     display: Option<DisplayFns>,
-    /// The structure its presents carry vkpace's ids in, if any.
-    ids: PresentIdStructure,
     /// Present timing set up for it, and the display's timing it read (or why not).
     timing: Option<(TimingShell, Result<vkpace_core::DisplayRefresh>)>,
 }
@@ -125,7 +123,18 @@ impl PresentPacer {
         if let Err(e) = self.machine.swapchain_created(handle, c.images, old, fifo) {
             log::error!("vkpace: swapchain {handle:?} not paced: {e}");
         }
-        self.machine.set_present_ids(handle, c.ids);
+        // The display feedback's ids; present timing's (`VkPresentId2KHR`) once its setup
+        // below succeeds (the machine switches them). Where it fails, the feedback's stay:
+        // the feedback waits for them.
+        let feedback = DisplayPaths {
+            feedback: c
+                .display
+                .as_ref()
+                .map_or(DisplayFeedback::None, DisplayFns::feedback),
+            timing: None,
+        };
+        self.machine
+            .set_present_ids(handle, feedback.id_structure());
         let timing = c.timing.and_then(|(t, refresh)| {
             let set = refresh.and_then(|r| {
                 self.machine
@@ -262,9 +271,7 @@ impl Creating {
     ) -> VkResult<Created> {
         // SAFETY: the caller's contract; the flags the device enabled are the config's.
         let Paths {
-            display,
-            timing,
-            ids,
+            display, timing, ..
         } = unsafe { self.paths_for(info.surface) };
         let mut ours = *info;
         let wait2 = matches!(display, Some(DisplayFns::Wait2(_)));
@@ -289,7 +296,6 @@ impl Creating {
         Ok(Created {
             handle,
             images,
-            ids,
             display,
             timing,
         })

@@ -345,3 +345,28 @@ fn targets_with_switches(frames: &[(bool, VkStatus)]) -> Result<(M, Vec<bool>), 
     }
     Ok((m, targeted))
 }
+
+/// A swapchain's ids go in its display feedback's structure until present timing is set up
+/// for it; then in `VkPresentId2KHR`, which timing's results name presents by. (The Vulkan
+/// shell tells the feedback's first, so a swapchain whose timing setup failed keeps them.)
+#[test]
+fn present_timing_set_up_moves_the_ids_to_present_id2() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    m.swapchain_created(1, 3, None, true)?;
+    m.set_present_ids(1, PresentIdStructure::Id);
+    let structure = |m: &mut M| -> Result<PresentIdStructure, CoreError> {
+        let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
+            panic!("no wait expected");
+        };
+        if plan.repair == Some(RepairSemaphore::Create) {
+            m.semaphore_created(100)?;
+        }
+        m.repair_submitted(0)?;
+        m.present_returned(VkStatus::SUCCESS, 0)?;
+        Ok(plan.present_ids)
+    };
+    assert_eq!(structure(&mut m)?, PresentIdStructure::Id);
+    m.set_present_timing(1, SLOTS, relative(), true)?;
+    assert_eq!(structure(&mut m)?, PresentIdStructure::Id2);
+    Ok(())
+}
