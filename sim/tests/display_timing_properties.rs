@@ -638,8 +638,8 @@ fn a_frame_late_past_its_wait_is_read_before_the_next_target() {
 }
 
 /// A case `a_limit_on_the_grid_keeps_its_interval_and_a_short_queue` found (in a run at
-/// 50,000 schedules, on 2026-12-03): 48 fps on 144 Hz, relative targets, CPU and GPU 89% of the interval
-/// with 8% noise and pacing sleeps waking up to 2.47 ms late. The frames' time from start to
+/// 50,000 schedules, on 2026-12-03): 48 fps on 144 Hz, relative targets, CPU and GPU 89% of
+/// the interval with 8% noise and pacing sleeps waking up to 2.47 ms late. The frames' time from start to
 /// ready then passes the interval; the lead was held under the display policy's interval lead,
 /// which counted that time from the frame's actual start, without the late wake-up, so frame 9
 /// (woken 2.35 ms late, its work 6% slower than the slowest before) was ready 0.03 ms after its
