@@ -400,7 +400,7 @@ impl SwapchainCalls for SimPacer {
             (None, _) => {}
         }
         let now = self.now();
-        self.machine.present_returned(driver_said, now)?;
+        self.machine.present_returned(driver_said, &[], now)?;
         self.waits_after_present()?;
         self.read_timings()?;
         self.display_feedback()?;

@@ -10,8 +10,8 @@ use crate::vdisplay_support;
 use anyhow::{ensure, Context as _, Result};
 use ash::vk;
 use present_pacer_app::{
-    acquire_beside_a_blocked_one, calls_beside_a_blocked_present, run, run_frames_in, FRAMES,
-    PRESENT_BLOCKS_FOR,
+    acquire_beside_a_blocked_one, calls_beside_a_blocked_present, run, run_frames, run_frames_in,
+    FRAMES, PRESENT_BLOCKS_FOR,
 };
 use vkpace::FrameLimit;
 use vkpace_demo::virtual_display::{self, GridRecord};
@@ -27,6 +27,44 @@ fn present_ids_are_added_and_display_times_come_back() -> Result<()> {
         outcome.displayed >= FRAMES as usize / 2,
         "{} of {FRAMES} frames with a display time: {stats:?}",
         outcome.displayed
+    );
+    Ok(())
+}
+
+/// A presentation engine with less room for timing results than vkpace sized its queue for
+/// (vdisplay's `fault_timing_queue_cap`) refuses presents whose timing vkpace added. The
+/// application, which asked for no timing, is told success for them, in the present's result
+/// and in its `pResults`, where the driver's `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` came
+/// through before: an error code of an extension it may not have enabled.
+#[test]
+fn a_refusal_vkpace_caused_is_not_in_the_applications_results() -> Result<()> {
+    // One slot on a 20 Hz display, FIFO with 4 images: presents queue on the display, so two
+    // results are soon outstanding and the engine must refuse one.
+    let settings = [
+        ("refresh_hz", "20".to_string()),
+        ("min_images", "4".to_string()),
+        ("fault_timing_queue_cap", "1".to_string()),
+    ];
+    let outcome = vdisplay_support::run(&settings, || run_frames(false, None, 40, 12))?;
+    let stats = outcome.stats;
+    ensure!(
+        stats.swapchains_timed > 0 && stats.timing_queue_full > 0,
+        "no present refused, the case shows nothing: {stats:?}"
+    );
+    ensure!(
+        outcome.told.len() == 40,
+        "{} results told",
+        outcome.told.len()
+    );
+    let not_success: Vec<_> = outcome
+        .told
+        .iter()
+        .filter(|r| **r != vk::Result::SUCCESS)
+        .collect();
+    ensure!(
+        not_success.is_empty(),
+        "the application was told {not_success:?} ({} refused by the engine): {stats:?}",
+        stats.timing_queue_full
     );
     Ok(())
 }

@@ -10,12 +10,7 @@ use crate::vk_values::VkStatus;
 
 impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// Each lineage presented to ends its frame.
-    pub(super) fn end_frames(
-        &mut self,
-        targets: &[Target<W>],
-        failed: bool,
-        now: u64,
-    ) -> Result<(), CoreError> {
+    pub(super) fn end_frames(&mut self, targets: &[Target<W>], now: u64) -> Result<(), CoreError> {
         for (k, t) in targets.iter().enumerate() {
             let i = self.find(t.swapchain).ok_or(CoreError::NoSwapchain)?;
             let chain = self.live[i].chain;
@@ -26,8 +21,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             if earlier {
                 continue;
             }
-            let refused = self.pending.timing_refused;
-            let awaitable = self.pending.may_show;
+            let refused = t.refused();
+            let awaitable = self.may_show_for(t);
+            let failed = self.failed_for(t);
             let c = self.chain_mut(chain)?;
             let frame = c.started.take().unwrap_or_else(|| c.telemetry.begin(now));
             c.gated = false;
@@ -47,7 +43,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 // so the display watch tells this frame's display under it too.
                 let _given_up = c.ids.presented_with(t.swapchain, frame, t.caller_id);
             }
-            self.timing_outcome(t.swapchain, t.timing.is_some(), frame, !failed);
+            self.timing_outcome(t.swapchain, t.timing.is_some(), frame, !failed, refused);
         }
         Ok(())
     }

@@ -59,10 +59,23 @@ pub(super) struct Target<W> {
     pub(super) timing: Option<crate::machine::PresentTimingRequest>,
     /// The application's own present id for it (0: none).
     pub(super) caller_id: u64,
+    /// Its place among the present's swapchains (`pSwapchains`, and so `pResults`).
+    pub(super) position: usize,
+    /// What the present did for it, once returned: its own result where the driver gave one
+    /// per swapchain, else the present's.
+    pub(super) result: VkStatus,
     /// The present's mode switch (the application's), if any: whether it is to a FIFO mode
     /// (a target needs one, VUID-VkPresentTimingsInfoEXT-pSwapchains-12235). It takes effect
     /// with the present, unless the present failed or was refused.
     pub(super) switch_to_fifo: Option<bool>,
+}
+
+impl<W> Target<W> {
+    /// The engine refused the present to it for a full timing results queue: not shown, its
+    /// waits executed.
+    pub(super) fn refused(&self) -> bool {
+        self.result == VkStatus::PRESENT_TIMING_QUEUE_FULL
+    }
 }
 
 /// The present between [`PacerMachine::before_present`] and
@@ -74,11 +87,8 @@ pub(super) struct Pending<S, W> {
     pub(super) semaphore: Option<S>,
     pub(super) repair: bool,
     pub(super) serial: Option<Serial>,
-    /// Set at the present's result: the engine refused it for a full timing results queue.
-    pub(super) timing_refused: bool,
-    /// Set at the present's result: it returned a success code and did not fail, so its
-    /// display may be waited for (VUID-vkWaitForPresent2KHR-presentId-10817).
-    pub(super) may_show: bool,
+    /// Set at the present's result: what `vkQueuePresentKHR` returned.
+    pub(super) status: VkStatus,
     /// It carries the application's own present ids (vkpace adds none).
     pub(super) caller_ids: bool,
 }
@@ -91,8 +101,7 @@ impl<S, W> Pending<S, W> {
             semaphore: None,
             repair: false,
             serial: None,
-            timing_refused: false,
-            may_show: false,
+            status: VkStatus::SUCCESS,
             caller_ids: false,
         }
     }
@@ -257,12 +266,21 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.pending.repair = false;
     }
 
-    /// The driver's present returned `status` at `now` (what it means for the present's waits
-    /// is [`PresentOutcome::of`]'s, as in door 1): records the repair semaphore in the first
-    /// paced image's history, the present in every paced swapchain, and ends the lineages'
-    /// frames. `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`: the engine refused the present for a
-    /// full timing results queue; it is not shown, but its waits executed.
-    pub fn present_returned(&mut self, status: VkStatus, now: u64) -> Result<(), CoreError> {
+    /// The driver's present returned `status` at `now`, and `results` for its swapchains in
+    /// the application's order (`pResults`; empty where not read: each swapchain's is
+    /// `status`). What it means for the present's waits is [`PresentOutcome::of`]'s of
+    /// `status`, as in door 1: the repair semaphore is recorded in the first paced image's
+    /// history. Each paced swapchain is recorded by its own result, which the spec gives per
+    /// swapchain (`pResults`: "the VkResult for presenting the swapchain corresponding to the
+    /// same index in pSwapchains"): a swapchain that failed or
+    /// was refused (`VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`: not shown, its waits executed)
+    /// does not make the present's other swapchains failed or refused, nor they it.
+    pub fn present_returned(
+        &mut self,
+        status: VkStatus,
+        results: &[VkStatus],
+        now: u64,
+    ) -> Result<(), CoreError> {
         if !self.pending.active {
             return Err(CoreError::OutOfOrder("present_returned without a present"));
         }
@@ -272,14 +290,13 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         }
         self.stats.presents += 1;
         self.presents_queued += 1;
-        let outcome = PresentOutcome::of(status);
-        self.pending.timing_refused = status == VkStatus::PRESENT_TIMING_QUEUE_FULL;
-        self.pending.may_show = PresentOutcome::may_show(status);
+        self.pending.status = status;
         self.stats.out_of_date_or_suboptimal += u64::from(status.is_stale_swapchain());
-        let failed = Self::failed(outcome);
-        let targets = std::mem::take(&mut self.pending.targets);
-        for t in &targets {
-            self.record_target(t, failed)?;
+        let failed = Self::failed(PresentOutcome::of(status));
+        let mut targets = std::mem::take(&mut self.pending.targets);
+        for t in &mut targets {
+            t.result = results.get(t.position).copied().unwrap_or(status);
+            self.record_target(t)?;
         }
         if let (Some(s), Some(serial), Some(first)) = (
             self.pending.semaphore.take(),
@@ -288,12 +305,26 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         ) {
             self.record_repaired(first, s, serial, failed)?;
         }
-        self.end_frames(&targets, failed, now)?;
-        self.mode_switches_taken(&targets, !failed && !self.pending.timing_refused);
+        self.end_frames(&targets, now)?;
+        self.mode_switches_taken(&targets);
         self.pending.targets = targets;
         self.pending.targets.clear();
         self.collect_idle();
         Ok(())
+    }
+
+    /// Whether the present failed for `t`: the whole present did, or its swapchain's own
+    /// result is a failure (its present fence may never signal).
+    pub(super) fn failed_for(&self, t: &Target<W>) -> bool {
+        Self::failed(PresentOutcome::of(self.pending.status))
+            || Self::failed(PresentOutcome::of(t.result))
+    }
+
+    /// Whether `t`'s frame may be shown and its display waited for: the present and its
+    /// swapchain both returned a success code and did not fail
+    /// (VUID-vkWaitForPresent2KHR-presentId-10817).
+    pub(super) fn may_show_for(&self, t: &Target<W>) -> bool {
+        PresentOutcome::may_show(self.pending.status) && PresentOutcome::may_show(t.result)
     }
 
     // ----- helpers ------------------------------------------------------------------------
@@ -358,7 +389,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     ) -> Result<PresentIdStructure, CoreError> {
         self.pending.targets.clear();
         let mut chosen = PresentIdStructure::None;
-        for &(w, image) in targets {
+        for (position, &(w, image)) in targets.iter().enumerate() {
             let Some(i) = self.find(w) else { continue };
             let count = self.live[i].state.images.len();
             if image as usize >= count {
@@ -392,6 +423,8 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 fence,
                 timing: None,
                 caller_id: 0,
+                position,
+                result: VkStatus::SUCCESS,
                 switch_to_fifo: None,
             });
         }
@@ -399,7 +432,8 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     }
 
     /// Marks a paced swapchain presented to, with or without a present fence it can rely on.
-    fn record_target(&mut self, t: &Target<W>, failed: bool) -> Result<(), CoreError> {
+    fn record_target(&mut self, t: &Target<W>) -> Result<(), CoreError> {
+        let failed = self.failed_for(t);
         let serial = self.pending.serial.unwrap_or(Serial::NONE);
         let i = self.find(t.swapchain).ok_or(CoreError::NoSwapchain)?;
         self.live[i].last_present = self.presents_queued;

@@ -109,7 +109,7 @@ impl Driver {
             PresentOutcome::QueuedStale => VkStatus::SUBOPTIMAL,
             PresentOutcome::Failed => VkStatus::DEVICE_LOST,
         };
-        self.m.present_returned(status, 0)?;
+        self.m.present_returned(status, &[], 0)?;
         self.drain();
         Ok((s, serial))
     }
@@ -169,7 +169,7 @@ impl Driver {
         let _ = self.m.before_present(&[(w, image)], ids, false)?;
         let id = self.m.planned_present_id(w);
         self.m.repair_failed();
-        self.m.present_returned(VkStatus::SUCCESS, 0)?;
+        self.m.present_returned(VkStatus::SUCCESS, &[], 0)?;
         Ok(id)
     }
 }
@@ -388,7 +388,7 @@ fn a_failed_repair_submission_hands_the_semaphore_back() -> Result<(), CoreError
     ));
     d.m.semaphore_created(50)?;
     d.m.repair_failed();
-    d.m.present_returned(VkStatus::SUCCESS, 0)?;
+    d.m.present_returned(VkStatus::SUCCESS, &[], 0)?;
     let (s, _) = d.present(1, 1, PresentOutcome::Queued)?;
     assert_eq!(s, 50, "unsignalled, reused at once");
     Ok(())
@@ -418,7 +418,7 @@ fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), 
     );
     d.m.semaphore_created(5)?;
     d.m.repair_submitted(0)?;
-    d.m.present_returned(VkStatus::SUCCESS, 0)?;
+    d.m.present_returned(VkStatus::SUCCESS, &[], 0)?;
     assert_eq!(d.m.stats().unpaced_calls, 1);
     assert_eq!(d.m.display_query(), Some((1, 1)));
     d.m.display_answer(1, VkStatus::SUCCESS, 7)

@@ -159,14 +159,14 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         }
     }
 
-    /// At a present's result: the mode switches it carried take effect where it was `taken`
-    /// (queued, not refused).
-    pub(super) fn mode_switches_taken(&mut self, targets: &[Target<W>], taken: bool) {
-        if !taken {
-            return;
-        }
+    /// At a present's result: the mode switch of each swapchain takes effect where the
+    /// present was queued for it (not failed, not refused).
+    pub(super) fn mode_switches_taken(&mut self, targets: &[Target<W>]) {
         for t in targets {
-            let Some(fifo) = t.switch_to_fifo else {
+            let Some(fifo) = t
+                .switch_to_fifo
+                .filter(|_| !t.refused() && !self.failed_for(t))
+            else {
                 continue;
             };
             let Some(i) = self.find(t.swapchain) else {
@@ -183,9 +183,15 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     }
 
     /// At a present's result, for a target of it that `asked` for timing: its slot, and a
-    /// refused frame takes no refresh.
-    pub(super) fn timing_outcome(&mut self, swapchain: W, asked: bool, frame: u64, queued: bool) {
-        let refused = self.pending.timing_refused;
+    /// `refused` frame takes no refresh.
+    pub(super) fn timing_outcome(
+        &mut self,
+        swapchain: W,
+        asked: bool,
+        frame: u64,
+        queued: bool,
+        refused: bool,
+    ) {
         let Some(c) = self.timed_chain(swapchain) else {
             return;
         };

@@ -22,9 +22,12 @@ impl PresentPacer {
     /// the application's wait semaphores and signals a vkpace semaphore, and the present waits
     /// on that alone; present ids and a present fence are added where enabled and the
     /// application chained none. The application's structures are read, never written (its
-    /// `pResults`, an output, receives the driver's results). Returns the driver's result
-    /// unchanged; then the lineage's next frame is paced (the frames-in-flight gate and the
-    /// frame limit's sleep come here, before the application reads its next input). The
+    /// `pResults`, an output, receives each swapchain's result). Returns the driver's result
+    /// unchanged, except a `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` caused by the timing
+    /// vkpace added, which the application never asked for: that swapchain's result reads
+    /// success (its image not shown, the present's waits executed). Then the lineage's next
+    /// frame is paced (the frames-in-flight gate and the frame limit's sleep come here,
+    /// before the application reads its next input). The
     /// sleep happens inside this call: an engine that shares the pacer between threads behind
     /// a lock uses [`Self::present_call`] instead, whose steps sleep, and call the driver,
     /// with the lock released.
@@ -139,32 +142,39 @@ impl PresentPacer {
 }
 
 impl PresentPacer {
-    /// Records the driver's result, then looks (without blocking) at completions, present
-    /// fences and the display; returns the swapchain whose lineage's next frame is to be
-    /// paced (the first paced one, unless the present failed).
+    /// Records the driver's results (the present's and each swapchain's), then looks (without
+    /// blocking) at completions, present fences and the display; returns the swapchain whose
+    /// lineage's next frame is to be paced (the first paced one, unless the present failed).
     fn after_present(&mut self, driver_said: VkStatus) -> Option<vk::SwapchainKHR> {
-        let failed = PresentOutcome::of(driver_said) == PresentOutcome::Failed;
-        if failed {
-            for &(w, _) in &self.scratch.targets {
+        let s = &mut self.scratch;
+        s.statuses.clear();
+        s.statuses.extend(s.results.iter().map(|&r| status(r)));
+        let failed = |said| PresentOutcome::of(said) == PresentOutcome::Failed;
+        for (&(w, _), &said) in s.targets.iter().zip(&s.statuses) {
+            // A present fence of a swapchain whose present failed may never signal.
+            if failed(driver_said) || failed(said) {
                 if let Some(id) = self.machine.planned_present_fence(w) {
                     self.fences.pool.lose_present(id);
                 }
             }
         }
-        let first = self
-            .scratch
+        let first = s
             .targets
             .iter()
             .map(|(w, _)| *w)
             .find(|w| self.machine.is_paced(*w));
-        if let Err(e) = self.machine.present_returned(driver_said, self.now()) {
+        let now = self.now();
+        if let Err(e) = self
+            .machine
+            .present_returned(driver_said, &self.scratch.statuses, now)
+        {
             log::error!("vkpace: present: {e}");
         }
         self.drain_actions();
         if let Err(e) = self.look_around() {
             log::error!("vkpace: after a present: {e}");
         }
-        first.filter(|_| !failed)
+        first.filter(|_| !failed(driver_said))
     }
 
     /// Completions, present fences and the display, without blocking.

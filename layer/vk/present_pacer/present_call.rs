@@ -68,6 +68,8 @@ impl Planned {
             .map(|(r, _)| [r.semaphore]);
         // SAFETY: the caller's contract; a repair semaphore given has a signal pending.
         let result = unsafe { self.present(info, repaired.as_ref().map(|s| &s[..])) };
+        // SAFETY: the caller's contract: `pResults`, if given, holds `swapchainCount` results.
+        unsafe { self.tell_results(info) };
         self.scratch.timings.0.clear();
         Made {
             result,
@@ -103,20 +105,26 @@ impl Planned {
     }
 
     /// The driver's present, waiting on `repaired` if given (else on the application's
-    /// semaphores), with the ids, fences and timing planned.
+    /// semaphores), with the ids, fences and timing planned; each swapchain's result goes to
+    /// `scratch.results`.
     ///
     /// # Safety
     ///
     /// As [`Self::make`]; `repaired`, if any, has a signal pending.
     unsafe fn present(
-        &self,
+        &mut self,
         info: &vk::PresentInfoKHR<'_>,
         repaired: Option<&[vk::Semaphore]>,
     ) -> VkResult<bool> {
-        let s = &self.scratch;
+        let results = &mut self.scratch.results;
+        results.clear();
+        results.resize(info.swapchain_count as usize, vk::Result::SUCCESS);
         // A copy: the application's pNext chain follows vkpace's structures; its arrays are
-        // read as they are.
+        // read as they are, and its `pResults` is written after the call
+        // ([`Self::tell_results`]).
         let mut ours = *info;
+        ours.p_results = results.as_mut_ptr();
+        let s = &self.scratch;
         if let Some(r) = repaired {
             ours = ours.wait_semaphores(r);
         }
@@ -149,6 +157,56 @@ impl Planned {
     }
 }
 
+impl Planned {
+    /// The application's `pResults`, if it gave one: each swapchain's result as it sees it
+    /// ([`as_seen`]).
+    ///
+    /// # Safety
+    ///
+    /// `info` is the application's valid `VkPresentInfoKHR` the present was made from.
+    unsafe fn tell_results(&self, info: &vk::PresentInfoKHR<'_>) {
+        if info.p_results.is_null() {
+            return;
+        }
+        let n = self
+            .scratch
+            .results
+            .len()
+            .min(info.swapchain_count as usize);
+        for (k, &r) in self.scratch.results[..n].iter().enumerate() {
+            // SAFETY: `pResults` holds `swapchainCount` results, an output the application
+            // gave for this call (VUID-VkPresentInfoKHR-pResults-parameter).
+            unsafe { info.p_results.add(k).write(as_seen(r, self.timed)) };
+        }
+    }
+}
+
+/// A swapchain's result as the application sees it. Where vkpace added present timing to a
+/// present, every `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` of it is vkpace's doing (an
+/// application that asks for timing itself stops vkpace's): that swapchain's image was not
+/// shown, but the present's waits executed ("the set of queue operations are still considered
+/// to be enqueued", `vkQueuePresentKHR`), so the application is told success.
+pub(super) fn as_seen(result: vk::Result, timed: bool) -> vk::Result {
+    match result {
+        vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT if timed => vk::Result::SUCCESS,
+        other => other,
+    }
+}
+
+/// The present's result as the application sees it, from its swapchains' ([`as_seen`]): the
+/// first error, else `SUBOPTIMAL_KHR` where any is.
+pub(super) fn overall_seen(results: &[vk::Result], timed: bool) -> VkResult<bool> {
+    let mut suboptimal = false;
+    for &r in results {
+        match as_seen(r, timed) {
+            vk::Result::SUBOPTIMAL_KHR => suboptimal = true,
+            e if e.as_raw() < 0 => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(suboptimal)
+}
+
 /// Arrays a present fills, kept so a steady frame does not allocate (they leave the pacer
 /// with the plan and come back with the report).
 #[derive(Debug, Default)]
@@ -159,6 +217,9 @@ pub(super) struct Scratch {
     pub(super) ids: Vec<u64>,
     pub(super) fences: Vec<vk::Fence>,
     pub(super) stages: Vec<vk::PipelineStageFlags>,
+    /// The driver's result for each swapchain (its `pResults`), and as the machine reads it.
+    pub(super) results: Vec<vk::Result>,
+    pub(super) statuses: Vec<vkpace_core::VkStatus>,
     pub(super) timings: super::timing::TimingInfos,
 }
 

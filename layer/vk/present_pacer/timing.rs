@@ -6,6 +6,7 @@ use ash::prelude::VkResult;
 
 use ash::vk;
 
+use super::present_call::overall_seen;
 use super::PresentPacer;
 use crate::vk::error::Result;
 use vkpace_registry::PresentTimingInfoEXT;
@@ -37,11 +38,10 @@ impl PresentPacer {
     }
 
     /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` on a present whose timing vkpace added is
-    /// vkpace's doing, never the application's (which asked for no timing): the present is not
-    /// shown but its waits executed ("the set of queue operations are still considered to be
-    /// enqueued", `vkQueuePresentKHR`), so the application gets success (the machine hears of
-    /// the refusal from the driver's result, and no later present asks for more slots than the
-    /// engine has).
+    /// vkpace's doing, never the application's (which asked for no timing): the application
+    /// gets its swapchains' results as it sees them (`present_call::overall_seen`; the machine
+    /// hears of the refusal from the driver's results, and no later present asks for more slots
+    /// than the engine has).
     pub(super) fn refused_for_timing(
         &mut self,
         result: VkResult<bool>,
@@ -50,7 +50,7 @@ impl PresentPacer {
         match result {
             Err(vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) if timed => {
                 log::warn!("vkpace: the presentation engine's timing results queue was full: one frame not shown");
-                Ok(false)
+                overall_seen(&self.scratch.results, timed)
             }
             other => other,
         }

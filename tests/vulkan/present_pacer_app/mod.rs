@@ -78,13 +78,15 @@ fn create_swapchain_in(
 }
 
 /// The frames of a run in present mode `mode`, with their recreations; returns the last
-/// swapchain and the time from the first present's return to the last's.
+/// swapchain and the time from the first present's return to the last's. Each present asks
+/// for its swapchain's result (`pResults`), kept in `told`.
 fn frames(
     ctx: &VulkanContext,
     pacer: &mut PresentPacer,
     app: &OwnedLoop,
     (count, recreate_every): (u32, u32),
     mode: vk::PresentModeKHR,
+    told: &mut Vec<vk::Result>,
 ) -> Result<(vk::SwapchainKHR, Duration)> {
     let mut first = None;
     let mut elapsed = Duration::ZERO;
@@ -100,8 +102,16 @@ fn frames(
         // SAFETY: a swapchain of this device.
         let images = unsafe { swapchain_fn.get_swapchain_images(sc) }?;
         app.frame(ctx, pacer, (sc, &images), k as usize, |pacer, info| {
-            // SAFETY: the textbook loop's present, its semaphore signalled by the frame's submit.
-            unsafe { pacer.queue_present(ctx.queue, info) }
+            let mut result = [vk::Result::ERROR_UNKNOWN];
+            let info = vk::PresentInfoKHR {
+                p_results: result.as_mut_ptr(),
+                ..*info
+            };
+            // SAFETY: the textbook loop's present, its semaphore signalled by the frame's
+            // submit; `pResults` holds its one swapchain's result.
+            let r = unsafe { pacer.queue_present(ctx.queue, &info) };
+            told.extend(result);
+            r
         })?;
         let first = *first.get_or_insert_with(Instant::now);
         elapsed = first.elapsed();
@@ -120,6 +130,8 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// Frames of the last swapchain's lineage whose display time came back.
     pub displayed: usize,
+    /// Each present's result for its swapchain, as the application was told (`pResults`).
+    pub told: Vec<vk::Result>,
 }
 
 /// One case: `FRAMES` frames with a recreation every `RECREATE_EVERY`, then teardown.
@@ -159,7 +171,9 @@ pub fn run_frames_in(
     let mut pacer = create_pacer(&ctx, true)?;
     pacer.set(Setting::FrameLimit(limit))?;
     let app = OwnedLoop::new(&ctx)?;
-    let (sc, elapsed) = frames(&ctx, &mut pacer, &app, (count, recreate_every), mode)?;
+    let mut told = Vec::new();
+    let counts = (count, recreate_every);
+    let (sc, elapsed) = frames(&ctx, &mut pacer, &app, counts, mode, &mut told)?;
     app.wait_idle_slots(&ctx)?;
     let displayed = pacer
         .telemetry(sc)
@@ -186,5 +200,6 @@ pub fn run_frames_in(
         stats,
         elapsed,
         displayed,
+        told,
     })
 }

@@ -21,7 +21,7 @@ fn plan(d: &mut Driver, w: u64, image: u32) -> Result<(), CoreError> {
 /// The present in progress: its repair submitted, then its result; the repair's serial.
 fn finish(d: &mut Driver) -> Result<Serial, CoreError> {
     let serial = d.m.repair_submitted(0)?;
-    d.m.present_returned(VkStatus::SUCCESS, 0)?;
+    d.m.present_returned(VkStatus::SUCCESS, &[], 0)?;
     d.drain();
     Ok(serial)
 }

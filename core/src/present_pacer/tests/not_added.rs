@@ -18,7 +18,7 @@ fn a_present_fence_not_made_is_never_waited_for() -> Result<(), CoreError> {
     m.present_fence_not_added(1);
     assert_eq!(m.planned_present_fence(1), None);
     let serial = m.repair_submitted(0)?;
-    m.present_returned(VkStatus::SUCCESS, 0)?;
+    m.present_returned(VkStatus::SUCCESS, &[], 0)?;
     assert_eq!(m.pending_present_fences().count(), 0, "none awaited");
     assert_eq!(m.stats().present_fences_added, 0);
     // Its destruction is proven without it: the bounded wait asks for the proof submission
@@ -69,7 +69,7 @@ fn a_swapchain_of_the_other_id_structure_gets_no_id_and_keeps_its_number() -> Re
     assert!(first > 0 && second == 0, "{first}, {second}");
     m.semaphore_created(100)?;
     m.repair_submitted(0)?;
-    m.present_returned(VkStatus::SUCCESS, 0)?;
+    m.present_returned(VkStatus::SUCCESS, &[], 0)?;
     assert_eq!(
         m.display_query(),
         Some((1, first)),
@@ -104,7 +104,7 @@ fn a_present_that_returned_an_error_code_is_not_awaited() -> Result<(), CoreErro
             true => VkStatus::OUT_OF_DATE,
             false => VkStatus::SUBOPTIMAL,
         };
-        m.present_returned(said, 0)?;
+        m.present_returned(said, &[], 0)?;
         m.serial_completed(serial, 0)?;
     }
     // Id 1 (out of date) is used up but never asked about; id 2 (suboptimal) is.

@@ -30,7 +30,7 @@ fn a_present_whose_waits_still_execute_keeps_its_semaphore() -> Result<(), CoreE
         assert_eq!(plan.repair, Some(RepairSemaphore::Create));
         d.m.semaphore_created(70)?;
         d.m.repair_submitted(0)?;
-        d.m.present_returned(said, 0)?;
+        d.m.present_returned(said, &[], 0)?;
         // Counted as door 1 counts it (`VkStatus::is_stale_swapchain`).
         let counted = d.m.stats().out_of_date_or_suboptimal;
         assert_eq!(

@@ -71,7 +71,7 @@ fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
         now += 1_000_000;
         let request = m.planned_present_timing(1, now);
         let serial = m.repair_submitted(now)?;
-        m.present_returned(VkStatus::SUCCESS, now)?;
+        m.present_returned(VkStatus::SUCCESS, &[], now)?;
         while m.poll_action().is_some() {}
         let ready = start + WORK;
         let shown = match request.map(|r| r.target) {
@@ -126,7 +126,7 @@ fn presented_once(caller_ids: bool) -> Result<(M, Serial), CoreError> {
     }
     let _ = m.planned_present_timing(1, 1_000_000);
     let serial = m.repair_submitted(1_000_000)?;
-    m.present_returned(VkStatus::SUCCESS, 1_000_000)?;
+    m.present_returned(VkStatus::SUCCESS, &[], 1_000_000)?;
     while m.poll_action().is_some() {}
     Ok((m, serial))
 }

@@ -50,7 +50,7 @@ fn present(
         true => VkStatus::PRESENT_TIMING_QUEUE_FULL,
         false => VkStatus::SUCCESS,
     };
-    m.present_returned(said, now)?;
+    m.present_returned(said, &[], now)?;
     m.serial_completed(serial, now)?;
     while m.poll_action().is_some() {}
     Ok((timing, id))
@@ -202,7 +202,7 @@ fn a_present_with_the_applications_ids_keeps_its_target_and_asks_no_stage_times(
             );
         }
         let serial = m.repair_submitted(now)?;
-        m.present_returned(VkStatus::SUCCESS, now)?;
+        m.present_returned(VkStatus::SUCCESS, &[], now)?;
         m.serial_completed(serial, now)?;
         while m.poll_action().is_some() {}
         now += 1_000_000;
@@ -338,7 +338,7 @@ fn targets_with_switches(frames: &[(bool, VkStatus)]) -> Result<(M, Vec<bool>), 
         let request = m.planned_present_timing(1, now);
         targeted.push(request.is_some_and(|r| r.target != PresentTarget::None));
         let serial = m.repair_submitted(now)?;
-        m.present_returned(said, now)?;
+        m.present_returned(said, &[], now)?;
         m.serial_completed(serial, now)?;
         while m.poll_action().is_some() {}
         now += 40_000_000;
@@ -362,11 +362,60 @@ fn present_timing_set_up_moves_the_ids_to_present_id2() -> Result<(), CoreError>
             m.semaphore_created(100)?;
         }
         m.repair_submitted(0)?;
-        m.present_returned(VkStatus::SUCCESS, 0)?;
+        m.present_returned(VkStatus::SUCCESS, &[], 0)?;
         Ok(plan.present_ids)
     };
     assert_eq!(structure(&mut m)?, PresentIdStructure::Id);
     m.set_present_timing(1, SLOTS, relative(), true)?;
     assert_eq!(structure(&mut m)?, PresentIdStructure::Id2);
+    Ok(())
+}
+
+/// A present to two timed swapchains that the engine refused for one of them alone (its
+/// results queue full; `pResults` says which): that swapchain alone is refused. The other's
+/// frame was queued, so its mode switch takes effect with it; the refused one's does not.
+#[test]
+fn a_refusal_for_one_swapchain_of_a_present_is_that_swapchains_alone() -> Result<(), CoreError> {
+    let mut m = machine(30.0)?;
+    for w in [1, 2] {
+        m.swapchain_created(w, 3, None, true)?;
+        m.set_present_timing(w, SLOTS, relative(), true)?;
+    }
+    let PresentStep::Plan(plan) = m.before_present(&[(1, 0), (2, 0)], None, false)? else {
+        panic!("no wait expected");
+    };
+    if plan.repair == Some(RepairSemaphore::Create) {
+        m.semaphore_created(100)?;
+    }
+    for w in [1, 2] {
+        m.present_mode_switched(w, false);
+        assert!(
+            m.planned_present_timing(w, 0).is_some(),
+            "swapchain {w} timed"
+        );
+    }
+    let serial = m.repair_submitted(0)?;
+    let results = [VkStatus::PRESENT_TIMING_QUEUE_FULL, VkStatus::SUCCESS];
+    m.present_returned(VkStatus::PRESENT_TIMING_QUEUE_FULL, &results, 0)?;
+    m.serial_completed(serial, 0)?;
+    while m.poll_action().is_some() {}
+    assert_eq!(
+        m.stats().timing_queue_full,
+        1,
+        "swapchain 2 was not refused"
+    );
+    let (one, _) = present(&mut m, 1, 2 * REFRESH, false)?;
+    let (two, _) = present(&mut m, 2, 2 * REFRESH, false)?;
+    let target = |t: Option<PresentTimingRequest>| t.map(|t| t.target);
+    assert_ne!(
+        target(one),
+        Some(PresentTarget::None),
+        "swapchain 1's switch to MAILBOX was refused with its present: it still takes targets"
+    );
+    assert_eq!(
+        target(two),
+        Some(PresentTarget::None),
+        "swapchain 2 switched to MAILBOX with its present: no targets"
+    );
     Ok(())
 }
