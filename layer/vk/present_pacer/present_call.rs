@@ -22,6 +22,9 @@ pub(super) struct Repair {
     pub(super) fence: vk::Fence,
 }
 
+/// What the results array holds before the driver writes it: no `VkResult` has this value.
+const UNWRITTEN: vk::Result = vk::Result::from_raw(i32::MIN);
+
 /// A present planned under the lock: what the calls down need, and the scratch arrays (moved
 /// out of the pacer, given back with the report).
 pub(super) struct Planned {
@@ -118,7 +121,7 @@ impl Planned {
     ) -> VkResult<bool> {
         let results = &mut self.scratch.results;
         results.clear();
-        results.resize(info.swapchain_count as usize, vk::Result::SUCCESS);
+        results.resize(info.swapchain_count as usize, UNWRITTEN);
         // A copy: the application's pNext chain follows vkpace's structures; its arrays are
         // read as they are, and its `pResults` is written after the call
         // ([`Self::tell_results`]).
@@ -153,13 +156,24 @@ impl Planned {
         }
         // SAFETY: the caller's contract; vkpace's structures are valid for the device's
         // enabled extensions (the config's flags), none duplicates one the caller chained.
-        unsafe { self.swapchain_fn.queue_present(self.queue, &ours) }
+        let result = unsafe { self.swapchain_fn.queue_present(self.queue, &ours) };
+        // A swapchain the driver wrote no result for (an error before it got to it) has the
+        // present's.
+        let overall = match result {
+            Ok(false) => vk::Result::SUCCESS,
+            Ok(true) => vk::Result::SUBOPTIMAL_KHR,
+            Err(e) => e,
+        };
+        for r in self.scratch.results.iter_mut().filter(|r| **r == UNWRITTEN) {
+            *r = overall;
+        }
+        result
     }
 }
 
 impl Planned {
     /// The application's `pResults`, if it gave one: each swapchain's result as it sees it
-    /// ([`as_seen`]).
+    /// ([`super::timing::as_seen`]).
     ///
     /// # Safety
     ///
@@ -176,35 +190,13 @@ impl Planned {
         for (k, &r) in self.scratch.results[..n].iter().enumerate() {
             // SAFETY: `pResults` holds `swapchainCount` results, an output the application
             // gave for this call (VUID-VkPresentInfoKHR-pResults-parameter).
-            unsafe { info.p_results.add(k).write(as_seen(r, self.timed)) };
+            unsafe {
+                info.p_results
+                    .add(k)
+                    .write(super::timing::as_seen(r, self.timed))
+            };
         }
     }
-}
-
-/// A swapchain's result as the application sees it. Where vkpace added present timing to a
-/// present, every `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` of it is vkpace's doing (an
-/// application that asks for timing itself stops vkpace's): that swapchain's image was not
-/// shown, but the present's waits executed ("the set of queue operations are still considered
-/// to be enqueued", `vkQueuePresentKHR`), so the application is told success.
-pub(super) fn as_seen(result: vk::Result, timed: bool) -> vk::Result {
-    match result {
-        vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT if timed => vk::Result::SUCCESS,
-        other => other,
-    }
-}
-
-/// The present's result as the application sees it, from its swapchains' ([`as_seen`]): the
-/// first error, else `SUBOPTIMAL_KHR` where any is.
-pub(super) fn overall_seen(results: &[vk::Result], timed: bool) -> VkResult<bool> {
-    let mut suboptimal = false;
-    for &r in results {
-        match as_seen(r, timed) {
-            vk::Result::SUBOPTIMAL_KHR => suboptimal = true,
-            e if e.as_raw() < 0 => return Err(e),
-            _ => {}
-        }
-    }
-    Ok(suboptimal)
 }
 
 /// Arrays a present fills, kept so a steady frame does not allocate (they leave the pacer

@@ -6,7 +6,6 @@ use ash::prelude::VkResult;
 
 use ash::vk;
 
-use super::present_call::overall_seen;
 use super::PresentPacer;
 use crate::vk::error::Result;
 use vkpace_registry::PresentTimingInfoEXT;
@@ -39,7 +38,7 @@ impl PresentPacer {
 
     /// `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` on a present whose timing vkpace added is
     /// vkpace's doing, never the application's (which asked for no timing): the application
-    /// gets its swapchains' results as it sees them (`present_call::overall_seen`; the machine
+    /// gets its swapchains' results as it sees them ([`overall_seen`]; the machine
     /// hears of the refusal from the driver's results, and no later present asks for more slots
     /// than the engine has).
     pub(super) fn refused_for_timing(
@@ -112,4 +111,30 @@ impl PresentPacer {
         }
         Ok(())
     }
+}
+
+/// A swapchain's result as the application sees it. Where vkpace added present timing to a
+/// present, every `VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT` of it is vkpace's doing (an
+/// application that asks for timing itself stops vkpace's): that swapchain's image was not
+/// shown, but the present's waits executed ("the set of queue operations are still considered
+/// to be enqueued", `vkQueuePresentKHR`), so the application is told success.
+pub(super) fn as_seen(result: vk::Result, timed: bool) -> vk::Result {
+    match result {
+        vkpace_registry::ERROR_PRESENT_TIMING_QUEUE_FULL_EXT if timed => vk::Result::SUCCESS,
+        other => other,
+    }
+}
+
+/// The present's result as the application sees it, from its swapchains' ([`as_seen`]): the
+/// first error, else `SUBOPTIMAL_KHR` where any is.
+pub(super) fn overall_seen(results: &[vk::Result], timed: bool) -> VkResult<bool> {
+    let mut suboptimal = false;
+    for &r in results {
+        match as_seen(r, timed) {
+            vk::Result::SUBOPTIMAL_KHR => suboptimal = true,
+            e if e.as_raw() < 0 => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(suboptimal)
 }
