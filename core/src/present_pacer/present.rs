@@ -272,9 +272,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// `status`, as in door 1: the repair semaphore is recorded in the first paced image's
     /// history. Each paced swapchain is recorded by its own result, which the spec gives per
     /// swapchain (`pResults`: "the VkResult for presenting the swapchain corresponding to the
-    /// same index in pSwapchains"): a swapchain that failed or
-    /// was refused (`VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`: not shown, its waits executed)
-    /// does not make the present's other swapchains failed or refused, nor they it.
+    /// same index in pSwapchains"): a swapchain that failed or was refused
+    /// (`VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT`: not shown, its waits executed) does not make
+    /// the present's other swapchains failed or refused, nor they it.
     pub fn present_returned(
         &mut self,
         status: VkStatus,
