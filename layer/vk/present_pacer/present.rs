@@ -13,7 +13,7 @@ pub(super) use super::present_call::Scratch;
 use super::PresentPacer;
 use crate::vk::display::DisplayFns;
 use crate::vk::error::Result;
-use crate::vk::shell::status;
+use crate::vk::shell::{present_code, status};
 use vkpace_core::VkStatus;
 use vkpace_core::{PresentOutcome, Serial, SubmitSignal};
 
@@ -73,11 +73,7 @@ impl PresentPacer {
         if let Some((repair, got)) = submitted {
             self.repair_reported(repair, got);
         }
-        let driver_said = match result {
-            Ok(false) => VkStatus::SUCCESS,
-            Ok(true) => VkStatus::SUBOPTIMAL,
-            Err(e) => status(e),
-        };
+        let driver_said = status(present_code(result));
         let result = self.refused_for_timing(result, timed);
         let next = self.after_present(driver_said);
         (result, next)

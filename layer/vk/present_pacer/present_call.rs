@@ -159,11 +159,7 @@ impl Planned {
         let result = unsafe { self.swapchain_fn.queue_present(self.queue, &ours) };
         // A swapchain the driver wrote no result for (an error before it got to it) has the
         // present's.
-        let overall = match result {
-            Ok(false) => vk::Result::SUCCESS,
-            Ok(true) => vk::Result::SUBOPTIMAL_KHR,
-            Err(e) => e,
-        };
+        let overall = crate::vk::shell::present_code(result);
         for r in self.scratch.results.iter_mut().filter(|r| **r == UNWRITTEN) {
             *r = overall;
         }

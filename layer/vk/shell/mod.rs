@@ -277,6 +277,15 @@ pub(crate) fn status(r: vk::Result) -> VkStatus {
     VkStatus(r.as_raw())
 }
 
+/// The code `vkQueuePresentKHR` returned, from ash's reading of it (`true`: suboptimal).
+pub(crate) fn present_code(r: ash::prelude::VkResult<bool>) -> vk::Result {
+    match r {
+        Ok(false) => vk::Result::SUCCESS,
+        Ok(true) => vk::Result::SUBOPTIMAL_KHR,
+        Err(e) => e,
+    }
+}
+
 impl Shell {
     pub(crate) fn create_semaphore(&mut self, role: SemaphoreRole) -> Result<vk::Semaphore> {
         // SAFETY: plain binary semaphore on a valid device.

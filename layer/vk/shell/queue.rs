@@ -136,11 +136,9 @@ impl Shell {
         // semaphore has a signal pending from the frame's submission
         // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268); a present fence is unsignalled and
         // unused (VUID-VkSwapchainPresentFenceInfoEXT-pFences-07759).
-        match unsafe { self.swapchain_fn.queue_present(self.queue, &info) } {
-            Ok(false) => VkStatus::SUCCESS,
-            Ok(true) => VkStatus::SUBOPTIMAL,
-            Err(e) => status(e),
-        }
+        status(present_code(unsafe {
+            self.swapchain_fn.queue_present(self.queue, &info)
+        }))
     }
 
     /// The present timing structure of a present, if it asks for one.
