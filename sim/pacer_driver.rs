@@ -337,9 +337,8 @@ impl SwapchainCalls for SimPacer {
         self.observe()?;
         let g = self.world.create_swapchain_in(images, old, mode)?;
         self.beside.recreated(old);
-        let fifo = matches!(mode, PresentMode::FIFO | PresentMode::FIFO_RELAXED);
-        self.machine.swapchain_created(g, images, old, fifo)?;
-        self.display_created(g, fifo)?;
+        self.machine.swapchain_created(g, images, old, mode)?;
+        self.display_created(g)?;
         Ok(g)
     }
 
@@ -368,16 +367,12 @@ impl SwapchainCalls for SimPacer {
     ) -> Result<PresentResult, SimError> {
         self.observe()?;
         let plan = self.plan(swapchain, image, own_id)?;
-        if let Some(m) = mode {
-            let fifo = matches!(m, PresentMode::FIFO | PresentMode::FIFO_RELAXED);
-            self.machine.present_mode_switched(swapchain, fifo);
-        }
         let sem = match plan.repair {
             Some(choice) => self.repair(swapchain, choice, wait)?,
             None => wait,
         };
         let fence = self.present_fence(&plan);
-        let (extras, timed) = self.present_extras(swapchain, own_id)?;
+        let (extras, timed) = self.present_extras(swapchain, own_id, mode)?;
         let extras = PresentExtras { mode, ..extras };
         self.truth.ids_sent += u64::from(extras.id != 0);
         let early = self.beside.due() && self.world.rng.chance(50);

@@ -4,7 +4,7 @@
 //! book of its own (`timing_shell.rs`: its refresh, time domains and results converted and
 //! checked against the world's), its results queue sized and the machine told
 //! (`set_present_timing`); each present carries the machine's request for it
-//! (`planned_present_timing`: its target as the engine gets it, its stage query); a
+//! (`plan_target`: its target as the engine gets it, its stage query); a
 //! `PRESENT_TIMING_QUEUE_FULL` answer to a present vkpace timed is vkpace's doing, success to the
 //! application; after each present every timed swapchain's results are read without blocking
 //! and handed over (`present_timings`, `display_timing_changed`). What the shell sent and read
@@ -12,7 +12,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use vkpace_core::{choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, PresentTarget};
+use vkpace_core::{
+    choose_paths, DisplayFeedback, DisplayOffer, DisplayPaths, PresentMode, PresentTarget,
+};
 
 use crate::driver::SimError;
 use crate::driver_timing::check_extras;
@@ -87,9 +89,9 @@ impl DoorTiming {
 impl SimPacer {
     /// After a creation, as the Vulkan shell's: present ids by the core's rule
     /// (`DisplayPaths::id_structure`: display feedback or present timing), and on the
-    /// present timing path the swapchain's book, its first reads, its
-    /// results queue and refresh told to the machine. `fifo`: its present mode takes targets.
-    pub(crate) fn display_created(&mut self, g: Gen, fifo: bool) -> Result<(), SimError> {
+    /// present timing path the swapchain's book, its first reads, its results queue and
+    /// refresh told to the machine.
+    pub(crate) fn display_created(&mut self, g: Gen) -> Result<(), SimError> {
         let t = &mut self.timing;
         self.machine.set_present_ids(g, t.paths.id_structure());
         let (Some(targets), Some(p)) = (t.paths.timing, t.params) else {
@@ -98,24 +100,24 @@ impl SimPacer {
         let mut book = SimTiming::new(targets, p.clocks, p.seed ^ g);
         let refresh = self.world.display.config.refresh_ns;
         let display = book.created(g, refresh, self.world.now)?;
-        self.machine.set_present_timing(g, p.slots, display, fifo)?;
+        self.machine.set_present_timing(g, p.slots, display)?;
         t.books.insert(g, book);
         self.truth.timing.swapchains_timed += 1;
         Ok(())
     }
 
     /// What the present to `swapchain` carries (after the machine's plan): the application's
-    /// id or vkpace's, and the machine's timing request with its target as the engine gets it;
-    /// whether vkpace timed it. What vkpace adds is checked against the paths chosen.
+    /// id or vkpace's, and the machine's timing request with its target as the engine gets it
+    /// (`mode`: the application's mode switch); whether vkpace timed it. What vkpace adds is
+    /// checked against the paths chosen.
     pub(crate) fn present_extras(
         &mut self,
         swapchain: Gen,
         own_id: Option<u64>,
+        mode: Option<PresentMode>,
     ) -> Result<(PresentExtras, bool), SimError> {
-        let door_id = self.machine.planned_present_id(swapchain);
-        let request = self
-            .machine
-            .planned_present_timing(swapchain, self.world.now);
+        let planned = self.machine.plan_target(swapchain, mode, self.world.now);
+        let (door_id, request) = (planned.id, planned.timing);
         let target = match (request, self.timing.books.get(&swapchain)) {
             (Some(r), Some(book)) => book.engine_target(r.target)?,
             (Some(r), None) => {

@@ -57,7 +57,7 @@ pub use pacing::{
 };
 pub use present_pacer::{
     BoundedWait, DestroyOutcome, Gate, PacerConfig, PacerMachine, PresentOutcome,
-    PresentPacerStats, PresentPlan, PresentStep, RepairSemaphore, SleepWatch,
+    PresentPacerStats, PresentPlan, PresentStep, RepairSemaphore, SleepWatch, TargetPlan,
 };
 pub use presenter::DestroyAction;
 pub use serial::Serial;

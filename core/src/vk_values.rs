@@ -63,6 +63,14 @@ impl PresentMode {
     pub const FIFO: Self = Self(2);
     /// `VK_PRESENT_MODE_FIFO_RELAXED_KHR`.
     pub const FIFO_RELAXED: Self = Self(3);
+
+    /// Whether the mode shows every frame in order at the display's refresh (FIFO and
+    /// FIFO_RELAXED), so the display can be a bottleneck frames wait for, and a present may
+    /// carry a target (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235).
+    #[must_use]
+    pub fn queues_frames(self) -> bool {
+        self == Self::FIFO || self == Self::FIFO_RELAXED
+    }
 }
 
 /// A `VkSurfaceFormatKHR`: an image format and the color space it is shown in. The two are

@@ -48,7 +48,7 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         }
         let live = self.live.as_ref()?;
         let old = old?;
-        if !super::queues_frames(live.plan.present_mode) {
+        if !live.plan.present_mode.queues_frames() {
             return None;
         }
         let acquires = self

@@ -106,12 +106,6 @@ pub use request::{
 };
 pub use stats::SwapchainStats;
 
-/// Whether a present mode shows every frame in order at the display's refresh (FIFO and
-/// FIFO_RELAXED), so the display can be a bottleneck frames wait for.
-fn queues_frames(mode: PresentMode) -> bool {
-    mode == PresentMode::FIFO || mode == PresentMode::FIFO_RELAXED
-}
-
 /// The operation in progress.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Op {

@@ -2,7 +2,7 @@
 //! ([`FrameMachine::handle_frame_submitted`]), so a frame submitted and then dropped is still
 //! known: the next acquire presents it, and its objects are never handed out twice.
 
-use super::{queues_frames, Awaiting, FrameMachine, Op};
+use super::{Awaiting, FrameMachine, Op};
 use crate::completion::SubmitSignal;
 use crate::error::{CoreError, Failure};
 use crate::presenter::PresentOutcome;
@@ -257,7 +257,7 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         } else if let Some(mode) = self.next_mode.take().filter(|_| queued) {
             if let Some(live) = self.live.as_mut() {
                 live.plan.present_mode = mode;
-                self.pacing.set_display_queues(queues_frames(mode));
+                self.pacing.set_display_queues(mode.queues_frames());
             }
             self.stats.present_mode_switches += 1;
         }

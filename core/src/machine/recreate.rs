@@ -209,7 +209,7 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         self.stats.swapchains_created += 1;
         self.stats.image_count = image_count;
         self.pacing
-            .set_display_queues(super::queues_frames(plan.present_mode));
+            .set_display_queues(plan.present_mode.queues_frames());
         self.live = Some(Live {
             handle,
             plan,

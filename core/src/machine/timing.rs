@@ -3,7 +3,7 @@
 //! queue and what a result means are shared with the second door (`display::timing_queue`).
 
 use super::request::{PresentTimingRequest, Request};
-use super::{queues_frames, Awaiting, FrameMachine, WaitPurpose};
+use super::{Awaiting, FrameMachine, WaitPurpose};
 use crate::display::{TimingQueue, TimingReport};
 use crate::error::CoreError;
 use crate::handle::Handle;
@@ -42,8 +42,8 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     fn targets_allowed(&self) -> bool {
         self.live
             .as_ref()
-            .is_some_and(|l| queues_frames(l.plan.present_mode))
-            && self.next_mode.is_none_or(queues_frames)
+            .is_some_and(|l| l.plan.present_mode.queues_frames())
+            && self.next_mode.is_none_or(crate::PresentMode::queues_frames)
     }
 
     /// Frame `frame`'s submission was `serial`.

@@ -367,6 +367,13 @@ impl Pacing {
         self.schedule.set_choice(self.interval_choice());
     }
 
+    /// Whether the display takes every frame in order at its refresh
+    /// ([`Self::set_display_queues`]).
+    #[must_use]
+    pub fn display_queues(&self) -> bool {
+        self.display_queues
+    }
+
     /// The frame limit in use.
     #[must_use]
     pub fn frame_limit(&self) -> Option<FrameLimit> {

@@ -124,9 +124,6 @@ pub(super) struct LineageTiming<W> {
     pub(super) swapchain: W,
     /// Its results queue.
     pub(super) queue: TimingQueue,
-    /// Its present mode takes targets (FIFO or FIFO_RELAXED,
-    /// VUID-VkPresentTimingsInfoEXT-pSwapchains-12235).
-    pub(super) targets: bool,
 }
 
 /// A present proven processed (see [`Chain::proven`]).

@@ -38,7 +38,7 @@ use std::collections::VecDeque;
 pub use config::PacerConfig;
 pub use destroy::{BoundedWait, DestroyOutcome};
 pub use frames::{Gate, SleepWatch};
-pub use present::{PresentPlan, PresentStep, RepairSemaphore};
+pub use present::{PresentPlan, PresentStep, RepairSemaphore, TargetPlan};
 pub use stats::PresentPacerStats;
 
 use super::error::CoreError;
@@ -50,6 +50,7 @@ use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
 use crate::display::PresentIdStructure;
 use crate::handle::Handle;
+use crate::vk_values::PresentMode;
 use chain::Chain;
 
 /// A swapchain made through the pacer, until the pacer destroys it.
@@ -195,14 +196,13 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
 
     /// A swapchain `handle` of `image_count` images was made through the pacer, with `old` as
     /// its `oldSwapchain` (if that is one of the pacer's, the new one continues its lineage:
-    /// the same gate, pacing and telemetry). `display_queues`: its present mode shows every
-    /// frame in order (FIFO, FIFO_RELAXED).
+    /// the same gate, pacing and telemetry), in present mode `mode`.
     pub fn swapchain_created(
         &mut self,
         handle: W,
         image_count: u32,
         old: Option<W>,
-        display_queues: bool,
+        mode: PresentMode,
     ) -> Result<(), CoreError> {
         if image_count == 0 {
             return Err(CoreError::NoImages);
@@ -226,7 +226,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         let c = self.chain_mut(chain)?;
         c.generations += 1;
         let generation = c.generations;
-        c.swapchain_changed(display_queues);
+        c.swapchain_changed(mode.queues_frames());
         self.live.push(Paced {
             state: SwapchainState::new(handle, image_count, depth),
             chain,

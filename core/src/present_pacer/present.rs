@@ -30,8 +30,22 @@ pub struct PresentPlan<S> {
     /// with ids from this one up; `None`: none.
     pub present_fences: Option<u64>,
     /// The structure that carries the present ids chosen for the paced swapchains
-    /// ([`PacerMachine::planned_present_id`]); `PresentIdStructure::None`: no ids added.
+    /// ([`TargetPlan::id`]); `PresentIdStructure::None`: no ids added.
     pub present_ids: PresentIdStructure,
+}
+
+/// What vkpace adds to the present in progress for one of its swapchains
+/// ([`PacerMachine::plan_target`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetPlan {
+    /// The present id (`VkPresentIdKHR` or `VkPresentId2KHR`, as [`PresentPlan::present_ids`]
+    /// says); 0: none (a swapchain not paced, its ids in the other structure, or a present
+    /// that carries the application's ids).
+    pub id: u64,
+    /// The present fence's id, where one is added ([`PresentPlan::present_fences`]).
+    pub fence: Option<u64>,
+    /// The present timing (`VkPresentTimingInfoEXT`), where vkpace times the swapchain.
+    pub timing: Option<crate::machine::PresentTimingRequest>,
 }
 
 /// The answer to [`PacerMachine::before_present`].
@@ -55,7 +69,7 @@ pub(super) struct Target<W> {
     pub(super) id: u64,
     /// The present fence id vkpace adds, if any.
     pub(super) fence: Option<u64>,
-    /// The present timing vkpace adds, once asked ([`PacerMachine::planned_present_timing`]).
+    /// The present timing vkpace adds, once asked ([`PacerMachine::plan_target`]).
     pub(super) timing: Option<crate::machine::PresentTimingRequest>,
     /// The application's own present id for it (0: none).
     pub(super) caller_id: u64,
@@ -174,27 +188,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 t.caller_id = id;
             }
         }
-    }
-
-    /// The present id vkpace adds for `swapchain` in the present in progress (0: none, for a
-    /// swapchain not paced or a present that carries the application's ids).
-    #[must_use]
-    pub fn planned_present_id(&self, swapchain: W) -> u64 {
-        self.pending
-            .targets
-            .iter()
-            .find(|t| t.swapchain == swapchain)
-            .map_or(0, |t| t.id)
-    }
-
-    /// The present fence id vkpace adds for `swapchain` in the present in progress.
-    #[must_use]
-    pub fn planned_present_fence(&self, swapchain: W) -> Option<u64> {
-        self.pending
-            .targets
-            .iter()
-            .find(|t| t.swapchain == swapchain)
-            .and_then(|t| t.fence)
     }
 
     /// The shell could not make the present fence planned for `swapchain` (out of memory): the

@@ -3,7 +3,7 @@
 use super::*;
 use crate::display::PresentIdStructure;
 use crate::pacing::{FrameLimit, PacingPolicy};
-use crate::vk_values::VkStatus;
+use crate::vk_values::{PresentMode, VkStatus};
 
 mod app_ids;
 mod fallback;
@@ -38,7 +38,7 @@ impl Driver {
     /// A driver whose machine has swapchain 1, paced, with `images` images.
     fn with_swapchain(config: PacerConfig, images: u32) -> Result<Self, CoreError> {
         let mut d = Self::new(config)?;
-        d.m.swapchain_created(1, images, None, true)?;
+        d.m.swapchain_created(1, images, None, FIFO)?;
         Ok(d)
     }
 
@@ -52,7 +52,7 @@ impl Driver {
             },
             2,
         )?;
-        d.m.swapchain_created(2, 2, None, true)?;
+        d.m.swapchain_created(2, 2, None, FIFO)?;
         Ok(d)
     }
 
@@ -67,7 +67,7 @@ impl Driver {
     /// Swapchain 2 made from 1 (two images), then 1 destroyed: deferred, nothing proves it idle
     /// yet.
     fn retire_into_successor(&mut self) -> Result<(), CoreError> {
-        self.m.swapchain_created(2, 2, Some(1), true)?;
+        self.m.swapchain_created(2, 2, Some(1), FIFO)?;
         assert_eq!(self.m.destroy_requested(1)?, DestroyOutcome::Deferred);
         Ok(())
     }
@@ -167,10 +167,21 @@ impl Driver {
         ids: Option<&[u64]>,
     ) -> Result<u64, CoreError> {
         let _ = self.m.before_present(&[(w, image)], ids, false)?;
-        let id = self.m.planned_present_id(w);
+        let id = self.m.plan_target(w, None, 0).id;
         self.m.repair_failed();
         self.m.present_returned(VkStatus::SUCCESS, &[], 0)?;
         Ok(id)
+    }
+}
+
+const FIFO: PresentMode = PresentMode::FIFO;
+const MAILBOX: PresentMode = PresentMode::MAILBOX;
+
+/// FIFO where `fifo`, else MAILBOX (a mode that queues no frames).
+fn mode(fifo: bool) -> PresentMode {
+    match fifo {
+        true => FIFO,
+        false => MAILBOX,
     }
 }
 
@@ -318,7 +329,7 @@ fn a_swapchain_without_successor_is_destroyed_after_a_bounded_wait() -> Result<(
         "its repair semaphore went to the pool"
     );
     // A never-presented swapchain needs no wait at all.
-    d.m.swapchain_created(3, 2, None, true)?;
+    d.m.swapchain_created(3, 2, None, FIFO)?;
     assert_eq!(d.m.destroy_requested(3)?, DestroyOutcome::Now);
     assert_eq!(d.m.bounded_wait(), None);
     d.drain();
@@ -405,15 +416,18 @@ fn ids_fences_and_one_semaphore_for_a_present_to_two_swapchains() -> Result<(), 
     assert_eq!(plan.present_ids, PresentIdStructure::Id2);
     assert_eq!(
         (
-            d.m.planned_present_id(1),
-            d.m.planned_present_id(9),
-            d.m.planned_present_id(2)
+            d.m.plan_target(1, None, 0).id,
+            d.m.plan_target(9, None, 0).id,
+            d.m.plan_target(2, None, 0).id
         ),
         (1, 0, 1),
         "one id counter per lineage"
     );
     assert_eq!(
-        (d.m.planned_present_fence(1), d.m.planned_present_fence(2)),
+        (
+            d.m.plan_target(1, None, 0).fence,
+            d.m.plan_target(2, None, 0).fence
+        ),
         (Some(1), Some(2))
     );
     d.m.semaphore_created(5)?;
@@ -459,7 +473,7 @@ fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreErro
     let mut d = Driver::with_swapchain(c, 2)?;
     for w in 2..=4u64 {
         d.present(w - 1, 0, PresentOutcome::Queued)?;
-        d.m.swapchain_created(w, 2, Some(w - 1), true)?;
+        d.m.swapchain_created(w, 2, Some(w - 1), FIFO)?;
         let outcome = d.m.destroy_requested(w - 1)?;
         let want = match w {
             4 => DestroyOutcome::Now,

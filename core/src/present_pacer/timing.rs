@@ -11,26 +11,28 @@
 //! refresh the next target may be one refresh early and FIFO shows it at the next refresh free.
 
 use super::chain::{Chain, LineageTiming};
-use super::present::Target;
+use super::present::{Target, TargetPlan};
 use super::PacerMachine;
 use crate::display::{PresentIdStructure, TimingQueue, TimingReport};
 use crate::error::CoreError;
 use crate::handle::Handle;
 use crate::machine::PresentTimingRequest;
 use crate::pacing::DisplayRefresh;
+use crate::vk_values::PresentMode;
 
 impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// The shell set present timing up for `handle`, the newest swapchain of its lineage: a
-    /// results queue of `slots`, the display's refresh as the swapchain reports it
-    /// (`Targets::display_refresh`), and whether its present mode takes
-    /// targets (FIFO, FIFO_RELAXED). Its presents then carry vkpace's present ids, and their
-    /// display is learnt from the results rather than from present waits.
+    /// results queue of `slots` and the display's refresh as the swapchain reports it
+    /// (`Targets::display_refresh`). Its presents then carry vkpace's present ids, and their
+    /// display is learnt from the results rather than from present waits. Its presents carry
+    /// targets while its present mode takes them (FIFO, FIFO_RELAXED:
+    /// VUID-VkPresentTimingsInfoEXT-pSwapchains-12235), the mode it was made with or the
+    /// application switched it to since ([`Self::plan_target`]).
     pub fn set_present_timing(
         &mut self,
         handle: W,
         slots: u32,
         refresh: DisplayRefresh,
-        targets: bool,
     ) -> Result<(), CoreError> {
         let i = self.find(handle).ok_or(CoreError::NoSwapchain)?;
         let (chain, generation) = (self.live[i].chain, self.live[i].generation);
@@ -44,7 +46,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         c.timing = Some(LineageTiming {
             swapchain: handle,
             queue: TimingQueue::new(slots),
-            targets,
         });
         c.pacing.set_display_refresh(refresh);
         self.stats.swapchains_timed += 1;
@@ -61,7 +62,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// The application drives `handle`'s present timing itself (it chained its own
     /// `VkPresentTimingsInfoEXT`): vkpace adds no more timing to its presents, and its frame
     /// limit goes back to the CPU limiter. (A present mode switch it chains is followed
-    /// instead: [`Self::present_mode_switched`].)
+    /// instead: [`Self::plan_target`].)
     pub fn stop_present_timing(&mut self, handle: W) {
         if let Some(c) = self.timed_chain(handle) {
             c.timing = None;
@@ -85,78 +86,74 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             .filter_map(|c| c.timing.map(|t| t.swapchain))
     }
 
-    /// What the present in progress asks of the engine for `swapchain` at `now`
-    /// (`VkPresentTimingInfoEXT`); None where vkpace adds no timing to it (not timed). A
-    /// present that carries the application's own ids (DXVK tracks its frames with present
-    /// ids and waits) still gets its target, but asks for no stage times: results are named
-    /// by the ids of `VkPresentId2KHR`, which are the application's (or none, beside its
-    /// `VkPresentIdKHR`), so vkpace could not tell its frames by them. Call after
-    /// [`Self::before_present`], once per swapchain of the present.
-    pub fn planned_present_timing(
+    /// What vkpace adds to the present in progress for `swapchain` at `now`: its present id,
+    /// present fence and present timing. Call after [`Self::before_present`], once per
+    /// swapchain of the present; a swapchain not paced gets nothing.
+    ///
+    /// `switch`: the present mode the application's present switches the swapchain to
+    /// (`VkSwapchainPresentModeInfoKHR`, as DXVK chains on every present), if any. A target
+    /// needs a mode that queues frames (FIFO, FIFO_RELAXED) as the swapchain's
+    /// current one and as the one the present switches to
+    /// (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235): this present carries one only if both
+    /// are. The switch takes effect with the present, unless it fails or is refused (then it
+    /// goes with the next present that carries it), as door 1 decides it (`FrameMachine`'s
+    /// `targets_allowed`); later presents then follow the new mode. A mode that does not queue
+    /// frames (MAILBOX, IMMEDIATE) leaves the frame limit to the CPU limiter.
+    ///
+    /// Timing: none where vkpace does not time the swapchain. A present that carries the
+    /// application's own ids (DXVK tracks its frames with present ids and waits) still gets
+    /// its target, but asks for no stage times: results are named by the ids of
+    /// `VkPresentId2KHR`, which are the application's (or none, beside its `VkPresentIdKHR`),
+    /// so vkpace could not tell its frames by them.
+    pub fn plan_target(
         &mut self,
         swapchain: W,
+        switch: Option<PresentMode>,
         now: u64,
-    ) -> Option<PresentTimingRequest> {
-        let at = self
+    ) -> TargetPlan {
+        let Some(at) = self
             .pending
             .targets
             .iter()
-            .position(|t| t.swapchain == swapchain && (t.id != 0 || self.pending.caller_ids))?;
-        let stages = self.pending.targets[at].id != 0;
-        let switch_allows = self.pending.targets[at].switch_to_fifo.unwrap_or(true);
-        if let Some(asked) = self.pending.targets[at].timing {
-            return Some(asked);
-        }
-        let chain = self.live[self.find(swapchain)?].chain;
-        let c = self.chain_mut(chain).ok()?;
-        let frame = match c.started {
-            Some(f) => f,
-            None => {
-                let f = c.telemetry.begin(now);
-                c.started = Some(f);
-                f
-            }
+            .position(|t| t.swapchain == swapchain)
+        else {
+            return TargetPlan::default();
         };
+        // `mode_switch_ignored` (`scripts/mutation-check`) deliberately never hears of it.
+        if switch.is_some() && !cfg!(vkpace_mutation = "mode_switch_ignored") {
+            self.pending.targets[at].switch_to_fifo = switch.map(PresentMode::queues_frames);
+        }
+        let timing = self.target_timing(at, now);
+        let t = &self.pending.targets[at];
+        TargetPlan {
+            id: t.id,
+            fence: t.fence,
+            timing,
+        }
+    }
+
+    /// The timing request of the present in progress's target `at`, made once.
+    fn target_timing(&mut self, at: usize, now: u64) -> Option<PresentTimingRequest> {
+        let t = self.pending.targets[at];
+        if t.timing.is_some() || (t.id == 0 && !self.pending.caller_ids) {
+            return t.timing;
+        }
+        let stages = t.id != 0;
+        let chain = self.live[self.find(t.swapchain)?].chain;
+        let c = self.chain_mut(chain).ok()?;
+        let frame = *c.started.get_or_insert_with(|| c.telemetry.begin(now));
         // Stage times come only with a timing request: a lineage without present timing on
         // this swapchain learns its ready times from the repair submission (`ready_watch.rs`).
-        let t = c.timing.as_mut().filter(|t| t.swapchain == swapchain)?;
+        let lineage = c.timing.as_mut().filter(|l| l.swapchain == t.swapchain)?;
         c.stage_times = stages;
-        let request = t.queue.request(
-            &mut c.pacing,
-            &mut c.telemetry,
-            frame,
-            now,
-            t.targets && switch_allows,
-            stages,
-        );
+        let targets = c.pacing.display_queues() && t.switch_to_fifo.unwrap_or(true);
+        let request =
+            lineage
+                .queue
+                .request(&mut c.pacing, &mut c.telemetry, frame, now, targets, stages);
         self.pending.targets[at].timing = Some(request);
         self.stats.targets_added += u64::from(request.target != crate::PresentTarget::None);
         Some(request)
-    }
-
-    /// The application's present in progress switches `swapchain`'s present mode
-    /// (`VkSwapchainPresentModeInfoKHR`, as DXVK chains on every present); `fifo`: to FIFO or
-    /// FIFO_RELAXED. A target needs such a mode as the swapchain's current one and as the one
-    /// the present switches to (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235): this present
-    /// carries one only if both are. The switch takes effect with the present, unless it fails
-    /// or is refused (then it goes with the next present that carries it), as door 1 decides
-    /// it (`FrameMachine`'s `targets_allowed`); later presents then follow the new mode. A mode
-    /// that does not queue frames (MAILBOX, IMMEDIATE) leaves the frame limit to the CPU
-    /// limiter. Call after [`Self::before_present`] and before
-    /// [`Self::planned_present_timing`].
-    pub fn present_mode_switched(&mut self, swapchain: W, fifo: bool) {
-        if cfg!(vkpace_mutation = "mode_switch_ignored") {
-            // Deliberately wrong (`scripts/mutation-check`): the switch is not heard of.
-            return;
-        }
-        if let Some(t) = self
-            .pending
-            .targets
-            .iter_mut()
-            .find(|t| t.swapchain == swapchain)
-        {
-            t.switch_to_fifo = Some(fifo);
-        }
     }
 
     /// At a present's result: the mode switch of each swapchain takes effect where the
@@ -176,9 +173,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 continue;
             };
             c.pacing.set_display_queues(fifo);
-            if let Some(timing) = c.timing.as_mut().filter(|x| x.swapchain == t.swapchain) {
-                timing.targets = fifo;
-            }
         }
     }
 

@@ -18,7 +18,7 @@ use crate::vk::clock::Clock;
 use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
 use crate::vk::error::Result;
 use crate::vk::EnabledPaths;
-use vkpace_core::{DestroyOutcome, DisplayFeedback, DisplayPaths};
+use vkpace_core::{DestroyOutcome, DisplayFeedback, DisplayPaths, PresentMode};
 
 /// What a creation's calls down need, copied out of the pacer under the lock.
 pub(super) struct Creating {
@@ -115,12 +115,9 @@ impl PresentPacer {
         let c = got?;
         let handle = c.handle;
         let old = Some(info.old_swapchain).filter(|o| *o != vk::SwapchainKHR::null());
-        let fifo = matches!(
-            info.present_mode,
-            vk::PresentModeKHR::FIFO | vk::PresentModeKHR::FIFO_RELAXED
-        );
+        let mode = PresentMode(info.present_mode.as_raw());
         self.calls_down.count(in_call);
-        if let Err(e) = self.machine.swapchain_created(handle, c.images, old, fifo) {
+        if let Err(e) = self.machine.swapchain_created(handle, c.images, old, mode) {
             log::error!("vkpace: swapchain {handle:?} not paced: {e}");
         }
         // The display feedback's ids; present timing's (`VkPresentId2KHR`) once its setup
@@ -138,7 +135,7 @@ impl PresentPacer {
         let timing = c.timing.and_then(|(t, refresh)| {
             let set = refresh.and_then(|r| {
                 self.machine
-                    .set_present_timing(handle, TIMING_SLOTS, r, fifo)
+                    .set_present_timing(handle, TIMING_SLOTS, r)
                     .map_err(Into::into)
             });
             match set {

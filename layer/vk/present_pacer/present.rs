@@ -146,25 +146,26 @@ impl PresentPacer {
         s.statuses.clear();
         s.statuses.extend(s.results.iter().map(|&r| status(r)));
         let failed = |said| PresentOutcome::of(said) == PresentOutcome::Failed;
-        for (&(w, _), &said) in s.targets.iter().zip(&s.statuses) {
-            // A present fence of a swapchain whose present failed may never signal.
-            if failed(driver_said) || failed(said) {
-                if let Some(id) = self.machine.planned_present_fence(w) {
-                    self.fences.pool.lose_present(id);
-                }
-            }
-        }
         let first = s
             .targets
             .iter()
             .map(|(w, _)| *w)
             .find(|w| self.machine.is_paced(*w));
         let now = self.now();
-        if let Err(e) = self
+        match self
             .machine
             .present_returned(driver_said, &self.scratch.statuses, now)
         {
-            log::error!("vkpace: present: {e}");
+            // A present fence the machine does not wait for went to a swapchain whose present
+            // failed: it may never signal.
+            Ok(()) => {
+                for &id in &self.scratch.fence_ids {
+                    if !self.machine.pending_present_fences().any(|(i, _)| i == id) {
+                        self.fences.pool.lose_present(id);
+                    }
+                }
+            }
+            Err(e) => log::error!("vkpace: present: {e}"),
         }
         self.drain_actions();
         if let Err(e) = self.look_around() {

@@ -8,10 +8,10 @@ use ash::vk;
 use super::call_state::Down;
 use super::chain_walk;
 use super::pause::{GpuWait, Pause, Paused};
-use super::present_call::{slice, Planned, Repair, Scratch};
+use super::present_call::{slice, Planned, Repair};
 use super::PresentPacer;
 use crate::vk::error::{Result, VkContext};
-use vkpace_core::{PresentPlan, PresentStep, RepairSemaphore};
+use vkpace_core::{PresentMode, PresentPlan, PresentStep, RepairSemaphore};
 
 impl PresentPacer {
     /// The present's first step: reports the wait the last step asked for (if any), then
@@ -138,27 +138,29 @@ impl PresentPacer {
     }
 
     /// The planned present: its repair semaphore and fence, and the structures vkpace adds,
-    /// filled into the scratch arrays, which leave the pacer with it.
+    /// filled into the scratch arrays (one entry per swapchain), which leave the pacer with it.
     fn planned(&mut self, plan: Option<PresentPlan<vk::Semaphore>>) -> Down {
         let Some(plan) = plan else {
             return Down::PresentThrough(self.swapchain_fn.clone());
         };
         let repair = self.repair_semaphore(plan);
-        // The machine chose the structure (none where the application's ids are chained).
-        let ids = plan.present_ids;
-        let mut scratch = std::mem::take(&mut self.scratch);
-        for (&(w, _), &mode) in scratch.targets.iter().zip(&scratch.caller_modes) {
-            let fifo = matches!(
-                mode,
-                vk::PresentModeKHR::FIFO | vk::PresentModeKHR::FIFO_RELAXED
-            );
-            self.machine.present_mode_switched(w, fifo);
-        }
-        let fences = self.present_fences(&mut scratch, plan);
-        let timed = self.present_timings(&scratch.targets, &mut scratch.timings);
-        scratch.ids.clear();
-        for &(w, _) in &scratch.targets {
-            scratch.ids.push(self.machine.planned_present_id(w));
+        let mut s = std::mem::take(&mut self.scratch);
+        let (now, fenced, mut timed) = (self.now(), plan.present_fences.is_some(), false);
+        s.ids.clear();
+        s.fences.clear();
+        s.fence_ids.clear();
+        s.timings.0.clear();
+        for (k, &(w, _)) in s.targets.iter().enumerate() {
+            let mode = s.caller_modes.get(k).map(|m| PresentMode(m.as_raw()));
+            let target = self.machine.plan_target(w, mode, now);
+            s.ids.push(target.id);
+            if fenced {
+                s.fences.push(self.present_fence(w, target.fence));
+                s.fence_ids.extend(target.fence);
+            }
+            let timing = target.timing.and_then(|r| self.timing_info(w, &r));
+            timed |= timing.is_some();
+            s.timings.0.push(timing.unwrap_or_default());
         }
         Down::Present(Planned {
             queue: self.queue,
@@ -166,10 +168,11 @@ impl PresentPacer {
             swapchain_fn: self.swapchain_fn.clone(),
             clock: self.clock,
             repair,
-            ids,
-            fences,
+            // The machine chose the structure (none where the application's ids are chained).
+            ids: plan.present_ids,
+            fences: fenced,
             timed,
-            scratch,
+            scratch: s,
         })
     }
 
@@ -216,30 +219,22 @@ impl PresentPacer {
         Ok(s)
     }
 
-    /// Fills the present fences (one per swapchain, null for one not paced) where the plan
-    /// adds them; whether it does.
-    fn present_fences(&mut self, scratch: &mut Scratch, plan: PresentPlan<vk::Semaphore>) -> bool {
-        scratch.fences.clear();
-        if plan.present_fences.is_none() {
-            return false;
+    /// The present fence for `w`, where the machine planned one (`id`); null where not, or
+    /// where none could be made (the machine told: the present goes without it).
+    fn present_fence(&mut self, w: vk::SwapchainKHR, id: Option<u64>) -> vk::Fence {
+        let Some(id) = id else {
+            return vk::Fence::null();
+        };
+        match self.fences.take(&self.device) {
+            Ok(f) => {
+                self.fences.pool.presented_as(id, f);
+                f
+            }
+            Err(e) => {
+                log::error!("vkpace: present fence: {e}");
+                self.machine.present_fence_not_added(w);
+                vk::Fence::null()
+            }
         }
-        for &(w, _) in &scratch.targets {
-            let fence = match self.machine.planned_present_fence(w) {
-                Some(id) => match self.fences.take(&self.device) {
-                    Ok(f) => {
-                        self.fences.pool.presented_as(id, f);
-                        f
-                    }
-                    Err(e) => {
-                        log::error!("vkpace: present fence: {e}");
-                        self.machine.present_fence_not_added(w);
-                        vk::Fence::null()
-                    }
-                },
-                None => vk::Fence::null(),
-            };
-            scratch.fences.push(fence);
-        }
-        true
     }
 }

@@ -8,6 +8,7 @@ use ash::vk;
 
 use super::PresentPacer;
 use crate::vk::error::Result;
+use vkpace_core::PresentTimingRequest;
 use vkpace_registry::PresentTimingInfoEXT;
 
 /// The `VkPresentTimingInfoEXT` array of the present being made, kept so a steady frame does not
@@ -24,7 +25,7 @@ impl PresentPacer {
     /// The application drives present timing on this present's swapchains itself: vkpace's
     /// timing on them stops (its stage queries would take the application's queue slots, and
     /// its targets would contradict the application's). A present mode switch does not stop it:
-    /// the machine follows the mode (`present_mode_switched`).
+    /// the machine follows the mode (`plan_target`).
     pub(super) fn timing_taken_over(&mut self) {
         let mut stopped = false;
         for &(w, _) in &self.scratch.targets {
@@ -55,28 +56,15 @@ impl PresentPacer {
         }
     }
 
-    /// Fills `infos` with the present timing structures (one per swapchain of `targets`) where
-    /// vkpace times any of the present's swapchains; whether it does.
-    pub(super) fn present_timings(
-        &mut self,
-        targets: &[(vk::SwapchainKHR, u32)],
-        infos: &mut TimingInfos,
-    ) -> bool {
-        infos.0.clear();
-        let now = self.now();
-        let mut any = false;
-        for &(w, _) in targets {
-            let info = self
-                .machine
-                .planned_present_timing(w, now)
-                .and_then(|request| {
-                    let made = self.swapchains.iter().find(|m| m.handle == w)?;
-                    made.timing.as_ref()?.present_info(w, &request)
-                });
-            any |= info.is_some();
-            infos.0.push(info.unwrap_or_default());
-        }
-        any
+    /// The present timing structure of the machine's `request` for `w`, from its swapchain's
+    /// timing shell (none where vkpace set no timing up for it).
+    pub(super) fn timing_info(
+        &self,
+        w: vk::SwapchainKHR,
+        request: &PresentTimingRequest,
+    ) -> Option<PresentTimingInfoEXT<'static>> {
+        let made = self.swapchains.iter().find(|m| m.handle == w)?;
+        made.timing.as_ref()?.present_info(w, request)
     }
 
     /// Reads the timed swapchains' present timing results without blocking, and hands them,

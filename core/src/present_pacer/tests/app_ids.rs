@@ -23,7 +23,7 @@ fn the_applications_ids_pass_and_a_surface_without_feedback_gets_none() -> Resul
     assert_eq!(d.unrepaired_present(1, 0, None)?, 41);
     // A present to a retired swapchain (an image acquired before the recreation) gets no id:
     // its presents are never waited on.
-    d.m.swapchain_created(3, 2, Some(1), true)?;
+    d.m.swapchain_created(3, 2, Some(1), FIFO)?;
     assert_eq!(d.unrepaired_present(1, 0, None)?, 0);
     // A surface without display feedback: no id planned, none counted.
     d.m.set_present_ids(2, PresentIdStructure::None);

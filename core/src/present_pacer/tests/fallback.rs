@@ -35,7 +35,7 @@ fn the_cap_holds_though_present_fences_never_signal() -> Result<(), CoreError> {
     let mut d = Driver::with_swapchain(capped(), 2)?;
     for w in 2..=3u64 {
         d.present(w - 1, 0, PresentOutcome::Queued)?;
-        d.m.swapchain_created(w, 2, Some(w - 1), true)?;
+        d.m.swapchain_created(w, 2, Some(w - 1), FIFO)?;
         let outcome = d.m.destroy_requested(w - 1)?;
         if outcome == DestroyOutcome::Now {
             d.carry_out_waits(false)?;

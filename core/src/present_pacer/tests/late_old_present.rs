@@ -9,9 +9,9 @@ use super::*;
 /// proves 2's first present processed, not the late one); all complete.
 fn presented_late() -> Result<Driver, CoreError> {
     let mut d = Driver::new(config(2))?;
-    d.m.swapchain_created(1, 2, None, true)?;
+    d.m.swapchain_created(1, 2, None, FIFO)?;
     let (_, a) = d.present(1, 0, PresentOutcome::Queued)?;
-    d.m.swapchain_created(2, 1, Some(1), true)?;
+    d.m.swapchain_created(2, 1, Some(1), FIFO)?;
     let (_, b) = d.present(2, 0, PresentOutcome::Queued)?;
     let (_, late) = d.present(1, 1, PresentOutcome::Queued)?;
     let (_, proof) = d.present(2, 0, PresentOutcome::Queued)?;

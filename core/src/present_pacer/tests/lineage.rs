@@ -9,7 +9,7 @@ fn failed_then_recreated() -> Result<Driver, CoreError> {
     let mut d = Driver::with_swapchain(fenced(1), 2)?;
     d.present(1, 0, PresentOutcome::Queued)?;
     d.present(1, 1, PresentOutcome::Failed)?;
-    d.m.swapchain_created(2, 2, Some(1), true)?;
+    d.m.swapchain_created(2, 2, Some(1), FIFO)?;
     Ok(d)
 }
 

@@ -90,7 +90,7 @@ fn an_older_swapchain_of_the_lineage_is_destroyed_during_a_present_to_the_newer(
     // retired_after_a_present destroyed 1 already: make the order the other way round.
     let mut d2 = Driver::with_swapchain(config(2), 2)?;
     d2.present(1, 0, PresentOutcome::Queued)?;
-    d2.m.swapchain_created(2, 2, Some(1), true)?;
+    d2.m.swapchain_created(2, 2, Some(1), FIFO)?;
     plan(&mut d2, 2, 0)?;
     assert_eq!(d2.m.destroy_requested(1)?, DestroyOutcome::Deferred);
     let a = finish(&mut d2)?;
@@ -116,12 +116,12 @@ fn an_older_swapchain_of_the_lineage_is_destroyed_during_a_present_to_the_newer(
 fn swapchains_are_made_acquired_and_paced_while_a_present_is_in_flight() -> Result<(), CoreError> {
     let mut d = Driver::with_swapchain(config(2), 2)?;
     d.present(1, 0, PresentOutcome::Queued)?;
-    d.m.swapchain_created(2, 2, Some(1), true)?;
+    d.m.swapchain_created(2, 2, Some(1), FIFO)?;
     // An image acquired from 1 before the recreation is presented: 1 is retired, no longer
     // synchronized with 2 or with a swapchain made from 2.
     plan(&mut d, 1, 1)?;
-    d.m.swapchain_created(3, 2, Some(2), true)?;
-    d.m.swapchain_created(4, 2, None, true)?;
+    d.m.swapchain_created(3, 2, Some(2), FIFO)?;
+    d.m.swapchain_created(4, 2, None, FIFO)?;
     assert_eq!(d.m.begin_frame(4, 0)?, Gate::Go);
     d.m.acquired(4, VkStatus::SUCCESS, 0, 0)?;
     assert_eq!(d.m.begin_frame(3, 0)?, Gate::Go);
@@ -174,7 +174,8 @@ fn teardown_waits_for_the_present_fence_of_a_present_never_reported() -> Result<
     d.present(1, 0, PresentOutcome::Queued)?;
     plan(&mut d, 1, 1)?;
     let fence =
-        d.m.planned_present_fence(1)
+        d.m.plan_target(1, None, 0)
+            .fence
             .expect("a present fence is planned");
     d.m.repair_submitted(0)?;
     d.m.begin_shutdown();

@@ -9,14 +9,14 @@ fn a_present_fence_not_made_is_never_waited_for() -> Result<(), CoreError> {
         present_fences: true,
         ..PacerConfig::default()
     })?;
-    m.swapchain_created(1, 2, None, true)?;
+    m.swapchain_created(1, 2, None, FIFO)?;
     let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
         panic!("no wait expected");
     };
     assert_eq!(plan.present_fences, Some(1));
     m.semaphore_created(100)?;
     m.present_fence_not_added(1);
-    assert_eq!(m.planned_present_fence(1), None);
+    assert_eq!(m.plan_target(1, None, 0).fence, None);
     let serial = m.repair_submitted(0)?;
     m.present_returned(VkStatus::SUCCESS, &[], 0)?;
     assert_eq!(m.pending_present_fences().count(), 0, "none awaited");
@@ -57,15 +57,15 @@ fn a_swapchain_of_the_other_id_structure_gets_no_id_and_keeps_its_number() -> Re
         present_ids: true,
         ..PacerConfig::default()
     })?;
-    m.swapchain_created(1, 2, None, true)?;
-    m.swapchain_created(2, 2, None, true)?;
+    m.swapchain_created(1, 2, None, FIFO)?;
+    m.swapchain_created(2, 2, None, FIFO)?;
     m.set_present_ids(1, PresentIdStructure::Id2);
     m.set_present_ids(2, PresentIdStructure::Id);
     let PresentStep::Plan(plan) = m.before_present(&[(1, 0), (2, 0)], None, false)? else {
         panic!("no wait expected");
     };
     assert_eq!(plan.present_ids, PresentIdStructure::Id2, "the first's");
-    let (first, second) = (m.planned_present_id(1), m.planned_present_id(2));
+    let (first, second) = (m.plan_target(1, None, 0).id, m.plan_target(2, None, 0).id);
     assert!(first > 0 && second == 0, "{first}, {second}");
     m.semaphore_created(100)?;
     m.repair_submitted(0)?;
@@ -81,7 +81,7 @@ fn a_swapchain_of_the_other_id_structure_gets_no_id_and_keeps_its_number() -> Re
         panic!("no wait expected");
     };
     assert_eq!(plan.present_ids, PresentIdStructure::Id);
-    assert_eq!(m.planned_present_id(2), 1, "no id used up");
+    assert_eq!(m.plan_target(2, None, 0).id, 1, "no id used up");
     Ok(())
 }
 
@@ -91,7 +91,7 @@ fn a_present_that_returned_an_error_code_is_not_awaited() -> Result<(), CoreErro
         present_ids: true,
         ..PacerConfig::default()
     })?;
-    m.swapchain_created(1, 2, None, true)?;
+    m.swapchain_created(1, 2, None, FIFO)?;
     for error_code in [true, false] {
         let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
             panic!("no wait expected");

@@ -27,12 +27,12 @@ fn grid_machine() -> Result<M, CoreError> {
     config.pacing.policy = PacingPolicy::Grid;
     config.pacing.frame_limit = Some(FrameLimit::fps(30.0)?);
     let mut m = M::new(config)?;
-    m.swapchain_created(1, 3, None, true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
     let absolute = DisplayTiming {
         refresh_ns: REFRESH,
         relative_targets: false,
     };
-    m.set_present_timing(1, 4, DisplayRefresh::Targeted(absolute), true)?;
+    m.set_present_timing(1, 4, DisplayRefresh::Targeted(absolute))?;
     Ok(m)
 }
 
@@ -69,7 +69,7 @@ fn run(watch: bool) -> Result<(Vec<u64>, PresentPacerStats), CoreError> {
             m.semaphore_created(frame as u32 + 100)?;
         }
         now += 1_000_000;
-        let request = m.planned_present_timing(1, now);
+        let request = m.plan_target(1, None, now).timing;
         let serial = m.repair_submitted(now)?;
         m.present_returned(VkStatus::SUCCESS, &[], now)?;
         while m.poll_action().is_some() {}
@@ -124,7 +124,7 @@ fn presented_once(caller_ids: bool) -> Result<(M, Serial), CoreError> {
     if plan.repair == Some(RepairSemaphore::Create) {
         m.semaphore_created(100)?;
     }
-    let _ = m.planned_present_timing(1, 1_000_000);
+    let _ = m.plan_target(1, None, 1_000_000);
     let serial = m.repair_submitted(1_000_000)?;
     m.present_returned(VkStatus::SUCCESS, &[], 1_000_000)?;
     while m.poll_action().is_some() {}

@@ -38,13 +38,13 @@ fn present(
     if plan.repair == Some(RepairSemaphore::Create) {
         m.semaphore_created(now as u32 + 100)?;
     }
-    let timing = m.planned_present_timing(w, now);
+    let planned = m.plan_target(w, None, now);
     assert_eq!(
-        m.planned_present_timing(w, now),
-        timing,
+        m.plan_target(w, None, now),
+        planned,
         "asked twice, the same"
     );
-    let id = m.planned_present_id(w);
+    let (timing, id) = (planned.timing, planned.id);
     let serial = m.repair_submitted(now)?;
     let said = match refused {
         true => VkStatus::PRESENT_TIMING_QUEUE_FULL,
@@ -66,8 +66,8 @@ use crate::machine::PresentTimingRequest;
 fn a_limit_on_the_grid_is_kept_by_relative_targets_and_results_come_back() -> Result<(), CoreError>
 {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     assert!(m.is_timed(1));
     let (timing, id) = present(&mut m, 1, 0, false)?;
     let timing = timing.ok_or(CoreError::NoSwapchain)?;
@@ -86,8 +86,8 @@ fn a_limit_on_the_grid_is_kept_by_relative_targets_and_results_come_back() -> Re
 #[test]
 fn stage_times_stop_while_the_results_queue_is_full() -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     let mut ids = vec![];
     for k in 0..SLOTS {
         let (t, id) = present(&mut m, 1, u64::from(k) * 2 * REFRESH, false)?;
@@ -105,8 +105,8 @@ fn stage_times_stop_while_the_results_queue_is_full() -> Result<(), CoreError> {
 #[test]
 fn a_refused_present_shrinks_the_queue_and_is_never_awaited() -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     let (_, first) = present(&mut m, 1, 0, false)?;
     let _ = present(&mut m, 1, 2 * REFRESH, true)?;
     assert_eq!(m.stats().timing_queue_full, 1);
@@ -125,18 +125,18 @@ fn a_refused_present_shrinks_the_queue_and_is_never_awaited() -> Result<(), Core
 #[test]
 fn a_new_swapchain_has_no_timing_until_set_up_and_the_old_one_none() -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     let _ = present(&mut m, 1, 0, false)?;
-    m.swapchain_created(2, 3, Some(1), true)?;
+    m.swapchain_created(2, 3, Some(1), FIFO)?;
     assert!(!m.is_timed(1) && !m.is_timed(2));
     assert!(
-        m.set_present_timing(1, SLOTS, relative(), true).is_err(),
+        m.set_present_timing(1, SLOTS, relative()).is_err(),
         "a retired swapchain takes no timing"
     );
     let (t, _) = present(&mut m, 2, 2 * REFRESH, false)?;
     assert_eq!(t, None);
-    m.set_present_timing(2, SLOTS, relative(), true)?;
+    m.set_present_timing(2, SLOTS, relative())?;
     let (t, _) = present(&mut m, 2, 4 * REFRESH, false)?;
     assert_eq!(
         t.map(|t| t.target),
@@ -149,8 +149,8 @@ fn a_new_swapchain_has_no_timing_until_set_up_and_the_old_one_none() -> Result<(
 #[test]
 fn no_targets_outside_fifo_and_none_after_the_application_takes_over() -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, false)?;
-    m.set_present_timing(1, SLOTS, relative(), false)?;
+    m.swapchain_created(1, 3, None, MAILBOX)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     let (t, _) = present(&mut m, 1, 0, false)?;
     assert_eq!(
         t.map(|t| t.target),
@@ -171,8 +171,8 @@ fn no_targets_outside_fifo_and_none_after_the_application_takes_over() -> Result
 fn a_present_with_the_applications_ids_keeps_its_target_and_asks_no_stage_times(
 ) -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     let mut now = 0;
     for frame in 0..6u64 {
         loop {
@@ -190,8 +190,8 @@ fn a_present_with_the_applications_ids_keeps_its_target_and_asks_no_stage_times(
             m.semaphore_created(frame as u32 + 100)?;
         }
         assert_eq!(plan.present_ids, PresentIdStructure::None);
-        assert_eq!(m.planned_present_id(1), 0);
-        let timing = m.planned_present_timing(1, now);
+        let TargetPlan { id, timing, .. } = m.plan_target(1, None, now);
+        assert_eq!(id, 0);
         let request = timing.expect("a timed swapchain's present gets its timing");
         assert!(!request.query_stages, "frame {frame}: {request:?}");
         if frame > 0 {
@@ -214,8 +214,8 @@ fn a_present_with_the_applications_ids_keeps_its_target_and_asks_no_stage_times(
 #[test]
 fn a_destroyed_swapchains_results_are_not_read_any_more() -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     let _ = present(&mut m, 1, 0, false)?;
     let _ = m.destroy_requested(1)?;
     assert!(!m.is_timed(1));
@@ -261,8 +261,8 @@ fn a_mode_that_takes_no_targets_leaves_the_cap_to_the_limiter() -> Result<(), Co
     let period = 1e9 / 30.0;
     for fifo in [true, false] {
         let mut m = machine(30.0)?;
-        m.swapchain_created(1, 3, None, fifo)?;
-        m.set_present_timing(1, SLOTS, relative(), fifo)?;
+        m.swapchain_created(1, 3, None, mode(fifo))?;
+        m.set_present_timing(1, SLOTS, relative())?;
         let mean = mean_shown_interval(&mut m, 1, 100)?;
         assert!(
             (mean - period).abs() < 0.02 * period,
@@ -316,8 +316,8 @@ fn a_refused_or_failed_presents_mode_switch_goes_with_the_next_present() -> Resu
 /// answered with the code given: whether each asked for a target; the machine.
 fn targets_with_switches(frames: &[(bool, VkStatus)]) -> Result<(M, Vec<bool>), CoreError> {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
-    m.set_present_timing(1, SLOTS, relative(), true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     let mut now = 0;
     let mut targeted = Vec::new();
     for (frame, &(fifo, said)) in frames.iter().enumerate() {
@@ -334,8 +334,7 @@ fn targets_with_switches(frames: &[(bool, VkStatus)]) -> Result<(M, Vec<bool>), 
         if plan.repair == Some(RepairSemaphore::Create) {
             m.semaphore_created(frame as u32 + 100)?;
         }
-        m.present_mode_switched(1, fifo);
-        let request = m.planned_present_timing(1, now);
+        let request = m.plan_target(1, Some(mode(fifo)), now).timing;
         targeted.push(request.is_some_and(|r| r.target != PresentTarget::None));
         let serial = m.repair_submitted(now)?;
         m.present_returned(said, &[], now)?;
@@ -352,7 +351,7 @@ fn targets_with_switches(frames: &[(bool, VkStatus)]) -> Result<(M, Vec<bool>), 
 #[test]
 fn present_timing_set_up_moves_the_ids_to_present_id2() -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
-    m.swapchain_created(1, 3, None, true)?;
+    m.swapchain_created(1, 3, None, FIFO)?;
     m.set_present_ids(1, PresentIdStructure::Id);
     let structure = |m: &mut M| -> Result<PresentIdStructure, CoreError> {
         let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
@@ -366,7 +365,7 @@ fn present_timing_set_up_moves_the_ids_to_present_id2() -> Result<(), CoreError>
         Ok(plan.present_ids)
     };
     assert_eq!(structure(&mut m)?, PresentIdStructure::Id);
-    m.set_present_timing(1, SLOTS, relative(), true)?;
+    m.set_present_timing(1, SLOTS, relative())?;
     assert_eq!(structure(&mut m)?, PresentIdStructure::Id2);
     Ok(())
 }
@@ -378,8 +377,8 @@ fn present_timing_set_up_moves_the_ids_to_present_id2() -> Result<(), CoreError>
 fn a_refusal_for_one_swapchain_of_a_present_is_that_swapchains_alone() -> Result<(), CoreError> {
     let mut m = machine(30.0)?;
     for w in [1, 2] {
-        m.swapchain_created(w, 3, None, true)?;
-        m.set_present_timing(w, SLOTS, relative(), true)?;
+        m.swapchain_created(w, 3, None, FIFO)?;
+        m.set_present_timing(w, SLOTS, relative())?;
     }
     let PresentStep::Plan(plan) = m.before_present(&[(1, 0), (2, 0)], None, false)? else {
         panic!("no wait expected");
@@ -388,9 +387,8 @@ fn a_refusal_for_one_swapchain_of_a_present_is_that_swapchains_alone() -> Result
         m.semaphore_created(100)?;
     }
     for w in [1, 2] {
-        m.present_mode_switched(w, false);
         assert!(
-            m.planned_present_timing(w, 0).is_some(),
+            m.plan_target(w, Some(MAILBOX), 0).timing.is_some(),
             "swapchain {w} timed"
         );
     }
