@@ -138,6 +138,16 @@ impl Error {
             _ => Error::Vulkan { call, result },
         }
     }
+
+    /// A bounded `vkWaitForFences`'s answer: whether the fences signalled (`VK_TIMEOUT`: not
+    /// in time).
+    pub(crate) fn fence_waited(result: ash::prelude::VkResult<()>) -> Result<bool> {
+        match result {
+            Ok(()) => Ok(true),
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(Error::vk("vkWaitForFences", e)),
+        }
+    }
 }
 
 /// What the core refused, as vkpace reports it (the shell's `?` on the core's results): a misuse

@@ -1,5 +1,6 @@
 //! Whether the system offers some extensions: the first step of every support query
-//! (`Maintenance1Support`, `GpuTimingSupport`, `PresentWaitSupport`).
+//! (`Maintenance1Support`, `GpuTimingSupport`, the display paths'), and the commands of those a
+//! device enabled.
 
 use std::ffi::CStr;
 
@@ -30,6 +31,54 @@ pub(crate) fn all_listed(available: &[vk::ExtensionProperties], wanted: &[&CStr]
             .iter()
             .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == *want))
     })
+}
+
+/// Two feature structures of `physical` as `vkGetPhysicalDeviceFeatures2` fills them, where it
+/// offers every extension of `wanted`; `None` where it does not (the structures may be chained
+/// only then, VUID-VkPhysicalDeviceFeatures2-pNext-pNext).
+///
+/// # Safety
+///
+/// `physical` must come from `instance`, a Vulkan 1.1+ instance.
+pub(crate) unsafe fn offered_features<A, B>(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    wanted: &[&CStr],
+) -> super::error::Result<Option<(A, B)>>
+where
+    A: vk::ExtendsPhysicalDeviceFeatures2 + Default,
+    B: vk::ExtendsPhysicalDeviceFeatures2 + Default,
+{
+    // SAFETY: `physical` comes from `instance` (caller contract).
+    if !unsafe { device_offers(instance, physical, wanted) }? {
+        return Ok(None);
+    }
+    let (mut a, mut b) = (A::default(), B::default());
+    let mut f2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut a)
+        .push_next(&mut b);
+    // SAFETY: 1.1+ instance (caller contract); the chain holds structures of extensions the
+    // device offers.
+    unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+    Ok(Some((a, b)))
+}
+
+/// A device command of an extension the device must have enabled: an `InvalidConfig` naming
+/// `needed_by` where it did not (a device returns no entry point for an extension it did not
+/// enable: vkGetDeviceProcAddr).
+///
+/// # Safety
+///
+/// `device` is a valid device of `instance`.
+pub(crate) unsafe fn enabled_command(
+    instance: &ash::Instance,
+    device: &ash::Device,
+    name: &CStr,
+    needed_by: &'static str,
+) -> super::error::Result<unsafe extern "system" fn()> {
+    // SAFETY: caller contract; `name` is NUL-terminated.
+    unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
+        .ok_or(super::error::Error::InvalidConfig(needed_by))
 }
 
 /// `vkGetPhysicalDeviceSurfaceCapabilities2KHR`'s entry points, for a per-surface query; an

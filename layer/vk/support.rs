@@ -8,7 +8,7 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::display::{
-    PresentTimingSupport, PresentWait2Support, PresentWaitSupport,
+    present_wait_usable, PresentTimingSupport, PresentWait2SurfaceSupport,
     PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_WAIT2_DEVICE_EXTENSIONS,
     PRESENT_WAIT_DEVICE_EXTENSIONS,
 };
@@ -130,10 +130,11 @@ impl Support {
         // SAFETY: caller contract (and `queue_family` is one of its families).
         let gpu = unsafe { GpuTimingSupport::query(entry, instance, physical, queue_family) }?;
         // SAFETY: caller contract.
-        let wait = unsafe { PresentWaitSupport::query(instance, physical) }?;
+        let wait = unsafe { present_wait_usable(instance, physical) }?;
         let caps2 = enabled.surface_capabilities2 || enabled.maintenance1.is_some();
         // SAFETY: caller contract.
-        let wait2 = caps2 && unsafe { PresentWait2Support::query(instance, physical) }?.usable();
+        let wait2 =
+            caps2 && unsafe { PresentWait2SurfaceSupport::device_usable(instance, physical) }?;
         let timing = if caps2 {
             // SAFETY: as above.
             let t = unsafe { PresentTimingSupport::query(instance, physical) }?;
@@ -145,7 +146,7 @@ impl Support {
         Ok(Self {
             maintenance1: m1.usable(),
             gpu_timestamps: gpu.usable(),
-            present_wait: wait.usable(),
+            present_wait: wait,
             present_wait2: wait2,
             present_timing: timing,
         })

@@ -113,7 +113,6 @@ pub struct PacerMachine<S, W> {
     last_submitted: Serial,
     /// Free repair semaphores (unsignalled, nothing pending), shared by all swapchains.
     pool: Vec<S>,
-    semaphores_alive: usize,
     pending: present::Pending<S, W>,
     next_present_fence: u64,
     /// Paced presents so far: the number of the latest (queue order).
@@ -145,7 +144,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             completed: Serial::NONE,
             last_submitted: Serial::NONE,
             pool: Vec::with_capacity(2 * (super::MAX_FRAMES_IN_FLIGHT + 1)),
-            semaphores_alive: 0,
             pending: present::Pending::new(),
             next_present_fence: 1,
             presents_queued: 0,
@@ -371,7 +369,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             if poisoned {
                 self.stats.semaphores_poisoned += 1;
             }
-            self.semaphores_alive = self.semaphores_alive.saturating_sub(1);
             self.actions
                 .push_back(DestroyAction::DestroySemaphore(semaphore));
         }

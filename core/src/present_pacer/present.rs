@@ -209,10 +209,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             ));
         }
         self.pending.semaphore = Some(semaphore);
-        self.semaphores_alive += 1;
         self.stats.semaphores_created += 1;
         self.stats.semaphores_max_alive =
-            self.stats.semaphores_max_alive.max(self.semaphores_alive);
+            self.stats.semaphores_max_alive.max(self.semaphores_held());
         Ok(())
     }
 

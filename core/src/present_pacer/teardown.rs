@@ -66,7 +66,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         for s in semaphores {
             self.actions.push_back(DestroyAction::DestroySemaphore(s));
         }
-        self.semaphores_alive = 0;
         self.retired.is_empty()
     }
 
@@ -74,7 +73,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     #[must_use]
     pub fn stats(&self) -> PresentPacerStats {
         PresentPacerStats {
-            semaphores_alive: self.semaphores_alive,
+            semaphores_alive: self.semaphores_held(),
             ..self.stats
         }
     }
@@ -139,7 +138,7 @@ impl<S: Handle, W: Handle> std::fmt::Display for Dump<'_, S, W> {
             out,
             "  free repair semaphores {}, alive {}; present fences pending {:?}",
             m.pool.len(),
-            m.semaphores_alive,
+            m.semaphores_held(),
             m.present_fences
         )?;
         for c in &m.chains {

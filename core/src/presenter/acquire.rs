@@ -111,15 +111,4 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
             count: u32::try_from(count).unwrap_or(u32::MAX),
         }
     }
-
-    /// A poisoned present semaphore left an image's history: destroy it. Out of line, so that
-    /// the frame path's code stays small.
-    pub(super) fn destroy_poisoned(
-        actions: &mut VecDeque<DestroyAction<S, W>>,
-        stats: &mut PresenterStats,
-        s: S,
-    ) {
-        stats.semaphores_destroyed += 1;
-        actions.push_back(DestroyAction::DestroySemaphore(s));
-    }
 }

@@ -128,8 +128,6 @@ pub struct PresenterStats {
     pub retired_max_pending: usize,
     /// Times the retired-swapchain cap forced the fallback wait.
     pub fallback_waits: u64,
-    /// Semaphores the core handed back through [`DestroyAction::DestroySemaphore`].
-    pub semaphores_destroyed: u64,
 }
 
 /// The sans-IO presentation bookkeeping, generic over semaphore (`S`) and swapchain (`W`)

@@ -25,10 +25,10 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         let completed = self.completed;
         let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
         let history = &mut cur.images[frame.image as usize];
+        // A poisoned semaphore that left the history is destroyed.
         let actions = &mut self.actions;
-        let stats = &mut self.stats;
         let mut choice = history.choose(depth, completed, |s| {
-            Self::destroy_poisoned(actions, stats, s);
+            actions.push_back(DestroyAction::DestroySemaphore(s));
         });
         if choice == PresentSemaphoreChoice::Create {
             if let Some(s) = self.pool.pop() {
@@ -173,7 +173,6 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         if !poisoned && self.pool.len() < Self::pool_cap_for(self.pacer.frames_in_flight()) {
             self.pool.push(semaphore);
         } else {
-            self.stats.semaphores_destroyed += 1;
             self.actions
                 .push_back(DestroyAction::DestroySemaphore(semaphore));
         }

@@ -81,9 +81,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         }
         self.prove_everything_presented();
         self.collect_retired();
-        let stats = &mut self.stats;
         for s in self.acquire.drain().chain(self.pool.drain(..)) {
-            stats.semaphores_destroyed += 1;
             self.actions.push_back(DestroyAction::DestroySemaphore(s));
         }
         Ok(())

@@ -14,9 +14,10 @@ mod timing_shell;
 pub use present_timing::{
     PresentTimingSupport, PresentTimingSurfaceSupport, PRESENT_TIMING_DEVICE_EXTENSIONS,
 };
-pub use present_wait::{PresentWaitSupport, PRESENT_WAIT_DEVICE_EXTENSIONS};
+pub(crate) use present_wait::present_wait_usable;
+pub use present_wait::PRESENT_WAIT_DEVICE_EXTENSIONS;
 pub(crate) use present_wait2::DisplayFns;
-pub use present_wait2::{PresentWait2Support, PRESENT_WAIT2_DEVICE_EXTENSIONS};
+pub use present_wait2::{PresentWait2SurfaceSupport, PRESENT_WAIT2_DEVICE_EXTENSIONS};
 pub use timing_shell::PresentTimingInUse;
 pub(crate) use timing_shell::{TimingShell, TIMING_SLOTS};
 pub use vkpace_core::{DisplayFeedback, RefreshCycle};
@@ -167,7 +168,7 @@ unsafe fn ask_surface(desc: &DisplayRequest<'_>, wait2: bool, timing: bool) -> R
         // SAFETY: valid handles; the device enabled the extensions, so the physical device
         // offers them (caller contract). Present timing's results name presents by id2.
         true => Some(unsafe {
-            PresentWait2Support::query_surface(entry, instance, physical, desc.surface)
+            PresentWait2SurfaceSupport::query(entry, instance, physical, desc.surface)
         }?),
         false => None,
     };

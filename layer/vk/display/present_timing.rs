@@ -26,7 +26,7 @@ use std::ffi::CStr;
 use ash::vk;
 
 use crate::vk::error::{Error, Result, VkContext};
-use crate::vk::extensions::device_offers;
+use crate::vk::extensions::offered_features;
 use vkpace_core::{Calibrateable, TimeDomain};
 use vkpace_registry::{
     PFN_vkGetPastPresentationTimingEXT, PFN_vkGetSwapchainTimeDomainPropertiesEXT,
@@ -111,28 +111,20 @@ impl PresentTimingSupport {
     /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
     /// `vkGetPhysicalDeviceFeatures2`).
     pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
-        // SAFETY: `physical` comes from `instance` (caller contract).
-        let extensions =
-            unsafe { device_offers(instance, physical, &PRESENT_TIMING_DEVICE_EXTENSIONS) }?;
-        let mut support = Self {
-            extensions,
-            ..Self::default()
-        };
-        if extensions {
-            let mut timing = PhysicalDevicePresentTimingFeaturesEXT::default();
-            let mut id2 = PhysicalDevicePresentId2FeaturesKHR::default();
-            let mut f2 = vk::PhysicalDeviceFeatures2::default()
-                .push_next(&mut timing)
-                .push_next(&mut id2);
-            // SAFETY: 1.1+ instance (caller contract); the chain holds structures of
-            // extensions the device offers (VUID-VkPhysicalDeviceFeatures2-pNext-pNext).
-            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
-            support.present_timing = timing.present_timing == vk::TRUE;
-            support.present_at_absolute_time = timing.present_at_absolute_time == vk::TRUE;
-            support.present_at_relative_time = timing.present_at_relative_time == vk::TRUE;
-            support.present_id2 = id2.present_id2 == vk::TRUE;
-        }
-        Ok(support)
+        // SAFETY: caller contract.
+        let got = unsafe {
+            offered_features::<
+                PhysicalDevicePresentTimingFeaturesEXT,
+                PhysicalDevicePresentId2FeaturesKHR,
+            >(instance, physical, &PRESENT_TIMING_DEVICE_EXTENSIONS)
+        }?;
+        Ok(got.map_or_else(Self::default, |(timing, id2)| Self {
+            extensions: true,
+            present_timing: timing.present_timing == vk::TRUE,
+            present_at_absolute_time: timing.present_at_absolute_time == vk::TRUE,
+            present_at_relative_time: timing.present_at_relative_time == vk::TRUE,
+            present_id2: id2.present_id2 == vk::TRUE,
+        }))
     }
 
     /// Asks `surface` what its swapchains support of present timing. Without

@@ -19,60 +19,33 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use crate::vk::error::{Error, Result};
-use crate::vk::extensions::device_offers;
+use crate::vk::error::Result;
+use crate::vk::extensions::{enabled_command, offered_features};
 
 /// The device extensions display feedback needs. Enable both, with the `presentId` and
 /// `presentWait` features, then set [`crate::vk::EnabledPaths::present_wait`].
 pub const PRESENT_WAIT_DEVICE_EXTENSIONS: [&CStr; 2] =
     [ash::khr::present_id::NAME, ash::khr::present_wait::NAME];
 
-/// What a device offers for display feedback.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PresentWaitSupport {
-    /// Both [`PRESENT_WAIT_DEVICE_EXTENSIONS`] are available on the physical device.
-    pub extensions: bool,
-    /// The `presentId` and `presentWait` features are supported (queried only when the
-    /// extensions are).
-    pub features: bool,
-}
-
-impl PresentWaitSupport {
-    /// Whether display feedback can be used.
-    #[must_use]
-    pub fn usable(&self) -> bool {
-        self.extensions && self.features
-    }
-
-    /// Checks `physical`.
-    ///
-    /// # Safety
-    ///
-    /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
-    /// `vkGetPhysicalDeviceFeatures2`). A renderer asks [`crate::Support::query`], which
-    /// calls this.
-    pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
-        // SAFETY: `physical` comes from `instance` (caller contract).
-        let extensions =
-            unsafe { device_offers(instance, physical, &PRESENT_WAIT_DEVICE_EXTENSIONS) }?;
-        let mut features = false;
-        if extensions {
-            let mut id = vk::PhysicalDevicePresentIdFeaturesKHR::default();
-            let mut wait = vk::PhysicalDevicePresentWaitFeaturesKHR::default();
-            let mut f2 = vk::PhysicalDeviceFeatures2::default()
-                .push_next(&mut id)
-                .push_next(&mut wait);
-            // SAFETY: 1.1+ instance (caller contract); the chain holds structs of extensions
-            // the device supports.
-            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
-            features = id.present_id == vk::TRUE && wait.present_wait == vk::TRUE;
-        }
-        Ok(Self {
-            extensions,
-            features,
-        })
-    }
+/// Whether `physical` offers display feedback: both [`PRESENT_WAIT_DEVICE_EXTENSIONS`], with
+/// the `presentId` and `presentWait` features.
+///
+/// # Safety
+///
+/// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
+/// `vkGetPhysicalDeviceFeatures2`). A renderer asks [`crate::Support::query`], which calls this.
+pub(crate) unsafe fn present_wait_usable(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+) -> Result<bool> {
+    // SAFETY: caller contract.
+    let got = unsafe { offered_features(instance, physical, &PRESENT_WAIT_DEVICE_EXTENSIONS) }?;
+    Ok(got.is_some_and(
+        |(id, wait): (
+            vk::PhysicalDevicePresentIdFeaturesKHR,
+            vk::PhysicalDevicePresentWaitFeaturesKHR,
+        )| { id.present_id == vk::TRUE && wait.present_wait == vk::TRUE },
+    ))
 }
 
 /// `vkWaitForPresentKHR`, loaded only where the device enabled the extension.
@@ -84,17 +57,15 @@ pub(crate) struct PresentWaitFns {
 impl PresentWaitFns {
     /// Loads `vkWaitForPresentKHR`; an error if the device did not enable the extension.
     pub(crate) fn load(instance: &ash::Instance, device: &ash::Device) -> Result<Self> {
-        // A device returns no entry point for an extension it did not enable (spec,
-        // vkGetDeviceProcAddr), so this tells whether the caller really enabled it.
         // SAFETY: valid device of `instance` (constructor contract of the swapchain).
-        let loaded = unsafe {
-            instance.get_device_proc_addr(device.handle(), c"vkWaitForPresentKHR".as_ptr())
-        };
-        if loaded.is_none() {
-            return Err(Error::InvalidConfig(
+        unsafe {
+            enabled_command(
+                instance,
+                device,
+                c"vkWaitForPresentKHR",
                 "present_wait needs VK_KHR_present_id and VK_KHR_present_wait enabled on the device",
-            ));
-        }
+            )
+        }?;
         Ok(Self {
             fns: ash::khr::present_wait::Device::new(instance, device),
         })

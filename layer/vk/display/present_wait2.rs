@@ -16,8 +16,8 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::present_wait::PresentWaitFns;
-use crate::vk::error::{Error, Result, VkContext};
-use crate::vk::extensions::device_offers;
+use crate::vk::error::{Result, VkContext};
+use crate::vk::extensions::{enabled_command, offered_features};
 use vkpace_core::DisplayFeedback;
 use vkpace_registry::{
     PFN_vkWaitForPresent2KHR, PhysicalDevicePresentId2FeaturesKHR,
@@ -33,18 +33,6 @@ pub const PRESENT_WAIT2_DEVICE_EXTENSIONS: [&CStr; 2] = [
     vkpace_registry::KHR_PRESENT_ID_2_NAME,
     vkpace_registry::KHR_PRESENT_WAIT_2_NAME,
 ];
-
-/// What a device offers for present_wait2 (the surface is asked separately:
-/// [`PresentWait2Support::query_surface`]).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PresentWait2Support {
-    /// Both [`PRESENT_WAIT2_DEVICE_EXTENSIONS`] are available on the physical device.
-    pub extensions: bool,
-    /// The `presentId2` and `presentWait2` features are supported (queried only when the
-    /// extensions are).
-    pub features: bool,
-}
 
 /// What one surface supports of present_wait2.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -62,59 +50,46 @@ impl PresentWait2SurfaceSupport {
     pub fn usable(&self) -> bool {
         self.present_id2 && self.present_wait2
     }
-}
 
-impl PresentWait2Support {
-    /// Whether the device can do present_wait2 (each surface must also say yes).
-    #[must_use]
-    pub fn usable(&self) -> bool {
-        self.extensions && self.features
-    }
-
-    /// Checks `physical`.
+    /// Whether `physical` can do present_wait2 (each surface must also say yes,
+    /// [`Self::query`]): both [`PRESENT_WAIT2_DEVICE_EXTENSIONS`], with the `presentId2` and
+    /// `presentWait2` features.
     ///
     /// # Safety
     ///
     /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
     /// `vkGetPhysicalDeviceFeatures2`). A renderer asks [`crate::Support::query`], which
     /// calls this.
-    pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
-        // SAFETY: `physical` comes from `instance` (caller contract).
-        let extensions =
-            unsafe { device_offers(instance, physical, &PRESENT_WAIT2_DEVICE_EXTENSIONS) }?;
-        let mut features = false;
-        if extensions {
-            let mut id2 = PhysicalDevicePresentId2FeaturesKHR::default();
-            let mut wait2 = PhysicalDevicePresentWait2FeaturesKHR::default();
-            let mut f2 = vk::PhysicalDeviceFeatures2::default()
-                .push_next(&mut id2)
-                .push_next(&mut wait2);
-            // SAFETY: 1.1+ instance (caller contract); the chain holds structs of extensions
-            // the device supports.
-            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
-            features = id2.present_id2 == vk::TRUE && wait2.present_wait2 == vk::TRUE;
-        }
-        Ok(Self {
-            extensions,
-            features,
-        })
+    pub(crate) unsafe fn device_usable(
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+    ) -> Result<bool> {
+        // SAFETY: caller contract.
+        let got =
+            unsafe { offered_features(instance, physical, &PRESENT_WAIT2_DEVICE_EXTENSIONS) }?;
+        Ok(got.is_some_and(
+            |(id2, wait2): (
+                PhysicalDevicePresentId2FeaturesKHR,
+                PhysicalDevicePresentWait2FeaturesKHR,
+            )| { id2.present_id2 == vk::TRUE && wait2.present_wait2 == vk::TRUE },
+        ))
     }
 
     /// Asks `surface` whether its swapchains can use present id2 and present wait2. Without
     /// `VK_KHR_get_surface_capabilities2` enabled on the instance there is no way to ask:
-    /// [`Error::InvalidConfig`].
+    /// [`crate::Error::InvalidConfig`].
     ///
     /// # Safety
     ///
     /// `physical` and `surface` must come from `instance`, loaded from `entry`, and `physical`
-    /// must offer [`PRESENT_WAIT2_DEVICE_EXTENSIONS`] ([`PresentWait2Support::extensions`]):
-    /// the two capability structures may be chained only then.
-    pub unsafe fn query_surface(
+    /// must offer [`PRESENT_WAIT2_DEVICE_EXTENSIONS`]: the two capability structures may be
+    /// chained only then.
+    pub unsafe fn query(
         entry: &ash::Entry,
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
         surface: vk::SurfaceKHR,
-    ) -> Result<PresentWait2SurfaceSupport> {
+    ) -> Result<Self> {
         // SAFETY: valid instance of `entry` (caller contract).
         let caps2 = unsafe {
             crate::vk::extensions::surface_capabilities2(
@@ -134,7 +109,7 @@ impl PresentWait2Support {
         // VkSurfaceCapabilities2KHR (vk.xml).
         unsafe { caps2.get_physical_device_surface_capabilities2(physical, &info, &mut caps) }
             .during("vkGetPhysicalDeviceSurfaceCapabilities2KHR")?;
-        Ok(PresentWait2SurfaceSupport {
+        Ok(Self {
             present_id2: id2.present_id2_supported == vk::TRUE,
             present_wait2: wait2.present_wait2_supported == vk::TRUE,
         })
@@ -153,14 +128,14 @@ impl PresentWait2Fns {
     /// device returns no entry point for an extension it did not enable: vkGetDeviceProcAddr).
     pub(crate) fn load(instance: &ash::Instance, device: &ash::Device) -> Result<Self> {
         // SAFETY: valid device of `instance` (constructor contract of the swapchain).
-        let loaded = unsafe {
-            instance.get_device_proc_addr(device.handle(), c"vkWaitForPresent2KHR".as_ptr())
-        };
-        let Some(f) = loaded else {
-            return Err(Error::InvalidConfig(
+        let f = unsafe {
+            enabled_command(
+                instance,
+                device,
+                c"vkWaitForPresent2KHR",
                 "present_wait2 needs VK_KHR_present_id2 and VK_KHR_present_wait2 enabled on the device",
-            ));
-        };
+            )
+        }?;
         // SAFETY: the loader returned the entry point of this name, whose signature the
         // registry gives as PFN_vkWaitForPresent2KHR.
         let wait = unsafe {

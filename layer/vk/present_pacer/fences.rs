@@ -6,7 +6,7 @@
 
 use ash::vk;
 
-use crate::vk::error::{Result, VkContext};
+use crate::vk::error::{Error, Result, VkContext};
 use vkpace_core::{FencePool, Serial, SubmitSignal};
 
 /// The pool, and the Vulkan calls on its fences.
@@ -130,11 +130,7 @@ impl Fences {
 /// `vkWaitForFences` on one fence, bounded; whether it signalled.
 fn wait(device: &ash::Device, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
     // SAFETY: the fence is alive; the timeout is finite.
-    match unsafe { device.wait_for_fences(&[f], true, timeout_ns) } {
-        Ok(()) => Ok(true),
-        Err(vk::Result::TIMEOUT) => Ok(false),
-        Err(e) => Err(crate::vk::error::Error::vk("vkWaitForFences", e)),
-    }
+    Error::fence_waited(unsafe { device.wait_for_fences(&[f], true, timeout_ns) })
 }
 
 #[cfg(test)]

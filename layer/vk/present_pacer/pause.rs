@@ -102,11 +102,7 @@ impl GpuWait {
         // threads may look at it meanwhile; the timeout is finite.
         let r =
             unsafe { (self.wait_for_fences)(self.device, 1, &self.fence, vk::TRUE, timeout_ns) };
-        match r {
-            vk::Result::SUCCESS => Ok(true),
-            vk::Result::TIMEOUT => Ok(false),
-            e => Err(crate::vk::error::Error::vk("vkWaitForFences", e)),
-        }
+        crate::vk::error::Error::fence_waited(r.result())
     }
 
     /// Polls, then waits for the rest of the timeout: what it saw.

@@ -199,14 +199,14 @@ impl HdrMetadata {
         metadata: &vk::HdrMetadataEXT<'static>,
     ) -> Result<Self> {
         // SAFETY: valid device of `instance` (constructor contract of the swapchain).
-        let loaded = unsafe {
-            instance.get_device_proc_addr(device.handle(), c"vkSetHdrMetadataEXT".as_ptr())
-        };
-        if loaded.is_none() {
-            return Err(Error::InvalidConfig(
+        unsafe {
+            crate::vk::extensions::enabled_command(
+                instance,
+                device,
+                c"vkSetHdrMetadataEXT",
                 "hdr_metadata needs VK_EXT_hdr_metadata enabled on the device",
-            ));
-        }
+            )
+        }?;
         Ok(Self {
             fns: ash::ext::hdr_metadata::Device::new(instance, device),
             metadata: vk::HdrMetadataEXT {
@@ -364,10 +364,10 @@ impl Shell {
     /// reset for reuse.
     pub(crate) fn wait_fence(&self, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
         // SAFETY: the fence belongs to this device and is alive; the timeout is finite.
-        match unsafe { self.device.wait_for_fences(&[f], true, timeout_ns) } {
-            Ok(()) => self.reset_fence(f).map(|()| true),
-            Err(vk::Result::TIMEOUT) => Ok(false),
-            Err(e) => Err(Error::vk("vkWaitForFences", e)),
+        let r = unsafe { self.device.wait_for_fences(&[f], true, timeout_ns) };
+        match Error::fence_waited(r)? {
+            true => self.reset_fence(f).map(|()| true),
+            false => Ok(false),
         }
     }
 }
