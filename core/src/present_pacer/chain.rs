@@ -81,6 +81,18 @@ impl<W: Copy + PartialEq> Chain<W> {
         self.ids.retired();
     }
 
+    /// A frame begins now (the gate and the pacing let it).
+    pub(super) fn start(&mut self, now: u64) {
+        self.started = Some(self.pacing.begin_frame(&mut self.telemetry, now));
+        self.gated = false;
+    }
+
+    /// The frame begun, or one begun now (a frame the gate was not asked about).
+    pub(super) fn frame(&mut self, now: u64) -> u64 {
+        let telemetry = &mut self.telemetry;
+        *self.started.get_or_insert_with(|| telemetry.begin(now))
+    }
+
     /// Whether this lineage learns its frames' ready times from its repair submissions: its
     /// pacing learns a lead from ready times, and its presents ask the engine for no stage
     /// times (`ready_watch.rs`).

@@ -11,20 +11,11 @@ use crate::vk_values::VkStatus;
 impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// Each lineage presented to ends its frame.
     pub(super) fn end_frames(&mut self, targets: &[Target<W>], now: u64) -> Result<(), CoreError> {
-        for (k, t) in targets.iter().enumerate() {
-            let i = self.find(t.swapchain).ok_or(CoreError::NoSwapchain)?;
-            let chain = self.live[i].chain;
-            let earlier = targets[..k]
-                .iter()
-                .filter_map(|e| self.find(e.swapchain))
-                .any(|j| self.live[j].chain == chain);
-            if earlier {
-                continue;
-            }
+        for t in targets.iter().filter(|t| t.first_of_lineage) {
             let refused = t.refused();
             let awaitable = self.may_show_for(t);
             let failed = self.failed_for(t);
-            let c = self.chain_mut(chain)?;
+            let c = self.chain_mut(t.lineage)?;
             let frame = c.started.take().unwrap_or_else(|| c.telemetry.begin(now));
             c.gated = false;
             c.telemetry.presented(frame, now);
@@ -67,8 +58,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// are known not to be destroyed meanwhile.
     #[must_use]
     pub fn display_query_of(&self, swapchain: W) -> Option<u64> {
-        let i = self.find(swapchain)?;
-        let c = self.chains.iter().find(|c| c.id == self.live[i].chain)?;
+        let c = self.lineage(swapchain)?;
         match c.ids.next_query() {
             Some((w, id)) if w == swapchain && c.timing.is_none() => Some(id),
             _ => None,
@@ -84,9 +74,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// poll's answer is only "shown by now" ([`Self::display_answer`]).
     #[must_use]
     pub(super) fn display_watch(&self, swapchain: W) -> Option<u64> {
-        let i = self.find(swapchain)?;
-        let c = self.chains.iter().find(|c| c.id == self.live[i].chain)?;
-        if !c.pacing.wants_display_times() {
+        if !self.lineage(swapchain)?.pacing.wants_display_times() {
             return None;
         }
         self.display_query_of(swapchain)

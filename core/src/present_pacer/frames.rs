@@ -48,52 +48,33 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// May the next frame of `swapchain`'s lineage begin at `now`? [`Gate::Go`] for a
     /// swapchain not made through the pacer.
     pub fn begin_frame(&mut self, swapchain: W, now: u64) -> Result<Gate, CoreError> {
-        let Some(i) = self.find(swapchain) else {
+        let completed = self.completed;
+        let Some(c) = self.lineage_mut(swapchain).filter(|c| c.started.is_none()) else {
             return Ok(Gate::Go);
         };
-        let completed = self.completed;
-        let chain = self.live[i].chain;
-        let c = self.chain_mut(chain)?;
-        if c.started.is_some() {
-            return Ok(Gate::Go);
-        }
+        // Each held frame counted once (by what first held it).
+        let first = !std::mem::replace(&mut c.gated, true);
         if let Some(wait) = c.pacer.gate(completed) {
-            let first = !c.gated;
-            c.gated = true;
             self.stats.gate_waits += u64::from(first);
             return Ok(Gate::WaitFor(wait));
         }
         if let Some(at) = c.pacing.start_at(now) {
-            let c = self.chain_mut(chain)?;
-            if !c.gated {
-                c.gated = true;
-                self.stats.pacing_sleeps += 1;
-            }
+            self.stats.pacing_sleeps += u64::from(first);
             let watch = self.ready_watch(swapchain).map(SleepWatch::Ready);
             let watch = watch.or_else(|| self.display_watch(swapchain).map(SleepWatch::Display));
             return Ok(Gate::SleepUntil { until: at, watch });
         }
-        self.start(chain, now)
+        c.start(now);
+        Ok(Gate::Go)
     }
 
     /// The gate's wait for `swapchain` timed out: the frame begins anyway, rather than the
     /// application's call hanging (the shell logs it).
     pub fn begin_frame_anyway(&mut self, swapchain: W, now: u64) -> Result<(), CoreError> {
-        if let Some(i) = self.find(swapchain) {
-            let chain = self.live[i].chain;
-            if self.chain_mut(chain)?.started.is_none() {
-                let _ = self.start(chain, now)?;
-            }
+        if let Some(c) = self.lineage_mut(swapchain).filter(|c| c.started.is_none()) {
+            c.start(now);
         }
         Ok(())
-    }
-
-    fn start(&mut self, chain: u64, now: u64) -> Result<Gate, CoreError> {
-        let c = self.chain_mut(chain)?;
-        let frame = c.pacing.begin_frame(&mut c.telemetry, now);
-        c.started = Some(frame);
-        c.gated = false;
-        Ok(Gate::Go)
     }
 
     /// The application's acquire from `swapchain` returned `status` at `now` (with `image`
@@ -121,10 +102,10 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             });
         }
         self.stats.acquires += 1;
-        let chain = self.live[i].chain;
-        let c = self.chain_mut(chain)?;
-        if let Some(frame) = c.started {
-            c.pacing.acquired(&mut c.telemetry, frame, now);
+        if let Some(c) = self.lineage_mut(swapchain) {
+            if let Some(frame) = c.started {
+                c.pacing.acquired(&mut c.telemetry, frame, now);
+            }
         }
         Ok(())
     }

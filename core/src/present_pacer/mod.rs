@@ -342,6 +342,18 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.live.iter().position(|p| p.state.handle == handle)
     }
 
+    /// The lineage of `handle`, a swapchain the application may still use.
+    fn lineage(&self, handle: W) -> Option<&Chain<W>> {
+        let chain = self.live[self.find(handle)?].chain;
+        self.chains.iter().find(|c| c.id == chain)
+    }
+
+    /// [`Self::lineage`], to change.
+    fn lineage_mut(&mut self, handle: W) -> Option<&mut Chain<W>> {
+        let chain = self.live[self.find(handle)?].chain;
+        self.chains.iter_mut().find(|c| c.id == chain)
+    }
+
     fn chain_index(&self, id: u64) -> Result<usize, CoreError> {
         self.chains
             .iter()

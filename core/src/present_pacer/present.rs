@@ -65,6 +65,10 @@ pub enum PresentStep<S> {
 pub(super) struct Target<W> {
     pub(super) swapchain: W,
     pub(super) image: u32,
+    /// Its swapchain's lineage, and whether it is the present's first target in it: a present
+    /// is one frame of each lineage it presents to.
+    pub(super) lineage: u64,
+    pub(super) first_of_lineage: bool,
     /// The present id vkpace adds (0: none).
     pub(super) id: u64,
     /// The present fence id vkpace adds, if any.
@@ -136,7 +140,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 "before_present while a present is in progress",
             ));
         }
-        self.note_caller_ids(targets, caller_ids)?;
+        self.note_caller_ids(targets, caller_ids);
         self.forget_ready_watches(targets);
         let first = targets.iter().find(|(w, _)| self.find(*w).is_some());
         let Some(&(first_w, first_image)) = first else {
@@ -226,21 +230,13 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.pending.serial = Some(serial);
         self.stats.repair_submits += 1;
         for k in 0..self.pending.targets.len() {
-            let w = self.pending.targets[k].swapchain;
-            let i = self
-                .find(w)
-                .ok_or(CoreError::OutOfOrder("target vanished"))?;
-            let chain = self.live[i].chain;
-            if self.pending.targets[..k]
-                .iter()
-                .any(|t| self.find(t.swapchain).map(|j| self.live[j].chain) == Some(chain))
-            {
+            let t = self.pending.targets[k];
+            if !t.first_of_lineage {
                 continue;
             }
-            let c = self.chain_mut(chain)?;
+            let c = self.chain_mut(t.lineage)?;
             c.pacer.frame_submitted(serial);
-            let frame = c.started.unwrap_or_else(|| c.telemetry.begin(now));
-            c.started = Some(frame);
+            let frame = c.frame(now);
             c.telemetry.submitted(frame, now, serial, None);
             c.pacing.frame_submitted(frame, now);
             c.ready_unknown = Some((frame, serial));
@@ -321,21 +317,12 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
 
     // ----- helpers ------------------------------------------------------------------------
 
-    fn note_caller_ids(
-        &mut self,
-        targets: &[(W, u32)],
-        caller_ids: Option<&[u64]>,
-    ) -> Result<(), CoreError> {
-        let Some(ids) = caller_ids else {
-            return Ok(());
-        };
-        for (&(w, _), &id) in targets.iter().zip(ids) {
-            if let Some(i) = self.find(w) {
-                let chain = self.live[i].chain;
-                self.chain_mut(chain)?.ids.skip_past(id);
+    fn note_caller_ids(&mut self, targets: &[(W, u32)], caller_ids: Option<&[u64]>) {
+        for (&(w, _), &id) in targets.iter().zip(caller_ids.unwrap_or_default()) {
+            if let Some(c) = self.lineage_mut(w) {
+                c.ids.skip_past(id);
             }
         }
-        Ok(())
     }
 
     fn choose_repair(
@@ -392,6 +379,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             }
             let (chain, generation) = (self.live[i].chain, self.live[i].generation);
             let structure = self.live[i].ids;
+            let first_of_lineage = !self.pending.targets.iter().any(|t| t.lineage == chain);
             let c = self.chain_mut(chain)?;
             // A retired swapchain (a newer one was made from it) is never asked about its
             // presents (VUID-vkWaitForPresentKHR-swapchain-04997): no id for it.
@@ -411,6 +399,8 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             self.pending.targets.push(super::present::Target {
                 swapchain: w,
                 image,
+                lineage: chain,
+                first_of_lineage,
                 id,
                 fence,
                 timing: None,

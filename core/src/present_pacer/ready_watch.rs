@@ -42,8 +42,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// serial).
     #[must_use]
     pub(super) fn ready_watch(&self, swapchain: W) -> Option<Serial> {
-        let i = self.find(swapchain)?;
-        let c = self.chains.iter().find(|c| c.id == self.live[i].chain)?;
+        let c = self.lineage(swapchain)?;
         let (_, serial) = c.ready_unknown?;
         c.wants_ready_times().then_some(serial)
     }
@@ -72,9 +71,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// times (this present says anew).
     pub(super) fn forget_ready_watches(&mut self, targets: &[(W, u32)]) {
         for &(w, _) in targets {
-            let Some(i) = self.find(w) else { continue };
-            let chain = self.live[i].chain;
-            if let Some(c) = self.chains.iter_mut().find(|c| c.id == chain) {
+            if let Some(c) = self.lineage_mut(w) {
                 c.ready_unknown = None;
                 c.stage_times = false;
             }

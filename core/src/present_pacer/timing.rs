@@ -139,9 +139,8 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             return t.timing;
         }
         let stages = t.id != 0;
-        let chain = self.live[self.find(t.swapchain)?].chain;
-        let c = self.chain_mut(chain).ok()?;
-        let frame = *c.started.get_or_insert_with(|| c.telemetry.begin(now));
+        let c = self.chain_mut(t.lineage).ok()?;
+        let frame = c.frame(now);
         // Stage times come only with a timing request: a lineage without present timing on
         // this swapchain learns its ready times from the repair submission (`ready_watch.rs`).
         let lineage = c.timing.as_mut().filter(|l| l.swapchain == t.swapchain)?;
@@ -166,13 +165,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             else {
                 continue;
             };
-            let Some(i) = self.find(t.swapchain) else {
-                continue;
-            };
-            let Ok(c) = self.chain_mut(self.live[i].chain) else {
-                continue;
-            };
-            c.pacing.set_display_queues(fifo);
+            if let Ok(c) = self.chain_mut(t.lineage) {
+                c.pacing.set_display_queues(fifo);
+            }
         }
     }
 
