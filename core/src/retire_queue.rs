@@ -13,18 +13,21 @@
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
 
-/// A retired swapchain and the serials that gate its destruction.
+/// A retired swapchain and the serials that gate its destruction; `T`, what its machine's
+/// proofs need to know of it besides (door 2: its lineage).
 #[derive(Debug)]
-pub struct Retired<S, W> {
+pub struct Retired<S, W, T = ()> {
     /// The swapchain and the present semaphores it still owns.
     pub state: SwapchainState<S, W>,
     /// A submission proving a later present (to a newer swapchain) was processed.
     pub proof: Option<Serial>,
     /// An acquired-but-unpresented image's semaphore still needs a consuming submission.
     pub awaiting_consume: Option<S>,
+    /// The machine's own facts of it.
+    pub tag: T,
 }
 
-impl<S: Copy + PartialEq, W> Retired<S, W> {
+impl<S: Copy + PartialEq, W, T> Retired<S, W, T> {
     /// Whether the swapchain and its semaphores may be destroyed now.
     #[must_use]
     pub fn is_idle(&self, completed: Serial) -> bool {
@@ -43,11 +46,11 @@ impl<S: Copy + PartialEq, W> Retired<S, W> {
 
 /// Retired swapchains, oldest first.
 #[derive(Debug)]
-pub struct RetireQueue<S, W> {
-    retired: Vec<Retired<S, W>>,
+pub struct RetireQueue<S, W, T = ()> {
+    retired: Vec<Retired<S, W, T>>,
 }
 
-impl<S: std::fmt::Debug, W: std::fmt::Debug> RetireQueue<S, W> {
+impl<S: std::fmt::Debug, W: std::fmt::Debug, T> RetireQueue<S, W, T> {
     /// Its lines of the state dump: each retired swapchain, oldest first, and its proof.
     pub(crate) fn dump(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for (i, r) in self.retired.iter().enumerate() {
@@ -67,6 +70,18 @@ impl<S: std::fmt::Debug, W: std::fmt::Debug> RetireQueue<S, W> {
 }
 
 impl<S: Copy + PartialEq, W> RetireQueue<S, W> {
+    /// Adds a swapchain that was just passed as `oldSwapchain` (or is being shut down).
+    pub fn retire(&mut self, state: SwapchainState<S, W>, awaiting_consume: Option<S>) {
+        self.push(Retired {
+            state,
+            proof: None,
+            awaiting_consume,
+            tag: (),
+        });
+    }
+}
+
+impl<S: Copy + PartialEq, W, T> RetireQueue<S, W, T> {
     /// An empty queue with room for `capacity` swapchains.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
@@ -86,13 +101,9 @@ impl<S: Copy + PartialEq, W> RetireQueue<S, W> {
         self.retired.is_empty()
     }
 
-    /// Adds a swapchain that was just passed as `oldSwapchain` (or is being shut down).
-    pub fn retire(&mut self, state: SwapchainState<S, W>, awaiting_consume: Option<S>) {
-        self.retired.push(Retired {
-            state,
-            proof: None,
-            awaiting_consume,
-        });
+    /// Adds a retired swapchain, newest last.
+    pub fn push(&mut self, retired: Retired<S, W, T>) {
+        self.retired.push(retired);
     }
 
     /// A submission that waited on a held acquire semaphore of a retired swapchain was made.
@@ -116,7 +127,7 @@ impl<S: Copy + PartialEq, W> RetireQueue<S, W> {
     }
 
     /// Removes the retired swapchains that are idle at `completed`, passing each to `release`.
-    pub fn collect_idle(&mut self, completed: Serial, mut release: impl FnMut(Retired<S, W>)) {
+    pub fn collect_idle(&mut self, completed: Serial, mut release: impl FnMut(Retired<S, W, T>)) {
         let mut i = 0;
         while i < self.retired.len() {
             if self.retired[i].is_idle(completed) {
@@ -128,12 +139,12 @@ impl<S: Copy + PartialEq, W> RetireQueue<S, W> {
     }
 
     /// Iterates over the pending swapchains, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = &Retired<S, W>> {
+    pub fn iter(&self) -> impl Iterator<Item = &Retired<S, W, T>> {
         self.retired.iter()
     }
 
     /// Iterates mutably over the pending swapchains.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Retired<S, W>> {
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Retired<S, W, T>> {
         self.retired.iter_mut()
     }
 }

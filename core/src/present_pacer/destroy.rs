@@ -74,30 +74,30 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             c.pacing
                 .set_display_refresh(crate::pacing::DisplayRefresh::Unreported);
         }
-        self.retired.retire(paced.state, None);
-        if let Some(r) = self.retired.iter_mut().last() {
-            r.proof = proof;
-        }
-        self.retired_lineage.push(super::Retiree {
-            swapchain,
-            chain,
-            generation,
-            fence_floor: self.next_present_fence,
-            last_present: paced.last_present,
+        self.retired.push(Retired {
+            state: paced.state,
+            proof,
+            awaiting_consume: None,
+            tag: super::Retiree {
+                chain,
+                generation,
+                fence_floor: self.next_present_fence,
+                last_present: paced.last_present,
+            },
         });
         let pending = self.retired.len();
         self.stats.retired_max_pending = self.stats.retired_max_pending.max(pending);
         if !successor {
             // No present will come to a newer swapchain of the lineage: neither this one nor
             // the older ones still waiting can be proven by one any more.
-            let same = self.retired_lineage.iter().filter(|r| r.chain == chain);
-            self.forced.extend(same.map(|r| r.swapchain));
+            let same = self.retired.iter().filter(|r| r.tag.chain == chain);
+            self.forced.extend(same.map(|r| r.state.handle));
         }
         if pending > self.config.pacing.max_retired_swapchains {
             self.stats.fallback_waits += 1;
             self.forced.clear();
             self.forced
-                .extend(self.retired_lineage.iter().map(|r| r.swapchain));
+                .extend(self.retired.iter().map(|r| r.state.handle));
         }
         self.collect_idle();
         Ok(match self.forced.is_empty() {
@@ -127,9 +127,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
 
     /// The next bounded wait before the application's call may return, if any.
     pub fn bounded_wait(&mut self) -> Option<BoundedWait> {
-        let retired = &self.retired_lineage;
+        let retired = &self.retired;
         self.forced
-            .retain(|w| retired.iter().any(|r| r.swapchain == *w));
+            .retain(|w| retired.iter().any(|r| r.state.handle == *w));
         if self.forced.is_empty() && !self.shutting_down {
             self.wait_done();
             return None;
@@ -195,9 +195,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     }
 
     fn is_retired(&self, swapchain: W) -> bool {
-        self.retired_lineage
-            .iter()
-            .any(|r| r.swapchain == swapchain)
+        self.retired.iter().any(|r| r.state.handle == swapchain)
     }
 
     /// A present fence of a forced swapchain whose presents all had one (during teardown: any
@@ -252,12 +250,11 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         if self.retired.is_empty() {
             return;
         }
-        let mut released: Vec<Retired<S, W>> = Vec::new();
+        let mut released: Vec<Retired<S, W, super::Retiree>> = Vec::new();
         self.retired
             .collect_idle(self.completed, |r| released.push(r));
         for mut r in released {
             let w = r.state.handle;
-            self.retired_lineage.retain(|r| r.swapchain != w);
             self.forced.retain(|h| *h != w);
             self.actions
                 .push_back(super::DestroyAction::DestroySwapchain(w));
@@ -272,9 +269,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
 
     /// A lineage with no swapchain left is forgotten.
     fn drop_idle_chains(&mut self) {
-        let (live, retired) = (&self.live, &self.retired_lineage);
+        let (live, retired) = (&self.live, &self.retired);
         self.chains.retain(|c| {
-            live.iter().any(|p| p.chain == c.id) || retired.iter().any(|r| r.chain == c.id)
+            live.iter().any(|p| p.chain == c.id) || retired.iter().any(|r| r.tag.chain == c.id)
         });
     }
 }

@@ -72,11 +72,9 @@ struct Paced<S, W> {
     repaired_present: Vec<u64>,
 }
 
-/// A swapchain the application destroyed, as its lineage's proofs see it (kept in the same
-/// order as the retire queue).
+/// A swapchain the application destroyed, as its lineage's proofs see it.
 #[derive(Debug, Clone, Copy)]
-struct Retiree<W> {
-    swapchain: W,
+struct Retiree {
     chain: u64,
     generation: u64,
     /// The first present fence id given after its destruction: a fence from there on proves
@@ -95,10 +93,9 @@ pub struct PacerMachine<S, W> {
     config: PacerConfig,
     /// Swapchains the application may still use.
     live: Vec<Paced<S, W>>,
-    /// Swapchains the application destroyed, waiting until provably idle, and what their
-    /// lineage's proofs need to know of them (same order as in `retired`).
-    retired: RetireQueue<S, W>,
-    retired_lineage: Vec<Retiree<W>>,
+    /// Swapchains the application destroyed, waiting until provably idle, with what their
+    /// lineage's proofs need to know of them.
+    retired: RetireQueue<S, W, Retiree>,
     /// Swapchains that must be destroyed before the current call returns (no successor, or
     /// over the cap): the bounded wait works on them.
     forced: Vec<W>,
@@ -135,7 +132,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         Ok(Self {
             live: Vec::with_capacity(4),
             retired: RetireQueue::with_capacity(cap),
-            retired_lineage: Vec::with_capacity(cap),
             forced: Vec::with_capacity(4),
             forced_proof: None,
             fences_given_up: false,

@@ -70,7 +70,8 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     ) -> Result<(), CoreError> {
         self.chain_mut(chain)?
             .proven_by(generation, serial, present);
-        for (r, old) in self.retired.iter_mut().zip(&self.retired_lineage) {
+        for r in self.retired.iter_mut() {
+            let old = r.tag;
             let covered =
                 old.chain == chain && old.generation < generation && old.last_present < present;
             if covered && r.proof.is_none() {
@@ -95,13 +96,14 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             .iter()
             .map(|p| (p.state.handle, p.chain, p.generation));
         let retired = self
-            .retired_lineage
+            .retired
             .iter()
-            .map(|r| (r.swapchain, r.chain, r.generation));
+            .map(|r| (r.state.handle, r.tag.chain, r.tag.generation));
         let Some((_, chain, generation)) = live.chain(retired).find(|(w, _, _)| *w == owner) else {
             return;
         };
-        for (r, old) in self.retired.iter_mut().zip(&self.retired_lineage) {
+        for r in self.retired.iter_mut() {
+            let old = r.tag;
             if old.chain == chain && old.generation < generation && old.fence_floor <= id {
                 r.proof = Some(Serial::NONE);
             }

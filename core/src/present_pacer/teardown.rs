@@ -17,7 +17,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.fences_given_up = false;
         self.forced.clear();
         self.forced
-            .extend(self.retired_lineage.iter().map(|r| r.swapchain));
+            .extend(self.retired.iter().map(|r| r.state.handle));
     }
 
     /// A present planned and never reported (its caller stopped between its steps: a panic
