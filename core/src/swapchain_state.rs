@@ -1,6 +1,6 @@
 //! What the core knows about one swapchain, current or retired.
 
-use super::present_history::ImageHistory;
+use super::present_history::{ImageHistory, PresentRecord};
 use super::serial::Serial;
 
 /// One swapchain's per-image present histories and what proves it idle.
@@ -68,6 +68,31 @@ impl<S: Copy, W> SwapchainState<S, W> {
     #[must_use]
     pub fn present_fences_all_signalled(&self) -> bool {
         self.presented && self.unfenced_presents == 0 && self.pending_present_fences == 0
+    }
+
+    /// A present to it was queued (or failed), with the present fence it can rely on, if any.
+    pub fn present_recorded(&mut self, fence: Option<u64>) {
+        self.presented = true;
+        match fence {
+            Some(_) => self.pending_present_fences += 1,
+            None => self.unfenced_presents += 1,
+        }
+    }
+
+    /// `serial` proves waited on every present to each image before the image's newest one
+    /// ([`ImageHistory::prove_previous`]).
+    pub fn prove_previous(&mut self, serial: Serial) {
+        for h in &mut self.images {
+            h.prove_previous(serial);
+        }
+    }
+
+    /// Every image's present records, taken out (the swapchain is being destroyed).
+    pub fn drain_records(&mut self) -> Vec<PresentRecord<S>> {
+        self.images
+            .iter_mut()
+            .flat_map(ImageHistory::drain)
+            .collect()
     }
 
     /// The deepest image history.

@@ -230,16 +230,12 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         for r in self.retired.iter_mut() {
             if self.forced.contains(&r.state.handle) {
                 r.proof = Some(r.proof.map_or(serial, |p| p.min(serial)));
-                for h in &mut r.state.images {
-                    h.prove_previous(serial);
-                }
+                r.state.prove_previous(serial);
             }
         }
         if self.shutting_down {
             for p in &mut self.live {
-                for h in &mut p.state.images {
-                    h.prove_previous(serial);
-                }
+                p.state.prove_previous(serial);
             }
         }
     }
@@ -259,8 +255,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             self.actions
                 .push_back(super::DestroyAction::DestroySwapchain(w));
             self.stats.swapchains_destroyed += 1;
-            let records: Vec<_> = r.state.images.iter_mut().flat_map(|h| h.drain()).collect();
-            for rec in records {
+            for rec in r.state.drain_records() {
                 self.recycle(rec.semaphore, rec.poisoned);
             }
         }

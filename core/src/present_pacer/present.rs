@@ -420,15 +420,12 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         let i = self.find(t.swapchain).ok_or(CoreError::NoSwapchain)?;
         self.live[i].last_present = self.presents_queued;
         let state = &mut self.live[i].state;
-        state.presented = true;
+        let fence = t.fence.filter(|_| !failed);
+        state.present_recorded(fence);
         state.last_serial = state.last_serial.max(serial);
-        match t.fence.filter(|_| !failed) {
-            Some(id) => {
-                state.pending_present_fences += 1;
-                self.present_fences.push((id, t.swapchain));
-                self.stats.present_fences_added += 1;
-            }
-            None => state.unfenced_presents += 1,
+        if let Some(id) = fence {
+            self.present_fences.push((id, t.swapchain));
+            self.stats.present_fences_added += 1;
         }
         Ok(())
     }

@@ -59,9 +59,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         }
         let mut semaphores: Vec<S> = self.pool.drain(..).collect();
         for p in &mut self.live {
-            for h in &mut p.state.images {
-                semaphores.extend(h.drain().map(|r| r.semaphore));
-            }
+            semaphores.extend(p.state.drain_records().into_iter().map(|r| r.semaphore));
         }
         for s in semaphores {
             self.actions.push_back(DestroyAction::DestroySemaphore(s));

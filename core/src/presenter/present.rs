@@ -124,12 +124,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         let fence = present_fence.filter(|_| !failed);
         let cur = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
         cur.images[frame.image as usize].push(present, failed, fence);
-        cur.presented = true;
-        if fence.is_some() {
-            cur.pending_present_fences += 1;
-        } else {
-            cur.unfenced_presents += 1;
-        }
+        cur.present_recorded(fence);
         self.frame = None;
         Ok(())
     }

@@ -90,15 +90,9 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
     /// After a queue-idle wait every queued present has consumed its wait.
     pub(super) fn prove_everything_presented(&mut self) {
         self.retired.prove_all(Serial::NONE);
-        for r in self.retired.iter_mut() {
-            for h in &mut r.state.images {
-                h.prove_previous(Serial::NONE);
-            }
-        }
-        if let Some(cur) = self.current.as_mut() {
-            for h in &mut cur.images {
-                h.prove_previous(Serial::NONE);
-            }
+        let retired = self.retired.iter_mut().map(|r| &mut r.state);
+        for state in retired.chain(self.current.as_mut()) {
+            state.prove_previous(Serial::NONE);
         }
     }
 
@@ -114,8 +108,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         for mut r in released {
             self.actions
                 .push_back(DestroyAction::DestroySwapchain(r.state.handle));
-            let records: Vec<_> = r.state.images.iter_mut().flat_map(|h| h.drain()).collect();
-            for rec in records {
+            for rec in r.state.drain_records() {
                 self.recycle_present_semaphore(rec.semaphore, rec.poisoned);
             }
         }
