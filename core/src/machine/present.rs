@@ -238,19 +238,15 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         let Some(frame) = self.frame.take() else {
             return;
         };
-        self.telemetry.presented(frame.number, now);
         let awaited = may_show && !refused;
-        if awaited {
-            self.pacing.frame_presented(frame.number, now);
-        }
+        let given_up = match (self.display.as_mut(), self.live.as_ref()) {
+            (Some(d), Some(live)) => d.presented(live.handle, frame.number, awaited),
+            _ => None,
+        };
+        self.pacing
+            .handed_over(&mut self.telemetry, frame.number, now, awaited, given_up);
         if refused {
             self.pacing.present_refused(frame.number);
-        }
-        if let (Some(d), Some(live)) = (self.display.as_mut(), self.live.as_ref()) {
-            if let Some(given_up) = d.presented(live.handle, frame.number, awaited) {
-                // Too many awaited: that frame is no longer counted as queued.
-                self.pacing.frame_displayed(given_up, now, false);
-            }
         }
         if refused {
             // The switch is still to be made.

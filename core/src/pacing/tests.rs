@@ -1,4 +1,5 @@
 use super::*;
+use crate::telemetry::Telemetry;
 
 const MS: u64 = 1_000_000;
 
@@ -115,4 +116,63 @@ fn learning_that_there_is_no_grid_drops_the_anchor() {
         .is_some());
     p.set_display_refresh(DisplayRefresh::NoFixedGrid);
     assert_eq!(p.display_anchor().and_then(DisplayAnchor::period_ns), None);
+}
+
+/// Low latency on a display it is the bottleneck of: ten frames shown 16 ms apart, each
+/// handed over with [`Pacing::handed_over`] (CPU 1 ms, GPU 4 ms).
+fn shown_every_16_ms() -> (Pacing, Telemetry) {
+    let (mut p, mut tel) = (
+        Pacing::new(PacingPolicy::LowLatency, None),
+        Telemetry::new(),
+    );
+    for id in 0..10u64 {
+        let t = id * 16 * MS;
+        p.frame_started(id, t);
+        p.frame_submitted(id, t + MS);
+        p.gpu_done(id, t + MS, t + 5 * MS);
+        p.handed_over(&mut tel, id, t + MS, true, None);
+        p.frame_displayed(id, t + 16 * MS, true);
+    }
+    (p, tel)
+}
+
+/// Only a frame that may be shown counts as queued for the display: one whose present failed
+/// or was refused leaves the next frame's start where it was, and a frame the display ids gave
+/// up awaiting leaves the queue. (Door 2 counted both: each kept low latency a refresh late
+/// until its display's queue started over.)
+#[test]
+fn only_frames_that_may_be_shown_count_as_queued() {
+    let (p, _) = shown_every_16_ms();
+    let base = p.start_at(0).expect("low latency plans a start");
+    let after = |hand_over: &dyn Fn(&mut Pacing, &mut Telemetry)| {
+        let (mut p, mut tel) = shown_every_16_ms();
+        hand_over(&mut p, &mut tel);
+        p.start_at(0).map(|at| at - base)
+    };
+    let refresh = 16 * MS;
+    assert_eq!(
+        after(&|p, tel| p.handed_over(tel, 10, 161 * MS, true, None)),
+        Some(refresh),
+        "a frame queued: the display is free a refresh later"
+    );
+    assert_eq!(
+        after(&|p, tel| p.handed_over(tel, 10, 161 * MS, false, None)),
+        Some(0),
+        "a frame that may not be shown is not queued"
+    );
+    // Frames 10 and 11 queued, 11 shown (exactly) and 10 never reported: given up, 10 is not
+    // waited for any more; kept, it would hold the plan a refresh late for good.
+    let ten_given_up = |given_up| {
+        after(&move |p, tel| {
+            p.handed_over(tel, 10, 161 * MS, true, None);
+            p.handed_over(tel, 11, 177 * MS, true, given_up);
+            p.frame_displayed(11, 192 * MS, true);
+        })
+    };
+    assert_eq!(ten_given_up(Some(10)), Some(2 * refresh));
+    assert_eq!(
+        ten_given_up(None),
+        Some(3 * refresh),
+        "frame 10 still counted queued"
+    );
 }

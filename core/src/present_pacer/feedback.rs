@@ -18,22 +18,22 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             let c = self.chain_mut(t.lineage)?;
             let frame = c.started.take().unwrap_or_else(|| c.telemetry.begin(now));
             c.gated = false;
-            c.telemetry.presented(frame, now);
-            if !refused {
-                c.pacing.frame_presented(frame, now);
-            }
-            if t.id != 0 {
+            let given_up = if t.id != 0 {
                 // A failed present's id is used up, but its display is never waited for, nor
                 // that of one that returned an error code
                 // (VUID-vkWaitForPresent2KHR-presentId-10817); nor is a refused one's, which
                 // is never shown.
-                let _given_up = c.ids.presented(t.swapchain, frame, awaitable);
-                self.stats.present_ids_added += 1;
+                c.ids.presented(t.swapchain, frame, awaitable)
             } else if t.caller_id != 0 && awaitable {
                 // The application's own id (DXVK gives each present one): awaited the same way,
                 // so the display watch tells this frame's display under it too.
-                let _given_up = c.ids.presented_with(t.swapchain, frame, t.caller_id);
-            }
+                c.ids.presented_with(t.swapchain, frame, t.caller_id)
+            } else {
+                None
+            };
+            c.pacing
+                .handed_over(&mut c.telemetry, frame, now, awaitable, given_up);
+            self.stats.present_ids_added += u64::from(t.id != 0);
             self.timing_outcome(t.swapchain, t.timing.is_some(), frame, !failed, refused);
         }
         Ok(())
