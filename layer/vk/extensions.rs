@@ -33,18 +33,19 @@ pub(crate) fn all_listed(available: &[vk::ExtensionProperties], wanted: &[&CStr]
     })
 }
 
-/// Two feature structures of `physical` as `vkGetPhysicalDeviceFeatures2` fills them, where it
-/// offers every extension of `wanted`; `None` where it does not (the structures may be chained
-/// only then, VUID-VkPhysicalDeviceFeatures2-pNext-pNext).
+/// What `read` makes of two feature structures of `physical` as `vkGetPhysicalDeviceFeatures2`
+/// fills them, where it offers every extension of `wanted`; `None` where it does not (the
+/// structures may be chained only then, VUID-VkPhysicalDeviceFeatures2-pNext-pNext).
 ///
 /// # Safety
 ///
 /// `physical` must come from `instance`, a Vulkan 1.1+ instance.
-pub(crate) unsafe fn offered_features<A, B>(
+pub(crate) unsafe fn offered_features<A, B, R>(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
     wanted: &[&CStr],
-) -> super::error::Result<Option<(A, B)>>
+    read: impl FnOnce(&A, &B) -> R,
+) -> super::error::Result<Option<R>>
 where
     A: vk::ExtendsPhysicalDeviceFeatures2 + Default,
     B: vk::ExtendsPhysicalDeviceFeatures2 + Default,
@@ -60,7 +61,7 @@ where
     // SAFETY: 1.1+ instance (caller contract); the chain holds structures of extensions the
     // device offers.
     unsafe { instance.get_physical_device_features2(physical, &mut f2) };
-    Ok(Some((a, b)))
+    Ok(Some(read(&a, &b)))
 }
 
 /// A device command of an extension the device must have enabled: an `InvalidConfig` naming

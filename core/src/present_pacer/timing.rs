@@ -156,7 +156,10 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     }
 
     /// At a present's result: the mode switch of each swapchain takes effect where the
-    /// present was queued for it (not failed, not refused).
+    /// present was queued for it (not failed, not refused). The lineage's pacing follows its
+    /// newest swapchain's mode, the one its next frames and its present timing are for: a
+    /// retired swapchain's switch (an image acquired before the recreation, presented after)
+    /// is its own.
     pub(super) fn mode_switches_taken(&mut self, targets: &[Target<W>]) {
         for t in targets {
             let Some(fifo) = t
@@ -165,8 +168,14 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             else {
                 continue;
             };
+            let Some(i) = self.find(t.swapchain) else {
+                continue;
+            };
+            let generation = self.live[i].generation;
             if let Ok(c) = self.chain_mut(t.lineage) {
-                c.pacing.set_display_queues(fifo);
+                if c.generations == generation {
+                    c.pacing.set_display_queues(fifo);
+                }
             }
         }
     }

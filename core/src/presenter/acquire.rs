@@ -1,5 +1,5 @@
 //! The acquire side of the presenter: the frames-in-flight gate, acquire semaphores taken and
-//! returned, and an acquired image's bookkeeping (poisoned semaphores destroyed, indices checked).
+//! returned, and an acquired image's bookkeeping (indices checked).
 
 use super::*;
 use crate::handle::Handle;

@@ -113,18 +113,21 @@ impl PresentTimingSupport {
     pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
         // SAFETY: caller contract.
         let got = unsafe {
-            offered_features::<
-                PhysicalDevicePresentTimingFeaturesEXT,
-                PhysicalDevicePresentId2FeaturesKHR,
-            >(instance, physical, &PRESENT_TIMING_DEVICE_EXTENSIONS)
+            offered_features(
+                instance,
+                physical,
+                &PRESENT_TIMING_DEVICE_EXTENSIONS,
+                |timing: &PhysicalDevicePresentTimingFeaturesEXT,
+                 id2: &PhysicalDevicePresentId2FeaturesKHR| Self {
+                    extensions: true,
+                    present_timing: timing.present_timing == vk::TRUE,
+                    present_at_absolute_time: timing.present_at_absolute_time == vk::TRUE,
+                    present_at_relative_time: timing.present_at_relative_time == vk::TRUE,
+                    present_id2: id2.present_id2 == vk::TRUE,
+                },
+            )
         }?;
-        Ok(got.map_or_else(Self::default, |(timing, id2)| Self {
-            extensions: true,
-            present_timing: timing.present_timing == vk::TRUE,
-            present_at_absolute_time: timing.present_at_absolute_time == vk::TRUE,
-            present_at_relative_time: timing.present_at_relative_time == vk::TRUE,
-            present_id2: id2.present_id2 == vk::TRUE,
-        }))
+        Ok(got.unwrap_or_default())
     }
 
     /// Asks `surface` what its swapchains support of present timing. Without

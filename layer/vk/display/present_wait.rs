@@ -39,13 +39,18 @@ pub(crate) unsafe fn present_wait_usable(
     physical: vk::PhysicalDevice,
 ) -> Result<bool> {
     // SAFETY: caller contract.
-    let got = unsafe { offered_features(instance, physical, &PRESENT_WAIT_DEVICE_EXTENSIONS) }?;
-    Ok(got.is_some_and(
-        |(id, wait): (
-            vk::PhysicalDevicePresentIdFeaturesKHR,
-            vk::PhysicalDevicePresentWaitFeaturesKHR,
-        )| { id.present_id == vk::TRUE && wait.present_wait == vk::TRUE },
-    ))
+    let usable = unsafe {
+        offered_features(
+            instance,
+            physical,
+            &PRESENT_WAIT_DEVICE_EXTENSIONS,
+            |id: &vk::PhysicalDevicePresentIdFeaturesKHR,
+             wait: &vk::PhysicalDevicePresentWaitFeaturesKHR| {
+                id.present_id == vk::TRUE && wait.present_wait == vk::TRUE
+            },
+        )
+    }?;
+    Ok(usable == Some(true))
 }
 
 /// `vkWaitForPresentKHR`, loaded only where the device enabled the extension.

@@ -65,14 +65,18 @@ impl PresentWait2SurfaceSupport {
         physical: vk::PhysicalDevice,
     ) -> Result<bool> {
         // SAFETY: caller contract.
-        let got =
-            unsafe { offered_features(instance, physical, &PRESENT_WAIT2_DEVICE_EXTENSIONS) }?;
-        Ok(got.is_some_and(
-            |(id2, wait2): (
-                PhysicalDevicePresentId2FeaturesKHR,
-                PhysicalDevicePresentWait2FeaturesKHR,
-            )| { id2.present_id2 == vk::TRUE && wait2.present_wait2 == vk::TRUE },
-        ))
+        let usable = unsafe {
+            offered_features(
+                instance,
+                physical,
+                &PRESENT_WAIT2_DEVICE_EXTENSIONS,
+                |id2: &PhysicalDevicePresentId2FeaturesKHR,
+                 wait2: &PhysicalDevicePresentWait2FeaturesKHR| {
+                    id2.present_id2 == vk::TRUE && wait2.present_wait2 == vk::TRUE
+                },
+            )
+        }?;
+        Ok(usable == Some(true))
     }
 
     /// Asks `surface` whether its swapchains can use present id2 and present wait2. Without

@@ -204,7 +204,8 @@ pub(super) struct Scratch {
     pub(super) caller_modes: Vec<vk::PresentModeKHR>,
     pub(super) ids: Vec<u64>,
     pub(super) fences: Vec<vk::Fence>,
-    /// The ids of the present fences added, for the machine's.
+    /// The ids of the present fences the machine planned (one that could not be made too: no
+    /// fence stands for it), to give up those it does not wait for after the present.
     pub(super) fence_ids: Vec<u64>,
     pub(super) stages: Vec<vk::PipelineStageFlags>,
     /// The driver's result for each swapchain (its `pResults`), and as the machine reads it.

@@ -417,3 +417,37 @@ fn a_refusal_for_one_swapchain_of_a_present_is_that_swapchains_alone() -> Result
     );
     Ok(())
 }
+
+/// The lineage's pacing follows its newest swapchain's present mode, the one its timing is set
+/// up on: a retired swapchain presenting an image it acquired before the recreation, switching
+/// its own mode, neither gives the newest one targets in a mode that takes none
+/// (VUID-VkPresentTimingsInfoEXT-pSwapchains-12235) nor takes them from it.
+#[test]
+fn a_retired_swapchains_mode_switch_is_its_own() -> Result<(), CoreError> {
+    for newest_fifo in [false, true] {
+        let mut m = machine(30.0)?;
+        m.swapchain_created(1, 3, None, mode(!newest_fifo))?;
+        m.swapchain_created(2, 3, Some(1), mode(newest_fifo))?;
+        m.set_present_timing(2, SLOTS, relative())?;
+        let PresentStep::Plan(plan) = m.before_present(&[(1, 0)], None, false)? else {
+            panic!("no wait expected");
+        };
+        if plan.repair == Some(RepairSemaphore::Create) {
+            m.semaphore_created(100)?;
+        }
+        let _ = m.plan_target(1, Some(mode(!newest_fifo)), 0);
+        let serial = m.repair_submitted(0)?;
+        m.present_returned(VkStatus::SUCCESS, &[], 0)?;
+        m.serial_completed(serial, 0)?;
+        let mut targeted = vec![];
+        for k in 1..4 {
+            let (t, _) = present(&mut m, 2, 2 * k * REFRESH, false)?;
+            targeted.push(t.is_some_and(|t| t.target != PresentTarget::None));
+        }
+        assert_eq!(
+            targeted, [newest_fifo; 3],
+            "the newest in FIFO: {newest_fifo}"
+        );
+    }
+    Ok(())
+}
