@@ -161,8 +161,33 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         };
         let fences = self.config.present_fences && !caller_fences;
         let ids = self.config.present_ids && caller_ids.is_none();
-        let present_ids = self.plan_targets(targets, fences, ids)?;
+        let present_ids = match self.plan_targets(targets, fences, ids) {
+            Ok(structure) => structure,
+            Err(e) => {
+                // The semaphore chosen (proven free) is not used: back to the pool.
+                if let Some(RepairSemaphore::Reuse(s)) = repair {
+                    self.recycle(s, false);
+                }
+                return Err(e);
+            }
+        };
         self.give_targets_caller_ids(targets, caller_ids);
+        Ok(PresentStep::Plan(self.begin_pending(
+            targets.len(),
+            caller_ids.is_some(),
+            repair,
+            present_ids,
+        )))
+    }
+
+    /// The present planned (its targets, `count` swapchains in all) is in progress: its plan.
+    fn begin_pending(
+        &mut self,
+        count: usize,
+        caller_ids: bool,
+        repair: Option<RepairSemaphore<S>>,
+        present_ids: PresentIdStructure,
+    ) -> PresentPlan<S> {
         let p = &mut self.pending;
         p.active = true;
         p.repair = repair.is_some();
@@ -171,16 +196,16 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             _ => None,
         };
         p.serial = None;
-        p.caller_ids = caller_ids.is_some();
+        p.caller_ids = caller_ids;
         let present_fences = p.targets.first().and_then(|t| t.fence);
-        if targets.len() > p.targets.len() {
+        if count > p.targets.len() {
             self.stats.unpaced_calls += 1;
         }
-        Ok(PresentStep::Plan(PresentPlan {
+        PresentPlan {
             repair,
             present_fences,
             present_ids,
-        }))
+        }
     }
 
     /// Each planned target of the present keeps the id the application gave its swapchain,

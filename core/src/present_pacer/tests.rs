@@ -488,3 +488,28 @@ fn too_many_destroyed_swapchains_force_the_bounded_wait() -> Result<(), CoreErro
     assert_eq!(d.m.stats().fallback_waits, 1);
     Ok(())
 }
+
+/// A present refused for an image out of range gives the repair semaphore it chose back to the
+/// pool: none is lost. (It was lost: taken out of the image's history, held by no one.)
+#[test]
+fn a_present_refused_for_its_image_keeps_its_repair_semaphore() -> Result<(), CoreError> {
+    let mut d = Driver::with_two_swapchains_and_ids(config(1))?;
+    for k in 0..6 {
+        let (_, serial) = d.present(1, k % 2, PresentOutcome::Queued)?;
+        d.complete(serial)?;
+    }
+    let held = d.m.semaphores_held();
+    let refused = d.m.before_present(&[(1, 0), (2, 9)], None, false);
+    assert!(
+        matches!(refused, Err(CoreError::ImageOutOfRange { index: 9, .. })),
+        "{refused:?}"
+    );
+    assert_eq!(
+        d.m.semaphores_held(),
+        held,
+        "the semaphore it chose is lost"
+    );
+    let (s, _) = d.present(1, 0, PresentOutcome::Queued)?;
+    assert!(s < d.next_semaphore, "a later present reuses one");
+    Ok(())
+}
