@@ -18,6 +18,19 @@ use std::collections::VecDeque;
 
 use super::serial::Serial;
 
+/// How many presents each image's history holds at `frames_in_flight` N: N+1 (seed 004), both
+/// doors'.
+pub(crate) fn history_depth(frames_in_flight: usize) -> usize {
+    frames_in_flight + 1
+}
+
+/// How many free present semaphores a machine keeps at `frames_in_flight` (more are
+/// destroyed), both doors': enough for a new swapchain's first N+1 frames twice over, so a
+/// resize storm does not create and destroy semaphores every frame.
+pub(crate) fn pool_cap(frames_in_flight: usize) -> usize {
+    2 * history_depth(frames_in_flight)
+}
+
 /// One past present of an image.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PresentRecord<S> {

@@ -43,6 +43,7 @@ pub use stats::PresentPacerStats;
 
 use super::error::CoreError;
 use super::pacer::validate_frames_in_flight;
+use super::present_history::{history_depth, pool_cap};
 use super::presenter::DestroyAction;
 pub use super::presenter::PresentOutcome;
 use super::retire_queue::RetireQueue;
@@ -139,7 +140,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             next_chain: 0,
             completed: Serial::NONE,
             last_submitted: Serial::NONE,
-            pool: Vec::with_capacity(2 * (super::MAX_FRAMES_IN_FLIGHT + 1)),
+            pool: Vec::with_capacity(pool_cap(super::MAX_FRAMES_IN_FLIGHT)),
             pending: present::Pending::new(),
             next_present_fence: 1,
             presents_queued: 0,
@@ -206,7 +207,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
                 "swapchain_created: handle already known",
             ));
         }
-        let depth = self.config.pacing.frames_in_flight + 1;
+        let depth = history_depth(self.config.pacing.frames_in_flight);
         let lineage = old.and_then(|o| self.find(o)).map(|i| self.live[i].chain);
         let chain = match lineage {
             Some(id) => id,
@@ -370,8 +371,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
 
     /// A repair semaphore is free again: pooled, or destroyed when poisoned or over the cap.
     fn recycle(&mut self, semaphore: S, poisoned: bool) {
-        let cap = 2 * (self.config.pacing.frames_in_flight + 1);
-        if !poisoned && self.pool.len() < cap {
+        if !poisoned && self.pool.len() < pool_cap(self.config.pacing.frames_in_flight) {
             self.pool.push(semaphore);
         } else {
             if poisoned {

@@ -356,7 +356,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         image: u32,
     ) -> Result<PresentSemaphoreChoice<S>, CoreError> {
         let i = self.find(swapchain).ok_or(CoreError::NoSwapchain)?;
-        let depth = self.config.pacing.frames_in_flight + 1;
+        let depth = crate::present_history::history_depth(self.config.pacing.frames_in_flight);
         let completed = self.completed;
         let images = &mut self.live[i].state.images;
         let count = images.len();

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use super::acquire_semaphores::AcquireSemaphores;
 use super::error::CoreError;
 use super::pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
-use super::present_history::PresentSemaphoreChoice;
+use super::present_history::{history_depth, pool_cap, PresentSemaphoreChoice};
 use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
@@ -194,7 +194,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
             acquire: AcquireSemaphores::with_capacity(MAX_FRAMES_IN_FLIGHT + max_retired + 2),
             current: None,
             retired: RetireQueue::with_capacity(max_retired + 2),
-            pool: Vec::with_capacity(Self::pool_cap_for(MAX_FRAMES_IN_FLIGHT)),
+            pool: Vec::with_capacity(pool_cap(MAX_FRAMES_IN_FLIGHT)),
             frame: None,
             slots: [Serial::NONE; MAX_FRAMES_IN_FLIGHT],
             actions: VecDeque::with_capacity(64),
@@ -202,14 +202,12 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         })
     }
 
-    /// Free present semaphores kept for the next swapchain: enough for its first N+1 frames
-    /// twice over, so a resize storm does not create and destroy semaphores every frame.
-    fn pool_cap_for(frames_in_flight: usize) -> usize {
-        2 * (frames_in_flight + 1)
+    fn depth(&self) -> usize {
+        history_depth(self.pacer.frames_in_flight())
     }
 
-    fn depth(&self) -> usize {
-        self.pacer.frames_in_flight() + 1
+    fn pool_cap(&self) -> usize {
+        pool_cap(self.pacer.frames_in_flight())
     }
 
     // ----- inputs: configuration -------------------------------------------------------------

@@ -46,7 +46,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
     /// Adds a new, unsignalled present semaphore to the free pool ahead of need (so a shell can
     /// create its semaphores before the frame loop). Returns it back when the pool is full.
     pub fn add_free_present_semaphore(&mut self, semaphore: S) -> Result<(), S> {
-        if self.pool.len() < Self::pool_cap_for(self.pacer.frames_in_flight()) {
+        if self.pool.len() < self.pool_cap() {
             self.pool.push(semaphore);
             Ok(())
         } else {
@@ -165,7 +165,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
     }
 
     pub(super) fn recycle_present_semaphore(&mut self, semaphore: S, poisoned: bool) {
-        if !poisoned && self.pool.len() < Self::pool_cap_for(self.pacer.frames_in_flight()) {
+        if !poisoned && self.pool.len() < self.pool_cap() {
             self.pool.push(semaphore);
         } else {
             self.actions
