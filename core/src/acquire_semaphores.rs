@@ -103,22 +103,17 @@ impl<S: Handle> AcquireSemaphores<S> {
         self.entries.len()
     }
 
-    /// The serial after which every semaphore is free, or `None` if one still has a signal with
-    /// no wait submitted (then it can never become free by waiting).
+    /// Whether every semaphore is free or waited on by a submitted wait: `false` if one still
+    /// has a signal with no wait submitted (then it can never become free by waiting).
     #[must_use]
-    pub fn serial_freeing_all(&self) -> Option<Serial> {
-        let mut latest = Serial::NONE;
-        for (_, st) in &self.entries {
-            match st {
-                State::Free => {}
-                State::WaitedBy(s) => latest = latest.max(*s),
-                State::Acquiring | State::SignalPending => return None,
-            }
-        }
-        Some(latest)
+    pub fn every_signal_waited(&self) -> bool {
+        self.entries
+            .iter()
+            .all(|(_, st)| matches!(st, State::Free | State::WaitedBy(_)))
     }
 
-    /// Removes and yields every semaphore; call only once [`Self::serial_freeing_all`] completed.
+    /// Removes and yields every semaphore; call only once every submission that waits on
+    /// one completed ([`Self::every_signal_waited`]).
     pub fn drain(&mut self) -> impl Iterator<Item = S> + '_ {
         self.entries.drain(..).map(|(s, _)| s)
     }
@@ -139,6 +134,6 @@ mod tests {
         assert_eq!(ring.take(Serial(3)), Some(7));
         assert!(ring.acquire_failed(7));
         assert_eq!(ring.take(Serial::NONE), Some(7));
-        assert_eq!(ring.serial_freeing_all(), None);
+        assert!(!ring.every_signal_waited());
     }
 }

@@ -69,13 +69,12 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         if self.frame.is_some() {
             return Err(CoreError::OutOfOrder("shutdown with a frame in progress"));
         }
-        let freeing = self
-            .acquire
-            .serial_freeing_all()
-            .ok_or(CoreError::OutOfOrder(
+        if !self.acquire.every_signal_waited() {
+            return Err(CoreError::OutOfOrder(
                 "shutdown with an unconsumed acquire semaphore",
-            ))?;
-        self.serial_completed(self.last_submitted.max(freeing).min(self.last_submitted))?;
+            ));
+        }
+        self.serial_completed(self.last_submitted)?;
         if let Some(cur) = self.current.take() {
             self.retired.retire(cur, None);
         }
