@@ -1,5 +1,6 @@
 //! What the core knows about one swapchain, current or retired.
 
+use super::error::CoreError;
 use super::present_history::{ImageHistory, PresentRecord};
 use super::serial::Serial;
 
@@ -54,6 +55,15 @@ impl<S: Copy, W> SwapchainState<S, W> {
             pending_present_fences: 0,
             unfenced_presents: 0,
         }
+    }
+
+    /// Image `index`'s history; an index past the image count (a shell's or driver's error) is
+    /// refused, for both doors' acquires and presents.
+    pub fn image_mut(&mut self, index: u32) -> Result<&mut ImageHistory<S>, CoreError> {
+        let count = u32::try_from(self.images.len()).unwrap_or(u32::MAX);
+        self.images
+            .get_mut(index as usize)
+            .ok_or(CoreError::ImageOutOfRange { index, count })
     }
 
     /// Present semaphores held by all its images.

@@ -66,12 +66,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     }
 
     /// During a pause of `swapchain`'s lineage before its next frame (the pacing sleep): the
-    /// present to watch, if its pacing wants exact display times (a frame limit kept by the
-    /// CPU follows the display's clock, `vkpace_core::DisplayAnchor`; low latency plans for
-    /// the display's refresh). The shell polls it (zero timeout) and, if it is not shown yet,
-    /// waits for it bounded by the sleep's end: a wait that began while it was not shown and
-    /// ended because it was shown says when it was shown ([`Self::display_watched`]); the
-    /// poll's answer is only "shown by now" ([`Self::display_answer`]).
+    /// present to watch, if its pacing wants exact display times (door 1's
+    /// `machine::display_watch` says why). The shell polls it, then waits for it bounded by the
+    /// sleep's end: [`Self::display_watched`], or [`Self::display_answer`] for the poll.
     #[must_use]
     pub(super) fn display_watch(&self, swapchain: W) -> Option<u64> {
         if !self.lineage(swapchain)?.pacing.wants_display_times() {

@@ -90,17 +90,11 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             self.stats.unpaced_calls += 1;
             return Ok(());
         };
-        let count = self.live[i].state.images.len();
         self.stats.out_of_date_or_suboptimal += u64::from(status.is_stale_swapchain());
         if !matches!(status, VkStatus::SUCCESS | VkStatus::SUBOPTIMAL) {
             return Ok(());
         }
-        if image as usize >= count {
-            return Err(CoreError::ImageOutOfRange {
-                index: image,
-                count: count as u32,
-            });
-        }
+        self.live[i].state.image_mut(image)?;
         self.stats.acquires += 1;
         if let Some(c) = self.lineage_mut(swapchain) {
             if let Some(frame) = c.started {

@@ -7,17 +7,8 @@
 //! destruction, [`super::Pacing`] and the frames-in-flight pacer per lineage of swapchains,
 //! present ids and telemetry.
 //!
-//! # The repair and its proof
-//!
-//! The present waits on a vkpace semaphore `S`, signalled by an empty submission (the repair)
-//! that waited on the application's semaphores. `S` may be signalled again only once the
-//! present's wait on it has executed (`VUID-vkQueueSubmit-pSignalSemaphores-00067`). Without a
-//! present fence the proof is door 1's, one hop longer: the repair of a *later* present of the
-//! same image waited on the application's semaphore, which its rendering signalled after it
-//! waited on the later acquire of the image, which the presentation engine signalled only after
-//! processing the earlier present. So once that later repair completed, `S` is free. The repair
-//! of the *same* present proves nothing of the present's own wait (the `weak_repair` mutation
-//! makes exactly that mistake).
+//! The present waits on a vkpace semaphore, signalled by an empty submission (the repair) that
+//! waited on the application's semaphores; when that semaphore is free again is `proof.rs`.
 
 mod chain;
 mod config;
@@ -179,12 +170,6 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         for c in &mut self.chains {
             c.pacing.set_frame_limit(limit);
         }
-    }
-
-    /// The settings in use.
-    #[must_use]
-    pub fn config(&self) -> &PacerConfig {
-        &self.config
     }
 
     // ----- swapchain lifetime -------------------------------------------------------------

@@ -358,14 +358,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         let i = self.find(swapchain).ok_or(CoreError::NoSwapchain)?;
         let depth = crate::present_history::history_depth(self.config.pacing.frames_in_flight);
         let completed = self.completed;
-        let images = &mut self.live[i].state.images;
-        let count = images.len();
-        let history = images
-            .get_mut(image as usize)
-            .ok_or(CoreError::ImageOutOfRange {
-                index: image,
-                count: count as u32,
-            })?;
+        let history = self.live[i].state.image_mut(image)?;
         let mut poisoned = Vec::new();
         let mut choice = history.choose(depth, completed, |s| poisoned.push(s));
         for s in poisoned {
@@ -395,13 +388,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         let mut chosen = PresentIdStructure::None;
         for (position, &(w, image)) in targets.iter().enumerate() {
             let Some(i) = self.find(w) else { continue };
-            let count = self.live[i].state.images.len();
-            if image as usize >= count {
-                return Err(CoreError::ImageOutOfRange {
-                    index: image,
-                    count: count as u32,
-                });
-            }
+            self.live[i].state.image_mut(image)?;
             let (chain, generation) = (self.live[i].chain, self.live[i].generation);
             let structure = self.live[i].ids;
             let first_of_lineage = !self.pending.targets.iter().any(|t| t.lineage == chain);

@@ -62,14 +62,11 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
                 "image_acquired while a frame is in progress",
             ));
         }
-        let count = self
-            .current
-            .as_ref()
-            .ok_or(CoreError::NoSwapchain)?
-            .images
-            .len();
-        if image as usize >= count {
-            return Err(self.image_out_of_range(semaphore, image, count));
+        let current = self.current.as_mut().ok_or(CoreError::NoSwapchain)?;
+        if let Err(e) = current.image_mut(image) {
+            // The semaphore will be signalled anyway; keep the ring consistent.
+            self.acquire.acquired(semaphore);
+            return Err(e);
         }
         if !self.acquire.acquired(semaphore) {
             return Err(CoreError::OutOfOrder(
@@ -94,21 +91,5 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
             slot,
         });
         Ok(())
-    }
-
-    /// An acquire returned an index past the image count. Out of line, so that the frame
-    /// path's code stays small (see `vk::Swapchain`'s layout note).
-    pub(super) fn image_out_of_range(
-        &mut self,
-        semaphore: S,
-        image: u32,
-        count: usize,
-    ) -> CoreError {
-        // The semaphore will be signalled anyway; keep the ring consistent.
-        self.acquire.acquired(semaphore);
-        CoreError::ImageOutOfRange {
-            index: image,
-            count: u32::try_from(count).unwrap_or(u32::MAX),
-        }
     }
 }

@@ -2,10 +2,7 @@
 //! copied with only the flags the chosen display path needs added, and a destruction is
 //! deferred until the swapchain is provably idle (the machine's `destroy` rules), or done
 //! after a bounded wait before the call returns. Both run as steps of a [`super::PacerCall`]
-//! so that the driver's calls are made with a shared pacer's
-//! lock released: the application externally synchronizes the create info's surface and
-//! `oldSwapchain`, and the swapchain it destroys (the spec's host synchronization lists of
-//! `vkCreateSwapchainKHR` and `vkDestroySwapchainKHR`), and the pacer learns of a new
+//! (the driver's calls made with a shared pacer's lock released); the pacer learns of a new
 //! swapchain before the application can use its handle.
 
 use std::marker::PhantomData;

@@ -1,11 +1,7 @@
-//! The display watched during a pacing sleep: where the lineage's pacing wants exact display
-//! times (a frame limit kept by the CPU whose grid follows the display's clock,
-//! `vkpace_core::DisplayAnchor`; low latency planning for the refresh), the sleep before its
-//! next frame first asks whether the oldest present whose display is awaited was shown (a zero-timeout
-//! `vkWaitForPresentKHR`) and, if not, waits for it until the sleep's end. A wait that began
-//! while the present was not shown and ended because it was says when it was shown, within
-//! the thread's wake-up; a poll says only "shown by now". Door 1 does the same in its sleep
-//! (`core::machine::display_watch`).
+//! The display watched during a pacing sleep, where the lineage's pacing wants exact display
+//! times: a zero-timeout `vkWaitForPresentKHR` of the present the machine names, then a wait
+//! for it until the sleep's end. Why only such a wait gives an exact time: door 1's
+//! `core::machine::display_watch`, which does the same in its sleep.
 //!
 //! Like every pause it runs without the pacer (and the caller's lock). The swapchain is the
 //! one of the application's call that sleeps (a present, or an acquire), which the

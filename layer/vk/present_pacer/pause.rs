@@ -1,9 +1,7 @@
 //! The pauses before a lineage's next frame (the frames-in-flight gate's GPU wait, the frame
-//! limit's or policy's sleep), asked of the machine, carried out and reported as three steps,
-//! so that a caller sharing the pacer between threads carries them out with the pacer not
-//! borrowed (and its lock released): the steps of a [`super::PacerCall`]. The plain methods
-//! run the same steps in one call. The decisions are the machine's ([`vkpace_core::Gate`]);
-//! this only carries them out.
+//! limit's or policy's sleep), asked of the machine, carried out without the pacer and
+//! reported: steps of a [`super::PacerCall`]. The decisions are the machine's
+//! ([`vkpace_core::Gate`]); this only carries them out.
 
 use std::time::Instant;
 

@@ -1,9 +1,7 @@
-//! The present replacement, in three steps so that a caller sharing the pacer behind a lock
-//! makes the calls down with it released ([`super::PacerCall`]): under the lock the plan
-//! ([`super::present_plan`]); without it the repair submission and the driver's present
-//! ([`super::present_call`]); under the lock again the report of both (below), then the
-//! display feedback and the pacing of the lineage's next frame. The plain
-//! [`PresentPacer::queue_present`] runs the same steps.
+//! The present replacement as the steps of a [`super::PacerCall`]: the plan
+//! ([`super::present_plan`]), the repair submission and the driver's present
+//! ([`super::present_call`]), the report of both (below), then the display feedback and the
+//! pacing of the lineage's next frame.
 
 use ash::prelude::VkResult;
 use ash::vk;

@@ -1,12 +1,6 @@
 //! The present's second step, made without the pacer (the caller's lock released): the repair
-//! submission and the driver's present, with what the first step planned. Nothing of the
-//! pacer's is shared meanwhile: the application externally synchronizes the queue, the
-//! swapchains and the wait semaphores of its `vkQueuePresentKHR` for the whole call (the spec's
-//! host synchronization list for the command), so no other thread's call of the pacer submits
-//! to that queue or touches those swapchains (a destroy's proof submission waits for this
-//! present: `BoundedWait::PresentInFlight`); the repair semaphore, its fence and the present
-//! fences were taken out of the pacer's pools under the lock, and are seen by no one else
-//! until the third step reports them.
+//! submission and the driver's present, with what the first step planned. Why that is safe:
+//! [`super::PacerCall`]'s doc.
 
 use ash::prelude::VkResult;
 use ash::vk;

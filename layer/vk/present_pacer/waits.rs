@@ -1,8 +1,6 @@
 //! The machine's bounded waits before a swapchain's destruction returns (and at teardown),
-//! carried out as steps of a [`super::PacerCall`]: each wait on a fence the pacer lends out
-//! (neither reset, reused nor destroyed until given back; `vkWaitForFences` does not require
-//! its fences externally synchronized) made between two of its steps, with the
-//! caller's lock released. The proof submission is made under the lock, once no present is in
+//! carried out as steps of a [`super::PacerCall`], each on a fence the pacer lends out (see
+//! its doc). The proof submission is made under the lock, once no present is in
 //! flight (the machine's [`BoundedWait::PresentInFlight`]: a present made without the lock may
 //! have its repair on the queue and no serial yet).
 
