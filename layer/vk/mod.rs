@@ -21,6 +21,7 @@ mod maintenance1;
 mod names;
 mod optional_path;
 mod pacing_config;
+mod present_chain;
 mod present_pacer;
 mod render_targets;
 mod shell;

@@ -11,7 +11,8 @@ pub(super) use super::present_call::Scratch;
 use super::PresentPacer;
 use crate::vk::display::DisplayFns;
 use crate::vk::error::Result;
-use crate::vk::shell::{present_code, status};
+use crate::vk::present_chain::present_code;
+use crate::vk::shell::status;
 use vkpace_core::VkStatus;
 use vkpace_core::{PresentOutcome, Serial, SubmitSignal};
 

@@ -6,8 +6,8 @@ use ash::prelude::VkResult;
 use ash::vk;
 
 use crate::vk::clock::Clock;
+use crate::vk::present_chain::PresentChain;
 use vkpace_core::PresentIdStructure;
-use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
 
 /// The repair's semaphore and the fence of its submission, both taken from the pacer.
 #[derive(Copy, Clone, Debug)]
@@ -125,35 +125,19 @@ impl Planned {
         if let Some(r) = repaired {
             ours = ours.wait_semaphores(r);
         }
-        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&s.fences);
-        if self.fences {
-            // One fence (or null) per swapchain (VUID-VkSwapchainPresentFenceInfoEXT-swapchainCount-07757).
-            ours = ours.push_next(&mut fence_info);
-        }
-        let mut id_info = vk::PresentIdKHR::default().present_ids(&s.ids);
-        let mut id2_info = PresentId2KHR::default().present_ids(&s.ids);
-        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&s.timings.0);
-        if self.timed {
-            // One VkPresentTimingInfoEXT per swapchain
-            // (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233), zeroed (no target, no
-            // stages) for a swapchain without vkpace's timing.
-            ours = ours.push_next(&mut timings);
-        }
-        match self.ids {
-            // Larger than any id given before to each swapchain (ids per lineage,
-            // VUID-VkPresentId2KHR-presentIds-10819); 0 for a swapchain not paced or made for
-            // the other structure.
-            PresentIdStructure::Id2 => ours = ours.push_next(&mut id2_info),
-            // VUID-VkPresentIdKHR-presentIds-04999, as above.
-            PresentIdStructure::Id => ours = ours.push_next(&mut id_info),
-            PresentIdStructure::None => {}
-        }
+        let chain = PresentChain {
+            fences: self.fences.then_some(&s.fences[..]),
+            id_structure: self.ids,
+            ids: &s.ids,
+            timings: self.timed.then_some(&s.timings.0[..]),
+            modes: None,
+        };
         // SAFETY: the caller's contract; vkpace's structures are valid for the device's
         // enabled extensions (the config's flags), none duplicates one the caller chained.
-        let result = unsafe { self.swapchain_fn.queue_present(self.queue, &ours) };
+        let result = unsafe { chain.queue_present(&self.swapchain_fn, self.queue, ours) };
         // A swapchain the driver wrote no result for (an error before it got to it) has the
         // present's.
-        let overall = crate::vk::shell::present_code(result);
+        let overall = crate::vk::present_chain::present_code(result);
         for r in self.scratch.results.iter_mut().filter(|r| **r == UNWRITTEN) {
             *r = overall;
         }

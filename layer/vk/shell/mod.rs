@@ -22,7 +22,6 @@ use vkpace_core::{
     CreateSwapchain, DisplayRefresh, Extent, PresentIdStructure, PresentInfo, PresentMode,
     SemaphoreRole, SubmitSignal, SurfaceFormat, SurfaceInfo, TimingReport, VkStatus,
 };
-use vkpace_registry::{PresentId2KHR, PresentTimingsInfoEXT};
 
 /// The handles and entry points of one swapchain object.
 pub(crate) struct Shell {
@@ -275,15 +274,6 @@ impl SubmitSignals {
 /// A `vk::Result` as the core's status code.
 pub(crate) fn status(r: vk::Result) -> VkStatus {
     VkStatus(r.as_raw())
-}
-
-/// The code `vkQueuePresentKHR` returned, from ash's reading of it (`true`: suboptimal).
-pub(crate) fn present_code(r: ash::prelude::VkResult<bool>) -> vk::Result {
-    match r {
-        Ok(false) => vk::Result::SUCCESS,
-        Ok(true) => vk::Result::SUBOPTIMAL_KHR,
-        Err(e) => e,
-    }
 }
 
 impl Shell {

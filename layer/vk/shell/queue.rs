@@ -2,6 +2,7 @@
 //! present-id polls and the GPU clock.
 
 use super::*;
+use crate::vk::present_chain::{present_code, PresentChain};
 
 impl Shell {
     /// `vkAcquireNextImageKHR`.
@@ -94,50 +95,31 @@ impl Shell {
         &self,
         p: &PresentInfo<vk::Semaphore, vk::SwapchainKHR, vk::Fence>,
     ) -> VkStatus {
-        let waits = [p.semaphore];
-        let swapchains = [p.swapchain];
-        let indices = [p.image];
-        let mut info = vk::PresentInfoKHR::default()
+        let (waits, swapchains, indices) = ([p.semaphore], [p.swapchain], [p.image]);
+        let info = vk::PresentInfoKHR::default()
             .wait_semaphores(&waits)
             .swapchains(&swapchains)
             .image_indices(&indices);
-        let fences = [p.fence.unwrap_or_default()];
-        let mut fence_info = vk::SwapchainPresentFenceInfoEXT::default().fences(&fences);
-        if p.fence.is_some() {
-            info = info.push_next(&mut fence_info);
-        }
-        let ids = [p.present_id.unwrap_or(0)];
-        let mut id_info = vk::PresentIdKHR::default().present_ids(&ids);
-        let mut id2_info = PresentId2KHR::default().present_ids(&ids);
-        let timing_info = self.timing_info(p);
-        let timing_infos = [timing_info.unwrap_or_default()];
-        let mut timings = PresentTimingsInfoEXT::default().timing_infos(&timing_infos);
-        if timing_info.is_some() {
-            // One VkPresentTimingInfoEXT per swapchain (VUID-VkPresentTimingsInfoEXT-swapchainCount-12233).
-            info = info.push_next(&mut timings);
-        }
-        match (p.present_id, self.ids) {
-            (None, _) | (_, PresentIdStructure::None) => {}
-            // VUID-VkPresentId2KHR-presentIds-10819: larger than any id given before; the
-            // swapchain was made with PRESENT_ID_2 (create_info) for a surface that supports
-            // it (VUID-VkPresentInfoKHR-presentId2Supported-10822, checked when its paths were
-            // chosen). Present timing's results name presents by these ids.
-            (Some(_), PresentIdStructure::Id2) => info = info.push_next(&mut id2_info),
-            // VUID-VkPresentIdKHR-presentIds-04999: larger than any id given before.
-            (Some(_), PresentIdStructure::Id) => info = info.push_next(&mut id_info),
-        }
-        let modes = [vk::PresentModeKHR::from_raw(p.mode.map_or(0, |m| m.0))];
-        let mut mode_info = vk::SwapchainPresentModeInfoEXT::default().present_modes(&modes);
-        if p.mode.is_some() {
-            // VUID-VkSwapchainPresentModeInfoEXT-pPresentModes-07761: a mode given at creation.
-            info = info.push_next(&mut mode_info);
-        }
+        let fences = p.fence.map(|f| [f]);
+        let ids = p.present_id.map(|id| [id]);
+        let timings = self.timing_info(p).map(|t| [t]);
+        let modes = p.mode.map(|m| [vk::PresentModeKHR::from_raw(m.0)]);
+        // The swapchain was made with the id structure's flag for a surface that supports it
+        // (VUID-VkPresentInfoKHR-presentId2Supported-10822, checked when its paths were chosen).
+        let chain = PresentChain {
+            fences: fences.as_ref().map(|f| &f[..]),
+            id_structure: ids.map_or(PresentIdStructure::None, |_| self.ids),
+            ids: ids.as_ref().map_or(&[][..], |i| &i[..]),
+            timings: timings.as_ref().map(|t| &t[..]),
+            modes: modes.as_ref().map(|m| &m[..]),
+        };
         // SAFETY: the image was acquired from the swapchain and not yet presented; the
         // semaphore has a signal pending from the frame's submission
         // (VUID-vkQueuePresentKHR-pWaitSemaphores-03268); a present fence is unsignalled and
-        // unused (VUID-VkSwapchainPresentFenceInfoEXT-pFences-07759).
+        // unused (VUID-VkSwapchainPresentFenceInfoEXT-pFences-07759); each structure's
+        // extension is enabled (the shell's paths).
         status(present_code(unsafe {
-            self.swapchain_fn.queue_present(self.queue, &info)
+            chain.queue_present(&self.swapchain_fn, self.queue, info)
         }))
     }
 
