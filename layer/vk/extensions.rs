@@ -64,9 +64,9 @@ where
     Ok(Some(read(&a, &b)))
 }
 
-/// A device command of an extension the device must have enabled: an `InvalidConfig` naming
-/// `needed_by` where it did not (a device returns no entry point for an extension it did not
-/// enable: vkGetDeviceProcAddr).
+/// A device command of an extension the device must have enabled, by the first of `names`
+/// found: an `InvalidConfig` naming `needed_by` where it did not (a device returns no entry
+/// point for an extension it did not enable: vkGetDeviceProcAddr).
 ///
 /// # Safety
 ///
@@ -74,13 +74,26 @@ where
 pub(crate) unsafe fn enabled_command(
     instance: &ash::Instance,
     device: &ash::Device,
-    name: &CStr,
+    names: &[&CStr],
     needed_by: &'static str,
 ) -> super::error::Result<unsafe extern "system" fn()> {
-    // SAFETY: caller contract; `name` is NUL-terminated.
-    unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }
+    names
+        .iter()
+        // SAFETY: caller contract; each name is NUL-terminated.
+        .find_map(|n| unsafe { instance.get_device_proc_addr(device.handle(), n.as_ptr()) })
         .ok_or(super::error::Error::InvalidConfig(needed_by))
 }
+
+/// Turns an entry point [`enabled_command`] found into its typed pointer.
+macro_rules! typed_command {
+    ($f:expr, $pfn:ty) => {
+        // SAFETY: the loader returned the entry point of the name looked up, whose signature
+        // the registry gives as `$pfn` (a promoted command, looked up by its older name too,
+        // has the same signature).
+        unsafe { std::mem::transmute::<unsafe extern "system" fn(), $pfn>($f) }
+    };
+}
+pub(crate) use typed_command;
 
 /// `vkGetPhysicalDeviceSurfaceCapabilities2KHR`'s entry points, for a per-surface query; an
 /// `InvalidConfig` naming `needed_by` where the instance did not enable

@@ -26,7 +26,7 @@ use std::ffi::CStr;
 use ash::vk;
 
 use crate::vk::error::{Error, Result, VkContext};
-use crate::vk::extensions::offered_features;
+use crate::vk::extensions::{enabled_command, offered_features, typed_command};
 use vkpace_core::{Calibrateable, TimeDomain};
 use vkpace_registry::{
     PFN_vkGetPastPresentationTimingEXT, PFN_vkGetSwapchainTimeDomainPropertiesEXT,
@@ -237,32 +237,6 @@ pub(crate) struct PresentTimingFns {
     pub(super) calibrated_timestamps: vk::PFN_vkGetCalibratedTimestampsKHR,
 }
 
-/// Looks up a device command by any of `names`, first found wins.
-///
-/// # Safety
-///
-/// `device` must be a valid device of `instance`.
-unsafe fn device_proc(
-    instance: &ash::Instance,
-    device: &ash::Device,
-    names: &[&CStr],
-) -> Option<unsafe extern "system" fn()> {
-    names.iter().find_map(|n| {
-        // SAFETY: valid device of `instance` (caller contract); `n` is NUL-terminated.
-        unsafe { instance.get_device_proc_addr(device.handle(), n.as_ptr()) }
-    })
-}
-
-/// Turns a looked-up entry point into its typed pointer.
-macro_rules! typed_proc {
-    ($f:expr, $pfn:ty) => {
-        // SAFETY: the loader returned the entry point of the name looked up, whose signature
-        // the registry gives as `$pfn` (the EXT calibrated-timestamps command has the KHR
-        // signature: the KHR extension promoted it unchanged).
-        unsafe { std::mem::transmute::<unsafe extern "system" fn(), $pfn>($f) }
-    };
-}
-
 impl PresentTimingFns {
     /// Loads the five commands; [`Error::InvalidConfig`] if any is missing (the device did
     /// not enable [`PRESENT_TIMING_DEVICE_EXTENSIONS`]). `vkGetCalibratedTimestampsKHR` falls
@@ -272,42 +246,28 @@ impl PresentTimingFns {
     ///
     /// `device` must be a valid device of `instance`.
     pub(crate) unsafe fn load(instance: &ash::Instance, device: &ash::Device) -> Result<Self> {
-        let missing = Error::InvalidConfig(
-            "present timing needs VK_EXT_present_timing and VK_KHR_calibrated_timestamps enabled on the device",
-        );
-        // SAFETY: valid device of `instance` (caller contract), for all five lookups.
-        let (Some(set), Some(props), Some(domains), Some(past), Some(cal)) = (unsafe {
-            (
-                device_proc(
-                    instance,
-                    device,
-                    &[c"vkSetSwapchainPresentTimingQueueSizeEXT"],
-                ),
-                device_proc(instance, device, &[c"vkGetSwapchainTimingPropertiesEXT"]),
-                device_proc(
-                    instance,
-                    device,
-                    &[c"vkGetSwapchainTimeDomainPropertiesEXT"],
-                ),
-                device_proc(instance, device, &[c"vkGetPastPresentationTimingEXT"]),
-                device_proc(
-                    instance,
-                    device,
-                    &[
-                        c"vkGetCalibratedTimestampsKHR",
-                        c"vkGetCalibratedTimestampsEXT",
-                    ],
-                ),
-            )
-        }) else {
-            return Err(missing);
+        let load = |names: &[&CStr]| {
+            let needed_by = "present timing needs VK_EXT_present_timing and VK_KHR_calibrated_timestamps enabled on the device";
+            // SAFETY: valid device of `instance` (caller contract).
+            unsafe { enabled_command(instance, device, names, needed_by) }
         };
+        let set = load(&[c"vkSetSwapchainPresentTimingQueueSizeEXT"])?;
+        let props = load(&[c"vkGetSwapchainTimingPropertiesEXT"])?;
+        let domains = load(&[c"vkGetSwapchainTimeDomainPropertiesEXT"])?;
+        let past = load(&[c"vkGetPastPresentationTimingEXT"])?;
+        let cal = load(&[
+            c"vkGetCalibratedTimestampsKHR",
+            c"vkGetCalibratedTimestampsEXT",
+        ])?;
         Ok(Self {
-            set_queue_size: typed_proc!(set, PFN_vkSetSwapchainPresentTimingQueueSizeEXT),
-            timing_properties: typed_proc!(props, PFN_vkGetSwapchainTimingPropertiesEXT),
-            time_domain_properties: typed_proc!(domains, PFN_vkGetSwapchainTimeDomainPropertiesEXT),
-            past_presentation_timing: typed_proc!(past, PFN_vkGetPastPresentationTimingEXT),
-            calibrated_timestamps: typed_proc!(cal, vk::PFN_vkGetCalibratedTimestampsKHR),
+            set_queue_size: typed_command!(set, PFN_vkSetSwapchainPresentTimingQueueSizeEXT),
+            timing_properties: typed_command!(props, PFN_vkGetSwapchainTimingPropertiesEXT),
+            time_domain_properties: typed_command!(
+                domains,
+                PFN_vkGetSwapchainTimeDomainPropertiesEXT
+            ),
+            past_presentation_timing: typed_command!(past, PFN_vkGetPastPresentationTimingEXT),
+            calibrated_timestamps: typed_command!(cal, vk::PFN_vkGetCalibratedTimestampsKHR),
         })
     }
 }

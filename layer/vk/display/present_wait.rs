@@ -67,7 +67,7 @@ impl PresentWaitFns {
             enabled_command(
                 instance,
                 device,
-                c"vkWaitForPresentKHR",
+                &[c"vkWaitForPresentKHR"],
                 "present_wait needs VK_KHR_present_id and VK_KHR_present_wait enabled on the device",
             )
         }?;

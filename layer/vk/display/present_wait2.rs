@@ -17,7 +17,7 @@ use ash::vk;
 
 use super::present_wait::PresentWaitFns;
 use crate::vk::error::{Result, VkContext};
-use crate::vk::extensions::{enabled_command, offered_features};
+use crate::vk::extensions::{enabled_command, offered_features, typed_command};
 use vkpace_core::DisplayFeedback;
 use vkpace_registry::{
     PFN_vkWaitForPresent2KHR, PhysicalDevicePresentId2FeaturesKHR,
@@ -136,18 +136,13 @@ impl PresentWait2Fns {
             enabled_command(
                 instance,
                 device,
-                c"vkWaitForPresent2KHR",
+                &[c"vkWaitForPresent2KHR"],
                 "present_wait2 needs VK_KHR_present_id2 and VK_KHR_present_wait2 enabled on the device",
             )
         }?;
-        // SAFETY: the loader returned the entry point of this name, whose signature the
-        // registry gives as PFN_vkWaitForPresent2KHR.
-        let wait = unsafe {
-            std::mem::transmute::<unsafe extern "system" fn(), PFN_vkWaitForPresent2KHR>(f)
-        };
         Ok(Self {
             device: device.handle(),
-            wait,
+            wait: typed_command!(f, PFN_vkWaitForPresent2KHR),
         })
     }
 

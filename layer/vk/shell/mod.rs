@@ -202,7 +202,7 @@ impl HdrMetadata {
             crate::vk::extensions::enabled_command(
                 instance,
                 device,
-                c"vkSetHdrMetadataEXT",
+                &[c"vkSetHdrMetadataEXT"],
                 "hdr_metadata needs VK_EXT_hdr_metadata enabled on the device",
             )
         }?;
