@@ -4,15 +4,9 @@
 //! keeps running on the next layer's commands.
 //!
 //! Every swapchain command reaches the pacer as a `vkpace::PacerCall`, whose plans and reports
-//! run in [`PacerState::with_pacer`] (under the lock): the frame limit's or policy's sleep and the
-//! frames-in-flight gate's GPU wait happen with the device's lock released (the summary line
-//! at vkDestroyDevice counts the pauses on either side of it).
-//!
-//! The driver's calls too run with the lock released: the acquire (it blocks until an image
-//! is free, up to its timeout), the present and its repair submission (Mesa's software WSI
-//! waits for the frame's rendering inside it; FIFO may block), swapchain creation and
-//! destruction with their bounded waits; another swapchain's calls on the device need not
-//! wait for them (the second summary line counts them on either side of the lock).
+//! run in [`PacerState::with_pacer`] (under the lock); its pauses and the driver's calls run
+//! with the lock released (`swapchain.rs`), so another swapchain's calls on the device need not
+//! wait for them (the summary lines at vkDestroyDevice count both on either side of the lock).
 //!
 //! Known limit: a retired swapchain the pacer finds idle during another call (a present, an
 //! acquire's gate) is destroyed by the driver inside that call's run, with the lock held; and
