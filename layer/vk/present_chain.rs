@@ -32,7 +32,8 @@ impl PresentChain<'_> {
     /// # Safety
     ///
     /// As `vkQueuePresentKHR` of `info` with the structures added: each is enabled on the
-    /// device, none is already in `info`'s chain, and each array has one entry per swapchain.
+    /// device, none is already in `info`'s chain, and each array chained has one entry per
+    /// swapchain.
     pub(crate) unsafe fn queue_present(
         &self,
         swapchain_fn: &ash::khr::swapchain::Device,

@@ -5,7 +5,8 @@
 //! Every command runs as the door's [`PacerCall`] ([`in_steps`]): its plans and reports under
 //! the device's lock, and the pacing sleep, the frames-in-flight gate's GPU wait, the bounded
 //! waits of a destruction and the driver's calls (acquire, present with its repair submission,
-//! create, destroy) with the lock released.
+//! create, destroy) with the lock released: each may block (Mesa's software WSI waits for the
+//! frame's rendering inside the present; FIFO may block).
 
 use ash::prelude::VkResult;
 use ash::vk;

@@ -67,8 +67,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
 
     /// During a pause of `swapchain`'s lineage before its next frame (the pacing sleep): the
     /// present to watch, if its pacing wants exact display times (door 1's
-    /// `machine::display_watch` says why). The shell polls it, then waits for it bounded by the
-    /// sleep's end: [`Self::display_watched`], or [`Self::display_answer`] for the poll.
+    /// `machine::display_watch` says why). The shell polls it and, if it is not shown yet, waits
+    /// for it bounded by the sleep's end: [`Self::display_watched`], or
+    /// [`Self::display_answer`] for the poll.
     #[must_use]
     pub(super) fn display_watch(&self, swapchain: W) -> Option<u64> {
         if !self.lineage(swapchain)?.pacing.wants_display_times() {

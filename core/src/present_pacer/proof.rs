@@ -1,5 +1,6 @@
 //! The repair's proof: which present's semaphore a completed repair frees, and which older
-//! swapchains of the lineage it proves idle.
+//! swapchains of the lineage it proves idle. A present's semaphore may be signalled again only
+//! once the present's wait on it has executed (`VUID-vkQueueSubmit-pSignalSemaphores-00067`).
 //!
 //! The repair of present `p` of image `i` waited on the application's semaphore, which the
 //! application's rendering signalled; that rendering waited on the acquire that returned `i`

@@ -1,6 +1,6 @@
 //! The display watched during a pacing sleep, where the lineage's pacing wants exact display
-//! times: a zero-timeout `vkWaitForPresentKHR` of the present the machine names, then a wait
-//! for it until the sleep's end. Why only such a wait gives an exact time: door 1's
+//! times: a zero-timeout `vkWaitForPresentKHR` of the present the machine names and, if it was
+//! not shown yet, a wait for it until the sleep's end. Why only such a wait gives an exact time: door 1's
 //! `core::machine::display_watch`, which does the same in its sleep.
 //!
 //! Like every pause it runs without the pacer (and the caller's lock). The swapchain is the
