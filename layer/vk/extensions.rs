@@ -84,7 +84,8 @@ pub(crate) unsafe fn enabled_command(
         .ok_or(super::error::Error::InvalidConfig(needed_by))
 }
 
-/// Turns an entry point [`enabled_command`] found into its typed pointer.
+/// Turns an entry point the loader returned (by [`enabled_command`], or an instance lookup)
+/// into its typed pointer.
 macro_rules! typed_command {
     ($f:expr, $pfn:ty) => {
         // SAFETY: the loader returned the entry point of the name looked up, whose signature

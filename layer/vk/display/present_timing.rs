@@ -194,14 +194,7 @@ impl PresentTimingSupport {
         }) else {
             return Ok(Calibrateable::default());
         };
-        // SAFETY: the loader returned the entry point of one of these names; the EXT command
-        // has the KHR signature (the KHR extension promoted it unchanged).
-        let query = unsafe {
-            std::mem::transmute::<
-                unsafe extern "system" fn(),
-                vk::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR,
-            >(f)
-        };
+        let query = typed_command!(f, vk::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR);
         // There are few time domains (seven in the registry); VK_INCOMPLETE past MAX_DOMAINS
         // still lists the first ones.
         let mut domains = [vk::TimeDomainKHR::DEVICE; MAX_DOMAINS];
