@@ -7,6 +7,8 @@
 //! - [`PacingPolicy::FramesInFlight`]: start as soon as the gate opens (wgpu's
 //!   `desired_maximum_frame_latency`, the textbook loop with N frames);
 //! - [`PacingPolicy::LowLatency`]: start as late as still keeps the GPU (or display) busy;
+//! - [`PacingPolicy::Grid`]: frames in flight, and on the refresh grid each frame started by a
+//!   lead learned from the frames' own start-to-ready times;
 //! - [`PacingPolicy::Display`]: with `VK_EXT_present_timing`, a swap interval on the display's
 //!   refresh grid that the policy picks, and each frame started one interval before its refresh
 //!   ([`DisplaySchedule`]);

@@ -13,7 +13,12 @@ pub enum PacingPolicy {
     /// ids watched during the pacing sleep), just in time for its refresh. With present timing
     /// the swap interval stays one refresh (or the frame limit's): a frame that misses its
     /// refresh is shown one refresh late and the frames after it move with it, but the frame
-    /// rate is not halved to avoid that, as [`PacingPolicy::Display`] does.
+    /// rate is not halved to avoid that, as [`PacingPolicy::Display`] does. The second door
+    /// (`PresentPacer`) learns a frame's CPU time (to its repair submission at the present) but
+    /// never its GPU time (the application submits its own work): there this plans only on a
+    /// FIFO display's grid with present timing (no frame limit, or one on the grid), by the
+    /// lead learned from the frames' ready times, and is [`PacingPolicy::FramesInFlight`]
+    /// elsewhere.
     LowLatency,
     /// With present timing (`VK_EXT_present_timing`), Swappy's display policy: each frame stays
     /// on screen a whole number of refreshes, the smallest the frames keep up with (raised when

@@ -9,6 +9,7 @@ mod app_ids;
 mod fallback;
 mod late_old_present;
 mod lineage;
+mod low_latency;
 mod mid_present;
 mod not_added;
 mod present_codes;

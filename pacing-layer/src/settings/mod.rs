@@ -6,7 +6,7 @@
 //! | key (file) | environment | values | default |
 //! | --- | --- | --- | --- |
 //! | `fps` | `VKPACE_FPS` | a frame rate, fractions allowed (`40`, `59.94`); `0` or `off`: no cap | none |
-//! | `mode` | `VKPACE_MODE` | `grid` (frames in flight, the cap on the refresh grid where it divides it, each frame started just in time for it), `low-latency`, `off` (no pacing) | `grid` |
+//! | `mode` | `VKPACE_MODE` | `grid` (frames in flight, the cap on the refresh grid where it divides it, each frame started just in time for it), `low-latency` (as `grid`, each frame started by a lead aiming at a small miss rate), `off` (no pacing) | `grid` |
 //! | `frames_in_flight` | `VKPACE_FRAMES_IN_FLIGHT` | 1, 2 or 3 | 2 |
 //! | `repair` | `VKPACE_REPAIR` | `1`/`0` (`on`/`off`, `true`/`false`): repair reused present semaphores | on |
 //! | `log` | `VKPACE_LOG` | a path: one CSV line per frame | none |
@@ -43,7 +43,9 @@ pub enum Mode {
     /// grid where the surface offers present timing, each frame started by a lead learned from
     /// the frames' own start-to-ready times (`PacingPolicy::Grid`), else by the CPU limiter.
     Grid,
-    /// vkpace's low-latency policy: each frame starts just in time.
+    /// vkpace's low-latency policy: as [`Mode::Grid`], but on the refresh grid each frame
+    /// starts by a lead aiming at a small miss rate (`PacingPolicy::LowLatency`); the layer
+    /// learns no GPU times, so elsewhere it paces as [`Mode::Grid`] does.
     LowLatency,
     /// No pacing (the layer passes everything through).
     Off,
