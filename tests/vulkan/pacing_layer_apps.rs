@@ -240,8 +240,9 @@ fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
     // frame slower than every recent one by more than its margin (half a refresh at first)
     // misses one: the machine's doing (a busy machine's frame far slower than every recent
     // one), which no lead learned from recent frames foresees. So each interval off must be
-    // such a frame, one refresh late; any other is vkpace's and fails. The figures are in
-    // docs/testing.md.
+    // such a frame, shown no more refreshes late than its lateness cost (one, or two for a
+    // frame ready more than a refresh after its refresh); any other is vkpace's and fails.
+    // The figures are in docs/testing.md.
     let judged = judge_misses(&presents_of(log, last)?, GRID_SETTLE);
     eprintln!(
         "{} intervals off were frames slower from start to ready than the {} before them",
@@ -281,9 +282,10 @@ fn presents_of(
         .collect())
 }
 
-/// Intervals off 2 refreshes after `settle`: those the machine caused (the frame shown one
-/// refresh late was not ready by its refresh, and took longer from its start to ready than
-/// every one of the [`lead_window`] frames before it), and the others, described.
+/// Intervals off 2 refreshes after `settle`: those the machine caused (the frame shown late
+/// was not ready by its refresh, took longer from its start to ready than every one of the
+/// [`lead_window`] frames before it, and lost no more refreshes than its lateness cost), and
+/// the others, described.
 struct Misses {
     machines: usize,
     vkpaces: Vec<String>,
@@ -315,7 +317,12 @@ fn judge_misses(log: &[virtual_display::LoggedPresent], settle: usize) -> Misses
             .max();
         let late_ready = b.ready_ns.is_some_and(|r| r > its_refresh);
         let slowest = work(b).zip(slowest_before).is_some_and(|(w, s)| w > s);
-        match refreshes == 3 && late_ready && slowest {
+        // The refreshes its lateness cost: those after its refresh up to the one at or after
+        // its ready time (a frame ready 17 ms after its refresh at 60 Hz costs two).
+        let cost = b
+            .ready_ns
+            .map_or(0, |r| r.saturating_sub(its_refresh).div_ceil(REFRESH_NS));
+        match refreshes > 2 && refreshes - 2 <= cost && late_ready && slowest {
             true => judged.machines += 1,
             false => judged.vkpaces.push(format!(
                 "present {}: {refreshes} refreshes, ready {:?} ms after its refresh, {:?} ms from start to ready against at most {:?} before",
