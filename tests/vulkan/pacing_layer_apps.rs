@@ -240,9 +240,9 @@ fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
     // frame slower than every recent one by more than its margin (half a refresh at first)
     // misses one: the machine's doing (a busy machine's frame far slower than every recent
     // one), which no lead learned from recent frames foresees. So each interval off must be
-    // such a frame, shown no more refreshes late than its lateness cost (one, or two for a
-    // frame ready more than a refresh after its refresh); any other is vkpace's and fails.
-    // The figures are in docs/testing.md.
+    // such a frame, shown no more refreshes late than its lateness cost (each refresh after
+    // its own up to the first at or after its ready time); any other is vkpace's and fails. The
+    // figures are in docs/testing.md.
     let judged = judge_misses(&presents_of(log, last)?, GRID_SETTLE);
     eprintln!(
         "{} intervals off were frames slower from start to ready than the {} before them",
