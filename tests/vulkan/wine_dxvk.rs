@@ -189,7 +189,9 @@ fn over_vdisplay(
 /// not ready by the refresh its target named is shown a refresh later: that is the machine's
 /// (Wine, DXVK and lavapipe render on the 2 cores the other lane loads), not a target vkpace
 /// missed. Judged: at most 1 in 100 of either (quiet and beside two spinning threads, none of
-/// either was seen; 1 of 299 late in a CI run beside the other lane), and each interval of a
+/// either was seen; 1 of 299 late in a CI run beside the other lane; a frame ready within the
+/// judge's allowance of a tenth of a refresh before its refresh and shown there missed nothing
+/// and is not late: 4 of 299 in one CI run, every interval 2 refreshes), and each interval of a
 /// frame ready in time 2 refreshes or 3 (an engine thread that acted late: the machine's
 /// too, as `display_robustness` judges). Under DXVK's ids vkpace asks for no stage times: the
 /// grid's lead learns the frames' ready times from the completion of the layer's own repair
@@ -223,7 +225,7 @@ fn over_a_display_with_present_timing_every_frame_is_shown_for_two_refreshes() -
         run.stderr
     );
     eprintln!(
-        "d3d11pace.exe over vdisplay at {FPS} fps: {} presents, {} with targets, {} shown, {} of {} intervals not 2 refreshes; {} frames ready in time ({} of them not 2 refreshes), {late} ready after their refresh; {learned} ready times learned from the layer's submissions",
+        "d3d11pace.exe over vdisplay at {FPS} fps: {} presents, {} with targets, {} shown, {} of {} intervals not 2 refreshes; {} frames ready in time ({} of them not 2 refreshes), {late} not ready in time and shown late; {learned} ready times learned from the layer's submissions",
         grid.presents,
         grid.targeted,
         grid.shown,
@@ -235,7 +237,7 @@ fn over_a_display_with_present_timing_every_frame_is_shown_for_two_refreshes() -
     let (in_time, off_in_time) = in_time;
     ensure!(
         late * 100 <= in_time + late && off_in_time * 100 <= in_time,
-        "{late} frames ready after their refresh, {off_in_time} of {in_time} ready in time not 2 refreshes: {:?}",
+        "{late} frames not ready in time and shown late, {off_in_time} of {in_time} ready in time not 2 refreshes: {:?}",
         grid.refreshes
     );
     Ok(())
@@ -259,8 +261,10 @@ fn ready_times_learned(stderr: &str) -> usize {
 }
 
 /// Of the shown frames after the settle: those ready before the refresh 2 after the frame
-/// before (and how many of them were not shown there: 3 refreshes at most), and those ready
-/// later.
+/// before, or shown there all the same (and how many of them were not shown there: 3 refreshes
+/// at most), and those ready later and shown later: the frames the machine made miss their
+/// refresh. A frame ready within the allowance (the last tenth of a refresh before its
+/// refresh) and shown at its refresh missed nothing.
 fn judge_in_time(presents: &[virtual_display::LoggedPresent]) -> Result<((usize, usize), usize)> {
     let shown: Vec<(u64, u64)> = presents
         .iter()
@@ -272,7 +276,7 @@ fn judge_in_time(presents: &[virtual_display::LoggedPresent]) -> Result<((usize,
         let refreshes = (at.saturating_sub(before) + REFRESH_NS / 2) / REFRESH_NS;
         // The refresh its target named (2 after the one before), less a tenth of a refresh
         // for the engine's own latch.
-        if ready + REFRESH_NS / 10 <= before + 2 * REFRESH_NS {
+        if ready + REFRESH_NS / 10 <= before + 2 * REFRESH_NS || refreshes == 2 {
             ensure!(
                 refreshes == 2 || refreshes == 3,
                 "a frame ready in time shown {refreshes} refreshes after the one before: ready {ready}, shown {at}, before {before}"
