@@ -238,8 +238,8 @@ fn judge_grid_log(log: &std::path::Path, output: &str) -> Result<()> {
     );
     // The lead is learned (`vkpace_core::LeadEstimator`): it aims at no missed refresh, and a
     // frame slower than every recent one by more than its margin (half a refresh at first)
-    // misses one: the machine's doing (a busy machine's frame far slower than every recent
-    // one), which no lead learned from recent frames foresees. So each interval off must be
+    // misses its refresh: the machine's doing (a busy machine's frame far slower than every
+    // recent one), which no lead learned from recent frames foresees. So each interval off must be
     // such a frame, shown no more refreshes late than its lateness cost (each refresh after
     // its own up to the first at or after its ready time); any other is vkpace's and fails. The
     // figures are in docs/testing.md.
