@@ -1,6 +1,5 @@
 //! Whether the system offers some extensions: the first step of every support query
-//! (`Maintenance1Support`, `GpuTimingSupport`, the display paths'), and the commands of those a
-//! device enabled.
+//! (`Support::query`), and the commands of those a device enabled.
 
 use std::ffi::CStr;
 

@@ -19,59 +19,48 @@ use vkpace_core::{GpuClock, MAX_FRAMES_IN_FLIGHT};
 /// The device extension GPU timing needs.
 pub const GPU_TIMING_DEVICE_EXTENSION: &std::ffi::CStr = ash::ext::calibrated_timestamps::NAME;
 
-/// What a device offers for GPU timing.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct GpuTimingSupport {
-    /// [`GPU_TIMING_DEVICE_EXTENSION`] is available.
-    pub extension: bool,
-    /// The device time domain can be read from the host (`VK_TIME_DOMAIN_DEVICE_EXT`).
-    pub device_domain: bool,
-    /// The queue family's `timestampValidBits` (0: no timestamps on it).
-    pub timestamp_valid_bits: u32,
+/// Whether GPU timing can be used on `physical`'s queue family `queue_family`: the device
+/// offers [`GPU_TIMING_DEVICE_EXTENSION`], its device time domain can be read from the host
+/// (`VK_TIME_DOMAIN_DEVICE_EXT`) and the family has timestamps. Enable the extension, then set
+/// [`super::SwapchainConfig::gpu_timestamps`].
+///
+/// # Safety
+///
+/// `physical` must come from `instance`, and `queue_family` be one of its families.
+pub(crate) unsafe fn gpu_timestamps_usable(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    queue_family: u32,
+) -> Result<bool> {
+    // SAFETY: `physical` comes from `instance` (caller contract).
+    let offered = unsafe { device_offers(instance, physical, &[GPU_TIMING_DEVICE_EXTENSION]) }?;
+    // SAFETY: as above.
+    if !offered || unsafe { timestamp_valid_bits(instance, physical, queue_family) } == 0 {
+        return Ok(false);
+    }
+    let fns = ash::ext::calibrated_timestamps::Instance::new(entry, instance);
+    // SAFETY: the device offers the extension, so the query is defined for it.
+    let domains = unsafe { fns.get_physical_device_calibrateable_time_domains(physical) }
+        .during("vkGetPhysicalDeviceCalibrateableTimeDomainsEXT")?;
+    Ok(domains.contains(&vk::TimeDomainEXT::DEVICE))
 }
 
-impl GpuTimingSupport {
-    /// Whether GPU timing can be used: enable [`GPU_TIMING_DEVICE_EXTENSION`], then set
-    /// [`super::SwapchainConfig::gpu_timestamps`].
-    #[must_use]
-    pub fn usable(&self) -> bool {
-        self.extension && self.device_domain && self.timestamp_valid_bits > 0
-    }
-
-    /// Checks `physical` and its queue family `queue_family`.
-    ///
-    /// # Safety
-    ///
-    /// `physical` must come from `instance`, and `queue_family` be one of its families.
-    pub unsafe fn query(
-        entry: &ash::Entry,
-        instance: &ash::Instance,
-        physical: vk::PhysicalDevice,
-        queue_family: u32,
-    ) -> Result<Self> {
-        // SAFETY: `physical` comes from `instance` (caller contract).
-        let extension =
-            unsafe { device_offers(instance, physical, &[GPU_TIMING_DEVICE_EXTENSION]) }?;
-        // SAFETY: as above.
-        let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
-        let timestamp_valid_bits = families
-            .get(queue_family as usize)
-            .map_or(0, |f| f.timestamp_valid_bits);
-        let mut device_domain = false;
-        if extension {
-            let fns = ash::ext::calibrated_timestamps::Instance::new(entry, instance);
-            // SAFETY: the device offers the extension, so the query is defined for it.
-            let domains = unsafe { fns.get_physical_device_calibrateable_time_domains(physical) }
-                .during("vkGetPhysicalDeviceCalibrateableTimeDomainsEXT")?;
-            device_domain = domains.contains(&vk::TimeDomainEXT::DEVICE);
-        }
-        Ok(Self {
-            extension,
-            device_domain,
-            timestamp_valid_bits,
-        })
-    }
+/// The queue family's `timestampValidBits` (0: no timestamps on it, or no such family).
+///
+/// # Safety
+///
+/// `physical` must come from `instance`.
+unsafe fn timestamp_valid_bits(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    queue_family: u32,
+) -> u32 {
+    // SAFETY: caller contract.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+    families
+        .get(queue_family as usize)
+        .map_or(0, |f| f.timestamp_valid_bits)
 }
 
 /// The timestamp queries and their command buffers. The mapping of ticks to the CPU clock
@@ -102,10 +91,7 @@ impl GpuTimer {
         namer: &Namer,
     ) -> Result<Self> {
         // SAFETY: `physical` is the device's physical device (swapchain constructor contract).
-        let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
-        let bits = families
-            .get(queue_family as usize)
-            .map_or(0, |f| f.timestamp_valid_bits);
+        let bits = unsafe { timestamp_valid_bits(instance, physical, queue_family) };
         if bits == 0 {
             return Err(Error::InvalidConfig(
                 "gpu_timestamps: the queue family has no timestamps (timestampValidBits is 0)",

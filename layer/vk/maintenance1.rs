@@ -7,7 +7,7 @@
 //! `vkReleaseSwapchainImagesKHR` differ. vkpace prefers the KHR names where offered.
 //!
 //! The renderer creates the instance and device, so vkpace tells it what to enable
-//! ([`Maintenance1Support`]) and is told what was enabled
+//! ([`crate::Support`]) and is told what was enabled
 //! ([`super::EnabledPaths::swapchain_maintenance1`]).
 
 use std::ffi::CStr;
@@ -60,60 +60,35 @@ impl Maintenance1Names {
     }
 }
 
-/// What a system offers for the maintenance1 path.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Maintenance1Support {
-    /// The names to enable: KHR where the instance and device offer both KHR extensions, else
-    /// EXT where they offer both EXT ones.
-    pub names: Option<Maintenance1Names>,
-    /// The `swapchainMaintenance1` feature is supported (queried only when `names` is some).
-    pub feature: bool,
-}
-
-impl Maintenance1Support {
-    /// Whether the path can be used: enable `names`' extensions and the feature, then set
-    /// [`super::EnabledPaths::swapchain_maintenance1`].
-    #[must_use]
-    pub fn usable(&self) -> Option<Maintenance1Names> {
-        self.names.filter(|_| self.feature)
+/// The maintenance1 names `physical` can use, given the instance names enabled (from
+/// [`crate::InstanceSupport::query`]): the device must offer the same names' device extension
+/// (the KHR device extension requires the KHR surface one, the EXT one the EXT one) and the
+/// `swapchainMaintenance1` feature. Enable the extensions and the feature, then set
+/// [`super::EnabledPaths::swapchain_maintenance1`].
+///
+/// # Safety
+///
+/// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
+/// `vkGetPhysicalDeviceFeatures2`).
+pub(crate) unsafe fn maintenance1_usable(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    instance_names: Option<Maintenance1Names>,
+) -> Result<Option<Maintenance1Names>> {
+    let Some(names) = instance_names else {
+        return Ok(None);
+    };
+    // SAFETY: `physical` comes from `instance` (caller contract).
+    if !unsafe { device_offers(instance, physical, &[names.device_extension()]) }? {
+        return Ok(None);
     }
-
-    /// Checks everything for `physical`, given the instance names enabled (from
-    /// [`crate::InstanceSupport::query`]).
-    ///
-    /// # Safety
-    ///
-    /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
-    /// `vkGetPhysicalDeviceFeatures2`).
-    pub unsafe fn query(
-        instance: &ash::Instance,
-        physical: vk::PhysicalDevice,
-        instance_names: Option<Maintenance1Names>,
-    ) -> Result<Self> {
-        let mut names = None;
-        for n in [Maintenance1Names::Khr, Maintenance1Names::Ext] {
-            // SAFETY: `physical` comes from `instance` (caller contract).
-            let offered = unsafe { device_offers(instance, physical, &[n.device_extension()]) }?;
-            // Both halves must use the same names (the KHR device extension requires the KHR
-            // surface one, the EXT one the EXT one).
-            if offered && instance_names == Some(n) {
-                names = Some(n);
-                break;
-            }
-        }
-        let mut feature = false;
-        if names.is_some() {
-            // The KHR feature structure has the EXT one's layout and structure type.
-            let mut m1 = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default();
-            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut m1);
-            // SAFETY: 1.1+ instance (caller contract); the chain holds a struct of an
-            // extension the device supports.
-            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
-            feature = m1.swapchain_maintenance1 == vk::TRUE;
-        }
-        Ok(Self { names, feature })
-    }
+    // The KHR feature structure has the EXT one's layout and structure type.
+    let mut m1 = vk::PhysicalDeviceSwapchainMaintenance1FeaturesEXT::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut m1);
+    // SAFETY: 1.1+ instance (caller contract); the chain holds a struct of an extension the
+    // device supports.
+    unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+    Ok((m1.swapchain_maintenance1 == vk::TRUE).then_some(names))
 }
 
 /// What the maintenance1 path uses: the surface query for compatible present modes.

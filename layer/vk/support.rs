@@ -8,15 +8,14 @@ use std::ffi::CStr;
 use ash::vk;
 
 use super::display::{
-    present_wait_usable, PresentTimingSupport, PresentWait2SurfaceSupport,
     PRESENT_TIMING_DEVICE_EXTENSIONS, PRESENT_WAIT2_DEVICE_EXTENSIONS,
     PRESENT_WAIT_DEVICE_EXTENSIONS,
 };
 use super::enabled_paths::{EnabledPaths, TakesSupport};
 use super::error::{Result, VkContext};
-use super::extensions::all_listed;
-use super::gpu_timer::{GpuTimingSupport, GPU_TIMING_DEVICE_EXTENSION};
-use super::maintenance1::{Maintenance1Names, Maintenance1Support};
+use super::extensions::{all_listed, offered_features};
+use super::gpu_timer::{gpu_timestamps_usable, GPU_TIMING_DEVICE_EXTENSION};
+use super::maintenance1::{maintenance1_usable, Maintenance1Names};
 use vkpace_registry::{
     PhysicalDevicePresentId2FeaturesKHR, PhysicalDevicePresentTimingFeaturesEXT,
     PhysicalDevicePresentWait2FeaturesKHR,
@@ -125,30 +124,17 @@ impl Support {
         queue_family: u32,
         enabled: &InstanceSupport,
     ) -> Result<Self> {
-        // SAFETY: caller contract (physical of a 1.1+ instance).
-        let m1 = unsafe { Maintenance1Support::query(instance, physical, enabled.maintenance1) }?;
-        // SAFETY: caller contract (and `queue_family` is one of its families).
-        let gpu = unsafe { GpuTimingSupport::query(entry, instance, physical, queue_family) }?;
-        // SAFETY: caller contract.
-        let wait = unsafe { present_wait_usable(instance, physical) }?;
         let caps2 = enabled.surface_capabilities2 || enabled.maintenance1.is_some();
         // SAFETY: caller contract.
-        let wait2 =
-            caps2 && unsafe { PresentWait2SurfaceSupport::device_usable(instance, physical) }?;
-        let timing = if caps2 {
-            // SAFETY: as above.
-            let t = unsafe { PresentTimingSupport::query(instance, physical) }?;
-            t.usable()
-                .then_some((t.present_at_absolute_time, t.present_at_relative_time))
-        } else {
-            None
-        };
+        let display = unsafe { display_offered(instance, physical, caps2) }?;
         Ok(Self {
-            maintenance1: m1.usable(),
-            gpu_timestamps: gpu.usable(),
-            present_wait: wait,
-            present_wait2: wait2,
-            present_timing: timing,
+            // SAFETY: caller contract (physical of a 1.1+ instance).
+            maintenance1: unsafe { maintenance1_usable(instance, physical, enabled.maintenance1) }?,
+            // SAFETY: caller contract (and `queue_family` is one of its families).
+            gpu_timestamps: unsafe {
+                gpu_timestamps_usable(entry, instance, physical, queue_family)
+            }?,
+            ..display
         })
     }
 
@@ -228,6 +214,72 @@ impl Support {
             *gpu_timestamps = self.gpu_timestamps;
         }
     }
+}
+
+/// The display paths `physical` offers, each with its device extensions and features: present
+/// wait, and with `VK_KHR_get_surface_capabilities2` on the instance (`caps2`) present_wait2 and
+/// present timing (which names presents by their id2, so needs `presentId2` too). Each surface
+/// is asked again when a swapchain is made (`display::choose`).
+///
+/// # Safety
+///
+/// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
+/// `vkGetPhysicalDeviceFeatures2`).
+unsafe fn display_offered(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    caps2: bool,
+) -> Result<Support> {
+    let on = |b: vk::Bool32| b == vk::TRUE;
+    // SAFETY: caller contract.
+    let wait = unsafe {
+        offered_features(
+            instance,
+            physical,
+            &PRESENT_WAIT_DEVICE_EXTENSIONS,
+            |id: &vk::PhysicalDevicePresentIdFeaturesKHR,
+             wait: &vk::PhysicalDevicePresentWaitFeaturesKHR| {
+                on(id.present_id) && on(wait.present_wait)
+            },
+        )
+    }?;
+    let mut offered = Support {
+        present_wait: wait == Some(true),
+        ..Support::default()
+    };
+    if !caps2 {
+        return Ok(offered);
+    }
+    // SAFETY: caller contract.
+    let wait2 = unsafe {
+        offered_features(
+            instance,
+            physical,
+            &PRESENT_WAIT2_DEVICE_EXTENSIONS,
+            |id2: &PhysicalDevicePresentId2FeaturesKHR,
+             wait2: &PhysicalDevicePresentWait2FeaturesKHR| {
+                on(id2.present_id2) && on(wait2.present_wait2)
+            },
+        )
+    }?;
+    // SAFETY: caller contract.
+    let timing = unsafe {
+        offered_features(
+            instance,
+            physical,
+            &PRESENT_TIMING_DEVICE_EXTENSIONS,
+            |timing: &PhysicalDevicePresentTimingFeaturesEXT,
+             id2: &PhysicalDevicePresentId2FeaturesKHR| {
+                (on(timing.present_timing) && on(id2.present_id2)).then_some((
+                    on(timing.present_at_absolute_time),
+                    on(timing.present_at_relative_time),
+                ))
+            },
+        )
+    }?;
+    offered.present_wait2 = wait2 == Some(true);
+    offered.present_timing = timing.flatten();
+    Ok(offered)
 }
 
 /// The feature structures a [`Support`] needs enabled, owned so they outlive the

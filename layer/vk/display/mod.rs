@@ -4,32 +4,30 @@
 //! pacing's display schedule); [`choose`] asks the device and the surface what the core needs to
 //! choose, and loads what it chose.
 
+mod feedback;
 mod present_timing;
-mod present_wait;
-mod present_wait2;
 mod swapchain_timing;
 mod timing_domains;
 mod timing_shell;
 
-pub use present_timing::{
-    PresentTimingSupport, PresentTimingSurfaceSupport, PRESENT_TIMING_DEVICE_EXTENSIONS,
-};
-pub(crate) use present_wait::present_wait_usable;
-pub use present_wait::PRESENT_WAIT_DEVICE_EXTENSIONS;
-pub(crate) use present_wait2::DisplayFns;
-pub use present_wait2::{PresentWait2SurfaceSupport, PRESENT_WAIT2_DEVICE_EXTENSIONS};
+pub(crate) use feedback::DisplayFns;
+pub use feedback::{PRESENT_WAIT2_DEVICE_EXTENSIONS, PRESENT_WAIT_DEVICE_EXTENSIONS};
+pub use present_timing::{PresentTimingSurfaceSupport, PRESENT_TIMING_DEVICE_EXTENSIONS};
 pub use timing_shell::PresentTimingInUse;
 pub(crate) use timing_shell::{TimingShell, TIMING_SLOTS};
 pub use vkpace_core::{DisplayFeedback, RefreshCycle};
 
-use crate::vk::error::Result;
-use present_timing::PresentTimingFns;
-use present_wait::PresentWaitFns;
-use present_wait2::PresentWait2Fns;
+use ash::vk;
+
+use crate::vk::error::{Result, VkContext};
+use present_timing::{calibrateable_domains, PresentTimingFns};
 use vkpace_core::{
     choose_paths, Calibrateable, DisplayOffer, DisplayPaths, PresentIdStructure, TimingOffer,
 };
-use vkpace_registry::swapchain_create;
+use vkpace_registry::{
+    swapchain_create, PresentTimingSurfaceCapabilitiesEXT, SurfaceCapabilitiesPresentId2KHR,
+    SurfaceCapabilitiesPresentWait2KHR,
+};
 
 /// The display paths of one swapchain object; by default none (no feedback, no present timing,
 /// no ids).
@@ -46,8 +44,8 @@ pub(crate) struct Paths {
 /// The create flags of a swapchain whose presents are waited on with present_wait2 (`wait2`)
 /// or use present timing (`timing`); the surface supports them (checked when the path was
 /// chosen). Every swapchain of the path, recreations included.
-pub(crate) fn path_flags(wait2: bool, timing: bool) -> ash::vk::SwapchainCreateFlagsKHR {
-    let mut flags = ash::vk::SwapchainCreateFlagsKHR::empty();
+pub(crate) fn path_flags(wait2: bool, timing: bool) -> vk::SwapchainCreateFlagsKHR {
+    let mut flags = vk::SwapchainCreateFlagsKHR::empty();
     if wait2 {
         // Ids through VkPresentId2KHR need PRESENT_ID_2 (VUID-VkPresentId2KHR-None-10820) and
         // vkWaitForPresent2KHR needs PRESENT_WAIT_2 (VUID-vkWaitForPresent2KHR-None-10816).
@@ -69,9 +67,9 @@ pub(crate) fn path_flags(wait2: bool, timing: bool) -> ash::vk::SwapchainCreateF
 pub(crate) struct DisplayRequest<'a> {
     pub(crate) entry: &'a ash::Entry,
     pub(crate) instance: &'a ash::Instance,
-    pub(crate) physical_device: ash::vk::PhysicalDevice,
+    pub(crate) physical_device: vk::PhysicalDevice,
     pub(crate) device: &'a ash::Device,
-    pub(crate) surface: ash::vk::SurfaceKHR,
+    pub(crate) surface: vk::SurfaceKHR,
     pub(crate) paths: crate::vk::EnabledPaths,
 }
 
@@ -99,16 +97,10 @@ impl<'a> DisplayRequest<'a> {
 /// As [`crate::Swapchain::new`]: valid handles; each option only with the device extensions
 /// and features it needs enabled.
 pub(crate) unsafe fn choose(desc: &DisplayRequest<'_>) -> Result<Paths> {
-    let config = desc;
-    let wait = match config.paths.present_wait {
-        true => Some(PresentWaitFns::load(desc.instance, desc.device)?),
-        false => None,
-    };
-    let wait2 = match config.paths.present_wait2 {
-        true => Some(PresentWait2Fns::load(desc.instance, desc.device)?),
-        false => None,
-    };
-    let timing_fns = match config.paths.present_timing {
+    let load = |wait2| DisplayFns::load(desc.instance, desc.device, wait2);
+    let wait = desc.paths.present_wait.then(|| load(false)).transpose()?;
+    let wait2 = desc.paths.present_wait2.then(|| load(true)).transpose()?;
+    let timing_fns = match desc.paths.present_timing {
         // SAFETY: caller contract (the device enabled the extensions, else this fails typed).
         true => Some(unsafe { PresentTimingFns::load(desc.instance, desc.device) }?),
         false => None,
@@ -129,8 +121,8 @@ pub(crate) unsafe fn choose(desc: &DisplayRequest<'_>) -> Result<Paths> {
     let paths = choose_paths(&offer);
     log_fallbacks(&offer, &paths);
     let display = match paths.feedback {
-        DisplayFeedback::PresentWait2 => wait2.map(DisplayFns::Wait2),
-        DisplayFeedback::PresentWait => wait.map(DisplayFns::Wait),
+        DisplayFeedback::PresentWait2 => wait2,
+        DisplayFeedback::PresentWait => wait,
         _ => None,
     };
     let timing = match (paths.timing, timing_fns, asked.timing) {
@@ -147,6 +139,7 @@ pub(crate) unsafe fn choose(desc: &DisplayRequest<'_>) -> Result<Paths> {
 }
 
 /// What the surface and the device say about the paths asked for.
+#[derive(Default)]
 struct Asked {
     /// The surface supports present id2 and present wait2.
     wait2_usable: bool,
@@ -156,38 +149,61 @@ struct Asked {
     timing: Option<(PresentTimingSurfaceSupport, Calibrateable)>,
 }
 
-/// Asks the surface about present_wait2 (`wait2`) and present timing (`timing`), and the device
-/// which time domains it can calibrate (present timing only).
+/// Asks the surface about present_wait2 (`wait2`) and present timing (`timing`) in one
+/// `vkGetPhysicalDeviceSurfaceCapabilities2KHR` call, and the device which time domains it can
+/// calibrate (present timing only). Without `VK_KHR_get_surface_capabilities2` enabled on the
+/// instance there is no way to ask: [`crate::Error::InvalidConfig`].
 ///
 /// # Safety
 ///
 /// As [`choose`].
 unsafe fn ask_surface(desc: &DisplayRequest<'_>, wait2: bool, timing: bool) -> Result<Asked> {
     let (entry, instance, physical) = (desc.entry, desc.instance, desc.physical_device);
-    let ids = match wait2 || timing {
-        // SAFETY: valid handles; the device enabled the extensions, so the physical device
-        // offers them (caller contract). Present timing's results name presents by id2.
-        true => Some(unsafe {
-            PresentWait2SurfaceSupport::query(entry, instance, physical, desc.surface)
-        }?),
-        false => None,
-    };
+    if !wait2 && !timing {
+        return Ok(Asked::default());
+    }
+    // SAFETY: valid instance of `entry` (caller contract).
+    let caps2 = unsafe {
+        crate::vk::extensions::surface_capabilities2(
+            entry,
+            instance,
+            "present_wait2 and present timing need VK_KHR_get_surface_capabilities2 enabled on the instance",
+        )
+    }?;
+    let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(desc.surface);
+    let mut id2 = SurfaceCapabilitiesPresentId2KHR::default();
+    let mut wait2_caps = SurfaceCapabilitiesPresentWait2KHR::default();
+    let mut timing_caps = PresentTimingSurfaceCapabilitiesEXT::default();
+    // Present timing's results name presents by their id2, so both paths ask about it.
+    let mut caps = vk::SurfaceCapabilities2KHR::default().push_next(&mut id2);
+    if wait2 {
+        caps = caps.push_next(&mut wait2_caps);
+    }
+    if timing {
+        caps = caps.push_next(&mut timing_caps);
+    }
+    // SAFETY: valid handles; the device enabled the extensions of each structure chained, so
+    // the physical device offers them (caller contract), and each extends
+    // VkSurfaceCapabilities2KHR (vk.xml); the instance enabled the query (its command was found).
+    unsafe { caps2.get_physical_device_surface_capabilities2(physical, &info, &mut caps) }
+        .during("vkGetPhysicalDeviceSurfaceCapabilities2KHR")?;
+    let present_id2 = id2.present_id2_supported == vk::TRUE;
     let timing = match timing {
-        true => {
-            // SAFETY: as above.
-            let surface = unsafe {
-                PresentTimingSupport::query_surface(entry, instance, physical, desc.surface)
-            }?;
+        true => Some((
+            PresentTimingSurfaceSupport {
+                present_timing: timing_caps.present_timing_supported == vk::TRUE,
+                absolute: timing_caps.present_at_absolute_time_supported == vk::TRUE,
+                relative: timing_caps.present_at_relative_time_supported == vk::TRUE,
+                stages: timing_caps.present_stage_queries,
+            },
             // SAFETY: as above (VK_KHR_calibrated_timestamps is one of the extensions).
-            let calibrateable =
-                unsafe { PresentTimingSupport::calibrateable_domains(entry, instance, physical) }?;
-            Some((surface, calibrateable))
-        }
+            unsafe { calibrateable_domains(entry, instance, physical) }?,
+        )),
         false => None,
     };
     Ok(Asked {
-        wait2_usable: ids.is_some_and(|i| i.usable()),
-        present_id2: ids.is_some_and(|i| i.present_id2),
+        wait2_usable: present_id2 && wait2_caps.present_wait2_supported == vk::TRUE,
+        present_id2,
         timing,
     })
 }

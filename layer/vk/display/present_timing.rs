@@ -2,12 +2,12 @@
 //! display's refresh cycle, and presents aimed at a time.
 //!
 //! Support is asked in three places: the device (extensions and the `presentTiming` /
-//! `presentId2` features, [`PresentTimingSupport::query`]), each surface
-//! (`VkPresentTimingSurfaceCapabilitiesEXT`, [`PresentTimingSupport::query_surface`]) and the
-//! physical device's calibrateable time domains, which must include `CLOCK_MONOTONIC`
-//! ([`PresentTimingSupport::calibrateable_domains`]): every time the presentation engine
-//! reports is mapped to the shell's [`Clock`] through a `vkGetCalibratedTimestampsKHR`
-//! reading of that clock.
+//! `presentId2` features, [`crate::Support::query`]), each surface
+//! (`VkPresentTimingSurfaceCapabilitiesEXT`, asked with present_wait2's in one
+//! `vkGetPhysicalDeviceSurfaceCapabilities2KHR` call by [`super::choose`]) and the physical
+//! device's calibrateable time domains, which must include `CLOCK_MONOTONIC`
+//! ([`calibrateable_domains`]): every time the presentation engine reports is mapped to the
+//! shell's [`Clock`] through a `vkGetCalibratedTimestampsKHR` reading of that clock.
 //!
 //! Per swapchain, [`SwapchainTiming`] sizes the results queue, reads the refresh cycle, picks a
 //! time domain and calibrates it, builds each present's `VkPresentTimingInfoEXT`, and reads
@@ -25,14 +25,13 @@ use std::ffi::CStr;
 
 use ash::vk;
 
-use crate::vk::error::{Error, Result, VkContext};
-use crate::vk::extensions::{enabled_command, offered_features, typed_command};
+use crate::vk::error::{Error, Result};
+use crate::vk::extensions::{enabled_command, typed_command};
 use vkpace_core::{Calibrateable, TimeDomain};
 use vkpace_registry::{
     PFN_vkGetPastPresentationTimingEXT, PFN_vkGetSwapchainTimeDomainPropertiesEXT,
     PFN_vkGetSwapchainTimingPropertiesEXT, PFN_vkSetSwapchainPresentTimingQueueSizeEXT,
-    PhysicalDevicePresentId2FeaturesKHR, PhysicalDevicePresentTimingFeaturesEXT,
-    PresentStageFlagsEXT, PresentTimingSurfaceCapabilitiesEXT,
+    PresentStageFlagsEXT,
 };
 
 /// The device extensions present timing needs: `VK_EXT_present_timing` and two of its
@@ -64,23 +63,6 @@ pub(super) const READ_BATCH: usize = 16;
 /// Time domains read per `vkGetSwapchainTimeDomainPropertiesEXT` call (stack buffers).
 pub(super) const MAX_DOMAINS: usize = 16;
 
-/// What a device offers for present timing (each surface is asked separately:
-/// [`PresentTimingSupport::query_surface`]).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PresentTimingSupport {
-    /// All [`PRESENT_TIMING_DEVICE_EXTENSIONS`] are available on the physical device.
-    pub extensions: bool,
-    /// The `presentTiming` feature (queried only when the extensions are).
-    pub present_timing: bool,
-    /// The `presentAtAbsoluteTime` feature: absolute target times are honoured.
-    pub present_at_absolute_time: bool,
-    /// The `presentAtRelativeTime` feature: minimum display durations are honoured.
-    pub present_at_relative_time: bool,
-    /// The `presentId2` feature: results can be matched to presents.
-    pub present_id2: bool,
-}
-
 /// What one surface supports of present timing (`VkPresentTimingSurfaceCapabilitiesEXT`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -96,128 +78,51 @@ pub struct PresentTimingSurfaceSupport {
     pub stages: PresentStageFlagsEXT,
 }
 
-impl PresentTimingSupport {
-    /// Whether the device can report present timing (each surface must also say yes, and
-    /// [`Self::calibrateable_domains`] must hold).
-    #[must_use]
-    pub fn usable(&self) -> bool {
-        self.extensions && self.present_timing && self.present_id2
+/// Which of the domains present timing uses `physical` can calibrate. Each swapchain's
+/// domain is calibrated against `CLOCK_MONOTONIC`, and "timeDomain must be one of the
+/// VkTimeDomainKHR values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"
+/// (VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354), so present timing is usable only
+/// where the host clock is among them.
+///
+/// # Safety
+///
+/// `physical` must come from `instance`, loaded from `entry`, and offer
+/// `VK_KHR_calibrated_timestamps` (or its EXT predecessor).
+pub(crate) unsafe fn calibrateable_domains(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+) -> Result<Calibrateable> {
+    let names = [
+        c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
+        c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT",
+    ];
+    let Some(f) = names.iter().find_map(|n| {
+        // SAFETY: valid instance of `entry` (caller contract); `n` is NUL-terminated.
+        unsafe { entry.get_instance_proc_addr(instance.handle(), n.as_ptr()) }
+    }) else {
+        return Ok(Calibrateable::default());
+    };
+    let query = typed_command!(f, vk::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR);
+    // There are few time domains (seven in the registry); VK_INCOMPLETE past MAX_DOMAINS
+    // still lists the first ones.
+    let mut domains = [vk::TimeDomainKHR::DEVICE; MAX_DOMAINS];
+    let mut count = MAX_DOMAINS as u32;
+    // SAFETY: `physical` comes from `instance` (caller contract); `domains` holds `count`
+    // elements.
+    let r = unsafe { query(physical, &mut count, domains.as_mut_ptr()) };
+    if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
+        return Err(Error::vk(
+            "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
+            r,
+        ));
     }
-
-    /// Checks `physical`.
-    ///
-    /// # Safety
-    ///
-    /// `physical` must come from `instance`, a Vulkan 1.1+ instance (for
-    /// `vkGetPhysicalDeviceFeatures2`).
-    pub unsafe fn query(instance: &ash::Instance, physical: vk::PhysicalDevice) -> Result<Self> {
-        // SAFETY: caller contract.
-        let got = unsafe {
-            offered_features(
-                instance,
-                physical,
-                &PRESENT_TIMING_DEVICE_EXTENSIONS,
-                |timing: &PhysicalDevicePresentTimingFeaturesEXT,
-                 id2: &PhysicalDevicePresentId2FeaturesKHR| Self {
-                    extensions: true,
-                    present_timing: timing.present_timing == vk::TRUE,
-                    present_at_absolute_time: timing.present_at_absolute_time == vk::TRUE,
-                    present_at_relative_time: timing.present_at_relative_time == vk::TRUE,
-                    present_id2: id2.present_id2 == vk::TRUE,
-                },
-            )
-        }?;
-        Ok(got.unwrap_or_default())
+    let n = (count as usize).min(MAX_DOMAINS);
+    let mut listed = [TimeDomain(0); MAX_DOMAINS];
+    for (core, d) in listed.iter_mut().zip(&domains[..n]) {
+        *core = TimeDomain(d.as_raw());
     }
-
-    /// Asks `surface` what its swapchains support of present timing. Without
-    /// `VK_KHR_get_surface_capabilities2` enabled on the instance there is no way to ask:
-    /// [`Error::InvalidConfig`].
-    ///
-    /// # Safety
-    ///
-    /// `physical` and `surface` must come from `instance`, loaded from `entry`, and `physical`
-    /// must offer `VK_EXT_present_timing` ([`PresentTimingSupport::extensions`]): the
-    /// capability structure may be chained only then.
-    pub unsafe fn query_surface(
-        entry: &ash::Entry,
-        instance: &ash::Instance,
-        physical: vk::PhysicalDevice,
-        surface: vk::SurfaceKHR,
-    ) -> Result<PresentTimingSurfaceSupport> {
-        // SAFETY: valid instance of `entry` (caller contract).
-        let caps2 = unsafe {
-            crate::vk::extensions::surface_capabilities2(
-                entry,
-                instance,
-                "present timing needs VK_KHR_get_surface_capabilities2 enabled on the instance",
-            )
-        }?;
-        let info = vk::PhysicalDeviceSurfaceInfo2KHR::default().surface(surface);
-        let mut timing = PresentTimingSurfaceCapabilitiesEXT::default();
-        let mut caps = vk::SurfaceCapabilities2KHR::default().push_next(&mut timing);
-        // SAFETY: valid handles, device extension offered (caller contract); the instance
-        // enabled the extension (its command was found). The structure extends
-        // VkSurfaceCapabilities2KHR (vk.xml).
-        unsafe { caps2.get_physical_device_surface_capabilities2(physical, &info, &mut caps) }
-            .during("vkGetPhysicalDeviceSurfaceCapabilities2KHR")?;
-        Ok(PresentTimingSurfaceSupport {
-            present_timing: timing.present_timing_supported == vk::TRUE,
-            absolute: timing.present_at_absolute_time_supported == vk::TRUE,
-            relative: timing.present_at_relative_time_supported == vk::TRUE,
-            stages: timing.present_stage_queries,
-        })
-    }
-
-    /// Which of the domains present timing uses `physical` can calibrate. Each swapchain's
-    /// domain is calibrated against `CLOCK_MONOTONIC`, and "timeDomain must be one of the
-    /// VkTimeDomainKHR values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"
-    /// (VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354), so present timing is usable only
-    /// where the host clock is among them.
-    ///
-    /// # Safety
-    ///
-    /// `physical` must come from `instance`, loaded from `entry`, and offer
-    /// `VK_KHR_calibrated_timestamps` (or its EXT predecessor).
-    pub(crate) unsafe fn calibrateable_domains(
-        entry: &ash::Entry,
-        instance: &ash::Instance,
-        physical: vk::PhysicalDevice,
-    ) -> Result<Calibrateable> {
-        let names = [
-            c"vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
-            c"vkGetPhysicalDeviceCalibrateableTimeDomainsEXT",
-        ];
-        let Some(f) = names.iter().find_map(|n| {
-            // SAFETY: valid instance of `entry` (caller contract); `n` is NUL-terminated.
-            unsafe { entry.get_instance_proc_addr(instance.handle(), n.as_ptr()) }
-        }) else {
-            return Ok(Calibrateable::default());
-        };
-        let query = typed_command!(f, vk::PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR);
-        // There are few time domains (seven in the registry); VK_INCOMPLETE past MAX_DOMAINS
-        // still lists the first ones.
-        let mut domains = [vk::TimeDomainKHR::DEVICE; MAX_DOMAINS];
-        let mut count = MAX_DOMAINS as u32;
-        // SAFETY: `physical` comes from `instance` (caller contract); `domains` holds `count`
-        // elements.
-        let r = unsafe { query(physical, &mut count, domains.as_mut_ptr()) };
-        if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
-            return Err(Error::vk(
-                "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
-                r,
-            ));
-        }
-        let n = (count as usize).min(MAX_DOMAINS);
-        let mut listed = [TimeDomain(0); MAX_DOMAINS];
-        for (core, d) in listed.iter_mut().zip(&domains[..n]) {
-            *core = TimeDomain(d.as_raw());
-        }
-        // A domain is calibrated only if listed ("timeDomain must be one of the VkTimeDomainKHR
-        // values returned by vkGetPhysicalDeviceCalibrateableTimeDomainsKHR",
-        // VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354).
-        Ok(Calibrateable::of(&listed[..n]))
-    }
+    Ok(Calibrateable::of(&listed[..n]))
 }
 
 /// The device commands of present timing, loaded with `vkGetDeviceProcAddr` (a device returns

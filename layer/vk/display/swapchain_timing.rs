@@ -69,12 +69,11 @@ impl SwapchainTiming {
     /// created with `VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT`
     /// (VUID-vkSetSwapchainPresentTimingQueueSizeEXT-swapchain-12229) and the `presentTiming`
     /// feature enabled; the physical device lists `CLOCK_MONOTONIC` as calibrateable
-    /// ([`PresentTimingSupport::calibrateable_domains`], VUID-02354).
+    /// ([`calibrateable_domains`], VUID-02354).
     ///
     /// [`choose_domain`]: vkpace_core::choose_domain
     /// [`PresentTimingSurfaceSupport::stages`]: crate::vk::display::PresentTimingSurfaceSupport::stages
-    /// [`PresentTimingSupport::calibrateable_domains`]:
-    ///     crate::vk::display::PresentTimingSupport::calibrateable_domains
+    /// [`calibrateable_domains`]: super::present_timing::calibrateable_domains
     pub(crate) unsafe fn new(
         fns: &PresentTimingFns,
         device: vk::Device,

@@ -268,7 +268,7 @@ impl Creating {
             display, timing, ..
         } = unsafe { self.paths_for(info.surface) };
         let mut ours = *info;
-        let wait2 = matches!(display, Some(DisplayFns::Wait2(_)));
+        let wait2 = matches!(display, Some(DisplayFns::Wait2(..)));
         ours.flags |= display::path_flags(wait2, timing.is_some());
         // SAFETY: the caller's contract is vkCreateSwapchainKHR's; only flags the device
         // enabled and the surface supports were added.

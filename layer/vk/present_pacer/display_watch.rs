@@ -87,7 +87,7 @@ impl PresentPacer {
         id: u64,
         until: Instant,
     ) -> Option<DisplayWatch> {
-        let display = self.display_fns(swapchain)?.clone();
+        let display = *self.display_fns(swapchain)?;
         Some(DisplayWatch {
             display,
             swapchain,
