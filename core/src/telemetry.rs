@@ -81,29 +81,14 @@ impl PresentStages {
     }
 }
 
-/// A step not (yet) reached.
-const UNSET: u64 = u64::MAX;
-
-fn duration(ns: u64) -> Option<Duration> {
-    (ns != UNSET).then(|| Duration::from_nanos(ns))
+fn ns(at: u64) -> Duration {
+    Duration::from_nanos(at)
 }
 
 /// One frame in the ring.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    frame: u64,
-    cpu_start: u64,
-    acquired: u64,
-    submitted: u64,
-    gpu_start: u64,
-    gpu_end: u64,
-    completion_observed: u64,
-    presented: u64,
-    displayed: u64,
-    target: u64,
-    rendered: u64,
-    dequeued: u64,
-    first_pixel_out: u64,
+    times: FrameTimes,
     /// The frame's submission serial once submitted; [`Serial::NONE`] before.
     serial: Serial,
     /// The frame slot whose timestamp queries the submission wrote.
@@ -111,39 +96,17 @@ struct Entry {
 }
 
 impl Entry {
-    const BLANK: Self = Self {
-        frame: u64::MAX,
-        cpu_start: 0,
-        acquired: UNSET,
-        submitted: UNSET,
-        gpu_start: UNSET,
-        gpu_end: UNSET,
-        completion_observed: UNSET,
-        presented: UNSET,
-        displayed: UNSET,
-        target: UNSET,
-        rendered: UNSET,
-        dequeued: UNSET,
-        first_pixel_out: UNSET,
-        serial: Serial::NONE,
-        timed_slot: None,
-    };
-
-    fn times(&self) -> FrameTimes {
-        FrameTimes {
-            frame: self.frame,
-            cpu_start: Duration::from_nanos(self.cpu_start),
-            acquired: duration(self.acquired),
-            submitted: duration(self.submitted),
-            gpu_start: duration(self.gpu_start),
-            gpu_end: duration(self.gpu_end),
-            completion_observed: duration(self.completion_observed),
-            presented: duration(self.presented),
-            displayed: duration(self.displayed),
-            target: duration(self.target),
-            rendered: duration(self.rendered),
-            dequeued: duration(self.dequeued),
-            first_pixel_out: duration(self.first_pixel_out),
+    /// Frame `frame`, begun at `at`, no other step reached.
+    fn new(frame: u64, at: u64) -> Self {
+        let times = FrameTimes {
+            frame,
+            cpu_start: ns(at),
+            ..FrameTimes::default()
+        };
+        Self {
+            times,
+            serial: Serial::NONE,
+            timed_slot: None,
         }
     }
 }
@@ -172,7 +135,7 @@ pub(crate) struct Telemetry {
 impl Telemetry {
     pub(crate) fn new() -> Self {
         Self {
-            entries: vec![Entry::BLANK; TELEMETRY_FRAMES],
+            entries: vec![Entry::new(u64::MAX, 0); TELEMETRY_FRAMES],
             begun: 0,
             open_from: 0,
         }
@@ -180,7 +143,7 @@ impl Telemetry {
 
     fn entry(&mut self, frame: u64) -> Option<&mut Entry> {
         let i = (frame % TELEMETRY_FRAMES as u64) as usize;
-        self.entries.get_mut(i).filter(|e| e.frame == frame)
+        self.entries.get_mut(i).filter(|e| e.times.frame == frame)
     }
 
     /// The next frame begins its CPU work at `at`; returns its number.
@@ -188,11 +151,7 @@ impl Telemetry {
         let frame = self.begun;
         let i = (frame % TELEMETRY_FRAMES as u64) as usize;
         if let Some(e) = self.entries.get_mut(i) {
-            *e = Entry {
-                frame,
-                cpu_start: at,
-                ..Entry::BLANK
-            };
+            *e = Entry::new(frame, at);
         }
         self.begun += 1;
         frame
@@ -201,21 +160,21 @@ impl Telemetry {
     /// `frame` begins its CPU work again at `at` (its previous acquire got no image in time).
     pub(crate) fn restart(&mut self, frame: u64, at: u64) {
         if let Some(e) = self.entry(frame) {
-            e.cpu_start = at;
+            e.times.cpu_start = ns(at);
         }
     }
 
     /// `frame`'s image was acquired at `at` (the first time counts).
     pub(crate) fn acquired(&mut self, frame: u64, at: u64) {
-        if let Some(e) = self.entry(frame).filter(|e| e.acquired == UNSET) {
-            e.acquired = at;
+        if let Some(e) = self.entry(frame) {
+            e.times.acquired.get_or_insert(ns(at));
         }
     }
 
     /// `frame` was submitted at `at` as `serial`, with timestamps in `timed_slot`.
     pub(crate) fn submitted(&mut self, frame: u64, at: u64, serial: Serial, timed: Option<usize>) {
         if let Some(e) = self.entry(frame) {
-            e.submitted = at;
+            e.times.submitted = Some(ns(at));
             e.serial = serial;
             e.timed_slot = timed;
         }
@@ -224,21 +183,21 @@ impl Telemetry {
     /// `frame` was presented at `at`.
     pub(crate) fn presented(&mut self, frame: u64, at: u64) {
         if let Some(e) = self.entry(frame) {
-            e.presented = at;
+            e.times.presented = Some(ns(at));
         }
     }
 
     /// `frame` was seen shown at `at` (the first sighting counts).
     pub(crate) fn displayed(&mut self, frame: u64, at: u64) {
-        if let Some(e) = self.entry(frame).filter(|e| e.displayed == UNSET) {
-            e.displayed = at;
+        if let Some(e) = self.entry(frame) {
+            e.times.displayed.get_or_insert(ns(at));
         }
     }
 
     /// The present of `frame` was meant for the refresh at `at`.
     pub(crate) fn targeted(&mut self, frame: u64, at: u64) {
         if let Some(e) = self.entry(frame) {
-            e.target = at;
+            e.times.target = Some(ns(at));
         }
     }
 
@@ -247,20 +206,19 @@ impl Telemetry {
         let Some(e) = self.entry(frame) else {
             return;
         };
-        let keep = |t: Option<u64>| t.unwrap_or(UNSET);
-        e.rendered = keep(stages.queue_operations_end);
-        e.dequeued = keep(stages.request_dequeued);
-        e.first_pixel_out = keep(stages.first_pixel_out);
+        e.times.rendered = stages.queue_operations_end.map(ns);
+        e.times.dequeued = stages.request_dequeued.map(ns);
+        e.times.first_pixel_out = stages.first_pixel_out.map(ns);
         if let Some(at) = stages.first_pixel_visible {
-            e.displayed = at;
+            e.times.displayed = Some(ns(at));
         }
     }
 
     /// `frame` ran on the GPU from `start` to `end`.
     pub(crate) fn gpu_times(&mut self, frame: u64, start: u64, end: u64) {
         if let Some(e) = self.entry(frame) {
-            e.gpu_start = start;
-            e.gpu_end = end.max(start);
+            e.times.gpu_start = Some(ns(start));
+            e.times.gpu_end = Some(ns(end.max(start)));
         }
     }
 
@@ -275,16 +233,13 @@ impl Telemetry {
             if e.serial == Serial::NONE || e.serial > done {
                 break;
             }
-            if e.completion_observed == UNSET {
-                e.completion_observed = at;
-                let submitted = if e.submitted == UNSET {
-                    e.cpu_start
-                } else {
-                    e.submitted
-                };
+            if e.times.completion_observed.is_none() {
+                e.times.completion_observed = Some(ns(at));
+                let submitted = e.times.submitted.unwrap_or(e.times.cpu_start);
                 each(Completed {
                     frame: k,
-                    submitted,
+                    // Made from a u64 of nanoseconds, so it fits.
+                    submitted: u64::try_from(submitted.as_nanos()).unwrap_or(u64::MAX),
                     timed_slot: e.timed_slot,
                 });
             }
@@ -298,7 +253,7 @@ impl Telemetry {
         let oldest = self.begun.saturating_sub(TELEMETRY_FRAMES as u64);
         (oldest..self.begun).filter_map(move |k| {
             let e = self.entries.get((k % TELEMETRY_FRAMES as u64) as usize)?;
-            (e.frame == k).then(|| e.times())
+            (e.times.frame == k).then_some(e.times)
         })
     }
 }

@@ -30,34 +30,11 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         self.pacing.frame_limit()
     }
 
-    /// The live swapchain's handle.
+    /// The live swapchain's handle and plan (its present mode is, after a pending per-present
+    /// switch, the mode switched to; its format is kept across recreation).
     #[must_use]
-    pub fn swapchain(&self) -> Option<W> {
-        self.live.as_ref().map(|l| l.handle)
-    }
-
-    /// The present mode in use (after a pending per-present switch, the mode switched to).
-    #[must_use]
-    pub fn present_mode(&self) -> Option<PresentMode> {
-        self.live.as_ref().map(|l| l.plan.present_mode)
-    }
-
-    /// The live swapchain's extent.
-    #[must_use]
-    pub fn extent(&self) -> Option<Extent> {
-        self.live.as_ref().map(|l| l.plan.extent)
-    }
-
-    /// The live swapchain's surface format (kept across recreation).
-    #[must_use]
-    pub fn surface_format(&self) -> Option<SurfaceFormat> {
-        self.live.as_ref().map(|l| l.plan.format)
-    }
-
-    /// How many swapchains were created (the live one is this generation).
-    #[must_use]
-    pub fn generation(&self) -> u64 {
-        self.live.as_ref().map_or(0, |l| l.generation)
+    pub fn live(&self) -> Option<(W, &SwapchainPlan)> {
+        self.live.as_ref().map(|l| (l.handle, &l.plan))
     }
 
     /// Retired swapchains not yet destroyed.
@@ -87,11 +64,10 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
     /// Counters since creation.
     #[must_use]
     pub fn stats(&self) -> SwapchainStats {
-        let p = self.presenter.stats();
         let fences = self.fences.counts();
         SwapchainStats {
-            old_swapchains_max_pending: p.retired_max_pending,
-            fallback_waits: p.fallback_waits,
+            old_swapchains_max_pending: self.presenter.retired_max_pending,
+            fallback_waits: self.presenter.fallback_waits,
             fences_created: fences.created,
             fences_max_alive: fences.max_alive,
             ..self.stats

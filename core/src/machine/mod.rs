@@ -89,12 +89,12 @@ use super::fence_pool::FencePool;
 use super::gpu_clock::GpuClock;
 use super::pacing::{FrameLimit, Pacing, PacingPolicy};
 use super::present_ids::PresentIds;
-use super::presenter::{DestroyAction, Presenter, PresenterConfig};
+use super::presenter::{DestroyAction, Presenter};
 use super::serial::Serial;
 use super::surface_plan::{SurfaceInfo, SwapchainPlan};
 use super::sync_token::SyncToken;
 use super::telemetry::{FrameTimes, Telemetry};
-use super::vk_values::{Extent, PresentMode, SurfaceFormat};
+use super::vk_values::{Extent, PresentMode};
 use crate::handle::Handle;
 
 pub use crate::display::TimingReport;
@@ -320,10 +320,7 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         let stream = super::sync_token::new_stream_id();
         let mut sync = super::sync_graph::SyncGraph::new();
         sync.add_stream(stream);
-        let presenter = Presenter::new(PresenterConfig {
-            frames_in_flight: config.pacing.frames_in_flight,
-            max_retired_swapchains: config.pacing.max_retired_swapchains,
-        })?;
+        let presenter = Presenter::new(&config.pacing)?;
         Ok(Self {
             presenter,
             fences: FencePool::new(),

@@ -33,40 +33,24 @@ pub(super) enum Fate {
     Shown(u64),
 }
 
+/// What is known of one planned frame.
 #[derive(Debug, Clone, Copy)]
-struct Plan {
-    frame: u64,
+pub(super) struct Plan {
+    pub(super) frame: u64,
     /// The refresh it is meant for; for a frame presented without a target, the time of its
     /// present (it is meant for the first refresh it can take, and is shown after it).
-    goal: u64,
+    pub(super) goal: u64,
     /// Its present carried a target (the refresh at `goal`).
-    targeted: bool,
+    pub(super) targeted: bool,
     /// The target given to the engine (the goal less the engine's learned offset).
-    given: u64,
-    fate: Fate,
+    pub(super) given: u64,
+    pub(super) fate: Fate,
     /// The engine itself said when it was ready (or shown): nothing vkpace sees changes it.
-    settled: bool,
+    pub(super) settled: bool,
     /// Its present asked for stage times: the engine will say when it was ready.
-    reported: bool,
+    pub(super) reported: bool,
     /// When vkpace first saw it complete.
-    seen_done: Option<u64>,
-}
-
-/// What [`DisplayPlan::newest`] tells of the newest planned frame.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Newest {
-    pub frame: u64,
-    /// The refresh it is meant for.
-    pub goal: u64,
-    pub fate: Fate,
-    /// The engine said when it was ready, or shown.
-    pub settled: bool,
-    /// Its present asked for stage times.
-    pub reported: bool,
-    /// When vkpace first saw it complete.
-    pub seen_done: Option<u64>,
-    /// Its present carried a target.
-    pub targeted: bool,
+    pub(super) seen_done: Option<u64>,
 }
 
 /// The presented frames of one swapchain object with their refreshes.
@@ -128,18 +112,9 @@ impl DisplayPlan {
         self.anchor
     }
 
-    /// The refresh `frame` was planned for, and the target it was given.
-    pub(super) fn goal(&self, frame: u64) -> Option<(u64, u64)> {
-        self.targeted(frame).map(|p| (p.goal, p.given))
-    }
-
-    /// What is known of planned frame `frame`: its refresh, its target and its fate.
-    pub(super) fn planned(&self, frame: u64) -> Option<(u64, u64, Fate)> {
-        self.targeted(frame).map(|p| (p.goal, p.given, p.fate))
-    }
-
-    /// The plan of `frame` if its present carried a target.
-    fn targeted(&self, frame: u64) -> Option<Plan> {
+    /// The plan of `frame` if its present carried a target: its refresh, its target and its
+    /// fate.
+    pub(super) fn targeted(&self, frame: u64) -> Option<Plan> {
         self.plan(frame).filter(|p| p.targeted)
     }
 
@@ -153,17 +128,8 @@ impl DisplayPlan {
     }
 
     /// The newest frame planned and what is known of it.
-    pub(super) fn newest(&self) -> Option<Newest> {
-        let p = self.plan(self.newest?)?;
-        Some(Newest {
-            frame: p.frame,
-            goal: p.goal,
-            fate: p.fate,
-            settled: p.settled,
-            reported: p.reported,
-            seen_done: p.seen_done,
-            targeted: p.targeted,
-        })
+    pub(super) fn newest(&self) -> Option<Plan> {
+        self.plan(self.newest?)
     }
 
     /// `frame` is presented for the refresh at `goal`, with `given` as its target; `reported`:
@@ -443,7 +409,7 @@ mod tests {
         // Frame 1 presented at 2R without a target, before frame 0's first pixel came back.
         p.add_untargeted(1, 2 * R, true);
         p.shown(0, R, R);
-        assert_eq!(p.goal(1), None);
+        assert_eq!(p.targeted(1).map(|p| p.goal), None);
         // On time it takes the refresh after frame 0's.
         assert_eq!(p.predicted(1, R, R, 2 * R), Some(2 * R));
         // The engine says it was ready at 4.5R: shown at 5R, and frame 2 one interval later.

@@ -336,16 +336,11 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.chains.iter_mut().find(|c| c.id == chain)
     }
 
-    fn chain_index(&self, id: u64) -> Result<usize, CoreError> {
-        self.chains
-            .iter()
-            .position(|c| c.id == id)
-            .ok_or(CoreError::OutOfOrder("a swapchain of no lineage"))
-    }
-
     fn chain_mut(&mut self, id: u64) -> Result<&mut Chain<W>, CoreError> {
-        let i = self.chain_index(id)?;
-        Ok(&mut self.chains[i])
+        self.chains
+            .iter_mut()
+            .find(|c| c.id == id)
+            .ok_or(CoreError::OutOfOrder("a swapchain of no lineage"))
     }
 
     /// The next serial, for a submission the shell just made.
@@ -365,12 +360,5 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
             self.actions
                 .push_back(DestroyAction::DestroySemaphore(semaphore));
         }
-    }
-}
-
-impl<S, W> PacerMachine<S, W> {
-    /// The outcome of a present for its semaphore waits.
-    fn failed(outcome: PresentOutcome) -> bool {
-        outcome == PresentOutcome::Failed
     }
 }

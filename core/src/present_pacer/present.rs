@@ -305,7 +305,7 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         self.presents_queued += 1;
         self.pending.status = status;
         self.stats.out_of_date_or_suboptimal += u64::from(status.is_stale_swapchain());
-        let failed = Self::failed(PresentOutcome::of(status));
+        let failed = PresentOutcome::of(status) == PresentOutcome::Failed;
         let mut targets = std::mem::take(&mut self.pending.targets);
         for t in &mut targets {
             t.result = results.get(t.position).copied().unwrap_or(status);
@@ -329,8 +329,8 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// Whether the present failed for `t`: the whole present did, or its swapchain's own
     /// result is a failure (its present fence may never signal).
     pub(super) fn failed_for(&self, t: &Target<W>) -> bool {
-        Self::failed(PresentOutcome::of(self.pending.status))
-            || Self::failed(PresentOutcome::of(t.result))
+        PresentOutcome::of(self.pending.status) == PresentOutcome::Failed
+            || PresentOutcome::of(t.result) == PresentOutcome::Failed
     }
 
     /// Whether `t`'s frame may be shown and its display waited for: the present and its

@@ -79,14 +79,8 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
     /// The recent frames' timelines of `swapchain`'s lineage, oldest first; none for a
     /// swapchain not made through the pacer (or destroyed).
     pub fn telemetry(&self, swapchain: W) -> impl DoubleEndedIterator<Item = FrameTimes> + '_ {
-        let chain = self
-            .live
-            .iter()
-            .find(|p| p.state.handle == swapchain)
-            .map(|p| p.chain);
-        self.chains
-            .iter()
-            .filter(move |c| Some(c.id) == chain)
+        self.lineage(swapchain)
+            .into_iter()
             .flat_map(|c| c.telemetry.iter())
     }
 

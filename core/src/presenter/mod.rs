@@ -12,32 +12,13 @@ use std::collections::VecDeque;
 use super::acquire_semaphores::AcquireSemaphores;
 use super::error::CoreError;
 use super::pacer::{FramePacer, MAX_FRAMES_IN_FLIGHT};
+use super::pacing::PacingSettings;
 use super::present_history::{history_depth, pool_cap, PresentSemaphoreChoice};
 use super::retire_queue::{RetireQueue, Retired};
 use super::serial::Serial;
 use super::swapchain_state::SwapchainState;
 use crate::handle::Handle;
 use crate::vk_values::VkStatus;
-
-/// Settings of a [`Presenter`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct PresenterConfig {
-    /// Frames the CPU may queue ahead of the GPU, 1..=3. Default 2.
-    pub frames_in_flight: usize,
-    /// Retired swapchains allowed to wait for proof before [`Presenter::retired_over_cap`] asks
-    /// for the bounded fallback wait. Default 5, as ANGLE (some drivers refuse a new swapchain
-    /// past about 20 alive).
-    pub max_retired_swapchains: usize,
-}
-
-impl Default for PresenterConfig {
-    fn default() -> Self {
-        Self {
-            frames_in_flight: 2,
-            max_retired_swapchains: 5,
-        }
-    }
-}
 
 /// A destruction the shell must carry out, the one kind both doors' machines give: door 1's
 /// through [`crate::FrameMachine`]'s requests, door 2's from
@@ -121,15 +102,6 @@ pub struct FrameSemaphores<S> {
     pub slot: usize,
 }
 
-/// Counters a shell reports (all since creation).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct PresenterStats {
-    /// The most retired swapchains pending at once.
-    pub retired_max_pending: usize,
-    /// Times the retired-swapchain cap forced the fallback wait.
-    pub fallback_waits: u64,
-}
-
 /// The sans-IO presentation bookkeeping, generic over semaphore (`S`) and swapchain (`W`)
 /// handles.
 #[derive(Debug)]
@@ -146,8 +118,13 @@ pub struct Presenter<S, W> {
     retired: RetireQueue<S, W>,
     /// Present semaphores known unsignalled with nothing pending, shared across swapchains.
     pool: Vec<S>,
+    /// Retired swapchains allowed to wait for proof before [`Presenter::retired_over_cap`]
+    /// asks for the bounded fallback wait (`PacingSettings::max_retired_swapchains`).
     max_retired: usize,
-    stats: PresenterStats,
+    /// The most retired swapchains pending at once.
+    pub(crate) retired_max_pending: usize,
+    /// Times the retired-swapchain cap forced the fallback wait.
+    pub(crate) fallback_waits: u64,
 }
 
 impl<S: std::fmt::Debug, W: std::fmt::Debug> Presenter<S, W> {
@@ -182,10 +159,10 @@ impl<S: std::fmt::Debug, W: std::fmt::Debug> Presenter<S, W> {
 }
 
 impl<S: Handle, W: Handle> Presenter<S, W> {
-    /// A presenter with no swapchain yet.
-    pub fn new(config: PresenterConfig) -> Result<Self, CoreError> {
-        let pacer = FramePacer::new(config.frames_in_flight)?;
-        let max_retired = config.max_retired_swapchains.max(1);
+    /// A presenter with no swapchain yet, for `settings`' frames in flight and retired cap.
+    pub fn new(settings: &PacingSettings) -> Result<Self, CoreError> {
+        let pacer = FramePacer::new(settings.frames_in_flight)?;
+        let max_retired = settings.max_retired_swapchains.max(1);
         Ok(Self {
             pacer,
             max_retired,
@@ -198,7 +175,8 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
             frame: None,
             slots: [Serial::NONE; MAX_FRAMES_IN_FLIGHT],
             actions: VecDeque::with_capacity(64),
-            stats: PresenterStats::default(),
+            retired_max_pending: 0,
+            fallback_waits: 0,
         })
     }
 
@@ -244,7 +222,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         }
         let depth = self.depth();
         self.current = Some(SwapchainState::new(handle, image_count, depth));
-        self.stats.retired_max_pending = self.stats.retired_max_pending.max(self.retired.len());
+        self.retired_max_pending = self.retired_max_pending.max(self.retired.len());
         self.collect_retired();
         Ok(consume)
     }
@@ -319,12 +297,6 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         let in_frame = self.frame.and_then(|f| f.present).map_or(0, |_| 1);
         self.acquire.len() + present + self.pool.len() + in_frame
     }
-
-    /// Counters since creation.
-    #[must_use]
-    pub fn stats(&self) -> PresenterStats {
-        self.stats
-    }
 }
 
 #[cfg(test)]
@@ -355,7 +327,7 @@ mod tests {
 
     #[test]
     fn one_frame_through_the_presenter() -> Result<(), CoreError> {
-        let mut p: Presenter<u32, &str> = Presenter::new(PresenterConfig::default())?;
+        let mut p: Presenter<u32, &str> = Presenter::new(&PacingSettings::default())?;
         assert_eq!(p.swapchain_created("swapchain A", 3)?, None);
         assert_eq!(p.begin_frame(), FrameGate::Ready);
         assert_eq!(p.take_acquire_semaphore(), None);

@@ -55,7 +55,7 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
     /// queued so far has consumed its wait. Destroys what that proves idle.
     pub fn fallback_waited(&mut self, serial: Serial) -> Result<(), CoreError> {
         self.serial_completed(serial)?;
-        self.stats.fallback_waits += 1;
+        self.fallback_waits += 1;
         self.prove_everything_presented();
         self.collect_retired();
         Ok(())

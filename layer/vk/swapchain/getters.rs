@@ -10,16 +10,17 @@ impl Swapchain {
     #[must_use]
     pub fn info(&self) -> SwapchainInfo {
         let m = &self.machine;
+        let plan = m.live().map(|(_, plan)| plan);
         SwapchainInfo {
-            extent: m.extent().map(|e| vk::Extent2D {
-                width: e.width,
-                height: e.height,
+            extent: plan.map(|p| vk::Extent2D {
+                width: p.extent.width,
+                height: p.extent.height,
             }),
-            surface_format: m.surface_format().map(|f| vk::SurfaceFormatKHR {
-                format: vk::Format::from_raw(f.format),
-                color_space: vk::ColorSpaceKHR::from_raw(f.color_space),
+            surface_format: plan.map(|p| vk::SurfaceFormatKHR {
+                format: vk::Format::from_raw(p.format.format),
+                color_space: vk::ColorSpaceKHR::from_raw(p.format.color_space),
             }),
-            present_mode: m.present_mode().map(|p| vk::PresentModeKHR::from_raw(p.0)),
+            present_mode: plan.map(|p| vk::PresentModeKHR::from_raw(p.present_mode.0)),
             frames_in_flight: m.frames_in_flight(),
             pacing: m.pacing_policy(),
             frame_limit: m.frame_limit().map(FrameLimit::from_core),
@@ -39,8 +40,8 @@ impl Swapchain {
     #[must_use]
     pub fn images(&self) -> Vec<(vk::Image, vk::ImageView)> {
         self.machine
-            .swapchain()
-            .map(|w| self.shell.images_of(w))
+            .live()
+            .map(|(w, _)| self.shell.images_of(w))
             .unwrap_or_default()
     }
 

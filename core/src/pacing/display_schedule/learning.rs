@@ -27,19 +27,19 @@ impl DisplaySchedule {
         };
         let newer = self.plan.anchor().is_none_or(|(f, _)| f < frame);
         let expected = self.expected(frame);
-        let planned = self.plan.planned(frame);
+        let planned = self.plan.targeted(frame);
         let before = frame.checked_sub(1).and_then(|f| self.plan.shown_at(f));
         self.plan
             .shown(frame, shown, self.timing.map_or(1, |t| t.refresh_ns));
         if !newer {
             return;
         }
-        if let (Some((goal, given, fate)), false) = (planned, self.relative()) {
+        if let (Some(p), false) = (planned, self.relative()) {
             // Ready by its target: its completion time, or seen complete by its refresh.
-            let in_time = ready.map_or(fate == Fate::OnTime, |r| r <= given);
-            self.learn_offset(frame, goal, in_time, before, shown);
+            let in_time = ready.map_or(p.fate == Fate::OnTime, |r| r <= p.given);
+            self.learn_offset(frame, p.goal, in_time, before, shown);
         }
-        self.judge(frame, planned.map(|(goal, ..)| goal).or(expected), shown);
+        self.judge(frame, planned.map(|p| p.goal).or(expected), shown);
     }
 
     /// Start-to-ready and busy times of `frame`, ready at `ready`; once per frame (the first

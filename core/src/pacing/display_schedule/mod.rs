@@ -280,7 +280,7 @@ impl DisplaySchedule {
     /// The refresh `frame` was presented for (None: not presented on the grid).
     #[must_use]
     pub fn goal(&self, frame: u64) -> Option<u64> {
-        self.plan.goal(frame).map(|(goal, _)| goal)
+        self.plan.targeted(frame).map(|p| p.goal)
     }
 
     /// What the present of `frame`, at `now`, asks for. With absolute targets the refresh it is
@@ -293,8 +293,8 @@ impl DisplaySchedule {
         if timing.relative_targets {
             return PresentTarget::Relative(period);
         }
-        if let Some((_, given)) = self.plan.goal(frame) {
-            return PresentTarget::Absolute(given);
+        if let Some(p) = self.plan.targeted(frame) {
+            return PresentTarget::Absolute(p.given);
         }
         let (Some(expected), Some((_, phase))) = (self.expected(frame), self.plan.anchor()) else {
             // No phase yet: shown as soon as FIFO allows, and remembered, since the frames
