@@ -167,16 +167,6 @@ impl Default for SwapchainConfig {
     }
 }
 
-impl SwapchainConfig {
-    /// The enabled paths narrowed to [`Self::display`]'s choice; a forced path the device did
-    /// not enable is [`super::Error::InvalidConfig`].
-    pub(crate) fn resolve_display(&mut self) -> super::Result<()> {
-        use super::enabled_paths::Sealed;
-        let display = self.display;
-        super::enabled_paths::resolve_display(display, self.enabled_paths().0)
-    }
-}
-
 impl super::enabled_paths::Sealed for SwapchainConfig {
     fn enabled_paths(&mut self) -> (&mut EnabledPaths, Option<&mut bool>) {
         (&mut self.paths, Some(&mut self.gpu_timestamps))
@@ -213,7 +203,7 @@ mod tests {
         ];
         for (choice, expected) in want {
             let mut c = enabled(choice);
-            c.resolve_display()?;
+            c.paths.narrow(c.display)?;
             assert_eq!(paths(&c), expected, "{choice:?}");
         }
         Ok(())
@@ -228,7 +218,7 @@ mod tests {
             };
             assert!(
                 matches!(
-                    c.resolve_display(),
+                    c.paths.narrow(c.display),
                     Err(super::super::Error::InvalidConfig(_))
                 ),
                 "{choice:?}"

@@ -110,37 +110,39 @@ pub(crate) use sealed::Sealed;
 
 impl<T: sealed::Sealed> TakesSupport for T {}
 
-/// Narrows the enabled display paths to `display`'s choice; a forced path the device did not
-/// enable is [`Error::InvalidConfig`].
-pub(crate) fn resolve_display(display: DisplayChoice, paths: &mut EnabledPaths) -> Result<()> {
-    let EnabledPaths {
-        present_wait,
-        present_wait2,
-        present_timing,
-        ..
-    } = paths;
-    match display {
-        DisplayChoice::Auto => {}
-        DisplayChoice::PresentWait2 => {
-            if !*present_wait2 {
-                return Err(Error::InvalidConfig(
-                    "DisplayChoice::PresentWait2 needs present_wait2 enabled",
-                ));
+impl EnabledPaths {
+    /// Narrows the enabled display paths to `display`'s choice (both doors' configurations);
+    /// a forced path the device did not enable is [`Error::InvalidConfig`].
+    pub(crate) fn narrow(&mut self, display: DisplayChoice) -> Result<()> {
+        let EnabledPaths {
+            present_wait,
+            present_wait2,
+            present_timing,
+            ..
+        } = self;
+        match display {
+            DisplayChoice::Auto => {}
+            DisplayChoice::PresentWait2 => {
+                if !*present_wait2 {
+                    return Err(Error::InvalidConfig(
+                        "DisplayChoice::PresentWait2 needs present_wait2 enabled",
+                    ));
+                }
+                (*present_wait, *present_timing) = (false, false);
             }
-            (*present_wait, *present_timing) = (false, false);
-        }
-        DisplayChoice::PresentWait => {
-            if !*present_wait {
-                return Err(Error::InvalidConfig(
-                    "DisplayChoice::PresentWait needs present_wait enabled",
-                ));
+            DisplayChoice::PresentWait => {
+                if !*present_wait {
+                    return Err(Error::InvalidConfig(
+                        "DisplayChoice::PresentWait needs present_wait enabled",
+                    ));
+                }
+                (*present_wait2, *present_timing) = (false, false);
             }
-            (*present_wait2, *present_timing) = (false, false);
+            DisplayChoice::Off => {
+                (*present_wait, *present_wait2) = (false, false);
+                *present_timing = false;
+            }
         }
-        DisplayChoice::Off => {
-            (*present_wait, *present_wait2) = (false, false);
-            *present_timing = false;
-        }
+        Ok(())
     }
-    Ok(())
 }

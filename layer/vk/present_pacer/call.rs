@@ -170,17 +170,12 @@ impl<'a, T> PacerCall<'a, T> {
             Some(p) if self.pacer == Some(p.id) => p.report_step(self, made.made),
             Some(_) => {
                 log::error!("vkpace: a PacerCall was reported to a second pacer; it ends here");
-                self.gone(made.made);
+                self.stage = Stage::Done;
             }
-            None => self.gone(made.made),
+            // The pacer went away between the steps: the call ends with the driver's result
+            // it has (kept by `CallsDown::make`).
+            None => self.stage = Stage::Done,
         }
-    }
-
-    /// The pacer went away between the steps: the call ends with the driver's result it has
-    /// (kept by [`CallsDown::make`]).
-    fn gone(&mut self, made: Made) {
-        drop(made);
-        self.stage = Stage::Done;
     }
 }
 

@@ -9,7 +9,7 @@ use ash::vk;
 use super::create::{destroy_doomed, Created, Creating, Doomed};
 use super::pause::{Pause, Paused};
 use super::present_call::Planned;
-use vkpace_core::{BoundedWait, DestroyOutcome};
+use vkpace_core::BoundedWait;
 
 /// The application's call and its arguments, borrowed for the call's steps.
 #[derive(Clone, Copy)]
@@ -46,8 +46,6 @@ pub(super) enum Stage {
         deadline: Option<u64>,
         waited: Option<Paused>,
     },
-    /// A present made, to report.
-    Presenting,
     /// The pacing of `swapchain`'s lineage's next frame (after a present, before an acquire).
     Pacing {
         swapchain: vk::SwapchainKHR,
@@ -57,12 +55,12 @@ pub(super) enum Stage {
     Acquiring,
     /// A destruction's bounded waits; `waited`, the last one carried out.
     DestroyWaits {
-        outcome: Option<DestroyOutcome>,
         deadline: Option<u64>,
         waited: Option<(BoundedWait, Paused)>,
     },
-    /// A destruction's driver calls next.
-    Dooming { outcome: Option<DestroyOutcome> },
+    /// A destruction's driver calls next; `unpaced`: the swapchain is not the pacer's, so the
+    /// driver destroys it now too.
+    Dooming { unpaced: bool },
     /// Over, or only a report left.
     Done,
 }

@@ -36,9 +36,24 @@ impl PresentPacer {
     ) -> (Stage, Option<Down>) {
         match (stage, call.op) {
             (Stage::Start, op) => self.start(call, op),
-            (Stage::PresentPlan { deadline, waited }, Op::Present { queue, info }) => {
+            (
+                Stage::PresentPlan {
+                    mut deadline,
+                    waited,
+                },
+                Op::Present { queue, info },
+            ) => {
                 // SAFETY: the contract of the call's maker (`present_call`).
-                unsafe { self.plan_present(queue, info, deadline, waited) }
+                let down = unsafe { self.present_step(queue, info, &mut deadline, waited) };
+                let stage = match down {
+                    // A wait for a repair semaphore's proof, then the plan again.
+                    Down::Pause(_) => Stage::PresentPlan {
+                        deadline,
+                        waited: None,
+                    },
+                    _ => Stage::Done,
+                };
+                (stage, Some(down))
             }
             (
                 Stage::Pacing {
@@ -48,43 +63,12 @@ impl PresentPacer {
                 op,
             ) => self.plan_pause(op, swapchain, deadline),
             (Stage::Acquiring, _) => (Stage::Done, Some(Down::Acquire(self.swapchain_fn.clone()))),
-            (
-                Stage::DestroyWaits {
-                    outcome,
-                    deadline,
-                    waited,
-                },
-                op,
-            ) => self.plan_bounded(op, outcome, deadline, waited),
-            (Stage::Dooming { outcome }, op) => self.dooming(op, outcome),
+            (Stage::DestroyWaits { deadline, waited }, op) => {
+                self.plan_bounded(op, deadline, waited)
+            }
+            (Stage::Dooming { unpaced }, op) => self.dooming(op, unpaced),
             (_, _) => (Stage::Done, None),
         }
-    }
-
-    /// The present's plan ([`PresentPacer::present_step`]).
-    ///
-    /// # Safety
-    ///
-    /// As [`PresentPacer::present_call`].
-    unsafe fn plan_present(
-        &mut self,
-        queue: vk::Queue,
-        info: &vk::PresentInfoKHR<'_>,
-        mut deadline: Option<u64>,
-        waited: Option<Paused>,
-    ) -> (Stage, Option<Down>) {
-        // SAFETY: the caller's contract.
-        let down = unsafe { self.present_step(queue, info, &mut deadline, waited) };
-        let stage = match down {
-            // A wait for a repair semaphore's proof, then the plan again.
-            Down::Pause(_) => Stage::PresentPlan {
-                deadline,
-                waited: None,
-            },
-            Down::Present(_) => Stage::Presenting,
-            _ => Stage::Done,
-        };
-        (stage, Some(down))
     }
 
     /// The next pause before `swapchain`'s lineage may begin a frame, if any.
@@ -114,25 +98,24 @@ impl PresentPacer {
     fn plan_bounded(
         &mut self,
         op: Op<'_>,
-        outcome: Option<DestroyOutcome>,
         mut deadline: Option<u64>,
         waited: Option<(BoundedWait, Paused)>,
     ) -> (Stage, Option<Down>) {
+        let done = Stage::Dooming { unpaced: false };
         match self.bounded_step(&mut deadline, waited) {
             Ok(WaitStep::Wait(w, pause)) => {
                 let stage = Stage::DestroyWaits {
-                    outcome,
                     deadline,
                     waited: None,
                 };
                 (stage, Some(Down::Bounded(w, pause)))
             }
-            Ok(WaitStep::Done(_)) => (Stage::Dooming { outcome }, None),
+            Ok(WaitStep::Done(_)) => (done, None),
             Err(e) => {
                 if let Op::Destroy { swapchain, .. } = op {
                     log::error!("vkpace: waiting to destroy swapchain {swapchain:?}: {e}");
                 }
-                (Stage::Dooming { outcome }, None)
+                (done, None)
             }
         }
     }
@@ -169,32 +152,31 @@ impl PresentPacer {
                 if swapchain == vk::SwapchainKHR::null() {
                     return (Stage::Done, None);
                 }
-                match self.destroy_asked(swapchain, allocator.map(keep)) {
-                    Some(DestroyOutcome::Now) => (
-                        Stage::DestroyWaits {
-                            outcome: Some(DestroyOutcome::Now),
-                            deadline: None,
-                            waited: None,
-                        },
-                        None,
-                    ),
-                    outcome => (Stage::Dooming { outcome }, None),
-                }
+                let stage = match self.destroy_asked(swapchain, allocator.map(keep)) {
+                    Some(DestroyOutcome::Now) => Stage::DestroyWaits {
+                        deadline: None,
+                        waited: None,
+                    },
+                    outcome => Stage::Dooming {
+                        unpaced: outcome == Some(DestroyOutcome::Unpaced),
+                    },
+                };
+                (stage, None)
             }
         }
     }
 
     /// A destruction's driver calls: the machine's destructions, and the swapchain itself
     /// where the pacer does not pace it.
-    fn dooming(&mut self, op: Op<'_>, outcome: Option<DestroyOutcome>) -> (Stage, Option<Down>) {
+    fn dooming(&mut self, op: Op<'_>, unpaced: bool) -> (Stage, Option<Down>) {
         let mut doomed = self.doomed();
         if let (
+            true,
             Op::Destroy {
                 swapchain,
                 allocator,
             },
-            Some(DestroyOutcome::Unpaced),
-        ) = (op, outcome)
+        ) = (unpaced, op)
         {
             doomed.push(Doomed::Swapchain(swapchain, allocator.map(keep)));
         }
@@ -229,17 +211,10 @@ impl PresentPacer {
                     after_pacing(call.op)
                 }
             },
-            (
-                Made::Bounded(w, paused),
+            (Made::Bounded(w, paused), Stage::DestroyWaits { deadline, .. }) => {
                 Stage::DestroyWaits {
-                    outcome, deadline, ..
-                },
-            ) => {
-                let waited = Some((w, paused));
-                Stage::DestroyWaits {
-                    outcome,
                     deadline,
-                    waited,
+                    waited: Some((w, paused)),
                 }
             }
             (made, _) => self.report_call(call, made),

@@ -75,14 +75,6 @@ impl Default for PresentPacerConfig {
     }
 }
 
-impl PresentPacerConfig {
-    /// The enabled paths narrowed to [`Self::display`]'s choice.
-    pub(crate) fn resolve_display(&mut self) -> crate::vk::Result<()> {
-        let display = self.display;
-        crate::vk::enabled_paths::resolve_display(display, &mut self.paths)
-    }
-}
-
 impl Sealed for PresentPacerConfig {
     fn enabled_paths(&mut self) -> (&mut EnabledPaths, Option<&mut bool>) {
         (&mut self.paths, None)

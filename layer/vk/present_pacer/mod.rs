@@ -153,7 +153,7 @@ impl PresentPacer {
     /// `presentId2` and `presentWait2`, `swapchain_maintenance1` with the
     /// `swapchainMaintenance1` feature.
     pub unsafe fn new(mut desc: PresentPacerDesc<'_>) -> Result<Self> {
-        desc.config.resolve_display()?;
+        desc.config.paths.narrow(desc.config.display)?;
         desc.config.pacing.check()?;
         let c = &desc.config;
         let machine = Machine::new(PacerConfig {

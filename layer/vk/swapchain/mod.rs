@@ -92,7 +92,7 @@ impl Swapchain {
     pub unsafe fn new(mut desc: SwapchainCreateDesc<'_>) -> Result<Self> {
         // From here on the display options say what this swapchain takes, not what the
         // device enabled.
-        desc.config.resolve_display()?;
+        desc.config.paths.narrow(desc.config.display)?;
         let config = &desc.config;
         // SAFETY: the caller guarantees the handles are valid.
         let surface_fn = ash::khr::surface::Instance::new(desc.entry, desc.instance);
