@@ -11,24 +11,14 @@ use super::timing_domains::{calibrate, read_domains};
 use crate::vk::clock::Clock;
 use crate::vk::error::{Error, Result};
 use vkpace_core::{
-    Calibrateable, RawTiming, RefreshCycle, Rereads, Stages, TimeDomain, TimingBook, TimingReport,
+    Calibrateable, PresentTarget, RawTiming, RefreshCycle, Rereads, Stages, TimeDomain, TimingBook,
+    TimingReport,
 };
 use vkpace_registry::{
     PastPresentationTimingEXT, PastPresentationTimingFlagsEXT, PastPresentationTimingInfoEXT,
     PastPresentationTimingPropertiesEXT, PresentStageFlagsEXT, PresentStageTimeEXT,
     PresentTimingInfoEXT, PresentTimingInfoFlagsEXT, SwapchainTimingPropertiesEXT,
 };
-
-/// The target of one present (`VkPresentTimingInfoEXT::targetTime`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum PresentTarget {
-    /// No target: shown as the present mode dictates.
-    None,
-    /// Not visible before this shell-clock time (ns since the [`Clock`] epoch).
-    Absolute(u64),
-    /// Shown at least this many ns after the previous present became visible.
-    Relative(u64),
-}
 
 /// The core's view of one result as the engine wrote it.
 fn raw_timing<'a>(
@@ -247,19 +237,11 @@ impl SwapchainTiming {
             for (out, st) in stages.iter_mut().zip(&s[..count]) {
                 *out = (Stages(st.stage.0), st.time);
             }
-            sink(self.convert(t, &stages[..count]));
+            // On the shell's clock; one in a domain vkpace cannot map says so, and the shell
+            // logs the first (`TimingShell::read`).
+            sink(self.book.convert(&raw_timing(t, &stages[..count])));
         }
         Ok(r == vk::Result::INCOMPLETE)
-    }
-
-    /// One result on the shell's clock ([`TimingBook::convert`]; one in a domain vkpace
-    /// cannot map says so, and the shell logs the first: `TimingShell::read`).
-    fn convert(
-        &mut self,
-        t: &PastPresentationTimingEXT<'_>,
-        stages: &[(Stages, u64)],
-    ) -> TimingReport {
-        self.book.convert(&raw_timing(t, stages))
     }
 
     /// The `VkPresentTimingInfoEXT` of one present to this swapchain (chain it through

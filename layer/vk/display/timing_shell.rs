@@ -9,13 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use ash::vk;
 
 use super::present_timing::{PresentTimingFns, PresentTimingSurfaceSupport};
-use super::swapchain_timing::{PresentTarget, SwapchainTiming};
+use super::swapchain_timing::SwapchainTiming;
 use crate::vk::clock::Clock;
 use crate::vk::error::Result;
 use vkpace_core::{Calibrateable, RefreshCycle, Targets};
-use vkpace_core::{
-    DisplayRefresh, PresentTarget as CoreTarget, PresentTimingRequest, TimingReport,
-};
+use vkpace_core::{DisplayRefresh, PresentTarget, PresentTimingRequest, TimingReport};
 use vkpace_registry::PresentTimingInfoEXT;
 
 /// A result in a domain vkpace cannot map was logged: once per process, whatever the
@@ -133,8 +131,8 @@ impl TimingShell {
             return None;
         }
         let target = match request.target {
-            CoreTarget::Relative(ns) if self.surface.relative => PresentTarget::Relative(ns),
-            CoreTarget::Absolute(ns) if self.surface.absolute => PresentTarget::Absolute(ns),
+            PresentTarget::Relative(_) if self.surface.relative => request.target,
+            PresentTarget::Absolute(_) if self.surface.absolute => request.target,
             _ => PresentTarget::None,
         };
         Some(t.present_info(target, request.query_stages))

@@ -64,13 +64,7 @@ impl PresentPacer {
         if let Err(e) = self.machine.acquired(swapchain, code, image, self.now()) {
             log::error!("vkpace: acquire from {swapchain:?}: {e}");
         }
-        if !self.machine.is_paced(swapchain) {
-            self.log_unpaced();
-        }
-    }
-
-    pub(super) fn log_unpaced(&mut self) {
-        if !std::mem::replace(&mut self.logged.unpaced, true) {
+        if !self.machine.is_paced(swapchain) && !std::mem::replace(&mut self.logged.unpaced, true) {
             log::warn!("vkpace: a swapchain not made through the present pacer is passed through unpaced (counted in stats)");
         }
     }

@@ -6,7 +6,7 @@
 
 use ash::vk;
 
-use crate::vk::error::{Error, Result, VkContext};
+use crate::vk::error::{Result, VkContext};
 use vkpace_core::{FencePool, Serial, SubmitSignal};
 
 /// The pool, and the Vulkan calls on its fences.
@@ -73,19 +73,15 @@ impl Fences {
         Ok(())
     }
 
-    /// Whether present fence `id` signalled, waiting at most `timeout_ns` (0: a look); a
-    /// signalled one is reset and freed. An id vkpace holds no fence for (its creation failed)
-    /// never counts as signalled: nothing is freed on a proof that does not exist.
-    pub(super) fn present_signalled(
-        &mut self,
-        device: &ash::Device,
-        id: u64,
-        timeout_ns: u64,
-    ) -> Result<bool> {
+    /// Whether present fence `id` signalled (a look, no wait); a signalled one is reset and
+    /// freed. An id vkpace holds no fence for (its creation failed) never counts as signalled:
+    /// nothing is freed on a proof that does not exist.
+    pub(super) fn present_signalled(&mut self, device: &ash::Device, id: u64) -> Result<bool> {
         let Some(f) = self.pool.present_fence_by_id(id) else {
             return Ok(false);
         };
-        if !wait(device, f, timeout_ns)? {
+        // SAFETY: the fence is alive (the pool holds it).
+        if !unsafe { device.get_fence_status(f) }.during("vkGetFenceStatus")? {
             return Ok(false);
         }
         self.seen_signalled(device, f)?;
@@ -125,12 +121,6 @@ impl Fences {
             unsafe { device.destroy_fence(f, None) };
         }
     }
-}
-
-/// `vkWaitForFences` on one fence, bounded; whether it signalled.
-fn wait(device: &ash::Device, f: vk::Fence, timeout_ns: u64) -> Result<bool> {
-    // SAFETY: the fence is alive; the timeout is finite.
-    Error::fence_waited(unsafe { device.wait_for_fences(&[f], true, timeout_ns) })
 }
 
 #[cfg(test)]

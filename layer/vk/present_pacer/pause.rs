@@ -226,9 +226,7 @@ impl PresentPacer {
         }
         Ok(self.machine.begin_frame_anyway(swapchain, self.now())?)
     }
-}
 
-impl PresentPacer {
     /// A wait that is not a pause of the pacing (a present's wait for a repair semaphore's
     /// proof) carried out: counted as a call down, its fence given back; whether it
     /// signalled.

@@ -134,9 +134,7 @@ impl PresentPacer {
             }
         }
     }
-}
 
-impl PresentPacer {
     /// Records the driver's results (the present's and each swapchain's), then looks (without
     /// blocking) at completions, present fences and the display; returns the swapchain whose
     /// lineage's next frame is to be paced (the first paced one, unless the present failed).
@@ -182,7 +180,7 @@ impl PresentPacer {
             let Some((id, _)) = self.machine.pending_present_fences().next() else {
                 break;
             };
-            if !self.fences.present_signalled(&self.device, id, 0)? {
+            if !self.fences.present_signalled(&self.device, id)? {
                 break;
             }
             signalled |= self.machine.present_fence_signalled(id);
@@ -205,9 +203,7 @@ impl PresentPacer {
         }
         Ok(())
     }
-}
 
-impl PresentPacer {
     /// The display feedback path of swapchain `w`, if it has one.
     pub(super) fn display_fns(&self, w: vk::SwapchainKHR) -> Option<&DisplayFns> {
         self.swapchains

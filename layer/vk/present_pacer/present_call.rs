@@ -143,9 +143,7 @@ impl Planned {
         }
         result
     }
-}
 
-impl Planned {
     /// The application's `pResults`, if it gave one: each swapchain's result as it sees it
     /// ([`super::timing::as_seen`]).
     ///

@@ -29,18 +29,14 @@ impl PresentPacer {
         let waited = self.bounded_waits();
         let idle = self.machine.finish_shutdown();
         self.drain_actions();
-        let everything = matches!(waited, Ok(true)) && idle;
-        if everything {
-            self.fences.destroy_all(&self.device);
-        }
-        match waited {
-            Err(e) => Err(e),
-            Ok(_) if !everything => Err(Error::Timeout {
+        if !(waited? && idle) {
+            return Err(Error::Timeout {
                 what: "the present pacer's presents at teardown",
                 timeout: self.config.pacing.wait_timeout,
-            }),
-            Ok(_) => Ok(()),
+            });
         }
+        self.fences.destroy_all(&self.device);
+        Ok(())
     }
 }
 
