@@ -66,14 +66,14 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
         if !self.targets_allowed() {
             return None;
         }
-        if cap.is_none() && !t.read_for_present && self.pacing.fate_open() {
+        if cap.is_none() && !t.read_for_present && self.pacing.schedule().fate_open() {
             // Before a present, the results first: a partial one may say when the newest
             // frame was ready, a complete one when it was shown; read even where the wait's
             // bound has passed (an unknown fate is taken as on time).
             self.set_read_for_present(true);
             return self.read_timings_request();
         }
-        let (frame, until) = self.pacing.fate_wait(now)?;
+        let (frame, until) = self.pacing.schedule().fate_wait(now)?;
         let until = cap.map_or(until, |c| until.min(c));
         let serial = t.recent[(frame % 4) as usize]
             .filter(|&(f, _)| f == frame)
@@ -85,7 +85,11 @@ impl<S: Handle, W: Handle, F: Handle> FrameMachine<S, W, F> {
             self.pacing.frames_complete(frame, now);
             // Done on the GPU, and the engine has yet to say when it saw it ready: before a
             // present, look again shortly (a pacing sleep just goes on).
-            let (_, until) = self.pacing.fate_wait(now).filter(|_| cap.is_none())?;
+            let (_, until) = self
+                .pacing
+                .schedule()
+                .fate_wait(now)
+                .filter(|_| cap.is_none())?;
             self.set_read_for_present(false);
             return Some(Request::SleepUntil(until.min(now + FATE_POLL_NS)));
         }

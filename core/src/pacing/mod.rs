@@ -181,7 +181,7 @@ impl Pacing {
     /// What the present of `frame`, made at `now`, asks the presentation engine for; `stages`:
     /// the present asks for stage times (so the engine will say when it was ready). The
     /// refresh the frame is meant for is kept (a second call for the same frame gives the same
-    /// target); call it once the wait [`Pacing::fate_wait`] asks for is over.
+    /// target); call it once the wait [`DisplaySchedule::fate_wait`] asks for is over.
     pub fn present_target(&mut self, frame: u64, now: u64, stages: bool) -> PresentTarget {
         self.schedule.plan_present(frame, now, stages)
     }
@@ -190,23 +190,6 @@ impl Pacing {
     /// never shown and takes no refresh.
     pub fn present_refused(&mut self, frame: u64) {
         self.schedule.present_refused(frame);
-    }
-
-    /// Whether a wait for the newest presented frame to finish should come first, and until
-    /// when: `Some((frame, until))`. Before a present, wait until then (answering with
-    /// [`Pacing::frames_complete`] or [`Pacing::frames_pending`]) and ask again; a pacing sleep
-    /// may wait for it too, until the earlier of `until` and its own end. See
-    /// [`DisplaySchedule::fate_wait`].
-    #[must_use]
-    pub fn fate_wait(&self, now: u64) -> Option<(u64, u64)> {
-        self.schedule.fate_wait(now)
-    }
-
-    /// Whether the newest presented frame's fate is still open, for the engine's results to
-    /// settle before the next present. See [`DisplaySchedule::fate_open`].
-    #[must_use]
-    pub fn fate_open(&self) -> bool {
-        self.schedule.fate_open()
     }
 
     /// Every frame up to `frame` finished on the GPU; seen at `at` (they finished then or

@@ -352,7 +352,10 @@ impl DisplaySchedule {
     /// wait) until the engine says, at most 4 frame intervals (`LATE_WAIT_INTERVALS`) past the
     /// refresh. Elsewhere vkpace's own sight decides: seen complete by its refresh, it made
     /// it; seen still rendering after it, it is waited for (as long) to learn when it finished.
-    /// With relative targets the engine spaces frames itself: no wait.
+    /// With relative targets the engine spaces frames itself: no wait. Returns `(frame,
+    /// until)`: wait until then (answering with `Pacing::frames_complete` or
+    /// `Pacing::frames_pending`) and ask again; a pacing sleep may wait for it too, until the
+    /// earlier of `until` and its own end.
     #[must_use]
     pub fn fate_wait(&self, now: u64) -> Option<(u64, u64)> {
         if self.relative() {
