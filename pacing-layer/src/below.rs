@@ -53,17 +53,6 @@ fn with_names(app: &[&CStr], extra: &[&'static CStr]) -> Option<Vec<*const c_cha
     Some(app.iter().chain(&missing).map(|n| n.as_ptr()).collect())
 }
 
-/// What the layer's instance has for the pacer: the application's extensions or the layer's.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct InstanceAdds {
-    /// `VK_KHR_get_surface_capabilities2` (present timing's and maintenance1's surface queries).
-    pub(crate) surface_capabilities2: bool,
-    /// The surface maintenance1 extension enabled, by its names (the registry makes
-    /// `VK_EXT_swapchain_maintenance1` depend on `VK_EXT_surface_maintenance1`, the KHR
-    /// extension on the KHR one).
-    pub(crate) maintenance1: Option<Maintenance1Names>,
-}
-
 /// Whether the application's instance can use what the layer adds: present timing's and
 /// maintenance1's device extensions need Vulkan 1.1 or `VK_KHR_get_physical_device_properties2`,
 /// and get_surface_capabilities2 and the surface maintenance1 extensions need `VK_KHR_surface`
@@ -94,19 +83,24 @@ unsafe fn instance_usable(ci: &vk::InstanceCreateInfo<'_>, app: &[&CStr]) -> boo
 pub(crate) unsafe fn create_instance(
     ci: &vk::InstanceCreateInfo<'_>,
     mut create: impl FnMut(&vk::InstanceCreateInfo<'_>) -> vk::Result,
-) -> (vk::Result, InstanceAdds) {
+) -> (vk::Result, InstanceSupport) {
     // SAFETY: the application's create info is valid.
     let app = unsafe { names(ci.pp_enabled_extension_names, ci.enabled_extension_count) };
     // SAFETY: as above.
     if !unsafe { instance_usable(ci, &app) } {
-        return (create(ci), InstanceAdds::default());
+        return (create(ci), InstanceSupport::default());
     }
     let own = [Maintenance1Names::Khr, Maintenance1Names::Ext]
         .into_iter()
         .find(|n| app.contains(&n.instance_extensions()[0]));
-    let with = |maintenance1| InstanceAdds {
-        surface_capabilities2: true,
-        maintenance1,
+    // What the instance has for the pacer: the application's extensions or the layer's (the
+    // registry makes VK_EXT_swapchain_maintenance1 depend on VK_EXT_surface_maintenance1, the
+    // KHR extension on the KHR one).
+    let with = |maintenance1| {
+        let mut adds = InstanceSupport::default();
+        adds.surface_capabilities2 = true;
+        adds.maintenance1 = maintenance1;
+        adds
     };
     let mut attempts = vec![with(Some(own.unwrap_or(Maintenance1Names::Ext)))];
     attempts.extend(own.is_none().then(|| with(None)));
@@ -138,7 +132,7 @@ pub(crate) unsafe fn create_instance(
     crate::log(format_args!(
         "vkCreateInstance made as the application asked: no present timing or maintenance1 below it"
     ));
-    (create(ci), InstanceAdds::default())
+    (create(ci), InstanceSupport::default())
 }
 
 /// Device extensions with which the application paces itself: the layer steps aside for such a
@@ -254,7 +248,7 @@ pub(crate) unsafe fn device_adds(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
-    inst: InstanceAdds,
+    inst: InstanceSupport,
 ) -> DeviceAdds {
     // Both need VK_KHR_swapchain (VUID-vkCreateDevice-ppEnabledExtensionNames-01387): only for
     // a device that presents.
@@ -268,7 +262,7 @@ pub(crate) unsafe fn device_adds(
     // An instance the layer added nothing to (Vulkan 1.0 without properties2, or no surface
     // extension) is not asked about the device: its queries would use commands of extensions
     // the instance did not enable.
-    let asked = (inst != InstanceAdds::default())
+    let asked = (inst != InstanceSupport::default())
         // SAFETY: the caller's contract.
         .then(|| unsafe { offered(entry, instance, physical, ci, inst) })
         .flatten();
@@ -328,21 +322,14 @@ unsafe fn offered(
     instance: &ash::Instance,
     physical: vk::PhysicalDevice,
     ci: &vk::DeviceCreateInfo<'_>,
-    inst: InstanceAdds,
+    inst: InstanceSupport,
 ) -> Option<Support> {
-    let mut enabled = InstanceSupport::default();
-    enabled.surface_capabilities2 = inst.surface_capabilities2;
-    enabled.maintenance1 = inst.maintenance1;
     // SAFETY: a valid create info has its queue infos.
     let family = unsafe { ci.p_queue_create_infos.as_ref() }?.queue_family_index;
     // SAFETY: the caller's contract.
-    let mut support =
-        unsafe { Support::query(entry, instance, physical, family, &enabled) }.ok()?;
+    let mut support = unsafe { Support::query(entry, instance, physical, family, &inst) }.ok()?;
     support.gpu_timestamps = false;
     support.present_wait2 = false;
-    if !inst.surface_capabilities2 {
-        support.present_timing = None;
-    }
     Some(support)
 }
 

@@ -14,7 +14,7 @@ pub struct Instance {
     /// What is enabled for the pacer (the application's or the layer's) on an instance that
     /// can use it (Vulkan 1.1 or get_physical_device_properties2): surface capabilities2,
     /// surface maintenance1.
-    pub(crate) adds: crate::below::InstanceAdds,
+    pub(crate) adds: vkpace::InstanceSupport,
     /// The application asked for Vulkan 1.1 or newer (else the physical device queries use
     /// `VK_KHR_get_physical_device_properties2`'s names).
     pub(crate) api_1_1: bool,
@@ -40,7 +40,7 @@ pub unsafe fn create(
     let (name, engine) = unsafe { application(app) };
     let policy = crate::policy::policy(Some((name.as_deref(), engine)));
     let pace = policy.decision == crate::settings::Decision::Pace;
-    let mut adds = crate::below::InstanceAdds::default();
+    let mut adds = vkpace::InstanceSupport::default();
     let version = app.map_or(0, |a| a.api_version);
     let api_1_1 = vk::api_version_major(version) > 1 || vk::api_version_minor(version) >= 1;
     // SAFETY: the loader's create info, once per call; the application's arguments go down,
