@@ -263,10 +263,24 @@ impl Creating {
         info: &vk::SwapchainCreateInfoKHR<'_>,
         allocator: Option<&vk::AllocationCallbacks<'_>>,
     ) -> VkResult<Created> {
-        // SAFETY: the caller's contract; the flags the device enabled are the config's.
+        let request = DisplayRequest {
+            entry: &self.entry,
+            instance: &self.instance,
+            physical_device: self.physical_device,
+            device: &self.device,
+            surface: info.surface,
+            paths: self.paths,
+        };
+        // The display paths for the surface, as door 1 chooses them; none (logged) where
+        // choosing failed.
+        // SAFETY: the caller's contract; the config's flags say what the device enabled.
+        let chosen = unsafe { display::choose(&request) }.unwrap_or_else(|e| {
+            log::warn!("vkpace: display feedback not available for a swapchain: {e}");
+            Paths::default()
+        });
         let Paths {
             display, timing, ..
-        } = unsafe { self.paths_for(info.surface) };
+        } = chosen;
         let mut ours = *info;
         let wait2 = matches!(display, Some(DisplayFns::Wait2(..)));
         ours.flags |= display::path_flags(wait2, timing.is_some());
@@ -293,44 +307,6 @@ impl Creating {
             display,
             timing,
         })
-    }
-
-    /// The display paths for a swapchain of `surface`; none (logged) where choosing failed.
-    ///
-    /// # Safety
-    ///
-    /// As [`Self::display_for`].
-    unsafe fn paths_for(&self, surface: vk::SurfaceKHR) -> Paths {
-        // SAFETY: the caller's contract.
-        match unsafe { self.display_for(surface) } {
-            Ok(p) => p,
-            Err(e) => {
-                log::warn!("vkpace: display feedback not available for a swapchain: {e}");
-                Paths::default()
-            }
-        }
-    }
-
-    /// The display paths (feedback, present timing) for swapchains of `surface`, as door 1
-    /// chooses them.
-    ///
-    /// # Safety
-    ///
-    /// `surface` is valid; the config's flags say what the device enabled.
-    unsafe fn display_for(&self, surface: vk::SurfaceKHR) -> Result<Paths> {
-        if !self.paths.may_carry_present_ids() {
-            return Ok(Paths::default());
-        }
-        let request = DisplayRequest {
-            entry: &self.entry,
-            instance: &self.instance,
-            physical_device: self.physical_device,
-            device: &self.device,
-            surface,
-            paths: self.paths,
-        };
-        // SAFETY: the caller's contract.
-        unsafe { display::choose(&request) }
     }
 }
 

@@ -185,18 +185,9 @@ impl PresentPacer {
                     return Ok(Some(Pause::Sleep(until)));
                 }
                 Gate::WaitFor(serial) => {
-                    let Some(fence) = self.fences.pool.lend(serial) else {
-                        // Nothing pending at or after it: it completed already.
-                        self.machine.serial_completed(serial, now)?;
-                        continue;
-                    };
-                    let left = deadline.saturating_sub(now);
-                    return Ok(Some(Pause::Gpu(GpuWait::new(
-                        &self.device,
-                        fence,
-                        serial,
-                        left,
-                    ))));
+                    if let Some(wait) = self.lend_wait(serial, now, deadline.saturating_sub(now))? {
+                        return Ok(Some(Pause::Gpu(wait)));
+                    }
                 }
             }
         }
@@ -251,6 +242,21 @@ impl PresentPacer {
             (false, _) => self.machine.frame_not_ready_by(serial, at),
         }
         Ok(())
+    }
+
+    /// A wait for `serial` on the fence lent for it, at most `timeout_ns`; `None` where nothing
+    /// is pending at or after it: it completed already (the machine is told, as seen at `now`).
+    pub(super) fn lend_wait(
+        &mut self,
+        serial: Serial,
+        now: u64,
+        timeout_ns: u64,
+    ) -> Result<Option<GpuWait>> {
+        let Some(fence) = self.fences.pool.lend(serial) else {
+            self.machine.serial_completed(serial, now)?;
+            return Ok(None);
+        };
+        Ok(Some(GpuWait::new(&self.device, fence, serial, timeout_ns)))
     }
 
     /// A GPU wait's fence given back, its answer reported; whether it signalled.

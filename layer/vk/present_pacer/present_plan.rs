@@ -7,7 +7,7 @@ use ash::vk;
 
 use super::call_state::Down;
 use super::chain_walk;
-use super::pause::{GpuWait, Pause, Paused};
+use super::pause::{Pause, Paused};
 use super::present_call::{slice, Planned, Repair};
 use super::PresentPacer;
 use crate::vk::error::{Result, VkContext};
@@ -120,18 +120,10 @@ impl PresentPacer {
                     return Ok(Ok(paced.then_some(p)));
                 }
                 PresentStep::WaitFor(serial) => {
-                    let Some(fence) = self.fences.pool.lend(serial) else {
-                        // Nothing pending at or after it: it completed already.
-                        self.machine.serial_completed(serial, self.now())?;
-                        continue;
-                    };
                     let now = self.now();
-                    return Ok(Err(Pause::Gpu(GpuWait::new(
-                        &self.device,
-                        fence,
-                        serial,
-                        deadline.saturating_sub(now),
-                    ))));
+                    if let Some(wait) = self.lend_wait(serial, now, deadline.saturating_sub(now))? {
+                        return Ok(Err(Pause::Gpu(wait)));
+                    }
                 }
             }
         }

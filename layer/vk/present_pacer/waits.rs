@@ -62,13 +62,9 @@ impl PresentPacer {
                 BoundedWait::PresentFence(id) => {
                     self.fences.pool.lend_present(id).map(|f| (f, Serial::NONE))
                 }
-                BoundedWait::Serial(s) => match self.fences.pool.lend(s) {
-                    Some(f) => Some((f, s)),
-                    None => {
-                        // Nothing pending at or after it: it completed already.
-                        self.machine.serial_completed(s, self.now())?;
-                        continue;
-                    }
+                BoundedWait::Serial(s) => match self.lend_wait(s, self.now(), left)? {
+                    Some(gpu) => return Ok(WaitStep::Wait(wait, Pause::Gpu(gpu))),
+                    None => continue,
                 },
                 BoundedWait::SubmitProof => {
                     self.submit_proof()?;
