@@ -131,11 +131,14 @@ impl<S: Copy> ImageHistory<S> {
     }
 
     /// Picks the semaphore for the next present of this image. A reused or poisoned-and-free
-    /// oldest record is removed; a poisoned one is returned through `destroy`.
+    /// oldest record is removed; a poisoned one is returned through `destroy`. Where no record
+    /// serves and none must be waited for, a semaphore of `pool` (unsignalled, nothing pending:
+    /// both doors' pool of freed ones) is reused before one is made.
     pub fn choose(
         &mut self,
         depth: usize,
         completed: Serial,
+        pool: &mut Vec<S>,
         mut destroy: impl FnMut(S),
     ) -> PresentSemaphoreChoice<S> {
         while let Some(oldest) = self.records.front().copied() {
@@ -153,12 +156,15 @@ impl<S: Copy> ImageHistory<S> {
                     Some(s) => PresentSemaphoreChoice::WaitFor(s),
                     // Unproven and full: only the newest record can be unproven under pacing,
                     // so this means depth 1 or a broken call order; waiting cannot help.
-                    None => PresentSemaphoreChoice::Create,
+                    None => break,
                 };
             }
             break;
         }
-        PresentSemaphoreChoice::Create
+        pool.pop().map_or(
+            PresentSemaphoreChoice::Create,
+            PresentSemaphoreChoice::Reuse,
+        )
     }
 
     /// Records a present that waited on `semaphore`, with its present fence if it had one.
@@ -204,29 +210,29 @@ mod tests {
     fn oldest_reused_once_a_later_acquire_completes() {
         let mut h = ImageHistory::with_depth(3);
         assert_eq!(
-            h.choose(3, Serial::NONE, |_| {}),
+            h.choose(3, Serial::NONE, &mut Vec::new(), |_| {}),
             PresentSemaphoreChoice::Create
         );
         h.push(1u32, false, None);
         // Not proven: a new one is created.
         assert_eq!(
-            h.choose(3, Serial(9), |_| {}),
+            h.choose(3, Serial(9), &mut Vec::new(), |_| {}),
             PresentSemaphoreChoice::Create
         );
         assert!(h.prove_previous(Serial(4)));
         h.push(2, false, None);
         assert_eq!(
-            h.choose(3, Serial(3), |_| {}),
+            h.choose(3, Serial(3), &mut Vec::new(), |_| {}),
             PresentSemaphoreChoice::Create
         );
         assert!(h.prove_previous(Serial(5)));
         h.push(3, false, None);
         assert_eq!(
-            h.choose(3, Serial(3), |_| {}),
+            h.choose(3, Serial(3), &mut Vec::new(), |_| {}),
             PresentSemaphoreChoice::WaitFor(Serial(4))
         );
         assert_eq!(
-            h.choose(3, Serial(4), |_| {}),
+            h.choose(3, Serial(4), &mut Vec::new(), |_| {}),
             PresentSemaphoreChoice::Reuse(1)
         );
         assert_eq!(h.len(), 2);
@@ -239,7 +245,7 @@ mod tests {
         h.prove_previous(Serial(1));
         let mut destroyed = vec![];
         assert_eq!(
-            h.choose(3, Serial(1), |s| destroyed.push(s)),
+            h.choose(3, Serial(1), &mut Vec::new(), |s| destroyed.push(s)),
             PresentSemaphoreChoice::Create
         );
         assert_eq!(destroyed, vec![1]);

@@ -360,14 +360,9 @@ impl<S: Handle, W: Handle> PacerMachine<S, W> {
         let completed = self.completed;
         let history = self.live[i].state.image_mut(image)?;
         let mut poisoned = Vec::new();
-        let mut choice = history.choose(depth, completed, |s| poisoned.push(s));
+        let choice = history.choose(depth, completed, &mut self.pool, |s| poisoned.push(s));
         for s in poisoned {
             self.recycle(s, true);
-        }
-        if choice == PresentSemaphoreChoice::Create {
-            if let Some(s) = self.pool.pop() {
-                choice = PresentSemaphoreChoice::Reuse(s);
-            }
         }
         Ok(choice)
     }

@@ -27,14 +27,9 @@ impl<S: Handle, W: Handle> Presenter<S, W> {
         let history = &mut cur.images[frame.image as usize];
         // A poisoned semaphore that left the history is destroyed.
         let actions = &mut self.actions;
-        let mut choice = history.choose(depth, completed, |s| {
+        let choice = history.choose(depth, completed, &mut self.pool, |s| {
             actions.push_back(DestroyAction::DestroySemaphore(s));
         });
-        if choice == PresentSemaphoreChoice::Create {
-            if let Some(s) = self.pool.pop() {
-                choice = PresentSemaphoreChoice::Reuse(s);
-            }
-        }
         if let PresentSemaphoreChoice::Reuse(s) = choice {
             if let Some(f) = self.frame.as_mut() {
                 f.present = Some(s);
