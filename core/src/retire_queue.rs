@@ -72,12 +72,28 @@ impl<S: std::fmt::Debug, W: std::fmt::Debug, T> RetireQueue<S, W, T> {
 impl<S: Copy + PartialEq, W> RetireQueue<S, W> {
     /// Adds a swapchain that was just passed as `oldSwapchain` (or is being shut down).
     pub fn retire(&mut self, state: SwapchainState<S, W>, awaiting_consume: Option<S>) {
-        self.push(Retired {
+        self.retired.push(Retired {
             state,
             proof: None,
             awaiting_consume,
             tag: (),
         });
+    }
+}
+
+/// The queue reads and grows as the `Vec` it is (`len`, `iter`, `push`...); what it decides is
+/// below.
+impl<S, W, T> std::ops::Deref for RetireQueue<S, W, T> {
+    type Target = Vec<Retired<S, W, T>>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.retired
+    }
+}
+
+impl<S, W, T> std::ops::DerefMut for RetireQueue<S, W, T> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.retired
     }
 }
 
@@ -87,23 +103,6 @@ impl<S: Copy + PartialEq, W, T> RetireQueue<S, W, T> {
         Self {
             retired: Vec::with_capacity(capacity),
         }
-    }
-
-    /// Number of retired swapchains not yet destroyed.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.retired.len()
-    }
-
-    /// Whether no retired swapchain is pending.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.retired.is_empty()
-    }
-
-    /// Adds a retired swapchain, newest last.
-    pub fn push(&mut self, retired: Retired<S, W, T>) {
-        self.retired.push(retired);
     }
 
     /// A submission that waited on a held acquire semaphore of a retired swapchain was made.
@@ -126,25 +125,11 @@ impl<S: Copy + PartialEq, W, T> RetireQueue<S, W, T> {
         }
     }
 
-    /// Removes the retired swapchains that are idle at `completed`, passing each to `release`.
-    pub fn collect_idle(&mut self, completed: Serial, mut release: impl FnMut(Retired<S, W, T>)) {
-        let mut i = 0;
-        while i < self.retired.len() {
-            if self.retired[i].is_idle(completed) {
-                release(self.retired.remove(i));
-            } else {
-                i += 1;
-            }
-        }
-    }
-
-    /// Iterates over the pending swapchains, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = &Retired<S, W, T>> {
-        self.retired.iter()
-    }
-
-    /// Iterates mutably over the pending swapchains.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Retired<S, W, T>> {
-        self.retired.iter_mut()
+    /// Removes the retired swapchains that are idle at `completed`, passing each to `release`,
+    /// oldest first.
+    pub fn collect_idle(&mut self, completed: Serial, release: impl FnMut(Retired<S, W, T>)) {
+        self.retired
+            .extract_if(.., |r| r.is_idle(completed))
+            .for_each(release);
     }
 }
