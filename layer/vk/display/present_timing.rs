@@ -9,17 +9,11 @@
 //! ([`calibrateable_domains`]): every time the presentation engine reports is mapped to the
 //! shell's [`Clock`] through a `vkGetCalibratedTimestampsKHR` reading of that clock.
 //!
-//! Per swapchain, [`SwapchainTiming`] sizes the results queue, reads the refresh cycle, picks a
-//! time domain and calibrates it, builds each present's `VkPresentTimingInfoEXT`, and reads
-//! results without blocking, with no heap allocation per frame (the read buffers live on the
-//! stack).
-//!
-//! The per-swapchain state lives in [`super::swapchain_timing`], the calls that read and
-//! calibrate time domains in [`super::timing_domains`]; which domain, and the mapping, are the
-//! core's (`core::display`).
+//! This file has the extension names, the support query of the domains and the commands; the
+//! per-swapchain state is [`super::swapchain_timing`] (with no heap allocation per frame: the
+//! read buffers live on the stack), the domain calls [`super::timing_domains`].
 //!
 //! [`Clock`]: crate::vk::clock::Clock
-//! [`SwapchainTiming`]: super::swapchain_timing::SwapchainTiming
 
 use std::ffi::CStr;
 
