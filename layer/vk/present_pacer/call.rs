@@ -8,12 +8,13 @@
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use ash::prelude::VkResult;
 use ash::vk;
 
 use super::call_state::{Down, Made, Op, Outcome, Stage};
-use super::PresentPacer;
+use super::{Driver, PresentPacer};
 
 /// Numbers pacers and calls apart, so that a step given another pacer's or another call's
 /// value is refused rather than mixed up (a fence given back to the wrong pool).
@@ -111,7 +112,8 @@ pub struct PacerCall<'a, T> {
 #[must_use = "a plan's calls down hold what it took out of the pacer: make them and report"]
 pub struct CallsDown<'c> {
     pub(super) call: u64,
-    pub(super) in_call: bool,
+    /// The handles of the pacer it was planned on.
+    pub(super) vk: Arc<Driver>,
     pub(super) op: Op<'c>,
     pub(super) down: Down,
     /// Where the driver's result goes once its command returns.
@@ -150,7 +152,7 @@ impl<'a, T> PacerCall<'a, T> {
         let down = pacer.plan_step(self)?;
         Some(CallsDown {
             call: self.id,
-            in_call: self.in_call,
+            vk: Arc::clone(&pacer.vk),
             op: self.op,
             down,
             outcome: &mut self.outcome,
@@ -187,7 +189,7 @@ impl CallsDown<'_> {
         // arguments valid and synchronized until the call is finished or dropped, and this
         // borrows the call, so the call is neither; the plan filled this from them on the
         // call's pacer.
-        let made = unsafe { self.down.make(self.op, self.in_call) };
+        let made = unsafe { self.down.make(self.op, &self.vk) };
         if let Some(outcome) = made.outcome() {
             *self.outcome = Some(outcome);
         }

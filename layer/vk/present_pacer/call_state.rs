@@ -6,9 +6,10 @@
 use ash::prelude::VkResult;
 use ash::vk;
 
-use super::create::{destroy_doomed, Created, Creating, Doomed};
+use super::create::{Created, Doomed};
 use super::pause::{Pause, Paused};
 use super::present_call::Planned;
+use super::Driver;
 use vkpace_core::BoundedWait;
 
 /// The application's call and its arguments, borrowed for the call's steps.
@@ -73,18 +74,15 @@ pub(super) enum Down {
     Pause(Pause),
     /// A destruction's bounded wait.
     Bounded(BoundedWait, Pause),
-    /// The driver's present as the application made it (nothing paced in it, or no plan).
-    PresentThrough(ash::khr::swapchain::Device),
+    /// The driver's command as the application made it: a present with nothing paced in it
+    /// (or no plan), the acquire (after the pacing), a creation in a shared present mode.
+    Through,
     /// The planned present: the repair submission, then the driver's present.
     Present(Planned),
-    /// The driver's acquire with the application's arguments.
-    Acquire(ash::khr::swapchain::Device),
-    /// The driver's creation as the application asked it (a shared present mode).
-    CreateThrough(ash::khr::swapchain::Device),
     /// The display paths chosen for the surface, the swapchain made with their flags.
-    Create(Creating),
+    Create,
     /// The machine's destructions, the pacer done with each.
-    Destroy(ash::Device, ash::khr::swapchain::Device, Vec<Doomed>),
+    Destroy(Vec<Doomed>),
 }
 
 /// What the calls down did.
@@ -123,41 +121,30 @@ impl Made {
 }
 
 impl Down {
-    /// Carries the step out, with no pacer.
+    /// Carries the step out with `driver`, the handles of the pacer it was planned on, and no
+    /// pacer.
     ///
     /// # Safety
     ///
     /// `op` is the call this was planned for, on its pacer, within the contract of the call's
     /// maker (its arguments valid and synchronized until the call is finished).
-    pub(super) unsafe fn make(self, op: Op<'_>, in_call: bool) -> Made {
+    pub(super) unsafe fn make(self, op: Op<'_>, driver: &Driver) -> Made {
         match (self, op) {
-            (Down::Pause(p), _) => Made::Paused(p.carry_out(in_call)),
-            (Down::Bounded(w, p), _) => Made::Bounded(w, p.carry_out(in_call)),
-            (Down::PresentThrough(driver), Op::Present { queue, info }) => {
-                // SAFETY: the caller's contract, unchanged.
-                let r = unsafe { driver.queue_present(queue, info) };
-                Made::Through(Outcome::Presented(r))
-            }
+            (Down::Pause(p), _) => Made::Paused(p.carry_out(driver)),
+            (Down::Bounded(w, p), _) => Made::Bounded(w, p.carry_out(driver)),
+            // SAFETY: the caller's contract, unchanged.
+            (Down::Through, op) => unsafe { through(&driver.swapchain_fn, op) },
             (Down::Present(planned), Op::Present { info, .. }) => {
                 // SAFETY: the caller's contract; the plan is this present's.
-                Made::Presented(unsafe { planned.make(info, in_call) })
+                Made::Presented(unsafe { planned.make(info, driver) })
             }
-            (Down::Acquire(driver), op) => {
-                // SAFETY: the caller's contract: `op` is an acquire's, valid for the call.
-                Made::Acquired(unsafe { acquire(&driver, op) })
-            }
-            (Down::CreateThrough(driver), Op::Create { info, allocator }) => {
-                // SAFETY: the caller's contract, unchanged.
-                let r = unsafe { driver.create_swapchain(info, allocator) };
-                Made::Through(Outcome::Created(r))
-            }
-            (Down::Create(creating), Op::Create { info, allocator }) => {
+            (Down::Create, Op::Create { info, allocator }) => {
                 // SAFETY: the caller's contract.
-                Made::Created(unsafe { creating.create(info, allocator) })
+                Made::Created(unsafe { driver.create(info, allocator) })
             }
-            (Down::Destroy(device, driver, doomed), _) => Made::Destroyed {
+            (Down::Destroy(doomed), _) => Made::Destroyed {
                 // SAFETY: the machine's destructions, forgotten by the pacer.
-                swapchains: unsafe { destroy_doomed(&device, &driver, &doomed) },
+                swapchains: unsafe { driver.destroy(&doomed) },
             },
             // A plan names only steps of its own call's kind.
             (_, _) => Made::Destroyed { swapchains: false },
@@ -165,13 +152,18 @@ impl Down {
     }
 }
 
-/// The driver's acquire of `op` (an acquire call).
+/// The driver's command of `op` with the application's arguments.
 ///
 /// # Safety
 ///
-/// As `vkAcquireNextImageKHR` (or `2KHR`) for `op`'s arguments.
-unsafe fn acquire(driver: &ash::khr::swapchain::Device, op: Op<'_>) -> VkResult<(u32, bool)> {
+/// As the command (`vkQueuePresentKHR`, `vkAcquireNextImageKHR` or `2KHR`,
+/// `vkCreateSwapchainKHR`) for `op`'s arguments.
+unsafe fn through(driver: &ash::khr::swapchain::Device, op: Op<'_>) -> Made {
     match op {
+        // SAFETY: the caller's contract is vkQueuePresentKHR's.
+        Op::Present { queue, info } => Made::Through(Outcome::Presented(unsafe {
+            driver.queue_present(queue, info)
+        })),
         Op::Acquire {
             swapchain,
             timeout,
@@ -179,11 +171,17 @@ unsafe fn acquire(driver: &ash::khr::swapchain::Device, op: Op<'_>) -> VkResult<
             fence,
         } => {
             // SAFETY: the caller's contract is vkAcquireNextImageKHR's.
-            unsafe { driver.acquire_next_image(swapchain, timeout, semaphore, fence) }
+            let r = unsafe { driver.acquire_next_image(swapchain, timeout, semaphore, fence) };
+            Made::Acquired(r)
         }
         // SAFETY: the caller's contract is vkAcquireNextImage2KHR's.
-        Op::Acquire2 { info } => unsafe { driver.acquire_next_image2(info) },
-        _ => Err(vk::Result::ERROR_UNKNOWN),
+        Op::Acquire2 { info } => Made::Acquired(unsafe { driver.acquire_next_image2(info) }),
+        Op::Create { info, allocator } => {
+            // SAFETY: the caller's contract is vkCreateSwapchainKHR's.
+            let r = unsafe { driver.create_swapchain(info, allocator) };
+            Made::Through(Outcome::Created(r))
+        }
+        Op::Destroy { .. } => Made::Destroyed { swapchains: false },
     }
 }
 

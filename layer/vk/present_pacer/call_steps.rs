@@ -44,7 +44,8 @@ impl PresentPacer {
                 Op::Present { queue, info },
             ) => {
                 // SAFETY: the contract of the call's maker (`present_call`).
-                let down = unsafe { self.present_step(queue, info, &mut deadline, waited) };
+                let down =
+                    unsafe { self.present_step(queue, info, &mut deadline, waited, call.in_call) };
                 let stage = match down {
                     // A wait for a repair semaphore's proof, then the plan again.
                     Down::Pause(_) => Stage::PresentPlan {
@@ -62,9 +63,9 @@ impl PresentPacer {
                 },
                 op,
             ) => self.plan_pause(op, swapchain, deadline),
-            (Stage::Acquiring, _) => (Stage::Done, Some(Down::Acquire(self.swapchain_fn.clone()))),
+            (Stage::Acquiring, _) => (Stage::Done, Some(Down::Through)),
             (Stage::DestroyWaits { deadline, waited }, op) => {
-                self.plan_bounded(op, deadline, waited)
+                self.plan_bounded(op, deadline, waited, call.in_call)
             }
             (Stage::Dooming { unpaced }, op) => self.dooming(op, unpaced),
             (_, _) => (Stage::Done, None),
@@ -100,9 +101,10 @@ impl PresentPacer {
         op: Op<'_>,
         mut deadline: Option<u64>,
         waited: Option<(BoundedWait, Paused)>,
+        in_call: bool,
     ) -> (Stage, Option<Down>) {
         let done = Stage::Dooming { unpaced: false };
-        match self.bounded_step(&mut deadline, waited) {
+        match self.bounded_step(&mut deadline, waited, in_call) {
             Ok(WaitStep::Wait(w, pause)) => {
                 let stage = Stage::DestroyWaits {
                     deadline,
@@ -137,12 +139,9 @@ impl PresentPacer {
                 },
                 None,
             ),
-            Op::Create { info, .. } => match self.creation(info) {
-                Some(creating) => (Stage::Done, Some(Down::Create(creating))),
-                None => (
-                    Stage::Done,
-                    Some(Down::CreateThrough(self.swapchain_fn.clone())),
-                ),
+            Op::Create { info, .. } => match self.paced_creation(info) {
+                true => (Stage::Done, Some(Down::Create)),
+                false => (Stage::Done, Some(Down::Through)),
             },
             Op::Destroy {
                 swapchain,
@@ -183,8 +182,7 @@ impl PresentPacer {
         if doomed.is_empty() {
             return (Stage::Done, None);
         }
-        let down = Down::Destroy(self.device.clone(), self.swapchain_fn.clone(), doomed);
-        (Stage::Done, Some(down))
+        (Stage::Done, Some(Down::Destroy(doomed)))
     }
 
     /// The report of `call`'s last step.
@@ -201,7 +199,7 @@ impl PresentPacer {
                     swapchain,
                     deadline,
                 },
-            ) => match self.pause_done(swapchain, paused) {
+            ) => match self.pause_done(swapchain, paused, call.in_call) {
                 Ok(()) => Stage::Pacing {
                     swapchain,
                     deadline,
@@ -226,7 +224,7 @@ impl PresentPacer {
     fn report_call<T>(&mut self, call: &mut PacerCall<'_, T>, made: Made) -> Stage {
         let outcome = match made {
             Made::Presented(made) => {
-                let (result, next) = self.present_reported(made);
+                let (result, next) = self.present_reported(made, call.in_call);
                 call.outcome = Some(Outcome::Presented(result));
                 return match next {
                     Some(swapchain) => Stage::Pacing {

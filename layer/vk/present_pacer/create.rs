@@ -10,24 +10,10 @@ use std::marker::PhantomData;
 use ash::prelude::VkResult;
 use ash::vk;
 
-use super::{Made, PresentPacer};
-use crate::vk::clock::Clock;
+use super::{Driver, Made, PresentPacer};
 use crate::vk::display::{self, DisplayFns, DisplayRequest, Paths, TimingShell, TIMING_SLOTS};
 use crate::vk::error::Result;
-use crate::vk::EnabledPaths;
 use vkpace_core::{DestroyOutcome, DisplayFeedback, DisplayPaths, PresentMode};
-
-/// What a creation's calls down need, copied out of the pacer under the lock.
-pub(super) struct Creating {
-    entry: ash::Entry,
-    instance: ash::Instance,
-    physical_device: vk::PhysicalDevice,
-    device: ash::Device,
-    swapchain_fn: ash::khr::swapchain::Device,
-    clock: Clock,
-    /// The presentation paths the device enabled.
-    paths: EnabledPaths,
-}
 
 /// A destruction the machine asked for, carried out without the lock.
 pub(super) enum Doomed {
@@ -71,32 +57,18 @@ impl PresentPacer {
         made.unwrap_or(Err(vk::Result::ERROR_UNKNOWN))
     }
 
-    /// What the creation of a swapchain of `info`'s calls down need; `None` for a shared
-    /// present mode (the driver's creation as the application asked it).
-    pub(super) fn creation(&self, info: &vk::SwapchainCreateInfoKHR<'_>) -> Option<Creating> {
-        if matches!(
+    /// Whether a swapchain of `info` is made (and paced) by the pacer; not in a shared present
+    /// mode (the driver's creation as the application asked it).
+    pub(super) fn paced_creation(&self, info: &vk::SwapchainCreateInfoKHR<'_>) -> bool {
+        let shared = matches!(
             info.present_mode,
             vk::PresentModeKHR::SHARED_DEMAND_REFRESH
                 | vk::PresentModeKHR::SHARED_CONTINUOUS_REFRESH
-        ) {
+        );
+        if shared {
             log::info!("vkpace: a swapchain in a shared present mode passes through unpaced");
-            return None;
         }
-        Some(self.creating())
-    }
-
-    /// What a creation's calls down need.
-    fn creating(&self) -> Creating {
-        let c = &self.config;
-        Creating {
-            entry: self.entry.clone(),
-            instance: self.instance.clone(),
-            physical_device: self.physical_device,
-            device: self.device.clone(),
-            swapchain_fn: self.swapchain_fn.clone(),
-            clock: self.clock,
-            paths: c.paths,
-        }
+        !shared
     }
 
     /// Records the swapchain the driver made for `info` (`in_call`: made with the pacer
@@ -217,40 +189,37 @@ impl PresentPacer {
     }
 }
 
-/// Carries out the machine's destructions, the pacer done with each, in its order (a swapchain
-/// before the repair semaphores it held: a layer that implements the swapchain may still be
-/// done with them only when it is destroyed); whether a swapchain was among them.
-///
-/// # Safety
-///
-/// `doomed` was handed out by the pacer of `device` ([`PresentPacer::doomed`]), or is a
-/// swapchain the application destroys that the pacer does not pace.
-pub(super) unsafe fn destroy_doomed(
-    device: &ash::Device,
-    driver: &ash::khr::swapchain::Device,
-    doomed: &[Doomed],
-) -> bool {
-    let mut swapchains = false;
-    for d in doomed {
-        match d {
-            // SAFETY: the machine hands a semaphore out only once nothing will signal or wait
-            // on it; the pacer forgot it under the lock.
-            Doomed::Semaphore(s) => unsafe { device.destroy_semaphore(*s, None) },
-            Doomed::Swapchain(w, a) => {
-                swapchains = true;
-                // SAFETY: the application asked for its destruction (or, one the pacer does
-                // not pace, asks now), and the pacer proved every present to it processed
-                // (VUID-vkDestroySwapchainKHR-swapchain-01282); the pacer forgot it under the
-                // lock, so nothing of the pacer's uses it; the callbacks are the application's
-                // for it.
-                unsafe { driver.destroy_swapchain(*w, a.as_ref()) };
+impl Driver {
+    /// Carries out the machine's destructions, the pacer done with each, in its order (a
+    /// swapchain before the repair semaphores it held: a layer that implements the swapchain
+    /// may still be done with them only when it is destroyed); whether a swapchain was among
+    /// them.
+    ///
+    /// # Safety
+    ///
+    /// `doomed` was handed out by this driver's pacer ([`PresentPacer::doomed`]), or is a
+    /// swapchain the application destroys that the pacer does not pace.
+    pub(super) unsafe fn destroy(&self, doomed: &[Doomed]) -> bool {
+        let mut swapchains = false;
+        for d in doomed {
+            match d {
+                // SAFETY: the machine hands a semaphore out only once nothing will signal or
+                // wait on it; the pacer forgot it under the lock.
+                Doomed::Semaphore(s) => unsafe { self.device.destroy_semaphore(*s, None) },
+                Doomed::Swapchain(w, a) => {
+                    swapchains = true;
+                    // SAFETY: the application asked for its destruction (or, one the pacer
+                    // does not pace, asks now), and the pacer proved every present to it
+                    // processed (VUID-vkDestroySwapchainKHR-swapchain-01282); the pacer forgot
+                    // it under the lock, so nothing of the pacer's uses it; the callbacks are
+                    // the application's for it.
+                    unsafe { self.swapchain_fn.destroy_swapchain(*w, a.as_ref()) };
+                }
             }
         }
+        swapchains
     }
-    swapchains
-}
 
-impl Creating {
     /// The driver's calls of a creation, made without the pacer: the display paths chosen for
     /// the surface, the swapchain made with their flags, its images counted, present timing
     /// set up.

@@ -98,7 +98,7 @@ impl PresentPacer {
 
     /// A watch carried out: what it saw, told to the machine (exact where it was).
     pub(super) fn display_watched(&mut self, w: Watched) -> Result<()> {
-        let at = self.clock.ns_at(w.at);
+        let at = self.vk.clock.ns_at(w.at);
         let told = match w.exact {
             true => self.machine.display_watched(w.swapchain, w.status, at),
             false => self.machine.display_answer(w.swapchain, w.status, at),

@@ -19,6 +19,8 @@ mod teardown;
 mod timing;
 mod waits;
 
+use std::sync::Arc;
+
 use ash::vk;
 
 pub use call::{CallsDown, CallsMade, PacerCall};
@@ -86,17 +88,12 @@ type Machine = PacerMachine<vk::Semaphore, vk::SwapchainKHR>;
 /// waits on a device that must still be valid, which only the `unsafe` `destroy` can promise.
 /// The drop logs a warning (`log`) saying so.
 pub struct PresentPacer {
-    entry: ash::Entry,
-    instance: ash::Instance,
-    physical_device: vk::PhysicalDevice,
-    device: ash::Device,
-    swapchain_fn: ash::khr::swapchain::Device,
-    queue: vk::Queue,
+    /// The handles it calls down with, shared with its calls' steps.
+    vk: Arc<Driver>,
     /// The settings it was made with. The pacing settings changed since ([`Self::set`]) live
     /// in the machine alone: the frame limit, policy and frames in flight are held once.
     config: PresentPacerConfig,
     machine: Machine,
-    clock: Clock,
     fences: Fences,
     /// The swapchains made through the pacer and not yet destroyed by it.
     swapchains: Vec<Made>,
@@ -114,6 +111,20 @@ pub struct PresentPacer {
     /// pool with the plan): where the report never comes, the teardown destroys it.
     unreported_repair: Option<vk::Fence>,
     destroyed: bool,
+}
+
+/// The handles a pacer calls down with: a plan hands them to its calls down
+/// ([`CallsDown`]), which run without the pacer (and the caller's lock).
+struct Driver {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    device: ash::Device,
+    swapchain_fn: ash::khr::swapchain::Device,
+    queue: vk::Queue,
+    clock: Clock,
+    /// The presentation paths the device enabled.
+    paths: super::EnabledPaths,
 }
 
 /// What the shell keeps of a swapchain it made.
@@ -162,17 +173,20 @@ impl PresentPacer {
             present_fences: c.paths.swapchain_maintenance1.is_some(),
             present_ids: c.paths.may_carry_present_ids(),
         })?;
-        let swapchain_fn = ash::khr::swapchain::Device::new(desc.instance, desc.device);
-        Ok(Self {
+        let vk = Driver {
             entry: desc.entry.clone(),
             instance: desc.instance.clone(),
             physical_device: desc.physical_device,
             device: desc.device.clone(),
-            swapchain_fn,
+            swapchain_fn: ash::khr::swapchain::Device::new(desc.instance, desc.device),
             queue: desc.queue,
+            clock: Clock::new(),
+            paths: c.paths,
+        };
+        Ok(Self {
+            vk: Arc::new(vk),
             config: desc.config,
             machine,
-            clock: Clock::new(),
             fences: Fences::default(),
             swapchains: Vec::with_capacity(4),
             scratch: present::Scratch::default(),
@@ -228,12 +242,12 @@ impl PresentPacer {
     fn drain_actions(&mut self) {
         let doomed = self.doomed();
         // SAFETY: handed out by this pacer's machine, forgotten by the pacer.
-        unsafe { create::destroy_doomed(&self.device, &self.swapchain_fn, &doomed) };
+        unsafe { self.vk.destroy(&doomed) };
     }
 
     /// A clock reading.
     fn now(&self) -> u64 {
-        self.clock.now_ns()
+        self.vk.clock.now_ns()
     }
 
     /// The bound of every wait, in ns.
@@ -243,7 +257,7 @@ impl PresentPacer {
 
     /// Reports serials seen complete without blocking.
     fn poll_completion(&mut self) -> Result<()> {
-        if let Some(done) = self.fences.poll_submitted(&self.device)? {
+        if let Some(done) = self.fences.poll_submitted(&self.vk.device)? {
             self.machine.serial_completed(done, self.now())?;
         }
         Ok(())

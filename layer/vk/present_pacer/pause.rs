@@ -8,7 +8,7 @@ use std::time::Instant;
 use ash::vk;
 
 use super::display_watch::{DisplayWatch, Watched};
-use super::PresentPacer;
+use super::{Driver, PresentPacer};
 use crate::vk::error::Result;
 use vkpace_core::{Gate, Serial, SleepWatch};
 
@@ -26,22 +26,22 @@ pub(super) enum Pause {
     Ready(GpuWait),
 }
 
-/// A bounded wait on one of the pacer's submission fences, carried out without the pacer.
+/// A bounded wait, at most `timeout_ns`, for `serial` on one of the pacer's submission fences,
+/// lent out of its pool (`vkpace_core::FencePool::lend`) and carried out without the pacer.
 pub(super) struct GpuWait {
-    device: vk::Device,
-    wait_for_fences: vk::PFN_vkWaitForFences,
-    fence: vk::Fence,
-    serial: Serial,
-    timeout_ns: u64,
+    pub(super) fence: vk::Fence,
+    pub(super) serial: Serial,
+    pub(super) timeout_ns: u64,
 }
 
-/// A pause carried out, to report: whether the pacer was borrowed meanwhile (a plain method)
-/// and the GPU wait's answer.
-pub(super) struct Paused {
-    in_call: bool,
-    gpu: Option<(GpuWait, Result<bool>)>,
-    watched: Option<Watched>,
-    ready: Option<ReadyWatched>,
+/// A pause carried out, to report (with whether the pacer was borrowed meanwhile, which the
+/// call knows).
+pub(super) enum Paused {
+    Slept,
+    Watched(Watched),
+    /// A GPU wait and whether its fence signalled.
+    Gpu(GpuWait, Result<bool>),
+    Ready(ReadyWatched),
 }
 
 /// What a wait for a frame's repair submission saw: signalled already when it began (`exact`
@@ -55,57 +55,20 @@ pub(super) struct ReadyWatched {
 }
 
 impl GpuWait {
-    /// A wait on `fence` (lent out of the pacer's pool, `vkpace_core::FencePool::lend`) for
-    /// `serial`, at most `timeout_ns`.
-    pub(super) fn new(
-        device: &ash::Device,
-        fence: vk::Fence,
-        serial: Serial,
-        timeout_ns: u64,
-    ) -> Self {
-        Self {
-            device: device.handle(),
-            wait_for_fences: device.fp_v1_0().wait_for_fences,
-            fence,
-            serial,
-            timeout_ns,
-        }
-    }
-}
-
-impl Paused {
-    /// Whether it was carried out inside a plain method (the pacer borrowed meanwhile).
-    pub(super) fn in_call(&self) -> bool {
-        self.in_call
-    }
-
-    /// The GPU wait's fence and answer, if it was one.
-    pub(super) fn into_gpu(self) -> Option<(GpuWait, Result<bool>)> {
-        self.gpu
-    }
-}
-
-impl GpuWait {
-    /// The lent fence waited on.
-    pub(super) fn fence(&self) -> vk::Fence {
-        self.fence
-    }
-
-    /// Waits at most `timeout_ns`: whether the fence signalled.
-    fn wait(&self, timeout_ns: u64) -> Result<bool> {
+    /// Waits at most `timeout_ns` on the pacer's `device`: whether the fence signalled.
+    fn wait(&self, device: &ash::Device, timeout_ns: u64) -> Result<bool> {
         // SAFETY: the pacer lent the fence: it stays alive and is not reset until the wait is
         // given back (FencePool::lend, lend_exact; the pacer's destroy requires that no call is
         // in progress).
         // vkWaitForFences does not require its fences externally synchronized, so other
         // threads may look at it meanwhile; the timeout is finite.
-        let r =
-            unsafe { (self.wait_for_fences)(self.device, 1, &self.fence, vk::TRUE, timeout_ns) };
-        crate::vk::error::Error::fence_waited(r.result())
+        let r = unsafe { device.wait_for_fences(&[self.fence], true, timeout_ns) };
+        crate::vk::error::Error::fence_waited(r)
     }
 
     /// Polls, then waits for the rest of the timeout: what it saw.
-    fn watch(self) -> ReadyWatched {
-        let polled = self.wait(0);
+    fn watch(self, device: &ash::Device) -> ReadyWatched {
+        let polled = self.wait(device, 0);
         if !matches!(polled, Ok(false)) {
             return ReadyWatched {
                 signalled: polled,
@@ -114,7 +77,7 @@ impl GpuWait {
                 wait: self,
             };
         }
-        let signalled = self.wait(self.timeout_ns);
+        let signalled = self.wait(device, self.timeout_ns);
         ReadyWatched {
             exact: matches!(signalled, Ok(true)),
             signalled,
@@ -125,25 +88,20 @@ impl GpuWait {
 }
 
 impl Pause {
-    /// Sleeps or waits, with no pacer borrowed by this code; `in_call`: inside a plain method
-    /// (the pacer borrowed meanwhile).
-    pub(super) fn carry_out(self, in_call: bool) -> Paused {
-        let mut paused = Paused {
-            in_call,
-            gpu: None,
-            watched: None,
-            ready: None,
-        };
+    /// Sleeps or waits with the pacer's `driver`, with no pacer borrowed by this code.
+    pub(super) fn carry_out(self, driver: &Driver) -> Paused {
         match self {
-            Pause::Sleep(at) => crate::vk::sleep_until(at),
-            Pause::Watch(w) => paused.watched = Some(w.carry_out()),
-            Pause::Gpu(w) => {
-                let signalled = w.wait(w.timeout_ns);
-                paused.gpu = Some((w, signalled));
+            Pause::Sleep(at) => {
+                crate::vk::sleep_until(at);
+                Paused::Slept
             }
-            Pause::Ready(w) => paused.ready = Some(w.watch()),
+            Pause::Watch(w) => Paused::Watched(w.carry_out()),
+            Pause::Gpu(w) => {
+                let signalled = w.wait(&driver.device, w.timeout_ns);
+                Paused::Gpu(w, signalled)
+            }
+            Pause::Ready(w) => Paused::Ready(w.watch(&driver.device)),
         }
-        paused
     }
 }
 
@@ -162,7 +120,7 @@ impl PresentPacer {
             match self.machine.begin_frame(swapchain, now)? {
                 Gate::Go => return Ok(None),
                 Gate::SleepUntil { until: at, watch } => {
-                    let until = self.clock.instant_at(at);
+                    let until = self.vk.clock.instant_at(at);
                     match watch {
                         Some(SleepWatch::Ready(serial)) => {
                             let Some(fence) = self.fences.pool.lend_exact(serial) else {
@@ -171,8 +129,12 @@ impl PresentPacer {
                                 self.machine.frame_ready_by(serial, now);
                                 continue;
                             };
-                            let left = at.saturating_sub(now);
-                            let wait = GpuWait::new(&self.device, fence, serial, left);
+                            let timeout_ns = at.saturating_sub(now);
+                            let wait = GpuWait {
+                                fence,
+                                serial,
+                                timeout_ns,
+                            };
                             return Ok(Some(Pause::Ready(wait)));
                         }
                         Some(SleepWatch::Display(id)) => {
@@ -193,18 +155,21 @@ impl PresentPacer {
         }
     }
 
-    /// A pause carried out: counted, its fence given back, its answer reported (a gate that
-    /// timed out lets the frame begin anyway, logged once).
-    pub(super) fn pause_done(&mut self, swapchain: vk::SwapchainKHR, paused: Paused) -> Result<()> {
-        self.pauses.count(paused.in_call);
-        if let Some(watched) = paused.watched {
-            self.display_watched(watched)?;
-        }
-        if let Some(ready) = paused.ready {
-            return self.ready_watched(ready);
-        }
-        let Some((wait, signalled)) = paused.gpu else {
-            return Ok(());
+    /// A pause carried out (`in_call`: with the pacer borrowed): counted, its fence given
+    /// back, its answer reported (a gate that timed out lets the frame begin anyway, logged
+    /// once).
+    pub(super) fn pause_done(
+        &mut self,
+        swapchain: vk::SwapchainKHR,
+        paused: Paused,
+        in_call: bool,
+    ) -> Result<()> {
+        self.pauses.count(in_call);
+        let (wait, signalled) = match paused {
+            Paused::Slept => return Ok(()),
+            Paused::Watched(watched) => return self.display_watched(watched),
+            Paused::Ready(ready) => return self.ready_watched(ready),
+            Paused::Gpu(wait, signalled) => (wait, signalled),
         };
         if self.gpu_wait_reported(wait, signalled)? {
             return Ok(());
@@ -219,13 +184,13 @@ impl PresentPacer {
     }
 
     /// A wait that is not a pause of the pacing (a present's wait for a repair semaphore's
-    /// proof) carried out: counted as a call down, its fence given back; whether it
-    /// signalled.
-    pub(super) fn wait_reported(&mut self, paused: Paused) -> Result<bool> {
-        self.calls_down.count(paused.in_call);
-        match paused.gpu {
-            Some((wait, signalled)) => self.gpu_wait_reported(wait, signalled),
-            None => Ok(true),
+    /// proof) carried out (`in_call`: with the pacer borrowed): counted as a call down, its
+    /// fence given back; whether it signalled.
+    pub(super) fn wait_reported(&mut self, paused: Paused, in_call: bool) -> Result<bool> {
+        self.calls_down.count(in_call);
+        match paused {
+            Paused::Gpu(wait, signalled) => self.gpu_wait_reported(wait, signalled),
+            _ => Ok(true),
         }
     }
 
@@ -235,7 +200,7 @@ impl PresentPacer {
     /// next frame begins as planned).
     fn ready_watched(&mut self, r: ReadyWatched) -> Result<()> {
         let serial = r.wait.serial;
-        let at = self.clock.ns_at(r.at);
+        let at = self.vk.clock.ns_at(r.at);
         match (self.gpu_wait_reported(r.wait, r.signalled)?, r.exact) {
             (true, true) => self.machine.frame_ready(serial, at),
             (true, false) => self.machine.frame_ready_by(serial, at),
@@ -256,7 +221,11 @@ impl PresentPacer {
             self.machine.serial_completed(serial, now)?;
             return Ok(None);
         };
-        Ok(Some(GpuWait::new(&self.device, fence, serial, timeout_ns)))
+        Ok(Some(GpuWait {
+            fence,
+            serial,
+            timeout_ns,
+        }))
     }
 
     /// A GPU wait's fence given back, its answer reported; whether it signalled.
@@ -265,11 +234,11 @@ impl PresentPacer {
         wait: GpuWait,
         signalled: Result<bool>,
     ) -> Result<bool> {
-        self.fences.give_back(&self.device, wait.fence)?;
+        self.fences.give_back(&self.vk.device, wait.fence)?;
         if !signalled? {
             return Ok(false);
         }
-        self.fences.complete_through(&self.device, wait.serial)?;
+        self.fences.complete_through(&self.vk.device, wait.serial)?;
         self.machine.serial_completed(wait.serial, self.now())?;
         Ok(true)
     }

@@ -56,14 +56,16 @@ impl PresentPacer {
 
     /// The present's third step: the repair submission and the driver's result reported, the
     /// scratch arrays given back; the swapchain whose lineage's next frame is to be paced.
+    /// `in_call`: made with the pacer borrowed (a plain method; a caller's lock around it was
+    /// held through the calls down).
     pub(super) fn present_reported(
         &mut self,
         made: Made,
+        in_call: bool,
     ) -> (VkResult<bool>, Option<vk::SwapchainKHR>) {
         let Made {
             result,
             submitted,
-            in_call,
             timed,
             scratch,
         } = made;
@@ -111,12 +113,12 @@ impl PresentPacer {
     /// fence for its serial, made under the lock once no present is in flight (the machine
     /// says [`vkpace_core::BoundedWait::PresentInFlight`] until then).
     pub(super) fn submit_proof(&mut self) -> Result<Serial> {
-        let fence = self.fences.take(&self.device)?;
+        let fence = self.fences.take(&self.vk.device)?;
         let empty = [vk::SubmitInfo::default()];
         // SAFETY: an empty submission; the fence is unsignalled and unused. The queue: no
         // present of this pacer is in flight on it (the machine's PresentInFlight), and the
         // application's own submissions from another thread are its documented limit.
-        let submitted = unsafe { self.device.queue_submit(self.queue, &empty, fence) };
+        let submitted = unsafe { self.vk.device.queue_submit(self.vk.queue, &empty, fence) };
         if let Err(e) = submitted {
             self.fences.pool.untake(fence);
             return Err(crate::vk::error::Error::vk("vkQueueSubmit", e));
@@ -180,7 +182,7 @@ impl PresentPacer {
             let Some((id, _)) = self.machine.pending_present_fences().next() else {
                 break;
             };
-            if !self.fences.present_signalled(&self.device, id)? {
+            if !self.fences.present_signalled(&self.vk.device, id)? {
                 break;
             }
             signalled |= self.machine.present_fence_signalled(id);

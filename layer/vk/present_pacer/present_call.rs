@@ -5,7 +5,7 @@
 use ash::prelude::VkResult;
 use ash::vk;
 
-use crate::vk::clock::Clock;
+use super::Driver;
 use crate::vk::present_chain::PresentChain;
 use vkpace_core::PresentIdStructure;
 
@@ -22,10 +22,6 @@ const UNWRITTEN: vk::Result = vk::Result::from_raw(i32::MIN);
 /// A present planned under the lock: what the calls down need, and the scratch arrays (moved
 /// out of the pacer, given back with the report).
 pub(super) struct Planned {
-    pub(super) queue: vk::Queue,
-    pub(super) queue_submit: vk::PFN_vkQueueSubmit,
-    pub(super) swapchain_fn: ash::khr::swapchain::Device,
-    pub(super) clock: Clock,
     pub(super) repair: Option<Repair>,
     pub(super) ids: PresentIdStructure,
     /// Present fences added (one per swapchain in `scratch.fences`).
@@ -40,9 +36,6 @@ pub(super) struct Made {
     pub(super) result: VkResult<bool>,
     /// The repair submission's result: the time it was made, or the driver's error.
     pub(super) submitted: Option<(Repair, VkResult<u64>)>,
-    /// Whether the calls down were made with the pacer borrowed (a plain method): then a
-    /// caller's lock around it was held through them.
-    pub(super) in_call: bool,
     pub(super) timed: bool,
     pub(super) scratch: Scratch,
 }
@@ -54,24 +47,23 @@ impl Planned {
     /// # Safety
     ///
     /// `info` is the application's valid `VkPresentInfoKHR` the plan was made from, on the
-    /// pacer's queue. `in_call`: made with the pacer borrowed (counted).
-    pub(super) unsafe fn make(mut self, info: &vk::PresentInfoKHR<'_>, in_call: bool) -> Made {
+    /// pacer's queue, and `driver` is that pacer's.
+    pub(super) unsafe fn make(mut self, info: &vk::PresentInfoKHR<'_>, driver: &Driver) -> Made {
         // SAFETY: the caller's contract.
         let waits = unsafe { slice(info.p_wait_semaphores, info.wait_semaphore_count) };
-        let submitted = self.repair.map(|r| (r, self.submit(waits, r)));
+        let submitted = self.repair.map(|r| (r, self.submit(driver, waits, r)));
         let repaired = submitted
             .as_ref()
             .filter(|(_, got)| got.is_ok())
             .map(|(r, _)| [r.semaphore]);
         // SAFETY: the caller's contract; a repair semaphore given has a signal pending.
-        let result = unsafe { self.present(info, repaired.as_ref().map(|s| &s[..])) };
+        let result = unsafe { self.present(driver, info, repaired.as_ref().map(|s| &s[..])) };
         // SAFETY: the caller's contract: `pResults`, if given, holds `swapchainCount` results.
         unsafe { self.tell_results(info) };
         self.scratch.timings.0.clear();
         Made {
             result,
             submitted,
-            in_call,
             timed: self.timed,
             scratch: self.scratch,
         }
@@ -79,7 +71,7 @@ impl Planned {
 
     /// The repair: an empty submission waiting on the application's semaphores (all commands),
     /// signalling the repair semaphore, with its fence; the time it was made.
-    fn submit(&mut self, waits: &[vk::Semaphore], r: Repair) -> VkResult<u64> {
+    fn submit(&mut self, driver: &Driver, waits: &[vk::Semaphore], r: Repair) -> VkResult<u64> {
         let stages = &mut self.scratch.stages;
         stages.clear();
         stages.resize(waits.len(), vk::PipelineStageFlags::ALL_COMMANDS);
@@ -94,11 +86,8 @@ impl Planned {
         // signal semaphore is unsignalled with nothing pending (the machine proved it free:
         // VUID-vkQueueSubmit-pSignalSemaphores-00067); the fence is unsignalled and unused; the
         // queue is the application's present queue, which it synchronizes for this call.
-        let r = unsafe { (self.queue_submit)(self.queue, 1, &submit, r.fence) };
-        match r {
-            vk::Result::SUCCESS => Ok(self.clock.now_ns()),
-            e => Err(e),
-        }
+        let r = unsafe { driver.device.queue_submit(driver.queue, &[submit], r.fence) };
+        r.map(|()| driver.clock.now_ns())
     }
 
     /// The driver's present, waiting on `repaired` if given (else on the application's
@@ -110,6 +99,7 @@ impl Planned {
     /// As [`Self::make`]; `repaired`, if any, has a signal pending.
     unsafe fn present(
         &mut self,
+        driver: &Driver,
         info: &vk::PresentInfoKHR<'_>,
         repaired: Option<&[vk::Semaphore]>,
     ) -> VkResult<bool> {
@@ -134,7 +124,7 @@ impl Planned {
         };
         // SAFETY: the caller's contract; vkpace's structures are valid for the device's
         // enabled extensions (the config's flags), none duplicates one the caller chained.
-        let result = unsafe { chain.queue_present(&self.swapchain_fn, self.queue, ours) };
+        let result = unsafe { chain.queue_present(&driver.swapchain_fn, driver.queue, ours) };
         // A swapchain the driver wrote no result for (an error before it got to it) has the
         // present's.
         let overall = crate::vk::present_chain::present_code(result);

@@ -14,8 +14,9 @@ use crate::vk::error::{Result, VkContext};
 use vkpace_core::{PresentMode, PresentPlan, PresentStep, RepairSemaphore};
 
 impl PresentPacer {
-    /// The present's first step: reports the wait the last step asked for (if any), then
-    /// plans. `deadline` bounds the waits of one present together.
+    /// The present's first step: reports the wait the last step asked for (if any; `in_call`:
+    /// made with the pacer borrowed), then plans. `deadline` bounds the waits of one present
+    /// together.
     ///
     /// # Safety
     ///
@@ -26,26 +27,27 @@ impl PresentPacer {
         info: &vk::PresentInfoKHR<'_>,
         deadline: &mut Option<u64>,
         waited: Option<Paused>,
+        in_call: bool,
     ) -> Down {
-        if queue != self.queue {
+        if queue != self.vk.queue {
             if !std::mem::replace(&mut self.logged.other_queue, true) {
                 log::warn!("vkpace: a present on a queue other than the pacer's is passed through unpaced (completion is per queue)");
             }
             self.machine.unpaced_call();
-            return Down::PresentThrough(self.swapchain_fn.clone());
+            return Down::Through;
         }
         if let Some(paused) = waited {
-            match self.wait_reported(paused) {
+            match self.wait_reported(paused, in_call) {
                 Ok(true) => {}
                 Ok(false) => {
                     log::warn!(
                         "vkpace: no repair semaphore proven free in time: present passed through"
                     );
-                    return Down::PresentThrough(self.swapchain_fn.clone());
+                    return Down::Through;
                 }
                 Err(e) => {
                     log::error!("vkpace: present not paced: {e}");
-                    return Down::PresentThrough(self.swapchain_fn.clone());
+                    return Down::Through;
                 }
             }
         }
@@ -56,11 +58,10 @@ impl PresentPacer {
         }
         let deadline = *deadline.get_or_insert(self.now().saturating_add(self.timeout_ns()));
         match self.plan(caller, deadline) {
-            Ok(Ok(plan)) => self.planned(plan),
-            Ok(Err(wait)) => Down::Pause(wait),
+            Ok(down) => down,
             Err(e) => {
                 log::error!("vkpace: present not paced: {e}");
-                Down::PresentThrough(self.swapchain_fn.clone())
+                Down::Through
             }
         }
     }
@@ -98,11 +99,7 @@ impl PresentPacer {
     /// The machine's plan, or the wait it asks for first (a repair semaphore proven free only
     /// by a submission still running, after frames in flight was lowered): the fence is lent
     /// out, the wait made without the pacer.
-    fn plan(
-        &mut self,
-        caller: chain_walk::CallerChain,
-        deadline: u64,
-    ) -> Result<std::result::Result<Option<PresentPlan<vk::Semaphore>>, Pause>> {
+    fn plan(&mut self, caller: chain_walk::CallerChain, deadline: u64) -> Result<Down> {
         loop {
             let ids = caller.ids.map(|_| &self.scratch.caller_ids[..]);
             match self
@@ -117,12 +114,15 @@ impl PresentPacer {
                         .targets
                         .iter()
                         .any(|(w, _)| self.machine.is_paced(*w));
-                    return Ok(Ok(paced.then_some(p)));
+                    return Ok(match paced {
+                        true => self.planned(p),
+                        false => Down::Through,
+                    });
                 }
                 PresentStep::WaitFor(serial) => {
                     let now = self.now();
                     if let Some(wait) = self.lend_wait(serial, now, deadline.saturating_sub(now))? {
-                        return Ok(Err(Pause::Gpu(wait)));
+                        return Ok(Down::Pause(Pause::Gpu(wait)));
                     }
                 }
             }
@@ -131,10 +131,7 @@ impl PresentPacer {
 
     /// The planned present: its repair semaphore and fence, and the structures vkpace adds,
     /// filled into the scratch arrays (one entry per swapchain), which leave the pacer with it.
-    fn planned(&mut self, plan: Option<PresentPlan<vk::Semaphore>>) -> Down {
-        let Some(plan) = plan else {
-            return Down::PresentThrough(self.swapchain_fn.clone());
-        };
+    fn planned(&mut self, plan: PresentPlan<vk::Semaphore>) -> Down {
         let repair = self.repair_semaphore(plan);
         let mut s = std::mem::take(&mut self.scratch);
         let (now, fenced, mut timed) = (self.now(), plan.present_fences.is_some(), false);
@@ -155,10 +152,6 @@ impl PresentPacer {
             s.timings.0.push(timing.unwrap_or_default());
         }
         Down::Present(Planned {
-            queue: self.queue,
-            queue_submit: self.device.fp_v1_0().queue_submit,
-            swapchain_fn: self.swapchain_fn.clone(),
-            clock: self.clock,
             repair,
             // The machine chose the structure (none where the application's ids are chained).
             ids: plan.present_ids,
@@ -183,7 +176,7 @@ impl PresentPacer {
                 }
             },
         };
-        match self.fences.take(&self.device) {
+        match self.fences.take(&self.vk.device) {
             Ok(fence) => {
                 self.unreported_repair = Some(fence);
                 Some(Repair { semaphore, fence })
@@ -199,13 +192,14 @@ impl PresentPacer {
     fn create_semaphore(&mut self) -> Result<vk::Semaphore> {
         // SAFETY: a plain binary semaphore on a valid device.
         let s = unsafe {
-            self.device
+            self.vk
+                .device
                 .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
         }
         .during("vkCreateSemaphore")?;
         if let Err(e) = self.machine.semaphore_created(s) {
             // SAFETY: just made, never used.
-            unsafe { self.device.destroy_semaphore(s, None) };
+            unsafe { self.vk.device.destroy_semaphore(s, None) };
             return Err(e.into());
         }
         Ok(s)
@@ -217,7 +211,7 @@ impl PresentPacer {
         let Some(id) = id else {
             return vk::Fence::null();
         };
-        match self.fences.take(&self.device) {
+        match self.fences.take(&self.vk.device) {
             Ok(f) => {
                 self.fences.pool.presented_as(id, f);
                 f

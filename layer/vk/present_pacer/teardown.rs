@@ -35,7 +35,7 @@ impl PresentPacer {
                 timeout: self.config.pacing.wait_timeout,
             });
         }
-        self.fences.destroy_all(&self.device);
+        self.fences.destroy_all(&self.vk.device);
         Ok(())
     }
 }

@@ -70,7 +70,7 @@ impl PresentPacer {
     /// Reads the timed swapchains' present timing results without blocking, and hands them,
     /// and a refresh that changed, to the machine.
     pub(super) fn read_timings(&mut self) -> Result<()> {
-        let device = self.device.handle();
+        let device = self.vk.device.handle();
         for k in 0.. {
             let Some(w) = self.machine.timed_swapchains().nth(k) else {
                 break;
@@ -85,7 +85,7 @@ impl PresentPacer {
             };
             // SAFETY: `w` is alive (the machine times only swapchains not yet destroyed) and
             // was made by this device with the present timing flag.
-            let (reports, refresh) = unsafe { timing.read(device, w, &self.clock) };
+            let (reports, refresh) = unsafe { timing.read(device, w, &self.vk.clock) };
             self.machine.present_timings(w, reports);
             match refresh {
                 Ok(Some(refresh)) => self.machine.display_timing_changed(w, refresh),

@@ -30,23 +30,26 @@ impl PresentPacer {
     pub(super) fn bounded_waits(&mut self) -> Result<bool> {
         let (mut deadline, mut waited) = (None, None);
         loop {
-            match self.bounded_step(&mut deadline, waited.take())? {
+            match self.bounded_step(&mut deadline, waited.take(), true)? {
                 WaitStep::Done(proven) => return Ok(proven),
-                WaitStep::Wait(wait, pause) => waited = Some((wait, pause.carry_out(true))),
+                WaitStep::Wait(wait, pause) => waited = Some((wait, pause.carry_out(&self.vk))),
             }
         }
     }
 
-    /// Reports the wait carried out (if any), then asks the machine for the next one: carried
-    /// out here (a proof submission, a serial already complete) or lent out.
+    /// Reports the wait carried out (if any; `in_call`: with the pacer borrowed), then asks the
+    /// machine for the next one: carried out here (a proof submission, a serial already
+    /// complete) or lent out.
     pub(super) fn bounded_step(
         &mut self,
         deadline: &mut Option<u64>,
         waited: Option<(BoundedWait, Paused)>,
+        in_call: bool,
     ) -> Result<WaitStep> {
         let bound = self.timeout_ns();
         let at = *deadline.get_or_insert(self.now().saturating_add(bound));
         if let Some((wait, paused)) = waited {
+            self.calls_down.count(in_call);
             if !self.bounded_reported(wait, paused, at)? {
                 if let Some(done) = self.wait_ran_out(wait, deadline) {
                     return Ok(done);
@@ -78,7 +81,11 @@ impl PresentPacer {
             };
             match lent {
                 Some((fence, serial)) => {
-                    let gpu = GpuWait::new(&self.device, fence, serial, left);
+                    let gpu = GpuWait {
+                        fence,
+                        serial,
+                        timeout_ns: left,
+                    };
                     return Ok(WaitStep::Wait(wait, Pause::Gpu(gpu)));
                 }
                 // A present fence vkpace holds none for never signals; no time is left for
@@ -100,23 +107,22 @@ impl PresentPacer {
         paused: Paused,
         deadline: u64,
     ) -> Result<bool> {
-        self.calls_down.count(paused.in_call());
         match wait {
             BoundedWait::PresentFence(id) => {
-                let Some((gpu, signalled)) = paused.into_gpu() else {
+                let Paused::Gpu(gpu, signalled) = paused else {
                     return Ok(false);
                 };
-                self.fences.give_back(&self.device, gpu.fence())?;
+                self.fences.give_back(&self.vk.device, gpu.fence)?;
                 if !signalled? {
                     return Ok(false);
                 }
-                self.fences.present_waited(&self.device, id)?;
+                self.fences.present_waited(&self.vk.device, id)?;
                 self.machine.present_fence_signalled(id);
                 Ok(true)
             }
-            BoundedWait::Serial(_) => match paused.into_gpu() {
-                Some((gpu, signalled)) => self.gpu_wait_reported(gpu, signalled),
-                None => Ok(false),
+            BoundedWait::Serial(_) => match paused {
+                Paused::Gpu(gpu, signalled) => self.gpu_wait_reported(gpu, signalled),
+                _ => Ok(false),
             },
             BoundedWait::PresentInFlight => Ok(self.now() < deadline),
             BoundedWait::SubmitProof => Ok(true),
