@@ -78,15 +78,12 @@ impl Shell {
                 "a timeline wait without the timeline backend",
             ));
         };
-        let (semaphores, values) = ([t], [value]);
-        let info = vk::SemaphoreWaitInfo::default()
-            .semaphores(&semaphores)
-            .values(&values);
-        // SAFETY: the semaphore is alive; the core waits only for values a submission made on
-        // this queue signals (a wait can end), and the timeout is finite.
-        match unsafe { self.device.wait_semaphores(&info, timeout_ns) } {
-            Ok(()) | Err(vk::Result::TIMEOUT) => self.read_timeline(),
-            Err(e) => Err(Error::vk("vkWaitSemaphores", e)),
+        // The semaphore is alive; the core waits only for values a submission made on this
+        // queue signals (a wait can end).
+        let bound = std::time::Duration::from_nanos(timeout_ns);
+        match crate::vk::host_timeline::wait_value(&self.device, t, value, bound) {
+            Ok(()) | Err(Error::Timeout { .. }) => self.read_timeline(),
+            Err(e) => Err(e),
         }
     }
 
