@@ -64,9 +64,11 @@ impl<S> PresentRecord<S> {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[must_use]
 pub enum PresentSemaphoreChoice<S> {
-    /// Reuse this semaphore: the present that waited on it provably consumed the wait.
+    /// Reuse this semaphore: the present that waited on it provably consumed the wait (the
+    /// image's oldest record, or one of the pool of freed ones).
     Reuse(S),
-    /// Create a new semaphore (the history has room).
+    /// Create a new semaphore (the history has room, or is full with its oldest record
+    /// unproven, and the pool is empty).
     Create,
     /// The history is full and its oldest entry is not yet provably free: wait for this serial
     /// and ask again. Never happens while N stays fixed; can after N is lowered at run time.
@@ -150,14 +152,10 @@ impl<S: Copy> ImageHistory<S> {
                 }
                 return PresentSemaphoreChoice::Reuse(oldest.semaphore);
             }
-            if self.records.len() >= depth {
-                // Only reachable when the oldest is proven by an incomplete serial or unproven.
-                return match oldest.proven_by {
-                    Some(s) => PresentSemaphoreChoice::WaitFor(s),
-                    // Unproven and full: only the newest record can be unproven under pacing,
-                    // so this means depth 1 or a broken call order; waiting cannot help.
-                    None => break,
-                };
+            // Full, the oldest not free: wait for its proof. An unproven one (only the newest
+            // record can be, under pacing: depth 1 or a broken call order) cannot be waited for.
+            if let Some(s) = oldest.proven_by.filter(|_| self.records.len() >= depth) {
+                return PresentSemaphoreChoice::WaitFor(s);
             }
             break;
         }

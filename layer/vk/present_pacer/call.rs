@@ -296,8 +296,8 @@ impl PresentPacer {
         PacerCall::new(Op::Acquire2 { info })
     }
 
-    /// [`Self::create_swapchain`] as a [`PacerCall`]: what the driver's calls need is copied
-    /// out of the pacer in the plan; the display paths' surface queries, the driver's
+    /// [`Self::create_swapchain`] as a [`PacerCall`]: the pacer's handles go with the plan's
+    /// calls down (shared, not borrowed); the display paths' surface queries, the driver's
     /// `vkCreateSwapchainKHR` and the present timing set-up are the calls down; the new
     /// swapchain is recorded in the report, before the application can use its handle.
     ///

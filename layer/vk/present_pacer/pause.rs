@@ -26,8 +26,9 @@ pub(super) enum Pause {
     Ready(GpuWait),
 }
 
-/// A bounded wait, at most `timeout_ns`, for `serial` on one of the pacer's submission fences,
-/// lent out of its pool (`vkpace_core::FencePool::lend`) and carried out without the pacer.
+/// A bounded wait, at most `timeout_ns`, on a fence lent out of the pacer's pool
+/// (`vkpace_core::FencePool::lend`): a submission's for `serial`, or a present fence (a
+/// destruction's wait, with no serial); carried out without the pacer.
 pub(super) struct GpuWait {
     pub(super) fence: vk::Fence,
     pub(super) serial: Serial,
