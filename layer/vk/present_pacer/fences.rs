@@ -80,7 +80,10 @@ impl Fences {
         let Some(f) = self.pool.present_fence_by_id(id) else {
             return Ok(false);
         };
-        // SAFETY: the fence is alive (the pool holds it).
+        // SAFETY: the fence is alive (the pool holds it). It may be lent to a destruction's
+        // bounded wait on another thread: vkGetFenceStatus, like vkWaitForFences, does not
+        // require its fence externally synchronized, and one seen signalled while lent is
+        // parked, not reset (`seen_signalled`).
         if !unsafe { device.get_fence_status(f) }.during("vkGetFenceStatus")? {
             return Ok(false);
         }
